@@ -1,0 +1,23 @@
+/** The outcome of authorizing one tool call (DESIGN §7). */
+export type Decision = 'allow' | 'ask' | 'deny';
+
+/** What the rule engine + policies say about one call, before any approval. */
+export interface Verdict {
+  readonly decision: Decision;
+  /** Id of the rule that decided, null when a policy or the default did. */
+  readonly ruleId: string | null;
+  readonly reason: string;
+  /** Which layer decided. */
+  readonly source: 'rule' | 'policy' | 'default' | 'tools' | 'confinement' | 'allowance';
+  /** Explicit approver named by the rule, if any. */
+  readonly approver?: string;
+}
+
+/** One tool call to authorize. */
+export interface CallToAuthorize {
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly participantId: string;
+  readonly sessionId: string;
+  readonly chain: readonly string[];
+}

@@ -1,0 +1,6 @@
+import type { Command } from '../command';
+import { initCommand } from './init';
+import { startCommand } from './start';
+
+/** Every command of the CLI, in help order. Later modules add theirs here. */
+export const COMMANDS: readonly Command[] = [startCommand, initCommand];

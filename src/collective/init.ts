@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { layoutFor } from '../storage/layout';
+import { checkWorkspace, ensureWorkspace } from '../storage/workspace';
+import { LegionError } from '../errors';
+import { loadTemplates } from './templates';
+import { createParticipantStore } from './store';
+
+export interface InitOptions {
+  readonly appDir: string;
+  readonly workspaceRoot: string;
+  /** Reset the default participants to their templates (other participants are kept). */
+  readonly force?: boolean;
+}
+
+/**
+ * Create `.legion/` with the default collective. Idempotent: existing participants are
+ * kept unless `force`; a damaged or newer workspace is reported, never overwritten.
+ */
+export async function initWorkspace(options: InitOptions): Promise<{ created: string[]; messages: string[] }> {
+  const layout = layoutFor(options.workspaceRoot);
+  const check = await checkWorkspace(layout);
+  if (!check.ok) throw new LegionError(check.error);
+  await ensureWorkspace(layout);
+  const templates = await loadTemplates(join(options.appDir, 'config', 'agents'));
+  const store = createParticipantStore(layout);
+  let existing: Set<string>;
+  try {
+    existing = new Set((await store.loadAll()).map((p) => p.id));
+  } catch (error) {
+    if (!options.force) throw error;
+    existing = new Set();
+  }
+  const created: string[] = [];
+  for (const template of templates) {
+    if (existing.has(template.id) && !options.force) continue;
+    await store.save(template);
+    created.push(template.id);
+  }
+  const messages = created.length
+    ? [`${check.exists ? 'updated' : 'created'} ${layout.legionDir}`, ...created.map((id) => `  ${options.force && existing.has(id) ? 'reset' : 'added'} ${id}`)]
+    : [`${layout.legionDir} is ready (collective unchanged; --force resets the default participants)`];
+  return { created, messages };
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+export const participantIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'an id is 1–63 lowercase letters, digits or dashes, starting with a letter or digit');
+
+export const toolAuthorizationSchema = z.enum(['auto', 'requires_approval', 'deny']);
+export type ToolAuthorization = z.infer<typeof toolAuthorizationSchema>;
+
+const base = {
+  id: participantIdSchema,
+  name: z.string().min(1),
+  description: z.string().default(''),
+  status: z.enum(['active', 'retired']).default('active'),
+};
+
+export const agentSchema = z.strictObject({
+  ...base,
+  kind: z.literal('agent'),
+  systemPrompt: z.string().min(1),
+  /** Provider id or 'default' (the run's provider). */
+  provider: z.string().default('default'),
+  /** Model name or 'default'. */
+  model: z.string().default('default'),
+  tools: z.array(z.string().min(1)).default([]),
+  /** Tool-name glob → policy; can only tighten the rules (DESIGN §7.3). */
+  toolAuthorizations: z.record(z.string(), toolAuthorizationSchema).default({}),
+  /** Tool-name globs this participant may approve for others ('*' = all, [] = none). */
+  approvalAuthority: z.union([z.literal('*'), z.array(z.string())]).default([]),
+  createdBy: z.string().optional(),
+});
+
+export const userSchema = z.strictObject({
+  ...base,
+  kind: z.literal('user'),
+  approvalAuthority: z.literal('*').default('*'),
+});
+
+export const participantSchema = z.discriminatedUnion('kind', [agentSchema, userSchema]);
+/** Persisted shape: version added on write. */
+export const participantFileSchema = z.intersection(participantSchema, z.object({ version: z.literal(1).optional() }));
+
+export type Agent = z.infer<typeof agentSchema>;
+export type User = z.infer<typeof userSchema>;
+export type Participant = z.infer<typeof participantSchema>;
+
+export const USER_ID = 'user';
+export const UR_AGENT_ID = 'ur-agent';
+export const RESOURCE_AGENT_ID = 'resource-agent';

@@ -1,0 +1,51 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { writeJsonAtomic } from '../storage/atomic';
+import type { Layout } from '../storage/layout';
+import { participantFileSchema, type Participant } from './participant';
+import { LegionError } from '../errors';
+
+/**
+ * Participants on disk: one JSON file each, written atomically, validated on load.
+ * A corrupt file is one error naming it; it is never overwritten by a load.
+ */
+export interface ParticipantStore {
+  loadAll(): Promise<Participant[]>;
+  save(participant: Participant): Promise<void>;
+}
+
+export function createParticipantStore(layout: Layout): ParticipantStore {
+  return {
+    async loadAll() {
+      let names: string[];
+      try {
+        names = (await readdir(layout.participantsDir)).filter((n) => n.endsWith('.json')).sort();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+      const out: Participant[] = [];
+      for (const name of names) {
+        const file = `${layout.participantsDir}/${name}`;
+        const text = await readFile(file, 'utf8');
+        let raw: unknown;
+        try {
+          raw = JSON.parse(text);
+        } catch (error) {
+          throw new LegionError(`${file}: not valid JSON (${(error as Error).message}); the file is damaged: restore it, or run \`legion init --force\` to reset the collective`);
+        }
+        const result = participantFileSchema.safeParse(raw);
+        if (!result.success) {
+          const issue = result.error.issues[0]!;
+          throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+        }
+        const { version: _version, ...participant } = result.data as Participant & { version?: number };
+        if (`${participant.id}.json` !== name) throw new LegionError(`${file}: id "${participant.id}" does not match the file name`);
+        out.push(participant as Participant);
+      }
+      return out;
+    },
+    async save(participant) {
+      await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...participant });
+    },
+  };
+}

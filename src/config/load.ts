@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { configSchema, type LegionConfig } from './schema';
+import { parseYamlSource, type YamlSource } from './yaml-source';
+import { deepMerge, deletePath, hasPath, isPlainObject } from './merge';
+
+export interface ConfigFiles {
+  /** Shipped defaults: `config/legion.yaml` of the package. */
+  readonly defaults: string;
+  /** `~/.config/legion/config.yaml` */
+  readonly user: string;
+  /** `.legion/config.yaml` of the workspace. */
+  readonly project: string;
+}
+
+export type ConfigLoad =
+  | { ok: true; config: LegionConfig; warnings: string[]; files: string[] }
+  | { ok: false; error: string };
+
+export function defaultConfigFiles(appDir: string, workspaceRoot: string, home = homedir()): ConfigFiles {
+  return {
+    defaults: join(appDir, 'config', 'legion.yaml'),
+    user: join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'legion', 'config.yaml'),
+    project: join(workspaceRoot, '.legion', 'config.yaml'),
+  };
+}
+
+async function readOptional(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`${file}: cannot read: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Load and validate the layered config: defaults ← user ← project. Errors name the file,
+ * the line and the key path in one line. Unknown keys are warnings naming the key and
+ * are ignored; nothing else is.
+ */
+export async function loadConfig(files: ConfigFiles): Promise<ConfigLoad> {
+  const sources: YamlSource[] = [];
+  for (const file of [files.defaults, files.user, files.project]) {
+    let text: string | null;
+    try {
+      text = await readOptional(file);
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
+    if (text === null) continue;
+    const parsed = parseYamlSource(text, file);
+    if (!parsed.ok) return { ok: false, error: parsed.error };
+    if (!isPlainObject(parsed.source.data)) {
+      return { ok: false, error: `${file}:1: the config must be a mapping of keys to values` };
+    }
+    sources.push(parsed.source);
+  }
+  return validateLayers(sources);
+}
+
+/** Validate already-parsed layers (lowest priority first). Exported for tests and rules. */
+export function validateLayers(sources: readonly YamlSource[]): ConfigLoad {
+  const warnings: string[] = [];
+  const merged = deepMerge({}, ...sources.map((s) => structuredClone(s.data))) as Record<string, unknown>;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const result = configSchema.safeParse(merged);
+    if (result.success) return { ok: true, config: result.data, warnings, files: sources.map((s) => s.file) };
+    const unknown = result.error.issues.filter((i) => i.code === 'unrecognized_keys');
+    if (unknown.length === 0) {
+      const issue = result.error.issues[0]!;
+      const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+      return { ok: false, error: `${locate(sources, path)}: ${path.join('.') || '(root)'}: ${issue.message}` };
+    }
+    for (const issue of unknown) {
+      for (const key of (issue as { keys: string[] }).keys) {
+        const path = [...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), key];
+        warnings.push(`${locate(sources, path)}: unknown config key "${path.join('.')}" (ignored)`);
+        deletePath(merged, path);
+      }
+    }
+  }
+  return { ok: false, error: 'config: too many unknown keys' };
+}
+
+/** `file:line` of the highest-priority layer that sets `path` (or its nearest parent). */
+function locate(sources: readonly YamlSource[], path: readonly (string | number)[]): string {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const prefix = path.slice(0, depth);
+    for (let i = sources.length - 1; i >= 0; i--) {
+      const source = sources[i]!;
+      if (hasPath(source.data, prefix)) return `${source.file}:${source.lineOf(path) ?? 1}`;
+    }
+  }
+  const last = sources[sources.length - 1];
+  return last ? `${last.file}:1` : 'config';
+}

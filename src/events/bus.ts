@@ -1,0 +1,72 @@
+import type { EventInput, EventOf, EventType, LegionEvent } from './types';
+
+export type Unsubscribe = () => void;
+export type Handler<T extends EventType> = (event: EventOf<T>) => void;
+export type AnyHandler = (event: LegionEvent) => void;
+
+/**
+ * The typed event bus of one run.
+ * Contract: `emit` stamps `seq` (+1 per event, starting after `startSeq`), `at` and `runId`,
+ * then delivers synchronously in subscription order. A throwing subscriber is reported
+ * through `onSubscriberError` and never stops the emitter or the other subscribers.
+ * Handlers that need slow work must queue it themselves (the ledger does).
+ */
+export interface EventBus {
+  readonly runId: string;
+  emit(input: EventInput): LegionEvent;
+  subscribe<T extends EventType>(type: T, handler: Handler<T>): Unsubscribe;
+  subscribeAll(handler: AnyHandler): Unsubscribe;
+  /** The seq of the last emitted event (0 before any). */
+  lastSeq(): number;
+}
+
+export interface BusOptions {
+  readonly runId: string;
+  readonly startSeq?: number;
+  readonly now?: () => Date;
+  readonly onSubscriberError?: (error: unknown, event: LegionEvent) => void;
+}
+
+export function createBus(options: BusOptions): EventBus {
+  const now = options.now ?? (() => new Date());
+  const byType = new Map<EventType, Set<AnyHandler>>();
+  const all = new Set<AnyHandler>();
+  let seq = options.startSeq ?? 0;
+
+  const deliver = (handler: AnyHandler, event: LegionEvent): void => {
+    try {
+      handler(event);
+    } catch (error) {
+      try {
+        options.onSubscriberError?.(error, event);
+      } catch {
+        // An error reporter that throws must not break delivery either.
+      }
+    }
+  };
+
+  return {
+    runId: options.runId,
+    emit(input) {
+      seq += 1;
+      const event = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
+      // Copy the sets so a handler that (un)subscribes does not disturb this delivery.
+      for (const handler of [...all]) deliver(handler, event);
+      const typed = byType.get(event.type);
+      if (typed) for (const handler of [...typed]) deliver(handler, event);
+      return event;
+    },
+    subscribe(type, handler) {
+      let set = byType.get(type);
+      if (!set) byType.set(type, (set = new Set()));
+      const h = handler as unknown as AnyHandler;
+      set.add(h);
+      return () => void set.delete(h);
+    },
+    subscribeAll(handler) {
+      all.add(handler);
+      return () => void all.delete(handler);
+    },
+    lastSeq: () => seq,
+  };
+}

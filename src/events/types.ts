@@ -1,0 +1,53 @@
+import type { Message } from '../model/message';
+
+/** Status of one agent in one session, as shown in lane headers. */
+export type AgentStatus = 'idle' | 'thinking' | 'running-tool' | 'waiting-approval' | 'error';
+export type NoticeLevel = 'info' | 'warn' | 'error';
+export type ApprovalDecision = 'approved' | 'rejected';
+/** Who made an authorization decision: `rule`, `policy`, `llm`, `agent:<id>`, `user`, `headless`, `cancel`. */
+export type DecidedBy = 'rule' | 'policy' | 'llm' | 'user' | 'headless' | 'cancel' | `agent:${string}`;
+
+/** The fields every event carries. `seq` grows by one per run. */
+export interface EventEnvelope {
+  readonly seq: number;
+  readonly at: string;
+  readonly runId: string;
+}
+
+/** Event bodies, keyed by `type` (DESIGN §3). */
+export interface EventBodies {
+  'run-start': { resumed: boolean };
+  'run-end': { reason: string };
+  'session-open': { sessionId: string; initiatorId: string; responderId: string; name: string };
+  'message-add': { sessionId: string; message: Message };
+  'text-delta': { sessionId: string; participantId: string; text: string };
+  'tool-call-start': { sessionId: string; participantId: string; toolUseId: string; name: string; input: unknown };
+  'tool-call-end': {
+    sessionId: string; participantId: string; toolUseId: string; name: string; isError: boolean; summary: string;
+  };
+  'approval-request': {
+    requestId: string; sessionId: string; participantId: string; chain: string[]; toolUseId: string;
+    toolName: string; input: unknown; ruleId: string | null; approverId: string; reason?: string;
+  };
+  'approval-resolve': { requestId: string; decision: ApprovalDecision; decidedBy: DecidedBy; reason: string };
+  'agent-status': { participantId: string; sessionId: string; status: AgentStatus; detail?: string };
+  usage: {
+    sessionId: string; participantId: string; model: string; inputTokens: number; outputTokens: number;
+    cacheReadTokens: number; cacheWriteTokens: number; costUsd: number | null;
+  };
+  'participant-change': { participantId: string; change: 'added' | 'modified' | 'retired' };
+  notice: { level: NoticeLevel; message: string; sessionId?: string };
+}
+
+export type EventType = keyof EventBodies;
+/** One event of a given type, envelope included. */
+export type EventOf<T extends EventType> = EventEnvelope & { readonly type: T } & Readonly<EventBodies[T]>;
+/** The one event union of Legion. */
+export type LegionEvent = { [T in EventType]: EventOf<T> }[EventType];
+/** What an emitter passes in: the body with its type; the bus adds the envelope. */
+export type EventInput = { [T in EventType]: { type: T } & EventBodies[T] }[EventType];
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',
+  'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
+];

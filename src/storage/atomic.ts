@@ -1,0 +1,63 @@
+import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { open, rename, unlink, mkdir } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+
+function tempPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+}
+
+/**
+ * Write a JSON file so that a reader sees either the old or the new content, never half:
+ * write a temp file beside it, fsync it, rename it over the target, fsync the directory.
+ */
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  const data = JSON.stringify(value, null, 2) + '\n';
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = tempPath(path);
+  const handle = await open(tmp, 'w', 0o600);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, path);
+  } catch (error) {
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+  await syncDir(dirname(path));
+}
+
+/** Synchronous twin of `writeJsonAtomic`, for exit paths that cannot await. */
+export function writeJsonAtomicSync(path: string, value: unknown): void {
+  const data = JSON.stringify(value, null, 2) + '\n';
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPath(path);
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (error) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw error;
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try { await handle.sync(); } finally { await handle.close(); }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic.
+  }
+}

@@ -1,0 +1,108 @@
+import { appendFileSync, openSync, closeSync, writeSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** A problem found while reading a JSONL file. `torn` = the last line was cut mid-write. */
+export interface JsonlIssue {
+  readonly file: string;
+  readonly line: number;
+  readonly kind: 'torn' | 'invalid';
+  readonly message: string;
+}
+
+export interface JsonlRead<T> {
+  readonly records: T[];
+  readonly issues: JsonlIssue[];
+}
+
+/**
+ * Append records to a JSONL file, one `write` of whole lines, so a crash leaves at worst
+ * one torn last line. Synchronous on purpose: appends from concurrent sessions of one
+ * process can never interleave, and the cost is independent of the file's length.
+ */
+export function appendJsonl(path: string, ...records: unknown[]): void {
+  if (records.length === 0) return;
+  const data = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  try {
+    appendFileSync(path, data, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dirname(path), { recursive: true });
+    appendFileSync(path, data, 'utf8');
+  }
+}
+
+/** An append handle that keeps its file descriptor open (for hot files like the ledger). */
+export interface JsonlAppender {
+  append(...records: unknown[]): void;
+  close(): void;
+}
+
+export function openJsonlAppender(path: string): JsonlAppender {
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number | null = openSync(path, 'a');
+  return {
+    append(...records) {
+      if (fd === null || records.length === 0) return;
+      writeSync(fd, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/**
+ * Parse JSONL text. A last line that does not parse (or has no final newline and does not
+ * parse) is a torn write: dropped and reported as `torn`. Any other line that does not
+ * parse, or that `validate` rejects, is reported as `invalid` with its line number and
+ * skipped; the rest are kept. Blank lines are ignored.
+ */
+export function parseJsonl<T>(text: string, file: string, validate?: (value: unknown) => { ok: true; value: T } | { ok: false; error: string }): JsonlRead<T> {
+  const records: T[] = [];
+  const issues: JsonlIssue[] = [];
+  const lines = text.split('\n');
+  const endsClean = text.endsWith('\n');
+  // Index of the last non-empty line.
+  let lastIndex = lines.length - 1;
+  while (lastIndex >= 0 && lines[lastIndex]!.trim() === '') lastIndex--;
+  for (let i = 0; i <= lastIndex; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (i === lastIndex) {
+        issues.push({ file, line: i + 1, kind: 'torn', message: `${file}:${i + 1}: dropped a torn last line${endsClean ? '' : ' (no final newline)'}` });
+      } else {
+        issues.push({ file, line: i + 1, kind: 'invalid', message: `${file}:${i + 1}: not valid JSON: ${(error as Error).message}` });
+      }
+      continue;
+    }
+    if (validate) {
+      const result = validate(value);
+      if (!result.ok) {
+        issues.push({ file, line: i + 1, kind: 'invalid', message: `${file}:${i + 1}: ${result.error}` });
+        continue;
+      }
+      records.push(result.value);
+    } else {
+      records.push(value as T);
+    }
+  }
+  return { records, issues };
+}
+
+/** Read a JSONL file (missing file = empty). See `parseJsonl` for the tolerance contract. */
+export async function readJsonl<T = unknown>(path: string, validate?: Parameters<typeof parseJsonl<T>>[2]): Promise<JsonlRead<T>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], issues: [] };
+    throw error;
+  }
+  return parseJsonl(text, path, validate);
+}

@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+
+/** What a tool returns. Failures are values: `isError: true` with a message the model can read. */
+export interface ToolResult {
+  readonly content: string;
+  readonly isError?: boolean;
+  /** One short line for UI rows and `tool-call-end.summary` (defaults to the first line of content). */
+  readonly summary?: string;
+}
+
+/** Everything a tool may use, passed in (no globals). */
+export interface ToolContext {
+  /** Absolute, realpath'd workspace root. */
+  readonly workspaceRoot: string;
+  readonly runId: string;
+  readonly sessionId: string;
+  /** The participant calling the tool. */
+  readonly participantId: string;
+  /** Call chain, outermost first, ending with `participantId` (e.g. ['user', 'ur-agent', 'scribe']). */
+  readonly chain: readonly string[];
+  readonly toolUseId: string;
+  /** Aborted on cancel: a tool must stop promptly (kill processes, stop reading). */
+  readonly signal: AbortSignal;
+  readonly limits: { readonly shellTimeoutMs: number; readonly toolOutputLimit: number };
+  /** Services of the collective/runtime for the collective tools; undefined in plain tool tests. */
+  readonly services?: unknown;
+}
+
+/**
+ * A tool. `input` is validated with `schema` before `execute` is called (invalid input →
+ * error result quoting the problem, never a call). `execute` must not throw for expected
+ * failures; anything it does throw is caught by the executor and turned into an error result.
+ */
+export interface Tool<I = any> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: z.ZodType<I>;
+  /** The argument shown in compact rows and used by rules/allowances (path, command, targetId…). */
+  keyArgument(input: I): string | undefined;
+  /** Input fields that hold workspace paths (normalized before rules match them). */
+  readonly pathFields?: readonly string[];
+  execute(input: I, context: ToolContext): Promise<ToolResult>;
+}
