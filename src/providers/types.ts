@@ -15,6 +15,8 @@ export interface ProviderRequest {
   readonly tools: readonly ToolDefinition[];
   readonly model: string;
   readonly maxTokens: number;
+  /** Who is asking (the faux provider scripts replies per agent; real providers ignore it). */
+  readonly meta?: { readonly participantId: string; readonly sessionId: string; readonly purpose?: 'turn' | 'triage' };
   /** Called once per SDK retry, e.g. "anthropic: retrying (1/2) after 529 overloaded". */
   readonly onNotice?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
