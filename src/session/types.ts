@@ -1,0 +1,67 @@
+import type { Message } from '../model/message';
+import type { JsonlIssue } from '../storage/jsonl';
+
+/** `runs/<runId>/run.json` (versioned). */
+export interface RunRecord {
+  readonly version: 1;
+  readonly id: string;
+  readonly createdAt: string;
+  updatedAt: string;
+  /** First user message of the run, shortened: shown by `legion runs` and the history browser. */
+  title?: string;
+}
+
+/** The three parts of a session id `session-{initiatorId}__{responderId}__{name}`. */
+export interface SessionKey {
+  readonly initiatorId: string;
+  readonly responderId: string;
+  readonly name: string;
+}
+
+/**
+ * One session's persisted history. `append` writes one JSONL line synchronously before it
+ * returns (append-only; cost independent of history length) and checks the DESIGN §2
+ * invariant for what it appends (a result must answer a tool_use of the previous message).
+ */
+export interface SessionHandle {
+  readonly id: string;
+  readonly key: SessionKey;
+  messages(): readonly Message[];
+  append(message: Message): void;
+  lastActivity(): string;
+}
+
+/** The sessions of one run, loaded lazily from `runs/<runId>/sessions/*.jsonl`. */
+export interface SessionStore {
+  readonly runId: string;
+  /** Existing session or a new one (the file is created on first append). `created` tells which. */
+  open(key: SessionKey): { session: SessionHandle; created: boolean };
+  get(sessionId: string): SessionHandle | undefined;
+  list(): SessionHandle[];
+}
+
+/** What loading a run found: sessions (repaired), and issues to report as notices. */
+export interface LoadedRun {
+  readonly run: RunRecord;
+  readonly sessions: SessionStore;
+  /** Torn tails dropped, broken lines skipped, repairs appended. */
+  readonly issues: readonly JsonlIssue[];
+  readonly repairs: readonly { sessionId: string; answered: string[] }[];
+}
+
+/** Runs of a workspace. */
+export interface RunStore {
+  create(now: Date): Promise<RunRecord>;
+  latest(): Promise<RunRecord | null>;
+  get(runId: string): Promise<RunRecord | null>;
+  list(): Promise<RunRecord[]>;
+  save(run: RunRecord): Promise<void>;
+  /** Load every session of the run, repairing histories (appends only). */
+  load(run: RunRecord, now: Date): Promise<LoadedRun>;
+}
+
+/** An exclusive lock on driving a run (`runs/<runId>/lock`, pid + host + time; stale when the pid is gone). */
+export interface RunLock {
+  release(): void;
+}
+export type LockResult = { ok: true; lock: RunLock } | { ok: false; error: string };
