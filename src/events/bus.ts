@@ -9,6 +9,9 @@ export type AnyHandler = (event: LegionEvent) => void;
  * Contract: `emit` stamps `seq` (+1 per event, starting after `startSeq`), `at` and `runId`,
  * then delivers synchronously in subscription order. A throwing subscriber is reported
  * through `onSubscriberError` and never stops the emitter or the other subscribers.
+ * Every subscriber sees events in `seq` order: an `emit` from inside a handler is queued
+ * and delivered once the current event has reached every subscriber (so it returns
+ * before its own delivery).
  * Handlers that need slow work must queue it themselves (the ledger does).
  */
 export interface EventBus {
@@ -32,6 +35,8 @@ export function createBus(options: BusOptions): EventBus {
   const byType = new Map<EventType, Set<AnyHandler>>();
   const all = new Set<AnyHandler>();
   let seq = options.startSeq ?? 0;
+  const pending: LegionEvent[] = [];
+  let delivering = false;
 
   const deliver = (handler: AnyHandler, event: LegionEvent): void => {
     try {
@@ -45,15 +50,27 @@ export function createBus(options: BusOptions): EventBus {
     }
   };
 
+  const deliverToAll = (event: LegionEvent): void => {
+    // Copy the sets so a handler that (un)subscribes does not disturb this delivery.
+    for (const handler of [...all]) deliver(handler, event);
+    const typed = byType.get(event.type);
+    if (typed) for (const handler of [...typed]) deliver(handler, event);
+  };
+
   return {
     runId: options.runId,
     emit(input) {
       seq += 1;
       const event = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
-      // Copy the sets so a handler that (un)subscribes does not disturb this delivery.
-      for (const handler of [...all]) deliver(handler, event);
-      const typed = byType.get(event.type);
-      if (typed) for (const handler of [...typed]) deliver(handler, event);
+      pending.push(event);
+      if (delivering) return event;
+      delivering = true;
+      try {
+        for (let i = 0; i < pending.length; i++) deliverToAll(pending[i]!);
+      } finally {
+        pending.length = 0;
+        delivering = false;
+      }
       return event;
     },
     subscribe(type, handler) {

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { EventBus } from './bus';
+import { EVENT_TYPES, type LegionEvent } from './types';
+import { openJsonlAppender, readJsonl, type JsonlIssue } from '../storage/jsonl';
+import { zodValidator } from '../storage/zod-validate';
+
+export interface Ledger {
+  /** Stop recording and close the file. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Record every event of `bus` to `path` (`runs/<runId>/events.jsonl`), one line per event,
+ * in emission order, appended synchronously so the file is never behind the bus when
+ * `emit` returns. A write failure throws inside the subscriber, which the bus reports
+ * through `onSubscriberError`; it never reaches the emitter.
+ */
+export function attachLedger(bus: EventBus, path: string): Ledger {
+  const appender = openJsonlAppender(path);
+  const unsubscribe = bus.subscribeAll((event) => appender.append(event));
+  let closed = false;
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      appender.close();
+    },
+  };
+}
+
+/** Shape check of a ledger line read back: the envelope and a known type; bodies pass through. */
+const ledgerLineSchema = z.looseObject({
+  seq: z.number().int().positive(),
+  at: z.string(),
+  runId: z.string().min(1),
+  type: z.enum(EVENT_TYPES as [LegionEvent['type'], ...LegionEvent['type'][]]),
+});
+
+export interface LedgerRead {
+  readonly events: LegionEvent[];
+  /** Torn last line or broken lines, each with file and line (see `readJsonl`). */
+  readonly issues: JsonlIssue[];
+}
+
+/** Read a ledger back (missing file = no events). */
+export async function readLedger(path: string): Promise<LedgerRead> {
+  const { records, issues } = await readJsonl(path, zodValidator(ledgerLineSchema));
+  return { events: records as unknown as LegionEvent[], issues };
+}
