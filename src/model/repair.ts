@@ -69,28 +69,22 @@ export function repairHistory(messages: readonly Message[], at = new Date().toIS
  */
 export function sanitizeForProvider(messages: readonly Message[]): Message[] {
   const out: Message[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
+  for (const m of messages) {
+    if (m.content.length === 0) continue;
     if (m.role === 'user') {
       const prev = out[out.length - 1];
-      const expected = new Set(prev && prev.role === 'assistant' ? toolUsesOf(prev).map((u) => u.id) : []);
-      const seen = new Set<string>();
-      const content = m.content.filter((b) => {
-        if (b.type !== 'tool_result') return true;
-        if (!expected.has(b.toolUseId) || seen.has(b.toolUseId)) return false;
-        seen.add(b.toolUseId);
-        return true;
-      });
-      for (const id of expected) if (!seen.has(id)) content.unshift({ type: 'tool_result', toolUseId: id, content: INTERRUPTED_RESULT, isError: true });
-      pushMerged(out, { ...m, content });
+      const uses = prev && prev.role === 'assistant' ? toolUsesOf(prev) : [];
+      const given = new Map<string, ToolResultBlock>();
+      for (const b of m.content) if (b.type === 'tool_result' && !given.has(b.toolUseId)) given.set(b.toolUseId, b);
+      // Results first, in tool_use order (APIs want them before any text); strays dropped.
+      const results = uses.map((u) => given.get(u.id) ?? interrupted(u.id));
+      const content = [...results, ...m.content.filter((b) => b.type !== 'tool_result')];
+      // A message of only stray results vanishes (and its neighbours may then merge).
+      if (content.length > 0) pushMerged(out, { ...m, content });
     } else {
       const prev = out[out.length - 1];
       if (prev && prev.role === 'assistant' && toolUsesOf(prev).length > 0) {
-        pushMerged(out, {
-          role: 'user',
-          at: m.at,
-          content: toolUsesOf(prev).map((u) => ({ type: 'tool_result', toolUseId: u.id, content: INTERRUPTED_RESULT, isError: true })),
-        });
+        pushMerged(out, { role: 'user', at: m.at, content: toolUsesOf(prev).map((u) => interrupted(u.id)) });
       }
       pushMerged(out, m);
     }
@@ -99,7 +93,11 @@ export function sanitizeForProvider(messages: readonly Message[]): Message[] {
   if (last && last.role === 'assistant' && toolUsesOf(last).length > 0) {
     out.push(...repairHistory([last]).slice(1));
   }
-  return out.filter((m) => m.content.length > 0);
+  return out;
+}
+
+function interrupted(toolUseId: string): ToolResultBlock {
+  return { type: 'tool_result', toolUseId, content: INTERRUPTED_RESULT, isError: true };
 }
 
 function pushMerged(out: Message[], m: Message): void {
