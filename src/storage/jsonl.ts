@@ -1,4 +1,4 @@
-import { appendFileSync, openSync, closeSync, writeSync, mkdirSync } from 'node:fs';
+import { openSync, closeSync, writeSync, mkdirSync, fstatSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -19,17 +19,38 @@ export interface JsonlRead<T> {
  * Append records to a JSONL file, one `write` of whole lines, so a crash leaves at worst
  * one torn last line. Synchronous on purpose: appends from concurrent sessions of one
  * process can never interleave, and the cost is independent of the file's length.
+ * When the file ends in a torn line (no final newline), the new lines start on a line of
+ * their own, so the fragment stays one broken line and the new records are not lost.
  */
 export function appendJsonl(path: string, ...records: unknown[]): void {
   if (records.length === 0) return;
-  const data = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  const data = linesOf(records);
+  let fd: number;
   try {
-    appendFileSync(path, data, 'utf8');
+    fd = openSync(path, 'a+');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(dirname(path), { recursive: true });
-    appendFileSync(path, data, 'utf8');
+    fd = openSync(path, 'a+');
   }
+  try {
+    writeSync(fd, endsTorn(fd) ? '\n' + data : data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function linesOf(records: readonly unknown[]): string {
+  return records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
+
+/** True when the file behind `fd` is non-empty and does not end with a newline. */
+function endsTorn(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
 }
 
 /** An append handle that keeps its file descriptor open (for hot files like the ledger). */
@@ -40,11 +61,14 @@ export interface JsonlAppender {
 
 export function openJsonlAppender(path: string): JsonlAppender {
   mkdirSync(dirname(path), { recursive: true });
-  let fd: number | null = openSync(path, 'a');
+  let fd: number | null = openSync(path, 'a+');
+  let torn = endsTorn(fd);
   return {
     append(...records) {
       if (fd === null || records.length === 0) return;
-      writeSync(fd, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      const data = linesOf(records);
+      writeSync(fd, torn ? '\n' + data : data);
+      torn = false;
     },
     close() {
       if (fd !== null) closeSync(fd);

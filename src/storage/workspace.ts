@@ -57,6 +57,9 @@ export async function ensureWorkspace(layout: Layout): Promise<void> {
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
       throw new LegionError(`${layout.legionDir} is not writable (${code}): check its permissions`);
     }
+    if (code === 'ENOTDIR' || code === 'EEXIST') {
+      throw new LegionError(`${layout.legionDir}: a file is in the way of a folder (${code}): move it away`);
+    }
     throw error;
   }
 }
