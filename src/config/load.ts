@@ -69,7 +69,7 @@ export function validateLayers(sources: readonly YamlSource[]): ConfigLoad {
     if (result.success) return { ok: true, config: result.data, warnings, files: sources.map((s) => s.file) };
     const unknown = result.error.issues.filter((i) => i.code === 'unrecognized_keys');
     if (unknown.length === 0) {
-      const issue = result.error.issues[0]!;
+      const issue = mostSpecific(result.error.issues[0]!);
       const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
       return { ok: false, error: `${locate(sources, path)}: ${path.join('.') || '(root)'}: ${issue.message}` };
     }
@@ -82,6 +82,22 @@ export function validateLayers(sources: readonly YamlSource[]): ConfigLoad {
     }
   }
   return { ok: false, error: 'config: too many unknown keys' };
+}
+
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+
+/**
+ * A union failure ("Invalid input") says little; report instead the first issue of the
+ * branch that got furthest (longest path), with its path made absolute.
+ */
+function mostSpecific(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return issue;
+  let best: Issue | null = null;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first && (!best || first.path.length > best.path.length)) best = first;
+  }
+  return best ? mostSpecific({ ...best, path: [...issue.path, ...best.path] }) : issue;
 }
 
 /** `file:line` of the highest-priority layer that sets `path` (or its nearest parent). */
