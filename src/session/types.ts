@@ -64,4 +64,16 @@ export interface RunStore {
 export interface RunLock {
   release(): void;
 }
-export type LockResult = { ok: true; lock: RunLock } | { ok: false; error: string };
+/** Who held or holds a run lock (the content of the lock file). */
+export interface LockHolder {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly startedAt: string;
+}
+/**
+ * `recovered`: a stale lock (its process gone, or the file unreadable) was taken over;
+ * `previous` is its holder when the file could be read. Report it as a notice.
+ */
+export type LockResult =
+  | { ok: true; lock: RunLock; recovered?: boolean; previous?: LockHolder }
+  | { ok: false; error: string };

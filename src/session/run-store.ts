@@ -1,0 +1,152 @@
+import { mkdir, readdir } from 'node:fs/promises';
+import { planRepair } from '../model/repair';
+import { LegionError, messageOf } from '../errors';
+import { writeJsonAtomic } from '../storage/atomic';
+import { appendJsonl, type JsonlIssue } from '../storage/jsonl';
+import type { Layout } from '../storage/layout';
+import { isSafeRunId, makeRunId, type Clock, type IdSource } from './ids';
+import { readRunFile, runFileContent } from './run-file';
+import { fixTail, readRunSessions, type SessionFileRead } from './session-files';
+import { createSessionStore, type SessionSeed } from './session-store';
+import type { LoadedRun, RunRecord, RunStore } from './types';
+
+/** A run as listed: its record plus the number of session files. */
+export interface RunListing extends RunRecord {
+  readonly sessionCount: number;
+}
+
+/** A run folder whose run.json cannot be read; `error` names the file. */
+export interface DamagedRun {
+  readonly runId: string;
+  readonly error: string;
+}
+
+export interface RunScan {
+  /** Newest first (createdAt, then id). */
+  readonly runs: RunListing[];
+  readonly damaged: DamagedRun[];
+}
+
+/** The file-backed RunStore, with the read-only extras `legion runs`/`show` use. */
+export interface FileRunStore extends RunStore {
+  /** Newest first; damaged runs are left out (see `scan`). */
+  list(): Promise<RunListing[]>;
+  /** Every run folder: readable runs newest first, and the damaged ones. Never writes. */
+  scan(): Promise<RunScan>;
+  /** Like `load`, but writes nothing: repairs are applied in memory only and `append` is refused. */
+  inspect(run: RunRecord, now: Date): Promise<LoadedRun>;
+}
+
+function newestFirst(a: RunRecord, b: RunRecord): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+async function countSessions(layout: Layout, runId: string): Promise<number> {
+  try {
+    return (await readdir(layout.sessionsDir(runId))).filter((n) => n.endsWith('.jsonl')).length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs of a workspace under `.legion/runs/`. Run ids sort by creation time
+ * (`makeRunId(now, ids())`); `clock` dates sessions opened without messages.
+ * `load` requires that the caller holds the run lock (`acquireRunLock`): it appends repairs.
+ */
+export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): FileRunStore {
+  async function scan(): Promise<RunScan> {
+    let names: string[];
+    try {
+      names = (await readdir(layout.runsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { runs: [], damaged: [] };
+      throw error;
+    }
+    const runs: RunListing[] = [];
+    const damaged: DamagedRun[] = [];
+    await Promise.all(
+      names.filter(isSafeRunId).map(async (runId) => {
+        try {
+          const run = await readRunFile(layout.runFile(runId), runId);
+          if (run) runs.push({ ...run, sessionCount: await countSessions(layout, runId) });
+        } catch (error) {
+          damaged.push({ runId, error: messageOf(error) });
+        }
+      }),
+    );
+    runs.sort(newestFirst);
+    damaged.sort((a, b) => (a.runId < b.runId ? 1 : -1));
+    return { runs, damaged };
+  }
+
+  async function read(run: RunRecord, now: Date, write: boolean): Promise<LoadedRun> {
+    const { sessions: files, issues: strayIssues } = await readRunSessions(layout, run.id);
+    const issues: JsonlIssue[] = [...strayIssues];
+    const repairs: { sessionId: string; answered: string[] }[] = [];
+    const seeds: SessionSeed[] = [];
+    const at = now.toISOString();
+    for (const file of files) {
+      issues.push(...file.issues);
+      const plan = planRepair(file.messages, at);
+      for (const problem of plan.problems) {
+        issues.push({ file: file.file, line: 0, kind: 'invalid', message: `${file.file}: ${problem} (kept; left out of what providers are sent)` });
+      }
+      if (write) fixTail(file);
+      if (plan.append.length > 0) {
+        if (write) appendJsonl(file.file, ...plan.append);
+        file.messages.push(...plan.append);
+        repairs.push({ sessionId: file.id, answered: plan.answered });
+      }
+      seeds.push(seedOf(file));
+    }
+    const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write });
+    return { run, sessions, issues, repairs };
+  }
+
+  const store: FileRunStore = {
+    async create(now) {
+      await mkdir(layout.runsDir, { recursive: true });
+      for (let attempt = 0; ; attempt++) {
+        const id = makeRunId(now, ids());
+        try {
+          await mkdir(layout.runDir(id));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;
+          throw error;
+        }
+        const run: RunRecord = { version: 1, id, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+        await writeJsonAtomic(layout.runFile(id), run);
+        return run;
+      }
+    },
+    async latest() {
+      const { runs, damaged } = await scan();
+      const newest = runs[0] ?? null;
+      // A damaged run newer than every readable one is what "resume the latest" means: refuse
+      // to silently resume an older run instead.
+      const newer = damaged.find((d) => newest === null || d.runId > newest.id);
+      if (newer) throw new LegionError(newer.error);
+      return newest;
+    },
+    async get(runId) {
+      if (!isSafeRunId(runId)) return null;
+      return readRunFile(layout.runFile(runId), runId);
+    },
+    async list() {
+      return (await scan()).runs;
+    },
+    scan,
+    async save(run) {
+      await writeJsonAtomic(layout.runFile(run.id), runFileContent(run));
+    },
+    load: (run, now) => read(run, now, true),
+    inspect: (run, now) => read(run, now, false),
+  };
+  return store;
+}
+
+function seedOf(file: SessionFileRead): SessionSeed {
+  return { key: file.key, messages: file.messages, fileTime: file.fileTime };
+}

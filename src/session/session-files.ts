@@ -1,0 +1,117 @@
+import { appendFileSync, truncateSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import type { Message } from '../model/message';
+import { parseJsonl, type JsonlIssue } from '../storage/jsonl';
+import type { Layout } from '../storage/layout';
+import { parseSessionId } from './ids';
+import { validateMessage } from './message-check';
+import type { SessionKey } from './types';
+
+/**
+ * How a session file ends. `clean`: empty or ends with a newline. `torn`: the bytes after
+ * the last newline do not parse (a crash mid-append) and were dropped. `unterminated`: the
+ * last line parses but lacks its newline.
+ */
+export type TailState = 'clean' | 'torn' | 'unterminated';
+
+export interface SessionFileRead {
+  readonly id: string;
+  readonly key: SessionKey;
+  readonly file: string;
+  readonly messages: Message[];
+  readonly issues: JsonlIssue[];
+  readonly tail: TailState;
+  /** Bytes up to and including the last newline. */
+  readonly completeBytes: number;
+  /** mtime (ISO) when the history is empty, for "last activity". */
+  readonly fileTime?: string;
+}
+
+/** Parse one session file's bytes (tolerant, see `parseJsonl`). */
+export function parseSessionBytes(id: string, key: SessionKey, file: string, bytes: Buffer): Omit<SessionFileRead, 'fileTime'> {
+  const { records, issues } = parseJsonl<Message>(bytes.toString('utf8'), file, validateMessage);
+  const completeBytes = bytes.lastIndexOf(10) + 1;
+  let tail: TailState = 'clean';
+  if (completeBytes < bytes.length) tail = issues.some((i) => i.kind === 'torn') ? 'torn' : 'unterminated';
+  return { id, key, file, messages: records, issues, tail, completeBytes };
+}
+
+/** Read one session file; `null` when it does not exist. */
+export async function readSessionFile(layout: Layout, runId: string, sessionId: string): Promise<SessionFileRead | null> {
+  const key = parseSessionId(sessionId);
+  if (!key) return null;
+  const file = layout.sessionFile(runId, sessionId);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const read = parseSessionBytes(sessionId, key, file, bytes);
+  if (read.messages.length > 0) return read;
+  const fileTime = await stat(file).then((s) => s.mtime.toISOString(), () => undefined);
+  return { ...read, fileTime };
+}
+
+export interface RunSessionsRead {
+  /** Sorted by session id. */
+  readonly sessions: SessionFileRead[];
+  /** Stray files in the sessions folder. */
+  readonly issues: JsonlIssue[];
+}
+
+/** Files read at once: enough to keep the disk busy, few enough for any fd limit (10,000 sessions). */
+const READ_CONCURRENCY = 64;
+
+/** Read every session file of a run in parallel. A missing sessions folder is an empty run. */
+export async function readRunSessions(layout: Layout, runId: string): Promise<RunSessionsRead> {
+  const dir = layout.sessionsDir(runId);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { sessions: [], issues: [] };
+    throw error;
+  }
+  const issues: JsonlIssue[] = [];
+  const ids: string[] = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith('.jsonl')) continue;
+    const id = name.slice(0, -'.jsonl'.length);
+    if (parseSessionId(id)) ids.push(id);
+    else issues.push({ file: `${dir}/${name}`, line: 0, kind: 'invalid', message: `${dir}/${name}: not a session file name (ignored)` });
+  }
+  const sessions: (SessionFileRead | null)[] = new Array(ids.length).fill(null);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < ids.length) {
+      const index = next++;
+      sessions[index] = await readSessionFile(layout, runId, ids[index]!);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, ids.length) }, worker));
+  return { sessions: sessions.filter((s): s is SessionFileRead => s !== null), issues };
+}
+
+/**
+ * Make the file safe to append to: a torn tail (already dropped and reported) is cut off,
+ * an unterminated last line gets its newline. Only bytes that were never a complete record
+ * are removed. Requires the run lock.
+ */
+export function fixTail(read: Pick<SessionFileRead, 'file' | 'tail' | 'completeBytes'>): void {
+  switch (read.tail) {
+    case 'clean':
+      return;
+    case 'torn':
+      truncateSync(read.file, read.completeBytes);
+      return;
+    case 'unterminated':
+      appendFileSync(read.file, '\n');
+      return;
+    default: {
+      const never: never = read.tail;
+      throw new Error(`unknown tail state ${String(never)}`);
+    }
+  }
+}

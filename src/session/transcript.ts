@@ -1,0 +1,120 @@
+import type { Message, ToolResultBlock } from '../model/message';
+import { formatStamp } from './format';
+import type { SessionKey } from './types';
+
+/** One line of a transcript; `messageIndex` points at the message it comes from (-1: the header). */
+export interface TranscriptLine {
+  readonly messageIndex: number;
+  readonly kind: 'header' | 'speaker' | 'text' | 'tool' | 'result' | 'blank';
+  readonly text: string;
+}
+
+const MAX_ARGUMENT = 80;
+const MAX_RESULT = 100;
+
+function oneLine(text: string, max: number): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const first = (lines[0] ?? '').replace(/\s+/g, ' ');
+  if (first.length > max) return first.slice(0, max - 1) + '…';
+  return lines.length > 1 ? first + '…' : first;
+}
+
+function field(input: unknown, name: string): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const value = (input as Record<string, unknown>)[name];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+}
+
+/** The argument that says what a tool call is about: the path, the command, the target… */
+export function keyArgument(toolName: string, input: unknown): string {
+  let arg: string | undefined;
+  switch (toolName) {
+    case 'communicator': {
+      const target = field(input, 'targetId');
+      const name = field(input, 'sessionName');
+      arg = target && name && name !== 'default' ? `${target} · ${name}` : target;
+      break;
+    }
+    case 'shell': arg = field(input, 'command'); break;
+    case 'glob': case 'grep': arg = field(input, 'pattern'); break;
+    case 'resolve_approval': {
+      const id = field(input, 'requestId');
+      const decision = field(input, 'decision');
+      arg = id && decision ? `${id} ${decision}` : id;
+      break;
+    }
+    case 'todo_write': {
+      const todos = typeof input === 'object' && input !== null ? (input as { todos?: unknown }).todos : undefined;
+      arg = Array.isArray(todos) ? `${todos.length} todo${todos.length === 1 ? '' : 's'}` : undefined;
+      break;
+    }
+    default:
+      arg = field(input, 'path') ?? field(input, 'id');
+  }
+  if (arg === undefined && typeof input === 'object' && input !== null) {
+    arg = Object.values(input as Record<string, unknown>).find((v): v is string => typeof v === 'string');
+  }
+  return arg === undefined ? '' : oneLine(arg, MAX_ARGUMENT);
+}
+
+/** `↳ ok: first line…` / `↳ error: …` / `↳ (no result)`. */
+export function foldResult(result: ToolResultBlock | undefined): string {
+  if (!result) return '↳ (no result)';
+  const head = oneLine(result.content, MAX_RESULT);
+  return `↳ ${result.isError ? 'error' : 'ok'}${head ? `: ${head}` : ''}`;
+}
+
+/**
+ * A session as readable plain lines: who said what (the initiator speaks as role `user`, the
+ * responder as `assistant`), each tool call as `⚙ tool key-argument` with its result folded
+ * under it. Messages holding only results already shown under their calls are not repeated;
+ * results that answer nothing shown are listed where they stand.
+ */
+export function transcriptLines(key: SessionKey, messages: readonly Message[]): TranscriptLine[] {
+  const name = key.name === 'default' ? '' : ` · ${key.name}`;
+  const out: TranscriptLine[] = [{ messageIndex: -1, kind: 'header', text: `${key.initiatorId} → ${key.responderId}${name}` }];
+  let shownResults = new Set<string>();
+  messages.forEach((message, index) => {
+    const next = messages[index + 1];
+    const resultsNext = new Map<string, ToolResultBlock>();
+    if (message.role === 'assistant' && next?.role === 'user') {
+      for (const b of next.content) if (b.type === 'tool_result') resultsNext.set(b.toolUseId, b);
+    }
+    const body: TranscriptLine[] = [];
+    for (const block of message.content) {
+      switch (block.type) {
+        case 'text':
+          if (block.text.trim() === '') break;
+          for (const line of block.text.replace(/\s+$/, '').split('\n')) body.push({ messageIndex: index, kind: 'text', text: `  ${line}` });
+          break;
+        case 'tool_use': {
+          const arg = keyArgument(block.name, block.input);
+          body.push({ messageIndex: index, kind: 'tool', text: `  ⚙ ${block.name}${arg ? ` ${arg}` : ''}` });
+          const result = resultsNext.get(block.id);
+          body.push({ messageIndex: index, kind: 'result', text: `    ${foldResult(result)}` });
+          if (result) shownResults.add(block.id);
+          break;
+        }
+        case 'tool_result':
+          if (!shownResults.has(block.toolUseId)) body.push({ messageIndex: index, kind: 'result', text: `  ${foldResult(block)} (for ${block.toolUseId})` });
+          break;
+        default: {
+          const never: never = block;
+          throw new Error(`unknown block ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    if (message.role === 'user') shownResults = new Set();
+    if (body.length === 0) return;
+    const speaker = message.role === 'user' ? key.initiatorId : key.responderId;
+    out.push({ messageIndex: index, kind: 'blank', text: '' });
+    out.push({ messageIndex: index, kind: 'speaker', text: `${speaker} · ${formatStamp(message.at)}` });
+    out.push(...body);
+  });
+  return out;
+}
+
+/** The transcript as text, one line per `TranscriptLine`, ending with a newline. */
+export function renderTranscript(key: SessionKey, messages: readonly Message[]): string {
+  return transcriptLines(key, messages).map((l) => l.text).join('\n') + '\n';
+}
