@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import type { Tool, ToolResult } from '../types';
+import { HeadTailBuffer } from '../output-cap';
+import { errorResult, okResult } from '../result';
+
+/** Upper bound for `timeoutMs`. */
+export const SHELL_MAX_TIMEOUT_MS = 60 * 60 * 1000;
+/** Between SIGTERM and SIGKILL to the process group. */
+export const SHELL_KILL_GRACE_MS = 2000;
+/** After bash exits, how long to wait for background processes to release the output pipes. */
+export const SHELL_DRAIN_MS = 250;
+const MAX_COMMAND_LENGTH = 100_000;
+
+/** Variables removed from the shell's environment: Legion's provider credentials stay out of agents' reach. */
+export const SHELL_SCRUBBED_ENV: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
+
+const schema = z.strictObject({
+  command: z.string().describe('A bash command line, run with the workspace root as working directory'),
+  timeoutMs: z.number().int().min(1).max(SHELL_MAX_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds'),
+});
+type Input = z.infer<typeof schema>;
+
+// CSI / OSC escape sequences: colours and cursor moves are noise in a model's context.
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+  for (const name of SHELL_SCRUBBED_ENV) delete env[name];
+  return env;
+}
+
+/**
+ * `shell`: `bash -c command` in the workspace root, in its own process group, stdin
+ * closed. stdout and stderr are interleaved into one head+tail buffer sized by the
+ * context's output limit, so any amount of output costs bounded memory. On timeout or
+ * abort the whole group gets SIGTERM, then SIGKILL after SHELL_KILL_GRACE_MS. A non-zero
+ * exit, a signal, a timeout or an interruption is an error result carrying the output.
+ * Background processes that outlive bash keep running; their output is no longer read.
+ * The shell is NOT confined to the workspace (only its cwd is); rules and approvals gate it.
+ */
+export const shellTool: Tool<Input> = {
+  name: 'shell',
+  description:
+    'Run a bash command in the workspace root (stdin is closed). Returns the combined stdout/stderr (long output keeps ' +
+    'its head and tail) and the exit code. The command is killed on timeout.',
+  schema,
+  keyArgument: (input) => input.command,
+  execute(input, context) {
+    if (input.command.trim().length === 0) return Promise.resolve(errorResult('command is empty'));
+    if (input.command.length > MAX_COMMAND_LENGTH) {
+      return Promise.resolve(errorResult(`command is too long (${input.command.length} characters; at most ${MAX_COMMAND_LENGTH})`));
+    }
+    if (input.command.includes('\0')) return Promise.resolve(errorResult('command contains a NUL byte'));
+    if (context.signal.aborted) return Promise.resolve(errorResult('shell interrupted before it started'));
+    return runShell(input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal);
+  },
+};
+
+function runShell(command: string, timeoutMs: number, cwd: string, outputLimit: number, signal: AbortSignal) {
+  return new Promise<ToolResult>((resolveResult) => {
+    const half = Math.max(256, Math.floor((outputLimit - 200) / 2));
+    const output = new HeadTailBuffer(half, half);
+    const started = Date.now();
+    let stopReason: 'timeout' | 'interrupted' | undefined;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+
+    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+
+    const killGroup = (sig: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // the group is gone already
+      }
+    };
+    const stop = (reason: 'timeout' | 'interrupted'): void => {
+      if (stopReason || settled) return;
+      stopReason = reason;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), SHELL_KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = (): void => stop('interrupted');
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+
+    const finish = (spawnError?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      signal.removeEventListener('abort', onAbort);
+      // After a timeout or abort, make sure stragglers die even if bash is gone.
+      if (stopReason) {
+        killGroup('SIGKILL');
+        clearTimeout(killTimer);
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
+      if (spawnError) {
+        resolveResult(errorResult(`cannot run bash: ${spawnError.message}`));
+        return;
+      }
+      resolveResult(describe(command, output, exit, stopReason, timeoutMs, Date.now() - started));
+    };
+
+    child.on('error', (error) => finish(error));
+    child.on('exit', (code, sig) => {
+      exit = { code, signal: sig };
+      // Output may still be in the pipes; background children may hold them open forever.
+      drainTimer = setTimeout(() => finish(), stopReason ? 50 : SHELL_DRAIN_MS);
+    });
+    child.on('close', () => finish());
+  });
+}
+
+function describe(
+  command: string,
+  output: HeadTailBuffer,
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  stopReason: 'timeout' | 'interrupted' | undefined,
+  timeoutMs: number,
+  elapsedMs: number,
+): ToolResult {
+  const text = output.toString().replace(ANSI, '').replace(/\s+$/, '');
+  const body = text.length > 0 ? text : '(no output)';
+  const firstLine = command.split('\n')[0]!.slice(0, 60);
+  if (stopReason === 'timeout') {
+    return errorResult(`${body}\n[timed out after ${timeoutMs} ms; the process group was killed]`, `${firstLine}: timed out after ${timeoutMs} ms`);
+  }
+  if (stopReason === 'interrupted') {
+    return errorResult(`${body}\n[interrupted; the process group was killed]`, `${firstLine}: interrupted`);
+  }
+  if (exit?.signal) return errorResult(`${body}\n[killed by ${exit.signal}]`, `${firstLine}: killed by ${exit.signal}`);
+  const code = exit?.code ?? -1;
+  const seconds = (elapsedMs / 1000).toFixed(1);
+  if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}`);
+  return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s)`);
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import micromatch from 'micromatch';
+import type { Tool } from './types';
+import type { ToolDefinition } from '../providers/types';
+import type { TodoStore } from './todo-store';
+import { fileReadTool } from './builtin/file-read';
+import { fileWriteTool } from './builtin/file-write';
+import { fileEditTool } from './builtin/file-edit';
+import { fileListTool } from './builtin/file-list';
+import { fileDeleteTool } from './builtin/file-delete';
+import { globTool } from './builtin/glob';
+import { grepTool } from './builtin/grep';
+import { shellTool } from './builtin/shell';
+import { createTodoTools } from './builtin/todo';
+
+export interface ToolRegistry {
+  get(name: string): Tool | undefined;
+  /** Every tool, in registration order. */
+  list(): readonly Tool[];
+  /**
+   * Provider definitions of the tools named: exact names or globs (`todo_*`, `*`), as in a
+   * participant's `tools`. Registration order, no duplicates; names matching no tool are skipped.
+   * Without `names`, every tool.
+   */
+  definitions(names?: readonly string[]): ToolDefinition[];
+}
+
+/** A tool as a provider sees it: its zod input schema as a JSON Schema object (zod 4 `toJSONSchema`, input side). */
+export function toolDefinition(tool: Tool): ToolDefinition {
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, inputSchema };
+}
+
+/** Throws on a duplicate name (a programming error, found at start). */
+export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  const definitions = new Map<string, ToolDefinition>();
+  const definitionOf = (tool: Tool): ToolDefinition => {
+    let def = definitions.get(tool.name);
+    if (!def) {
+      def = toolDefinition(tool);
+      definitions.set(tool.name, def);
+    }
+    return def;
+  };
+  const all = [...byName.values()];
+  return {
+    get: (name) => byName.get(name),
+    list: () => all,
+    definitions(names) {
+      if (names === undefined) return all.map(definitionOf);
+      return all.filter((t) => names.some((n) => n === t.name || micromatch.isMatch(t.name, n))).map(definitionOf);
+    },
+  };
+}
+
+export interface BuiltinToolDeps {
+  readonly todoStore: TodoStore;
+}
+
+/** The workspace tools of DESIGN §6 (the collective tools live in src/runtime). */
+export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
+  return [
+    fileReadTool,
+    fileWriteTool,
+    fileEditTool,
+    fileListTool,
+    fileDeleteTool,
+    globTool,
+    grepTool,
+    shellTool,
+    ...createTodoTools(deps.todoStore),
+  ];
+}
+
+export const BUILTIN_TOOL_NAMES: readonly string[] = [
+  'file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read',
+];
