@@ -87,3 +87,14 @@ export function nextApprover(current: string, query: Omit<ApproverQuery, 'explic
   }
   return ladder[at + 1] ?? null;
 }
+
+/** `chooseApprover`/`nextApprover` bound to the registry: fits the runtime's `ApproverPolicy` port. */
+export function createApproverPolicy(getParticipant: ApproverQuery['getParticipant']): {
+  choose(query: Omit<ApproverQuery, 'getParticipant'>): string;
+  next(current: string, query: Omit<ApproverQuery, 'getParticipant' | 'explicitApprover'>): string | null;
+} {
+  return {
+    choose: (query) => chooseApprover({ ...query, getParticipant }),
+    next: (current, query) => nextApprover(current, { ...query, getParticipant }),
+  };
+}

@@ -58,7 +58,7 @@ export function createAuditLog(layout: Layout, clock: Clock, options: { readonly
   const secrets = options.secrets ?? [];
   return {
     record(entry) {
-      const now = clock.now();
+      const now = clock();
       const canonical = canonicalJson(entry.input);
       const preview = redact(canonical, secrets);
       const line: AuditLine = {

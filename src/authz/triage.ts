@@ -183,3 +183,20 @@ function extractJson(text: string): unknown {
   }
   return undefined;
 }
+
+/**
+ * Bind provider and settings once (the composition root does this from `escalation.llm`):
+ * the result fits the runtime's `Triage` port, `approve` being `decision === 'approve'`.
+ */
+export function createTriage(settings: {
+  readonly provider: Provider;
+  readonly model: string;
+  readonly minConfidence?: number;
+  readonly timeoutMs?: number;
+  readonly secrets?: readonly string[];
+}): (request: TriageRequest & { readonly reason: string }, signal: AbortSignal) => Promise<TriageVerdict & { approve: boolean }> {
+  return async (request, signal) => {
+    const verdict = await triage({ ...settings, request, ruleReason: request.reason, signal });
+    return { ...verdict, approve: verdict.decision === 'approve' };
+  };
+}

@@ -11,22 +11,17 @@ export async function tempLayout(): Promise<{ dir: string; layout: Layout; clean
   return { dir, layout: layoutFor(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Deterministic ids: `apr-1`, `apr-2`, … (per prefix). `start` continues a sequence after a restart. */
-export function counterIds(start = 0): { next(prefix: string): string } {
-  const counters = new Map<string, number>();
-  return {
-    next(prefix) {
-      const n = (counters.get(prefix) ?? start) + 1;
-      counters.set(prefix, n);
-      return `${prefix}-${n}`;
-    },
-  };
+/** Deterministic ids `1`, `2`, … (the queue makes `apr-1`, `apr-2`). `start` continues a sequence after a restart. */
+export function counterIds(start = 0): () => string {
+  let n = start;
+  return () => String(++n);
 }
 
-/** A clock that returns `iso` until moved with `set`. */
-export function fixedClock(iso = '2026-03-04T05:06:07.000Z'): { now(): Date; set(next: string): void } {
+/** A clock (`() => Date`) that returns `iso` until moved with `clock.set`. */
+export function fixedClock(iso = '2026-03-04T05:06:07.000Z'): (() => Date) & { set(next: string): void } {
   let current = new Date(iso);
-  return { now: () => new Date(current), set: (next) => void (current = new Date(next)) };
+  const clock = () => new Date(current);
+  return Object.assign(clock, { set: (next: string) => void (current = new Date(next)) });
 }
 
 /** A bus that records every event it delivers. */

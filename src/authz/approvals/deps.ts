@@ -1,9 +1,2 @@
-/** Time source passed in (tests pin it). */
-export interface Clock {
-  now(): Date;
-}
-
-/** Id source passed in; `next('apr')` returns a fresh id such as `apr-1` (tests use a counter). */
-export interface IdSource {
-  next(prefix: string): string;
-}
+/** The project's injected time and id sources (src/session/ids.ts): `() => Date`, `() => string` token. */
+export type { Clock, IdSource } from '../../session/ids';

@@ -100,7 +100,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
 
   /** Append resolve lines for ids known to be pending, then apply, emit, wake. */
   const settle = (requestIds: readonly string[], decision: ResolveLine['decision'], decidedBy: DecidedBy, reason: string): void => {
-    const at = clock.now().toISOString();
+    const at = clock().toISOString();
     const lines: ResolveLine[] = requestIds.map((requestId) => ({ kind: 'resolve', version: 1, requestId, decision, decidedBy, reason, at }));
     appendJsonl(file, ...lines);
     for (const line of lines) {
@@ -130,12 +130,12 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
     raise(requests) {
       if (closed) throw new Error('the approval queue is closed (Legion is stopping)');
       if (requests.length === 0) return [];
-      const at = clock.now().toISOString();
+      const at = clock().toISOString();
       const taken = new Set<string>();
       const freshId = (): string => {
         // An id source restarted with the process (a counter) skips ids the file already holds.
         for (let tries = 0; tries <= state.records.size + requests.length; tries++) {
-          const id = ids.next('apr');
+          const id = `apr-${ids()}`;
           if (!state.records.has(id) && !taken.has(id)) return taken.add(id), id;
         }
         throw new Error('approval queue: the id source keeps returning ids already in use');
@@ -218,7 +218,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
       if (!record) return { ok: false, error: `unknown approval request "${requestId}"` };
       if (record.outcome) return { ok: false, error: `approval request ${requestId} was already ${record.outcome.decision}` };
       if (record.request.approverId === approverId) return { ok: true };
-      const line: ReassignLine = { kind: 'reassign', version: 1, requestId, approverId, at: clock.now().toISOString() };
+      const line: ReassignLine = { kind: 'reassign', version: 1, requestId, approverId, at: clock().toISOString() };
       try {
         appendJsonl(file, line);
       } catch (error) {

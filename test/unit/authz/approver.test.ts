@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { approverLadder, chooseApprover, hasAuthority, nextApprover } from '../../../src/authz/approver';
+import { approverLadder, chooseApprover, createApproverPolicy, hasAuthority, nextApprover } from '../../../src/authz/approver';
+import type { ApproverPolicy } from '../../../src/runtime/ports';
 import type { Agent, Participant } from '../../../src/collective/participant';
 
 function agent(id: string, approvalAuthority: Agent['approvalAuthority'], extra: Partial<Agent> = {}): Agent {
@@ -85,4 +86,12 @@ test('nextApprover from a caller that lost the right to answer goes above it, no
   assert.equal(nextApprover('lead', q), 'ur-agent');
   (get('ur-agent') as { status: string }).status = 'retired';
   assert.equal(nextApprover('lead', q), 'user');
+});
+
+test('createApproverPolicy binds the registry and fits the runtime ApproverPolicy port', () => {
+  const policy: ApproverPolicy = createApproverPolicy(getParticipant);
+  const q = { chain: ['user', 'ur-agent', 'lead', 'scribe'], toolName: 'file_write' };
+  assert.equal(policy.choose(q), 'lead');
+  assert.equal(policy.choose({ ...q, explicitApprover: 'ur-agent' }), 'ur-agent');
+  assert.equal(policy.next('lead', q), 'ur-agent');
 });

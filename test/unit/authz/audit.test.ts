@@ -20,7 +20,7 @@ test('one line per decision with time, who, chain, tool, digest, preview, decisi
     const audit = createAuditLog(tmp.layout, clock);
     const result = audit.record(entry({ triageReasoning: 'looks like a test run', requestId: 'apr-3' }));
     assert.equal(result.ok, true);
-    const text = readFileSync(tmp.layout.audit(clock.now()), 'utf8');
+    const text = readFileSync(tmp.layout.audit(clock()), 'utf8');
     const lines = text.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 1);
     const canonical = '{"command":"npm test","timeoutMs":1000}';
@@ -31,7 +31,7 @@ test('one line per decision with time, who, chain, tool, digest, preview, decisi
       decision: 'approved', decidedBy: 'user', ruleId: 'shell-ask', reason: 'Shell asks', triageReasoning: 'looks like a test run', requestId: 'apr-3',
     });
     audit.record(entry({ decision: 'deny', decidedBy: 'rule', ruleId: 'no-secrets', toolName: 'file_read', input: { path: '.env' } }));
-    assert.equal(readFileSync(tmp.layout.audit(clock.now()), 'utf8').trim().split('\n').length, 2, 'appended, not rewritten');
+    assert.equal(readFileSync(tmp.layout.audit(clock()), 'utf8').trim().split('\n').length, 2, 'appended, not rewritten');
   } finally {
     await tmp.cleanup();
   }
@@ -83,7 +83,7 @@ test('secrets in inputs, reasons and triage reasoning never reach the file; env 
       reason: `asked because of ${envKey}`,
       triageReasoning: `the key ${anthropic} is sent to an unknown host`,
     }));
-    const text = readFileSync(tmp.layout.audit(fixedClock().now()), 'utf8');
+    const text = readFileSync(tmp.layout.audit(fixedClock()()), 'utf8');
     assert.ok(!text.includes(anthropic), 'anthropic key redacted');
     assert.ok(!text.includes(envKey), 'env secret redacted');
     assert.match(text, /sk-ant-\[REDACTED\]/);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { triage, type TriageOptions } from '../../../src/authz/triage';
+import { createTriage, triage, type TriageOptions } from '../../../src/authz/triage';
+import type { Triage as TriagePort } from '../../../src/runtime/ports';
 import type { Provider, ProviderEvent, ProviderRequest } from '../../../src/providers/types';
 import { textOf } from '../../../src/model/message';
 
@@ -145,4 +146,14 @@ test('the model is shown redacted input that cannot close the data tag', async (
   const prompt = textOf(requests[0]!.messages[0]!);
   assert.ok(!prompt.includes(key));
   assert.equal(prompt.match(/<\/tool-call>/g)!.length, 1, 'only the real closing tag');
+});
+
+test('createTriage binds provider and settings and fits the runtime Triage port', async () => {
+  const { provider } = fakeProvider('{"decision":"approve","confidence":0.8,"reasoning":"fine"}');
+  const strict: TriagePort = createTriage({ provider, model: 'm', minConfidence: 0.9 });
+  const lenient: TriagePort = createTriage({ provider, model: 'm', minConfidence: 0.7 });
+  const request = { ...options(provider).request, reason: 'Shell commands ask' };
+  const signal = new AbortController().signal;
+  assert.equal((await strict(request, signal)).approve, false);
+  assert.deepEqual(await lenient(request, signal), { decision: 'approve', confidence: 0.8, reasoning: 'fine', approve: true });
 });
