@@ -31,7 +31,7 @@ test('append writes one JSONL line per message, synchronously; a reload gives th
     for (const [i, m] of history.entries()) {
       session.append(m);
       // Synchronous: the line is on disk when append returns.
-      const text = await readFile(layout.sessionFile(run.id, session.id), 'utf8');
+      const text: string = await readFile(layout.sessionFile(run.id, session.id), 'utf8');
       assert.equal(text.split('\n').length, i + 2);
     }
     assert.deepEqual(session.messages(), history);
