@@ -13,7 +13,7 @@ import { isAbsolute, resolve, relative, dirname, basename, join, sep } from 'nod
  * - absolute paths outside the root and `..` escapes;
  * - symlinks that lead out, symlink loops;
  * - any segment that names `.legion` in any spelling a filesystem might treat as the same
- *   (case, Unicode NFC/NFD/NFKC forms, ignorable code points, trailing dots/spaces,
+ *   (case, Unicode NFC/NFD/NFKC forms, diacritics, ignorable code points, trailing dots/spaces,
  *   NTFS stream suffixes, 8.3 short names), in the raw input or in the resolved path.
  *
  * `absolute` is the fully resolved path (symlinks followed) to operate on; `relative` is
@@ -43,7 +43,9 @@ export function isLegionSegment(segment: string): boolean {
 /** Case-, normalization- and Windows-alias-insensitive form of a segment. */
 function foldSegment(segment: string): string {
   let s = segment.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '');
-  s = s.toLowerCase().toUpperCase().toLowerCase().normalize('NFKC');
+  // Case folding both ways (ı→I→i, ſ→S→s), then diacritics dropped (İ→i̇→i): over-refusing
+  // `.légion` is fine, missing a spelling some filesystem equates with `.legion` is not.
+  s = s.toLowerCase().toUpperCase().toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
   const colon = s.indexOf(':');
   if (colon > 0) s = s.slice(0, colon); // NTFS alternate data streams: ".legion::$DATA"
   return s.replace(/[. ]+$/, ''); // Windows strips trailing dots and spaces

@@ -13,32 +13,35 @@ export interface WalkOptions {
   readonly signal?: AbortSignal;
 }
 
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
- * Regular files under a workspace directory, depth first in name order, pruning what
- * `filter` ignores (so an ignored tree is never entered). Symlinks are not followed and
- * not yielded; unreadable directories are skipped.
+ * Regular files under a workspace directory, depth first, entries of each directory in
+ * name order (so the output is stable), pruning what `filter` ignores (an ignored tree is
+ * never entered). Symlinks are neither followed nor yielded; unreadable directories are
+ * skipped.
  */
 export async function* walkFiles(startAbsolute: string, startRelative: string, options: WalkOptions): AsyncGenerator<WalkedFile> {
-  const stack: { abs: string; rel: string }[] = [{ abs: startAbsolute, rel: startRelative === '.' ? '' : startRelative }];
-  while (stack.length > 0) {
+  yield* walkDir(startAbsolute, startRelative === '.' ? '' : startRelative, options);
+}
+
+async function* walkDir(abs: string, rel: string, options: WalkOptions): AsyncGenerator<WalkedFile> {
+  if (options.signal?.aborted) return;
+  let entries;
+  try {
+    entries = await readdir(abs, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort(byName);
+  for (const entry of entries) {
     if (options.signal?.aborted) return;
-    const dir = stack.pop()!;
-    let entries;
-    try {
-      entries = await readdir(dir.abs, { withFileTypes: true });
-    } catch {
-      continue;
+    const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    const childAbs = join(abs, entry.name);
+    if (entry.isDirectory()) {
+      if (!(await options.filter.ignores(childRel, true))) yield* walkDir(childAbs, childRel, options);
+    } else if (entry.isFile()) {
+      if (!(await options.filter.ignores(childRel, false))) yield { absolute: childAbs, relative: childRel };
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: { abs: string; rel: string }[] = [];
-    for (const entry of entries) {
-      const rel = dir.rel === '' ? entry.name : `${dir.rel}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!(await options.filter.ignores(rel, true))) subdirs.push({ abs: join(dir.abs, entry.name), rel });
-      } else if (entry.isFile()) {
-        if (!(await options.filter.ignores(rel, false))) yield { absolute: join(dir.abs, entry.name), relative: rel };
-      }
-    }
-    for (let i = subdirs.length - 1; i >= 0; i -= 1) stack.push(subdirs[i]!);
   }
 }

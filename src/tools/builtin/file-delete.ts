@@ -13,8 +13,8 @@ type Input = z.infer<typeof schema>;
 const ROOT_REFUSAL = 'refusing to delete the workspace root';
 
 /**
- * `file_delete`: deletes one file, one symlink (the link itself, never its target) or one
- * empty directory. Non-empty directories are refused (delete their files first, or use
+ * `file_delete`: deletes one file, one symlink (the link itself, never its target; a link
+ * leading outside the workspace is refused like any outward path) or one empty directory. Non-empty directories are refused (delete their files first, or use
  * shell under its rules), as is the workspace root. The parent directory's confinement is
  * checked, and checked again right before the deletion.
  */
@@ -28,8 +28,8 @@ export const fileDeleteTool: Tool<Input> = {
   async execute(input, context) {
     const root = context.workspaceRoot;
     const whole = await resolveWorkspacePath(root, input.path);
-    if (whole.ok && whole.relative === '.') return errorResult(ROOT_REFUSAL);
-    if (!whole.ok && input.path.includes('\0')) return errorResult(whole.error);
+    if (!whole.ok) return errorResult(whole.error);
+    if (whole.relative === '.') return errorResult(ROOT_REFUSAL);
 
     const norm = normalize(input.path === '' ? '.' : input.path).replace(/(.)[\\/]+$/, '$1');
     if (norm === '.' || norm === '/') return errorResult(ROOT_REFUSAL);
@@ -38,7 +38,7 @@ export const fileDeleteTool: Tool<Input> = {
     if (isLegionSegment(name)) return errorResult(`path "${clip(input.path)}" is inside .legion/ (Legion's own state); tools may not touch it`);
     const parentInput = dirname(norm);
     const parent = await resolveWorkspacePath(root, parentInput);
-    if (!parent.ok) return errorResult(whole.ok ? parent.error : whole.error);
+    if (!parent.ok) return errorResult(parent.error);
     const entry = join(parent.absolute, name);
     const rel = parent.relative === '.' ? name : `${parent.relative}/${name}`;
 
@@ -50,9 +50,6 @@ export const fileDeleteTool: Tool<Input> = {
       if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`${rel}: no such file`);
       return errorResult(`${rel}: cannot delete (${code ?? (error as Error).message})`);
     }
-    // A non-symlink target must itself resolve inside (the parent check covers the rest).
-    if (!stat.isSymbolicLink() && !whole.ok) return errorResult(whole.error);
-
     // Re-check right before deleting: the parent may have been swapped for a symlink.
     const again = await resolveWorkspacePath(root, parentInput);
     if (!again.ok || again.absolute !== parent.absolute) {

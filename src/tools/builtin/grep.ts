@@ -6,7 +6,7 @@ import { clip, resolveWorkspacePath, rootOf } from '../path-safety';
 import { createIgnoreFilter } from '../gitignore';
 import { walkFiles, type WalkedFile } from '../walk';
 import { globPatternProblem } from '../pattern-safety';
-import { compileRegex, createRegexRunner } from '../regex-runner';
+import { compileRegex, createRegexRunner, REGEX_BATCH_TIMEOUT_MS } from '../regex-runner';
 import { isBinaryHandle, openForRead, scanLines } from '../text-file';
 import { errorResult, okResult, count } from '../result';
 
@@ -41,121 +41,127 @@ interface Pending {
  * GREP_MAX_MATCHES or the output limit with a note. A pattern that backtracks
  * catastrophically is stopped by a watchdog and reported, never hangs the process.
  */
-export const grepTool: Tool<Input> = {
-  name: 'grep',
-  description:
-    'Search file contents with a regular expression (JavaScript syntax), line by line. Returns "file:line: text" for each ' +
-    'matching line. Skips binary files, .git, node_modules and .gitignore\'d files. Narrow with path and glob.',
-  schema,
-  pathFields: ['path'],
-  keyArgument: (input) => input.pattern,
-  async execute(input, context) {
-    if (input.pattern.length === 0) return errorResult('pattern is empty');
-    if (input.pattern.length > MAX_REGEX_LENGTH) return errorResult(`pattern is too long (${input.pattern.length} characters; at most ${MAX_REGEX_LENGTH})`);
-    const compiled = compileRegex(input.pattern, input.ignoreCase === true);
-    if (!compiled.ok) return errorResult(`invalid regular expression: ${compiled.error}`);
-    let globMatch: ((rel: string) => boolean) | undefined;
-    if (input.glob !== undefined) {
-      const problem = globPatternProblem(input.glob, 'glob');
-      if (problem) return errorResult(problem);
-      try {
-        const basenameOnly = !input.glob.includes('/');
-        const isMatch = micromatch.matcher(input.glob, { dot: true });
-        globMatch = (rel) => isMatch(basenameOnly ? rel.slice(rel.lastIndexOf('/') + 1) : rel);
-      } catch (error) {
-        return errorResult(`invalid glob: ${(error as Error).message}`);
-      }
-    }
-    const resolved = await resolveWorkspacePath(context.workspaceRoot, input.path ?? '.');
-    if (!resolved.ok) return errorResult(resolved.error);
-    const info = await stat(resolved.absolute).catch(() => undefined);
-    if (!info) return errorResult(`${resolved.relative}: no such file or directory`);
-
-    const run = createRegexRunner(compiled.regex);
-    const matches: string[] = [];
-    const budget = Math.max(500, context.limits.toolOutputLimit - 300);
-    let used = 0;
-    let full = false;
-    let searched = 0;
-    let binary = 0;
-    let failure: string | undefined;
-    let batch: Pending[] = [];
-    let batchBytes = 0;
-
-    const flush = (): void => {
-      if (batch.length === 0 || full || failure) return;
-      const result = run(batch.map((p) => p.text));
-      if (!result.ok) {
-        failure = result.error;
-        return;
-      }
-      for (const i of result.matches) {
-        const p = batch[i]!;
-        const text = p.text.length > GREP_MAX_LINE_CHARS ? `${p.text.slice(0, GREP_MAX_LINE_CHARS)}…` : p.text;
-        const line = `${p.file}:${p.lineNo}: ${text}`;
-        if (matches.length >= GREP_MAX_MATCHES || used + line.length + 1 > budget) {
-          full = true;
-          break;
+export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {}): Tool<Input> {
+  const regexTimeoutMs = options.regexTimeoutMs ?? REGEX_BATCH_TIMEOUT_MS;
+  return {
+    name: 'grep',
+    description:
+      'Search file contents with a regular expression (JavaScript syntax), line by line. Returns "file:line: text" for each ' +
+      'matching line. Skips binary files, .git, node_modules and .gitignore\'d files. Narrow with path and glob.',
+    schema,
+    pathFields: ['path'],
+    keyArgument: (input) => input.pattern,
+    async execute(input, context) {
+      if (input.pattern.length === 0) return errorResult('pattern is empty');
+      if (input.pattern.length > MAX_REGEX_LENGTH) return errorResult(`pattern is too long (${input.pattern.length} characters; at most ${MAX_REGEX_LENGTH})`);
+      const compiled = compileRegex(input.pattern, input.ignoreCase === true);
+      if (!compiled.ok) return errorResult(`invalid regular expression: ${compiled.error}`);
+      let globMatch: ((rel: string) => boolean) | undefined;
+      if (input.glob !== undefined) {
+        const problem = globPatternProblem(input.glob, 'glob');
+        if (problem) return errorResult(problem);
+        try {
+          const basenameOnly = !input.glob.includes('/');
+          const isMatch = micromatch.matcher(input.glob, { dot: true });
+          globMatch = (rel) => isMatch(basenameOnly ? rel.slice(rel.lastIndexOf('/') + 1) : rel);
+        } catch (error) {
+          return errorResult(`invalid glob: ${(error as Error).message}`);
         }
-        matches.push(line);
-        used += line.length + 1;
       }
-      batch = [];
-      batchBytes = 0;
-    };
+      const resolved = await resolveWorkspacePath(context.workspaceRoot, input.path ?? '.');
+      if (!resolved.ok) return errorResult(resolved.error);
+      const info = await stat(resolved.absolute).catch(() => undefined);
+      if (!info) return errorResult(`${resolved.relative}: no such file or directory`);
 
-    const searchFile = async (file: WalkedFile): Promise<void> => {
-      let handle;
-      try {
-        handle = await openForRead(file.absolute);
-      } catch {
-        return;
-      }
-      try {
-        if (!(await handle.stat()).isFile()) return;
-        if (await isBinaryHandle(handle)) {
-          binary += 1;
+      const run = createRegexRunner(compiled.regex, regexTimeoutMs);
+      const matches: string[] = [];
+      const budget = Math.max(500, context.limits.toolOutputLimit - 300);
+      let used = 0;
+      let full = false;
+      let searched = 0;
+      let binary = 0;
+      let failure: string | undefined;
+      let batch: Pending[] = [];
+      let batchBytes = 0;
+
+      const flush = (): void => {
+        if (batch.length === 0 || full || failure) return;
+        const result = run(batch.map((p) => p.text));
+        if (!result.ok) {
+          failure = result.error;
           return;
         }
-        searched += 1;
-        await scanLines(handle, {
-          maxLineBytes: GREP_MAX_LINE_BYTES,
-          signal: context.signal,
-          onLine: (lineNo, text) => {
-            batch.push({ file: file.relative, lineNo, text });
-            batchBytes += text.length;
-            if (batch.length >= BATCH_LINES || batchBytes >= BATCH_BYTES) flush();
-            return !full && failure === undefined;
-          },
-        });
-      } finally {
-        await handle.close();
-      }
-    };
+        for (const i of result.matches) {
+          const p = batch[i]!;
+          const text = p.text.length > GREP_MAX_LINE_CHARS ? `${p.text.slice(0, GREP_MAX_LINE_CHARS)}…` : p.text;
+          const line = `${p.file}:${p.lineNo}: ${text}`;
+          if (matches.length >= GREP_MAX_MATCHES || used + line.length + 1 > budget) {
+            full = true;
+            break;
+          }
+          matches.push(line);
+          used += line.length + 1;
+        }
+        batch = [];
+        batchBytes = 0;
+      };
 
-    if (info.isFile()) {
-      await searchFile({ absolute: resolved.absolute, relative: resolved.relative });
-    } else if (info.isDirectory()) {
-      const filter = createIgnoreFilter(rootOf(resolved.absolute, resolved.relative));
-      for await (const file of walkFiles(resolved.absolute, resolved.relative, { filter, signal: context.signal })) {
-        if (globMatch && !globMatch(file.relative)) continue;
-        await searchFile(file);
-        if (full || failure !== undefined || context.signal.aborted) break;
-      }
-    } else {
-      return errorResult(`${resolved.relative} is not a regular file or directory`);
-    }
-    flush();
+      const searchFile = async (file: WalkedFile): Promise<void> => {
+        let handle;
+        try {
+          handle = await openForRead(file.absolute);
+        } catch {
+          return;
+        }
+        try {
+          if (!(await handle.stat()).isFile()) return;
+          if (await isBinaryHandle(handle)) {
+            binary += 1;
+            return;
+          }
+          searched += 1;
+          await scanLines(handle, {
+            maxLineBytes: GREP_MAX_LINE_BYTES,
+            signal: context.signal,
+            onLine: (lineNo, text) => {
+              batch.push({ file: file.relative, lineNo, text });
+              batchBytes += text.length;
+              if (batch.length >= BATCH_LINES || batchBytes >= BATCH_BYTES) flush();
+              return !full && failure === undefined;
+            },
+          });
+        } finally {
+          await handle.close();
+        }
+      };
 
-    if (context.signal.aborted) return errorResult(`grep interrupted after ${count(searched, 'file')}`);
-    if (failure !== undefined) return errorResult(`grep stopped: ${failure}`);
-    const where = resolved.relative === '.' ? 'the workspace' : resolved.relative;
-    const skipped = binary > 0 ? `, ${binary} binary skipped` : '';
-    const stats = `${count(searched, 'file')} searched${skipped}`;
-    const shownPattern = clip(input.pattern, 80);
-    if (matches.length === 0) return okResult(`No matches for /${shownPattern}/ in ${where} (${stats})`, `/${shownPattern}/: no matches`);
-    const lines = [...matches];
-    if (full) lines.push(`[match limit reached: showing the first ${matches.length} matches; narrow the pattern, path or glob to see the rest]`);
-    return okResult(lines.join('\n'), `/${shownPattern}/: ${count(matches.length, 'match', 'matches')}${full ? '+' : ''} (${stats})`);
-  },
-};
+      if (info.isFile()) {
+        await searchFile({ absolute: resolved.absolute, relative: resolved.relative });
+      } else if (info.isDirectory()) {
+        const filter = createIgnoreFilter(rootOf(resolved.absolute, resolved.relative));
+        for await (const file of walkFiles(resolved.absolute, resolved.relative, { filter, signal: context.signal })) {
+          if (globMatch && !globMatch(file.relative)) continue;
+          await searchFile(file);
+          if (full || failure !== undefined || context.signal.aborted) break;
+        }
+      } else {
+        return errorResult(`${resolved.relative} is not a regular file or directory`);
+      }
+      flush();
+
+      if (context.signal.aborted) return errorResult(`grep interrupted after ${count(searched, 'file')}`);
+      if (failure !== undefined) return errorResult(`grep stopped: ${failure}`);
+      const where = resolved.relative === '.' ? 'the workspace' : resolved.relative;
+      const skipped = binary > 0 ? `, ${binary} binary skipped` : '';
+      const stats = `${count(searched, 'file')} searched${skipped}`;
+      const shownPattern = clip(input.pattern, 80);
+      if (matches.length === 0) return okResult(`No matches for /${shownPattern}/ in ${where} (${stats})`, `/${shownPattern}/: no matches`);
+      const lines = [...matches];
+      if (full) lines.push(`[match limit reached: showing the first ${matches.length} matches; narrow the pattern, path or glob to see the rest]`);
+      return okResult(lines.join('\n'), `/${shownPattern}/: ${count(matches.length, 'match', 'matches')}${full ? '+' : ''} (${stats})`);
+    },
+  };
+}
+
+/** `grep` with the default regex watchdog (REGEX_BATCH_TIMEOUT_MS per batch). */
+export const grepTool: Tool<Input> = createGrepTool();
