@@ -212,3 +212,14 @@ test('run.json with a wrong shape, a foreign id or a newer version: clear errors
     await assert.rejects(runs.get(run.id), /made by a newer Legion/);
   });
 });
+
+test('a damaged run older than the newest readable one does not stop latest()', async () => {
+  await withTempDir(async (dir) => {
+    const layout = layoutFor(dir);
+    const runs = createRunStore(layout, steppingClock(), counterIds());
+    const old = await runs.create(new Date('2026-01-01T00:00:00Z'));
+    const fresh = await runs.create(new Date('2026-02-01T00:00:00Z'));
+    await writeFile(layout.runFile(old.id), '{"version":1,');
+    assert.equal((await runs.latest())!.id, fresh.id);
+  });
+});
