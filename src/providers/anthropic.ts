@@ -1,0 +1,106 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { Provider, ProviderEvent, ProviderRequest } from './types';
+import { createAnthropicAssembler, toAnthropicRequest } from './anthropic-translate';
+import { createHttpWatch } from './http-watch';
+import { describeFailure, endedEarly } from './failure';
+
+export interface AnthropicProviderOptions {
+  readonly apiKey: string;
+  /** Default https://api.anthropic.com (the SDK appends /v1/messages). */
+  readonly baseURL?: string;
+  /** SDK retries on 408/409/429/5xx/529, each announced through `request.onNotice`. */
+  readonly maxRetries: number;
+  /** No bytes for this long (before headers or between chunks) ends the turn with an error. */
+  readonly idleTimeoutMs: number;
+  /** For tests; default global fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * The Anthropic provider: streaming Messages API through `@anthropic-ai/sdk`
+ * (`messages.create({ stream: true })`, which tolerates streams without usage, unlike
+ * `messages.stream()`). One SDK client per call, so each call has its own watched fetch.
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  const warned = new Set<string>();
+  return {
+    id: 'anthropic',
+    stream: (request, signal) => streamAnthropic(options, request, signal, warned),
+  };
+}
+
+/**
+ * `messages.create` writes model deprecation warnings with `console.warn` on every call,
+ * which would tear the TUI. It does so synchronously, so the warning is caught around the
+ * synchronous part of the call only and reported once per model as a notice instead.
+ */
+function createQuietly<T>(call: () => T, onWarning: (text: string) => void): T {
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => onWarning(args.map(String).join(' ').split('\n')[0]!);
+  try {
+    return call();
+  } finally {
+    console.warn = original;
+  }
+}
+
+async function* streamAnthropic(
+  options: AnthropicProviderOptions,
+  request: ProviderRequest,
+  signal: AbortSignal,
+  warned: Set<string>,
+): AsyncGenerator<ProviderEvent> {
+  const { maxRetries, idleTimeoutMs } = options;
+  const watch = createHttpWatch({
+    vendor: 'anthropic',
+    maxRetries,
+    idleTimeoutMs,
+    signal,
+    baseFetch: options.fetch,
+    onNotice: request.onNotice,
+  });
+  const ctx = { watch, callerSignal: signal, idleTimeoutMs, maxRetries };
+  const assembler = createAnthropicAssembler(request.model);
+  let failure: ProviderEvent | null = null;
+  try {
+    const client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL ?? 'https://api.anthropic.com',
+      maxRetries,
+      timeout: Math.max(600_000, idleTimeoutMs + 1_000),
+      fetch: watch.fetch,
+      logLevel: 'off',
+      openTelemetry: false,
+    });
+    const params = toAnthropicRequest(request);
+    const stream = await createQuietly(
+      () => client.messages.create(params, { signal: watch.signal }),
+      (text) => {
+        if (warned.has(request.model)) return;
+        warned.add(request.model);
+        request.onNotice?.('info', `anthropic: ${text}`);
+      },
+    );
+    for await (const event of stream) {
+      for (const out of assembler.push(event)) yield out;
+    }
+    // The SDK ends an aborted stream silently: say why it stopped.
+    if (watch.signal.aborted) failure = describeFailure('anthropic', new Error('aborted'), ctx);
+    else {
+      const finish = assembler.finish();
+      if (finish) {
+        yield* finish;
+        return;
+      }
+      failure = endedEarly('anthropic', watch);
+    }
+  } catch (error) {
+    failure = describeFailure('anthropic', error, ctx);
+  } finally {
+    watch.dispose();
+  }
+  // Tokens already billed are still reported.
+  const usage = assembler.usage();
+  if (usage) yield usage;
+  yield failure;
+}

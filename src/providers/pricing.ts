@@ -1,0 +1,118 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { parseYamlSource } from '../config/yaml-source';
+
+/** Prices of one model in USD per million tokens. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/** Token counts of one call (`usage` ProviderEvent / event). `inputTokens` excludes cache reads and writes. */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+}
+
+const price = z.number().min(0);
+const entrySchema = z.strictObject({
+  input: price,
+  output: price,
+  cacheRead: price.optional(),
+  cacheWrite: price.optional(),
+  aliases: z.array(z.string().min(1)).optional(),
+});
+export const modelsFileSchema = z.strictObject({
+  version: z.literal(1).default(1),
+  models: z.record(z.string().min(1), entrySchema).default({}),
+});
+
+export interface Pricing {
+  /** The price of `model`, by exact id or alias, else by a base entry of a dated id; null when unknown. */
+  priceOf(model: string): ModelPrice | null;
+  /** USD cost of one call; null when the model has no price (never 0 for an unknown model). */
+  costOf(model: string, usage: TokenUsage): number | null;
+  readonly models: ReadonlyMap<string, ModelPrice>;
+}
+
+export type PricingLoad = { ok: true; pricing: Pricing } | { ok: false; error: string };
+
+/** Suffixes a dated or aliased id may add to its base entry. */
+const SUFFIX = /^(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-latest)$/;
+
+export function createPricing(table: Readonly<Record<string, ModelPrice>>): Pricing {
+  const models = new Map<string, ModelPrice>(Object.entries(table).map(([k, v]) => [k.toLowerCase(), v]));
+  const priceOf = (model: string): ModelPrice | null => {
+    const id = model.trim().toLowerCase();
+    const exact = models.get(id);
+    if (exact) return exact;
+    let best: { key: string; price: ModelPrice } | null = null;
+    for (const [key, value] of models) {
+      if (id.startsWith(key) && SUFFIX.test(id.slice(key.length)) && (!best || key.length > best.key.length)) best = { key, price: value };
+    }
+    return best?.price ?? null;
+  };
+  return {
+    models,
+    priceOf,
+    costOf(model, usage) {
+      const p = priceOf(model);
+      if (!p) return null;
+      const micro =
+        usage.inputTokens * p.input + usage.outputTokens * p.output + usage.cacheReadTokens * p.cacheRead + usage.cacheWriteTokens * p.cacheWrite;
+      return micro / 1_000_000;
+    },
+  };
+}
+
+/** Parse one models file into a price table (aliases expanded); errors as `file:line: path: message`. */
+export function parseModelsFile(text: string, file: string): { ok: true; table: Record<string, ModelPrice> } | { ok: false; error: string } {
+  const parsed = parseYamlSource(text, file);
+  if (!parsed.ok) return parsed;
+  const result = modelsFileSchema.safeParse(parsed.source.data);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    return { ok: false, error: `${file}:${parsed.source.lineOf(path) ?? 1}: ${path.join('.') || '(root)'}: ${issue.message}` };
+  }
+  const table: Record<string, ModelPrice> = {};
+  for (const [id, e] of Object.entries(result.data.models)) {
+    const p: ModelPrice = { input: e.input, output: e.output, cacheRead: e.cacheRead ?? e.input, cacheWrite: e.cacheWrite ?? e.input };
+    table[id] = p;
+    for (const alias of e.aliases ?? []) table[alias] = p;
+  }
+  return { ok: true, table };
+}
+
+/** The shipped prices, then the user's, then the project's (later files override by model id). */
+export function defaultPricingFiles(appDir: string, workspaceRoot: string, home = homedir()): string[] {
+  return [
+    join(appDir, 'config', 'models.yaml'),
+    join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'legion', 'models.yaml'),
+    join(workspaceRoot, '.legion', 'models.yaml'),
+  ];
+}
+
+/** Load and merge price files; a missing file is skipped, a bad one is an error naming file and line. */
+export async function loadPricing(files: readonly string[]): Promise<PricingLoad> {
+  const table: Record<string, ModelPrice> = {};
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return { ok: false, error: `${file}: cannot read: ${(error as Error).message}` };
+    }
+    const parsed = parseModelsFile(text, file);
+    if (!parsed.ok) return parsed;
+    Object.assign(table, parsed.table);
+  }
+  return { ok: true, pricing: createPricing(table) };
+}
