@@ -1,0 +1,85 @@
+/**
+ * The benchmarks the harness knows, and the budget of each figure (issue 8, DESIGN).
+ * A benchmark is a module `test/bench/<name>.ts` exporting `run(opts): Promise<Record<string, number>>`;
+ * its figures are reported as `<prefix>.<key>` where prefix is the camelCase name
+ * (`long-session` → `longSession`). A figure without a budget here is reported, not judged.
+ */
+
+/** `lower`: the figure must be ≤ budget (times, memory); `higher`: ≥ budget (throughput). */
+export type Direction = 'lower' | 'higher';
+
+export interface Budget {
+  /** Figure key, or a pattern with `*` (e.g. `longSession.*P95Ms`). */
+  readonly figure: string;
+  readonly budget: number;
+  readonly direction: Direction;
+  readonly unit: string;
+  /** What it measures, for the README table. */
+  readonly label: string;
+  /**
+   * Absolute tolerance for the baseline comparison: a figure regresses only when it is
+   * more than 20% AND more than `slack` worse than its baseline (tiny figures are noisy).
+   */
+  readonly slack?: number;
+}
+
+/** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'long-session', 'loop', 'append', 'resume', 'rules'] as const;
+export type BenchmarkName = (typeof BENCHMARKS)[number];
+
+export const BUDGETS: readonly Budget[] = [
+  { figure: 'startup.firstFrameMs', budget: 200, direction: 'lower', unit: 'ms', label: 'built CLI to first full frame (tmux)', slack: 15 },
+  { figure: 'idle.cpuMs5s', budget: 20, direction: 'lower', unit: 'ms', label: 'CPU time over 5 s idle', slack: 5 },
+  { figure: 'stream.cpuPerDeltaMs', budget: 0.35, direction: 'lower', unit: 'ms', label: 'CPU per delta, 4 lanes × 1,000 deltas', slack: 0.02 },
+  { figure: 'stream.keyToFrameP95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'keystroke to frame p95 while streaming', slack: 2 },
+  { figure: 'longSession.rssMb100k', budget: 150, direction: 'lower', unit: 'MB', label: 'RSS with 100,000 messages', slack: 10 },
+  { figure: 'longSession.*P95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'action p95 in a 10,000-message session', slack: 2 },
+  { figure: 'loop.turnsPerSecond', budget: 2000, direction: 'higher', unit: 'turns/s', label: 'faux-provider agent turns per second' },
+  { figure: 'append.ratio10kTo10', budget: 1.5, direction: 'lower', unit: '×', label: 'append at 10,000 lines ÷ append at 10', slack: 0.1 },
+  { figure: 'resume.readyMs', budget: 300, direction: 'lower', unit: 'ms', label: '20,000-message run ready', slack: 20 },
+  { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
+];
+
+/** `long-session` → `longSession`. */
+export function figurePrefix(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function matches(pattern: string, key: string): boolean {
+  if (!pattern.includes('*')) return pattern === key;
+  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return re.test(key);
+}
+
+/** The budget that judges a figure key (first match), if any. */
+export function budgetFor(key: string): Budget | undefined {
+  return BUDGETS.find((b) => matches(b.figure, key));
+}
+
+/** True when `value` meets `budget`. NaN never does. */
+export function withinBudget(value: number, budget: Budget): boolean {
+  if (!Number.isFinite(value)) return false;
+  return budget.direction === 'lower' ? value <= budget.budget : value >= budget.budget;
+}
+
+/**
+ * True when `value` is more than 20% (and more than `slack`) worse than `baseline`:
+ * higher for `lower` figures, lower for `higher` figures.
+ */
+export function regressed(value: number, baseline: number, budget: Pick<Budget, 'direction' | 'slack'>): boolean {
+  if (!Number.isFinite(value)) return true;
+  const slack = budget.slack ?? 0;
+  return budget.direction === 'lower'
+    ? value > baseline * 1.2 && value - baseline > slack
+    : value < baseline * 0.8 && baseline - value > slack;
+}
+
+/** A unit guessed from a figure's name, for figures without a budget (`at10kMicros` → µs). */
+export function unitOf(key: string): string | undefined {
+  if (/Micros\d*$/.test(key)) return 'µs';
+  if (/Ms(\d+s)?$/.test(key)) return 'ms';
+  if (/Mb(\d+k)?$/.test(key)) return 'MB';
+  if (/PerSecond$/.test(key)) return '/s';
+  if (/(^|\.)ratio/.test(key)) return '×';
+  return undefined;
+}
