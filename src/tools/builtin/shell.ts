@@ -30,6 +30,13 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+export interface ShellToolOptions {
+  /** Between SIGTERM and SIGKILL (default SHELL_KILL_GRACE_MS). */
+  readonly killGraceMs?: number;
+  /** Wait for the pipes after bash exits (default SHELL_DRAIN_MS). */
+  readonly drainMs?: number;
+}
+
 /**
  * `shell`: `bash -c command` in the workspace root, in its own process group, stdin
  * closed. stdout and stderr are interleaved into one head+tail buffer sized by the
@@ -39,25 +46,38 @@ function childEnv(): NodeJS.ProcessEnv {
  * Background processes that outlive bash keep running; their output is no longer read.
  * The shell is NOT confined to the workspace (only its cwd is); rules and approvals gate it.
  */
-export const shellTool: Tool<Input> = {
-  name: 'shell',
-  description:
-    'Run a bash command in the workspace root (stdin is closed). Returns the combined stdout/stderr (long output keeps ' +
-    'its head and tail) and the exit code. The command is killed on timeout.',
-  schema,
-  keyArgument: (input) => input.command,
-  execute(input, context) {
-    if (input.command.trim().length === 0) return Promise.resolve(errorResult('command is empty'));
-    if (input.command.length > MAX_COMMAND_LENGTH) {
-      return Promise.resolve(errorResult(`command is too long (${input.command.length} characters; at most ${MAX_COMMAND_LENGTH})`));
-    }
-    if (input.command.includes('\0')) return Promise.resolve(errorResult('command contains a NUL byte'));
-    if (context.signal.aborted) return Promise.resolve(errorResult('shell interrupted before it started'));
-    return runShell(input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal);
-  },
-};
+export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
+  const timing = { killGraceMs: options.killGraceMs ?? SHELL_KILL_GRACE_MS, drainMs: options.drainMs ?? SHELL_DRAIN_MS };
+  return {
+    name: 'shell',
+    description:
+      'Run a bash command in the workspace root (stdin is closed). Returns the combined stdout/stderr (long output keeps ' +
+      'its head and tail) and the exit code. The command is killed on timeout.',
+    schema,
+    keyArgument: (input) => input.command,
+    execute(input, context) {
+      if (input.command.trim().length === 0) return Promise.resolve(errorResult('command is empty'));
+      if (input.command.length > MAX_COMMAND_LENGTH) {
+        return Promise.resolve(errorResult(`command is too long (${input.command.length} characters; at most ${MAX_COMMAND_LENGTH})`));
+      }
+      if (input.command.includes('\0')) return Promise.resolve(errorResult('command contains a NUL byte'));
+      if (context.signal.aborted) return Promise.resolve(errorResult('shell interrupted before it started'));
+      return runShell(input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing);
+    },
+  };
+}
 
-function runShell(command: string, timeoutMs: number, cwd: string, outputLimit: number, signal: AbortSignal) {
+/** `shell` with the default kill grace and drain times. */
+export const shellTool: Tool<Input> = createShellTool();
+
+function runShell(
+  command: string,
+  timeoutMs: number,
+  cwd: string,
+  outputLimit: number,
+  signal: AbortSignal,
+  timing: { readonly killGraceMs: number; readonly drainMs: number },
+) {
   return new Promise<ToolResult>((resolveResult) => {
     const half = Math.max(256, Math.floor((outputLimit - 200) / 2));
     const output = new HeadTailBuffer(half, half);
@@ -82,7 +102,7 @@ function runShell(command: string, timeoutMs: number, cwd: string, outputLimit: 
       if (stopReason || settled) return;
       stopReason = reason;
       killGroup('SIGTERM');
-      killTimer = setTimeout(() => killGroup('SIGKILL'), SHELL_KILL_GRACE_MS);
+      killTimer = setTimeout(() => killGroup('SIGKILL'), timing.killGraceMs);
     };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = (): void => stop('interrupted');
@@ -115,7 +135,7 @@ function runShell(command: string, timeoutMs: number, cwd: string, outputLimit: 
     child.on('exit', (code, sig) => {
       exit = { code, signal: sig };
       // Output may still be in the pipes; background children may hold them open forever.
-      drainTimer = setTimeout(() => finish(), stopReason ? 50 : SHELL_DRAIN_MS);
+      drainTimer = setTimeout(() => finish(), stopReason ? 50 : timing.drainMs);
     });
     child.on('close', () => finish());
   });
