@@ -29,6 +29,8 @@ export function appendProblem(previous: Message | undefined, next: Message): str
   }
   const ids = new Set<string>();
   for (const b of next.content) {
+    const shape = blockShapeProblem(b);
+    if (shape) return shape;
     if (b.type === 'tool_use') {
       if (next.role !== 'assistant') return `a tool_use (${b.id}) in a ${next.role} message`;
       if (ids.has(b.id)) return `tool_use id ${b.id} appears twice`;
@@ -49,4 +51,22 @@ export function appendProblem(previous: Message | undefined, next: Message): str
     }
   }
   return null;
+}
+
+/** What would make the block fail `messageSchema` when read back, or `null`. */
+function blockShapeProblem(block: unknown): string | null {
+  if (typeof block !== 'object' || block === null) return 'a content block that is not an object';
+  const b = block as Record<string, unknown>;
+  const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
+  switch (b.type) {
+    case 'text':
+      return typeof b.text === 'string' ? null : 'a text block without a string "text"';
+    case 'tool_use':
+      return nonEmpty(b.id) && nonEmpty(b.name) ? null : 'a tool_use without a non-empty "id" and "name"';
+    case 'tool_result':
+      if (!nonEmpty(b.toolUseId) || typeof b.content !== 'string') return 'a tool_result without a non-empty "toolUseId" and a string "content"';
+      return b.isError === undefined || typeof b.isError === 'boolean' ? null : 'a tool_result whose "isError" is not a boolean';
+    default:
+      return `a content block of unknown type "${String(b.type)}"`;
+  }
 }

@@ -98,6 +98,11 @@ test('appendProblem allows consecutive same-role messages without tool calls', (
   assert.equal(appendProblem(assistantText('a'), assistantText('b')), null);
   assert.equal(appendProblem(assistantText('a'), userText('b')), null);
   assert.match(appendProblem(undefined, assistantTools([{ id: 'x', name: 'a' }, { id: 'x', name: 'b' }])) ?? '', /appears twice/);
+  // Shapes that would not read back are refused too.
+  assert.match(appendProblem(undefined, assistantTools([{ id: '', name: 'a' }])) ?? '', /tool_use without a non-empty "id"/);
+  assert.match(appendProblem(undefined, { role: 'user', content: [{ type: 'text', text: 5 as unknown as string }], at: 'x' }) ?? '', /text block/);
+  assert.match(appendProblem(undefined, { role: 'user', content: [{ type: 'image' } as never], at: 'x' }) ?? '', /unknown type "image"/);
+  assert.match(appendProblem(undefined, { role: 'user', content: [], at: 5 as unknown as string }) ?? '', /"at" is not a string/);
 });
 
 test('a read-only store refuses appends', async () => {
