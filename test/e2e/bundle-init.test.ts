@@ -14,10 +14,14 @@ function newest(path: string): number {
   return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
 }
 
-/** Build the bundle once: only when missing or older than a source (scripts/test.mjs builds before e2e). */
+/**
+ * Build the bundle once: only when missing or older than a source. Under scripts/test.mjs
+ * (LEGION_TEST=1) it was just built, and rebuilding could race other e2e tests running it.
+ */
 function ensureBundle(): void {
   let built = 0;
   try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
+  if (built > 0 && process.env.LEGION_TEST === '1') return;
   const sources = Math.max(...['src', 'components', 'bin', 'package.json'].map((p) => newest(resolve(ROOT, p))));
   if (built >= sources) return;
   const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
