@@ -1,0 +1,108 @@
+import micromatch from 'micromatch';
+import type { Participant } from '../collective/participant';
+import type { CallToAuthorize, Decision, Verdict } from './types';
+import type { AllowanceSet } from './allowances';
+import { applyPolicy, policyFor } from './policy';
+import { evaluateRules, type RuleOutcome } from './rules/evaluate';
+import { hasGlobSyntax, isPathField } from './rules/known-tools';
+import { confinementProblem, normalizeRulePath } from './rules/paths';
+import type { RuleSet } from './rules/rule-set';
+
+export interface AuthorizerOptions {
+  readonly ruleSet: RuleSet;
+  readonly getParticipant: (id: string) => Participant | undefined;
+  /** Absolute workspace root. */
+  readonly workspaceRoot: string;
+  /** Session allowances of the run; they only turn an `ask` into `allow`. */
+  readonly allowances?: AllowanceSet;
+  /**
+   * Optional: the workspace-relative real path of a workspace-relative path (symlinks
+   * resolved), or null when it cannot be resolved. When given and different, the rules
+   * are evaluated for both paths and the stricter outcome holds, so a symlink `notes → .env`
+   * does not launder a secret.
+   */
+  readonly realPath?: (relativePath: string) => string | null;
+}
+
+export type Authorizer = (call: CallToAuthorize) => Verdict;
+
+/**
+ * Authorize one tool call (DESIGN §7.1–7.3), synchronously and without side effects:
+ *   1. the participant must exist, be active and hold the tool (`tools`, exact names or
+ *      globs; the user holds every tool) — else deny, source `tools`;
+ *   2. path fields must stay in the workspace and out of `.legion/` (lexical; the tools
+ *      re-check with realpath) — else deny, source `confinement`;
+ *   3. the rules (deny > ask > allow);
+ *   4. the participant's `toolAuthorizations` (only stricter; decide where no rule matched),
+ *      then `defaults.unmatched`;
+ *   5. a session allowance turns a remaining `ask` into `allow` (never a deny), source `allowance`.
+ */
+export function createAuthorizer(options: AuthorizerOptions): Authorizer {
+  const { ruleSet, getParticipant, workspaceRoot, allowances, realPath } = options;
+  return (call) => {
+    const participant = getParticipant(call.participantId);
+    if (!participant) return deny('tools', `unknown participant "${call.participantId}"`);
+    if (participant.status === 'retired') return deny('tools', `"${participant.id}" is retired`);
+    if (participant.kind === 'agent' && !holdsTool(participant.tools, call.toolName)) {
+      return deny('tools', `"${participant.id}" does not have the tool "${call.toolName}"`);
+    }
+    const confinement = confinementOf(call.input, workspaceRoot);
+    if (confinement) return deny('confinement', confinement);
+
+    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot };
+    let rules = evaluateRules(ruleSet, query);
+    if (realPath && rules.decision !== 'deny') {
+      const resolved = withRealPaths(call.input, workspaceRoot, realPath);
+      if (resolved) rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
+    }
+    const policy = participant.kind === 'agent' ? policyFor(participant.toolAuthorizations, call.toolName) : null;
+    const verdict = applyPolicy(rules, policy, ruleSet.unmatched);
+    if (verdict.decision === 'ask' && allowances) {
+      const allowance = allowances.find(call, workspaceRoot);
+      if (allowance) return { decision: 'allow', ruleId: allowance.rule.id, reason: allowance.rule.reason ?? 'allowed for this session', source: 'allowance' };
+    }
+    return verdict;
+  };
+}
+
+function deny(source: 'tools' | 'confinement', reason: string): Verdict {
+  return { decision: 'deny', ruleId: null, reason, source };
+}
+
+/** Whether a `tools` list (exact names or globs) includes `toolName`. */
+export function holdsTool(tools: readonly string[], toolName: string): boolean {
+  if (tools.includes(toolName)) return true;
+  return tools.some((glob) => hasGlobSyntax(glob) && micromatch.isMatch(toolName, glob, { dot: true }));
+}
+
+/** The first path field of the input that leaves the workspace or enters `.legion/`, as a reason. */
+export function confinementOf(input: unknown, workspaceRoot: string): string | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+  for (const [field, value] of Object.entries(input)) {
+    if (!isPathField(field) || typeof value !== 'string') continue;
+    const problem = confinementProblem(normalizeRulePath(value, workspaceRoot));
+    if (problem) return `${field}: ${problem}`;
+  }
+  return null;
+}
+
+/** The input with path fields replaced by their real paths, or null when none differs. */
+function withRealPaths(input: unknown, workspaceRoot: string, realPath: (p: string) => string | null): Record<string, unknown> | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+  let changed: Record<string, unknown> | null = null;
+  for (const [field, value] of Object.entries(input)) {
+    if (!isPathField(field) || typeof value !== 'string') continue;
+    const lexical = normalizeRulePath(value, workspaceRoot);
+    const real = realPath(lexical);
+    if (real === null || normalizeRulePath(real, workspaceRoot) === lexical) continue;
+    changed ??= { ...(input as Record<string, unknown>) };
+    changed[field] = real;
+  }
+  return changed;
+}
+
+const STRICTNESS: Record<Decision | 'none', number> = { allow: 0, none: 1, ask: 2, deny: 3 };
+
+function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
+  return STRICTNESS[b.decision ?? 'none'] > STRICTNESS[a.decision ?? 'none'] ? b : a;
+}

@@ -1,0 +1,56 @@
+import micromatch from 'micromatch';
+import type { ToolAuthorization } from '../collective/participant';
+import type { Decision, Verdict } from './types';
+import type { RuleOutcome } from './rules/evaluate';
+
+/**
+ * Participant policies (DESIGN §7.3): `toolAuthorizations` maps tool-name globs to
+ * `auto | requires_approval | deny`. When several globs match a tool, the strictest wins
+ * (deny > requires_approval > auto), whatever their order or specificity.
+ */
+export interface PolicyHit {
+  readonly level: ToolAuthorization;
+  /** The glob that decided. */
+  readonly glob: string;
+}
+
+const RANK: Record<ToolAuthorization, number> = { auto: 0, requires_approval: 1, deny: 2 };
+
+export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthorization>> | undefined, toolName: string): PolicyHit | null {
+  let best: PolicyHit | null = null;
+  for (const [glob, level] of Object.entries(toolAuthorizations ?? {})) {
+    if (!(glob === toolName || micromatch.isMatch(toolName, glob, { dot: true }))) continue;
+    if (!best || RANK[level] > RANK[best.level]) best = { level, glob };
+  }
+  return best;
+}
+
+/**
+ * Combine the rules' outcome with a policy and the unmatched default:
+ *   - a rule's deny stands; a policy can only make a rule's ask or allow stricter;
+ *   - where no rule matched, the policy decides (auto → allow, requires_approval → ask);
+ *   - where neither speaks, `unmatched` decides.
+ */
+export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {
+  const fromRule = (decision: Decision): Verdict => ({
+    decision,
+    ruleId: rules.ruleId,
+    reason: rules.reason,
+    source: 'rule',
+    ...(rules.approver && decision === 'ask' ? { approver: rules.approver } : {}),
+  });
+  const fromPolicy = (decision: Decision, p: PolicyHit): Verdict => ({
+    decision,
+    ruleId: null,
+    reason: `policy "${p.glob}: ${p.level}"${rules.decision ? ` (rules said ${rules.decision}: ${rules.reason})` : ''}`,
+    source: 'policy',
+  });
+  if (rules.decision === 'deny') return fromRule('deny');
+  if (rules.decision !== null) {
+    if (!policy || policy.level === 'auto') return fromRule(rules.decision);
+    if (policy.level === 'deny') return fromPolicy('deny', policy);
+    return rules.decision === 'allow' ? fromPolicy('ask', policy) : fromRule('ask');
+  }
+  if (policy) return fromPolicy(policy.level === 'auto' ? 'allow' : policy.level === 'deny' ? 'deny' : 'ask', policy);
+  return { decision: unmatched, ruleId: null, reason: `no rule or policy matches (${rules.reason}); defaults.unmatched is ${unmatched}`, source: 'default' };
+}

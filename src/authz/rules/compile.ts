@@ -1,0 +1,150 @@
+import type { Decision } from '../types';
+import { participantIdSchema } from '../../collective/participant';
+import type { MatchPattern, RuleSpec } from './schema';
+import { didYouMean } from './did-you-mean';
+import { compilePathGlob, compileTextGlob, type Matcher } from './glob';
+import { KNOWN_TOOLS, KNOWN_TOOL_FIELDS, hasGlobSyntax, isPathField } from './known-tools';
+
+/** One input-field condition of a compiled rule. */
+export interface CompiledField {
+  readonly name: string;
+  /** Path fields are normalized against the workspace before matching. */
+  readonly isPath: boolean;
+  readonly test: Matcher;
+}
+
+/** A validated rule, ready to evaluate. Immutable. */
+export interface CompiledRule {
+  readonly id: string;
+  readonly decision: Decision;
+  readonly reason: string | undefined;
+  readonly approver: string | undefined;
+  /** Where it was defined (for messages and `legion rules list`). */
+  readonly file: string;
+  readonly line: number;
+  readonly spec: RuleSpec;
+  readonly matchesTool: Matcher;
+  /** null = every participant. */
+  readonly matchesParticipant: Matcher | null;
+  readonly fields: readonly CompiledField[];
+}
+
+/** A semantic problem in one rule, located by a path inside the rule. */
+export interface RuleProblem {
+  readonly path: (string | number)[];
+  readonly message: string;
+}
+
+export type RuleCompile = { ok: true; rule: CompiledRule } | { ok: false; problem: RuleProblem };
+
+/**
+ * Check and compile one shape-valid rule: tool names (literal names must be known tools,
+ * except the `mcp__` namespace; globs are not checked), match fields (for rules naming only
+ * known tools, each field must be an input field of one of them), globs and regexes.
+ */
+export function compileRule(spec: RuleSpec, file: string, line: number): RuleCompile {
+  const strict = spec.decision !== 'allow';
+  const fail = (path: (string | number)[], message: string): RuleCompile => ({ ok: false, problem: { path, message } });
+
+  const alternatives = spec.tool.split('|').map((t) => t.trim());
+  const toolTests: Matcher[] = [];
+  const literalTools: string[] = [];
+  let allLiteralKnown = true;
+  for (const alt of alternatives) {
+    if (alt === '') return fail(['tool'], `empty alternative in tool "${spec.tool}"`);
+    if (hasGlobSyntax(alt)) {
+      allLiteralKnown = false;
+      const glob = compilePathGlob(alt, strict);
+      if (!glob.ok) return fail(['tool'], glob.error);
+      toolTests.push(glob.test);
+      continue;
+    }
+    if (!KNOWN_TOOLS.includes(alt)) {
+      if (!alt.startsWith('mcp__')) return fail(['tool'], `unknown tool "${alt}"${didYouMean(alt, KNOWN_TOOLS)}`);
+      allLiteralKnown = false;
+    } else {
+      literalTools.push(alt);
+    }
+    toolTests.push(strict ? literalNoCase(alt) : (name) => name === alt);
+  }
+
+  let matchesParticipant: Matcher | null = null;
+  if (spec.participants !== undefined) {
+    const globs = typeof spec.participants === 'string' ? [spec.participants] : spec.participants;
+    const tests: Matcher[] = [];
+    for (const glob of globs) {
+      const compiled = compilePathGlob(glob, false);
+      if (!compiled.ok) return fail(['participants'], compiled.error);
+      tests.push(compiled.test);
+    }
+    matchesParticipant = anyOf(tests);
+  }
+
+  const fields: CompiledField[] = [];
+  const allowedFields = allLiteralKnown ? [...new Set(literalTools.flatMap((t) => KNOWN_TOOL_FIELDS[t] ?? []))] : null;
+  for (const [name, pattern] of Object.entries(spec.match ?? {})) {
+    if (allowedFields && !allowedFields.includes(name)) {
+      const tools = literalTools.join(', ');
+      const has = allowedFields.length ? `has ${allowedFields.join(', ')}` : 'takes no input';
+      return fail(['match', name], `unknown field "${name}" in match${didYouMean(name, allowedFields)}: ${tools} ${has}`);
+    }
+    const compiled = compilePattern(name, pattern, strict);
+    if (!compiled.ok) return fail(['match', name], compiled.error);
+    fields.push({ name, isPath: isPathField(name), test: compiled.test });
+  }
+
+  if (spec.approver !== undefined) {
+    if (!participantIdSchema.safeParse(spec.approver).success) return fail(['approver'], `approver "${spec.approver}" is not a participant id`);
+    if (spec.decision !== 'ask') return fail(['approver'], `approver only applies to decision: ask (this rule says ${spec.decision})`);
+  }
+
+  return {
+    ok: true,
+    rule: {
+      id: spec.id,
+      decision: spec.decision,
+      reason: spec.reason,
+      approver: spec.approver,
+      file,
+      line,
+      spec,
+      matchesTool: anyOf(toolTests),
+      matchesParticipant,
+      fields,
+    },
+  };
+}
+
+function compilePattern(name: string, pattern: MatchPattern, strict: boolean): { ok: true; test: Matcher } | { ok: false; error: string } {
+  if (typeof pattern === 'object' && !Array.isArray(pattern)) {
+    const { regex } = pattern as { regex: string };
+    try {
+      const re = new RegExp(`^(?:${regex})$`, strict ? 'is' : '');
+      return { ok: true, test: (value) => re.test(value) };
+    } catch (error) {
+      return { ok: false, error: `bad regex in match.${name}: ${(error as Error).message}` };
+    }
+  }
+  const globs = typeof pattern === 'string' ? [pattern] : (pattern as readonly string[]);
+  const tests: Matcher[] = [];
+  for (const glob of globs) {
+    const compiled = isPathField(name) ? compilePathGlob(glob, strict) : compileTextGlob(glob, strict);
+    if (!compiled.ok) return { ok: false, error: `match.${name}: ${compiled.error}` };
+    tests.push(compiled.test);
+  }
+  return { ok: true, test: anyOf(tests) };
+}
+
+function anyOf(tests: readonly Matcher[]): Matcher {
+  if (tests.length === 1) return tests[0]!;
+  return (value) => {
+    for (const test of tests) if (test(value)) return true;
+    return false;
+  };
+}
+
+function literalNoCase(name: string): Matcher {
+  const lower = name.toLowerCase();
+  return (value) => value === name || value.toLowerCase() === lower;
+}
+

@@ -1,0 +1,151 @@
+import type { Decision } from '../types';
+import type { CompiledRule } from './compile';
+import type { RuleSet, ToolTiers } from './rule-set';
+import { FILE_TOOLS, TOOL_NAME_PATTERN } from './known-tools';
+import { normalizeRulePath } from './paths';
+import { splitShell } from './shell-split';
+import { strictViews } from './shell-views';
+
+/** One call as the rules see it. */
+export interface RuleQuery {
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly participantId: string;
+  /** Absolute workspace root, for path normalization. */
+  readonly workspaceRoot: string;
+}
+
+/** What the rules say. `decision: null` = no rule matched (policies and defaults decide). */
+export interface RuleOutcome {
+  readonly decision: Decision | null;
+  readonly ruleId: string | null;
+  readonly reason: string;
+  readonly approver?: string;
+}
+
+type Lookup = (field: string, isPath: boolean, strict: boolean) => readonly string[] | null;
+
+/**
+ * Evaluate the rules for one call. Pure: the result depends only on the arguments.
+ * Among matching rules deny > ask > allow (first in file order within a decision).
+ * A tool name outside `[A-Za-z0-9_.:-]` (a look-alike such as Cyrillic `а`) is denied.
+ * `shell` commands are split (shell-split.ts): deny if the whole command or any part
+ * (in any of its strict views) is denied; ask if it cannot be split or anything asks;
+ * allow only if every part is allowed as written; otherwise no decision.
+ */
+export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
+  const { toolName } = query;
+  if (!TOOL_NAME_PATTERN.test(toolName)) {
+    return { decision: 'deny', ruleId: null, reason: `tool name ${JSON.stringify(toolName)} has characters outside [A-Za-z0-9_.:-]` };
+  }
+  const tiers = ruleSet.tiersFor(toolName);
+  const input = isRecord(query.input) ? query.input : {};
+  const lookup = inputLookup(input, query.workspaceRoot, toolName);
+  if (toolName === 'shell' && typeof input.command === 'string') return evaluateShell(tiers, query.participantId, input.command, lookup);
+  for (const rule of tiers.deny) if (matches(rule, query.participantId, lookup)) return outcome(rule);
+  for (const rule of tiers.ask) if (matches(rule, query.participantId, lookup)) return outcome(rule);
+  for (const rule of tiers.allow) if (matches(rule, query.participantId, lookup)) return outcome(rule);
+  return { decision: null, ruleId: null, reason: 'no rule matches' };
+}
+
+function evaluateShell(tiers: ToolTiers, participantId: string, command: string, base: Lookup): RuleOutcome {
+  const split = splitShell(command);
+  const views = new Set<string>([command]);
+  for (const part of split.commands) for (const view of strictViews(part)) views.add(view);
+
+  const strictHit = (rules: readonly CompiledRule[]): RuleOutcome | null => {
+    if (rules.length === 0) return null;
+    for (const rule of rules) {
+      for (const view of views) {
+        if (matches(rule, participantId, withCommand(base, view))) return outcome(rule, view === command ? undefined : view);
+      }
+    }
+    return null;
+  };
+
+  const denied = strictHit(tiers.deny);
+  if (denied) return denied;
+  if (!split.ok) {
+    const asked = strictHit(tiers.ask);
+    const why = `cannot check this shell command safely (${split.error})`;
+    return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
+  }
+  const asked = strictHit(tiers.ask);
+  if (asked) return asked;
+  if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+  let first: CompiledRule | null = null;
+  for (const part of split.commands) {
+    const lookup = withCommand(base, part.text);
+    const rule = tiers.allow.find((r) => matches(r, participantId, lookup));
+    if (!rule) return { decision: null, ruleId: null, reason: `no rule allows \`${part.text}\`` };
+    first ??= rule;
+  }
+  const rule = first!;
+  return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${split.commands.length > 1 ? ', …' : ''})` };
+}
+
+function matches(rule: CompiledRule, participantId: string, lookup: Lookup): boolean {
+  if (rule.matchesParticipant && !rule.matchesParticipant(participantId)) return false;
+  const strict = rule.decision !== 'allow';
+  for (const field of rule.fields) {
+    const values = lookup(field.name, field.isPath, strict);
+    if (!values) return false;
+    let hit = false;
+    for (const value of values) {
+      if (field.test(value)) {
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+
+function outcome(rule: CompiledRule, view?: string): RuleOutcome {
+  const reason = (rule.reason ?? `${rule.decision} by rule ${rule.id}`) + (view !== undefined ? ` (matched \`${view}\`)` : '');
+  return rule.approver ? { decision: rule.decision, ruleId: rule.id, reason, approver: rule.approver } : { decision: rule.decision, ruleId: rule.id, reason };
+}
+
+/**
+ * Whether one rule matches a call as a whole, without shell splitting (used for session
+ * allowances, whose `command` is the exact command line the user approved).
+ */
+export function ruleMatchesCall(rule: CompiledRule, query: RuleQuery): boolean {
+  if (!TOOL_NAME_PATTERN.test(query.toolName) || !rule.matchesTool(query.toolName)) return false;
+  const input = isRecord(query.input) ? query.input : {};
+  return matches(rule, query.participantId, inputLookup(input, query.workspaceRoot, query.toolName));
+}
+
+/**
+ * Field values of the input as rules see them: strings as given (path fields normalized;
+ * an absent `path` of a file tool is the workspace root `.`),
+ * numbers and booleans as text; for strict rules an array yields its string items (so a
+ * deny still catches `path: ['.env']`); anything else matches no pattern.
+ */
+function inputLookup(input: Record<string, unknown>, workspaceRoot: string, toolName: string): Lookup {
+  const cache = new Map<string, readonly string[] | null>();
+  return (field, isPath, strict) => {
+    const key = `${strict ? 's' : 'a'}${field}`;
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    let value = Object.hasOwn(input, field) ? input[field] : undefined;
+    if (value === undefined && field === 'path' && FILE_TOOLS.has(toolName)) value = '.';
+    let values: string[] | null = null;
+    if (typeof value === 'string') values = [value];
+    else if (typeof value === 'number' || typeof value === 'boolean') values = [String(value)];
+    else if (strict && Array.isArray(value)) values = value.filter((v): v is string => typeof v === 'string');
+    if (values && isPath) values = values.map((v) => normalizeRulePath(v, workspaceRoot));
+    cache.set(key, values);
+    return values;
+  };
+}
+
+function withCommand(base: Lookup, command: string): Lookup {
+  const value = [command];
+  return (field, isPath, strict) => (field === 'command' ? value : base(field, isPath, strict));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

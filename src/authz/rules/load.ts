@@ -1,0 +1,109 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Decision } from '../types';
+import { parseYamlSource, type YamlSource } from '../../config/yaml-source';
+import { compileRule, type CompiledRule } from './compile';
+import { createRuleSet, type RuleSet } from './rule-set';
+import { describeIssue, ruleFileHeadSchema, ruleSpecSchema } from './schema';
+
+export type RuleLoad = { ok: true; ruleSet: RuleSet } | { ok: false; error: string };
+
+/** One rules file's text (null = the file does not exist). */
+export interface RuleSource {
+  readonly file: string;
+  readonly text: string | null;
+}
+
+/**
+ * The rule layers, lowest first: the shipped `config/rules.yaml`, the user's
+ * `~/.config/legion/rules.yaml` (honouring XDG_CONFIG_HOME), the project's `.legion/rules.yaml`.
+ */
+export function defaultRuleFiles(appDir: string, workspaceRoot: string, env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return [join(appDir, 'config', 'rules.yaml'), join(configHome, 'legion', 'rules.yaml'), join(workspaceRoot, '.legion', 'rules.yaml')];
+}
+
+/**
+ * Read, validate and compile rule files (lowest priority first; missing files are skipped).
+ * Rules are concatenated in file order; a later file's `defaults` override. The first
+ * problem stops the load with `file:line: rule <id>: what is wrong`; nothing is skipped.
+ */
+export async function loadRuleFiles(files: readonly string[]): Promise<RuleLoad> {
+  const sources: RuleSource[] = [];
+  for (const file of files) {
+    try {
+      sources.push({ file, text: await readFile(file, 'utf8') });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      return { ok: false, error: `${file}: cannot read: ${(error as Error).message}` };
+    }
+  }
+  return parseRuleSources(sources);
+}
+
+/** Validate already-read rule texts (lowest priority first). Synchronous; used by tests and benches. */
+export function parseRuleSources(sources: readonly RuleSource[]): RuleLoad {
+  const rules: CompiledRule[] = [];
+  const files: { file: string; rules: number }[] = [];
+  let unmatched: Decision = 'ask';
+  for (const { file, text } of sources) {
+    if (text === null) continue;
+    const parsed = parseYamlSource(text, file);
+    if (!parsed.ok) return { ok: false, error: parsed.error };
+    const result = compileFile(parsed.source);
+    if (!result.ok) return result;
+    rules.push(...result.rules);
+    files.push({ file, rules: result.rules.length });
+    if (result.unmatched) unmatched = result.unmatched;
+  }
+  return { ok: true, ruleSet: createRuleSet(rules, unmatched, files) };
+}
+
+type FileCompile = { ok: true; rules: CompiledRule[]; unmatched: Decision | undefined } | { ok: false; error: string };
+
+function compileFile(source: YamlSource): FileCompile {
+  const { file, data } = source;
+  const at = (path: (string | number)[]) => `${file}:${source.lineOf(path) ?? 1}`;
+  // An empty file is an empty layer.
+  if (data === null || (typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0)) {
+    return { ok: true, rules: [], unmatched: undefined };
+  }
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    return { ok: false, error: `${file}:1: a rules file is a mapping with version: 1, defaults and rules` };
+  }
+  const head = ruleFileHeadSchema.safeParse(data);
+  if (!head.success) {
+    const problem = describeIssue(head.error, data, 'file');
+    return { ok: false, error: `${at(problem.path)}: ${problem.message}` };
+  }
+  const rawRules = head.data.rules ?? [];
+  const rules: CompiledRule[] = [];
+  const seen = new Map<string, number>();
+  for (let i = 0; i < rawRules.length; i++) {
+    const raw = rawRules[i];
+    const rulePath = ['rules', i];
+    const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+    const label = id ? `rule ${id}` : `rule #${i + 1}`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      return { ok: false, error: `${at(rulePath)}: ${label}: expected a mapping with id, decision and tool` };
+    }
+    const shape = ruleSpecSchema.safeParse(raw);
+    if (!shape.success) {
+      const problem = describeIssue(shape.error, raw, 'rule');
+      return { ok: false, error: `${at([...rulePath, ...problem.path])}: ${label}: ${problem.message}` };
+    }
+    const spec = shape.data;
+    const line = source.lineOf(rulePath) ?? 1;
+    const previous = seen.get(spec.id);
+    if (previous !== undefined) {
+      return { ok: false, error: `${at([...rulePath, 'id'])}: ${label}: duplicate id (also at line ${previous})` };
+    }
+    seen.set(spec.id, line);
+    const compiled = compileRule(spec, file, line);
+    if (!compiled.ok) return { ok: false, error: `${at([...rulePath, ...compiled.problem.path])}: ${label}: ${compiled.problem.message}` };
+    rules.push(compiled.rule);
+  }
+  return { ok: true, rules, unmatched: head.data.defaults?.unmatched };
+}

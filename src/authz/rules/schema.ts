@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { didYouMean } from './did-you-mean';
+
+/**
+ * The shape of a rules file (DESIGN §7), strict: an unknown field is an error.
+ * Semantic checks (tool names, match fields, globs, regexes, duplicate ids) happen in
+ * compile.ts; this file only describes the shape and turns zod issues into one line.
+ */
+export const decisionSchema = z.enum(['allow', 'ask', 'deny']);
+
+export const regexPatternSchema = z.strictObject({ regex: z.string().min(1) });
+
+/** A string is a glob, a list is any-of (OR), `{ regex }` is a full-match regex. */
+export const matchPatternSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), regexPatternSchema]);
+
+export const ruleSpecSchema = z.strictObject({
+  id: z.string().regex(/^[^\s]{1,100}$/, 'a rule id is 1–100 characters without spaces'),
+  decision: decisionSchema,
+  /** `|`-separated alternatives, each a glob over tool names. */
+  tool: z.string().min(1),
+  /** Participant id globs; absent = everyone. A single string is a one-item list. */
+  participants: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /** Input field → pattern; every field listed must match (AND). */
+  match: z.record(z.string().min(1), matchPatternSchema).optional(),
+  reason: z.string().optional(),
+  /** Explicit approver (participant id) for an `ask`. */
+  approver: z.string().min(1).optional(),
+});
+
+export type RuleSpec = z.infer<typeof ruleSpecSchema>;
+export type MatchPattern = z.infer<typeof matchPatternSchema>;
+
+export const RULE_FIELDS: readonly string[] = ['id', 'decision', 'tool', 'participants', 'match', 'reason', 'approver'];
+const FILE_FIELDS: readonly string[] = ['version', 'defaults', 'rules'];
+const DEFAULTS_FIELDS: readonly string[] = ['unmatched'];
+
+export const ruleFileHeadSchema = z.strictObject({
+  version: z.literal(1),
+  defaults: z.strictObject({ unmatched: decisionSchema.optional() }).optional(),
+  rules: z.array(z.unknown()).nullable().optional(),
+});
+
+/** A zod issue as `{ path, message }`, with wording a rules author understands. */
+export interface ShapeProblem {
+  readonly path: (string | number)[];
+  readonly message: string;
+}
+
+/** Describe the first zod issue; `data` is the validated value (to quote what was given). */
+export function describeIssue(error: z.ZodError, data: unknown, where: 'file' | 'rule'): ShapeProblem {
+  const issue = error.issues[0]!;
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const given = valueAt(data, path);
+  const last = path[path.length - 1];
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const key = issue.keys[0]!;
+      const fields = fieldsAt(path, where);
+      return { path: [...path, key], message: `unknown field "${key}"${didYouMean(key, fields)}` };
+    }
+    case 'invalid_value':
+      if (last === 'decision' || last === 'unmatched') {
+        return { path, message: `unknown decision ${JSON.stringify(given)} (allow, ask or deny)${typeof given === 'string' ? didYouMean(given, ['allow', 'ask', 'deny']) : ''}` };
+      }
+      if (last === 'version') return { path, message: `unsupported version ${JSON.stringify(given)} (this Legion reads version: 1)` };
+      return { path, message: issue.message };
+    case 'invalid_type':
+      if (given === undefined) return { path, message: `missing "${String(last ?? '')}"` };
+      return { path, message: `${path.join('.') || 'the file'}: ${issue.message.replace(/^Invalid input: /, '')}` };
+    case 'invalid_union':
+      if (path[0] === 'match') return { path, message: `match.${String(path[1])}: expected a glob string, a list of globs or { regex: "…" }` };
+      if (last === 'participants') return { path, message: 'participants: expected a glob or a list of globs' };
+      return { path, message: `${path.join('.')}: ${issue.message}` };
+    default:
+      return { path, message: `${path.join('.') || 'the file'}: ${issue.message}` };
+  }
+}
+
+function fieldsAt(path: readonly (string | number)[], where: 'file' | 'rule'): readonly string[] {
+  if (where === 'rule') return path.length === 0 ? RULE_FIELDS : ['regex'];
+  return path.length === 0 ? FILE_FIELDS : DEFAULTS_FIELDS;
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let node = data;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}

@@ -1,0 +1,79 @@
+import { splitShell, type ShellCommand } from './shell-split';
+
+/**
+ * The texts deny and ask rules are checked against for one simple command, so that a
+ * deny for `rm -rf /` also catches `\rm -rf /`, `"rm" -rf /`, `/bin/rm -rf /`,
+ * `sudo rm -rf /`, `env X=1 rm -rf /`, `then rm -rf /`, `sh -c 'rm -rf /'` and
+ * `eval "rm -rf /"`:
+ *   - the command's text as written (what allow rules see),
+ *   - its words with quotes and escapes removed,
+ *   - with a path-qualified command name reduced to its basename,
+ *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
+ *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words,
+ *   - for `sh|bash|… -c <script>`, `su -c <script>` and `eval <args>`, the views of every
+ *     command in the script, recursively.
+ * Allow rules never see these views: a wrapped command never inherits an allow.
+ */
+export function strictViews(command: ShellCommand, depth = 0): string[] {
+  const views = new Set<string>([command.text]);
+  if (command.kind === 'compound') return [...views];
+  const words = command.words;
+  views.add(words.join(' '));
+  const first = words[0] ?? '';
+  const base = basename(first);
+  if (base !== first) views.add([base, ...words.slice(1)].join(' '));
+  if (isPrefix(first) || isPrefix(base)) {
+    for (let k = 1; k < words.length; k++) {
+      const rest = words.slice(k);
+      views.add(rest.join(' '));
+      const restBase = basename(rest[0]!);
+      if (restBase !== rest[0]) views.add([restBase, ...rest.slice(1)].join(' '));
+    }
+  }
+  if (depth < 8) {
+    for (const script of embeddedScripts(words)) {
+      const split = splitShell(script);
+      views.add(script);
+      for (const inner of split.commands) for (const view of strictViews(inner, depth + 1)) views.add(view);
+    }
+  }
+  return [...views];
+}
+
+/** Commands that run (part of) their arguments as a command. */
+const WRAPPERS = new Set([
+  'env', 'sudo', 'doas', 'su', 'nohup', 'time', 'timeout', 'nice', 'ionice', 'chrt', 'taskset', 'stdbuf',
+  'setsid', 'command', 'builtin', 'exec', 'eval', 'xargs', 'parallel', 'watch', 'strace', 'ltrace',
+  'unbuffer', 'script', 'flock', 'chroot', 'busybox', 'find', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish',
+  'ash', 'mksh', 'csh', 'tcsh', 'runuser', 'systemd-run', 'nsenter', 'unshare', 'caffeinate', 'catchsegv',
+  'valgrind', 'firejail', 'proot', 'fakeroot', 'torsocks', 'proxychains', 'proxychains4', 'npx', 'pnpx', 'bunx',
+]);
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', '}', 'fi', 'done', 'coproc']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'mksh', 'csh', 'tcsh', 'busybox', 'su', 'runuser']);
+
+function isPrefix(word: string): boolean {
+  return WRAPPERS.has(word) || KEYWORDS.has(word) || /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word);
+}
+
+function basename(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
+}
+
+/** Scripts a command would run: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`. */
+function embeddedScripts(words: readonly string[]): string[] {
+  const scripts: string[] = [];
+  for (let k = 0; k < words.length; k++) {
+    const name = basename(words[k]!);
+    if (name === 'eval' && k + 1 < words.length) scripts.push(words.slice(k + 1).join(' '));
+    if (!SHELLS.has(name)) continue;
+    for (let j = k + 1; j < words.length; j++) {
+      const w = words[j]!;
+      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') {
+        if (j + 1 < words.length) scripts.push(words[j + 1]!);
+        break;
+      }
+    }
+  }
+  return scripts;
+}
