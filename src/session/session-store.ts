@@ -35,10 +35,10 @@ export function createSessionStore(layout: Layout, runId: string, options: Sessi
     const id = sessionIdOf(key);
     const file = layout.sessionFile(runId, id);
     const frozenKey: SessionKey = Object.freeze({ initiatorId: key.initiatorId, responderId: key.responderId, name: key.name });
-    const handle: SessionHandle & { readonly file: string } = {
+    const handle: SessionHandle = {
       id,
       key: frozenKey,
-      file,
+      // A live, read-only view (no copy): it grows with later appends.
       messages: () => messages,
       lastActivity: () => messages[messages.length - 1]?.at ?? openedAt,
       append(message) {
