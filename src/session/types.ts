@@ -26,12 +26,13 @@ export interface SessionKey {
 export interface SessionHandle {
   readonly id: string;
   readonly key: SessionKey;
+  /** A live, read-only view of the history (not a copy). */
   messages(): readonly Message[];
   append(message: Message): void;
   lastActivity(): string;
 }
 
-/** The sessions of one run, loaded lazily from `runs/<runId>/sessions/*.jsonl`. */
+/** The sessions of one run, read by `RunStore.load` from `runs/<runId>/sessions/*.jsonl`, histories in memory. */
 export interface SessionStore {
   readonly runId: string;
   /** Existing session or a new one (the file is created on first append). `created` tells which. */
@@ -56,7 +57,10 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | null>;
   list(): Promise<RunRecord[]>;
   save(run: RunRecord): Promise<void>;
-  /** Load every session of the run, repairing histories (appends only). */
+  /**
+   * Load every session of the run, repairing histories (appends only; a torn tail is cut).
+   * The caller must hold the run lock (`acquireRunLock`) first.
+   */
   load(run: RunRecord, now: Date): Promise<LoadedRun>;
 }
 
