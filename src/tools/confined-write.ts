@@ -15,7 +15,13 @@ export type ConfinedWrite =
  * of landing outside. The rename replaces a symlink at the final component rather than
  * following it, and an existing file keeps its permission bits.
  */
-export async function writeFileConfined(root: string, inputPath: string, content: string): Promise<ConfinedWrite> {
+/** Test seams: run between the steps, e.g. to swap a directory for a symlink mid-write. */
+export interface ConfinedWriteHooks {
+  readonly afterMkdir?: () => Promise<void>;
+  readonly afterTempWrite?: () => Promise<void>;
+}
+
+export async function writeFileConfined(root: string, inputPath: string, content: string, hooks: ConfinedWriteHooks = {}): Promise<ConfinedWrite> {
   const first = await resolveWorkspacePath(root, inputPath);
   if (!first.ok) return first;
   if (first.relative === '.') return { ok: false, error: 'cannot write to the workspace root: give a file path' };
@@ -41,6 +47,7 @@ export async function writeFileConfined(root: string, inputPath: string, content
     return { ok: false, error: `cannot create the parent directory of ${first.relative}: ${why}` };
   }
 
+  await hooks.afterMkdir?.();
   // Re-check right before writing: the directories now exist, a symlink may have appeared.
   const second = await resolveWorkspacePath(root, inputPath);
   if (!second.ok) return second;
@@ -59,6 +66,7 @@ export async function writeFileConfined(root: string, inputPath: string, content
     } finally {
       await handle.close();
     }
+    await hooks.afterTempWrite?.();
     if ((await realpath(parent)) !== parent || (await lstat(tmp)).isSymbolicLink()) {
       await unlink(tmp).catch(() => undefined);
       return { ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` };

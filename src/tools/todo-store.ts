@@ -75,12 +75,12 @@ export function createFileTodoStore(workspaceRoot: string): TodoStore {
   };
 
   return {
-    read(runId, participantId) {
+    async read(runId, participantId) {
       checkRunId(runId);
       const file = layout.todos(runId);
       return serialized(file, async () => (await load(file)).get(participantId) ?? []);
     },
-    write(runId, participantId, todos) {
+    async write(runId, participantId, todos) {
       checkRunId(runId);
       const file = layout.todos(runId);
       return serialized(file, async () => {
