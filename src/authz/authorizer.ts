@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 import type { Participant } from '../collective/participant';
 import type { CallToAuthorize, Decision, Verdict } from './types';
@@ -53,7 +55,11 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     let rules = evaluateRules(ruleSet, query);
     if (realPath && rules.decision !== 'deny') {
       const resolved = withRealPaths(call.input, workspaceRoot, realPath);
-      if (resolved) rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
+      if (resolved) {
+        const escape = confinementOf(resolved, workspaceRoot);
+        if (escape) return deny('confinement', `${escape} (through a symbolic link)`);
+        rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
+      }
     }
     const policy = participant.kind === 'agent' ? policyFor(participant.toolAuthorizations, call.toolName) : null;
     const verdict = applyPolicy(rules, policy, ruleSet.unmatched);
@@ -105,4 +111,27 @@ const STRICTNESS: Record<Decision | 'none', number> = { allow: 0, none: 1, ask: 
 
 function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
   return STRICTNESS[b.decision ?? 'none'] > STRICTNESS[a.decision ?? 'none'] ? b : a;
+}
+
+/**
+ * A `realPath` for `createAuthorizer`: resolves symlinks of a workspace-relative path and
+ * returns it relative to the real workspace root (or absolute when it leads out), null
+ * when it does not exist yet. Synchronous filesystem access; pass it from the composition root.
+ */
+export function workspaceRealPath(workspaceRoot: string): (relativePath: string) => string | null {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(workspaceRoot);
+  } catch {
+    realRoot = workspaceRoot;
+  }
+  return (relativePath) => {
+    try {
+      const real = realpathSync(join(realRoot, relativePath));
+      const rel = relative(realRoot, real);
+      return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? real : rel.split(sep).join('/');
+    } catch {
+      return null;
+    }
+  };
 }

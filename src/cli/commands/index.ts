@@ -1,8 +1,10 @@
 import type { Command } from '../command';
 import { initCommand } from './init';
 import { startCommand } from './start';
+import { runCommand } from './run';
 import { runsCommand } from './runs';
 import { showCommand } from './show';
+import { rulesCommand } from './rules';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, initCommand, runsCommand, showCommand];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand];
