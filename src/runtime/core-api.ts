@@ -13,6 +13,8 @@ export interface SessionInfo {
   /** ISO time of the last message or event in it. */
   readonly lastActivity: string;
   readonly messageCount: number;
+  /** A user lane (`session-<agent>__user__<name>`) whose agent waits for the user's answer. */
+  readonly awaitingUser?: boolean;
 }
 
 /** A pending approval as the UI and `legion run` see it. */
@@ -52,6 +54,11 @@ export interface LegionCore {
   readonly bus: EventBus;
   /** Send a message from the user to `responderId` in session `name` (default 'default'). */
   send(responderId: string, text: string, name?: string): SendOutcome;
+  /**
+   * Answer the question an agent asked the user in a user lane (responder `user`).
+   * `send(agentId, text, name)` does the same when that agent waits in the lane named `name`.
+   */
+  reply?(sessionId: string, text: string): SendOutcome;
   /** Wait until the session has no running or queued turn; resolves with the responder's last text. */
   idle(sessionId: string): Promise<string>;
   /** Create (or reuse) `user → responderId · name` without sending; emits `session-open` when new. */

@@ -1,0 +1,97 @@
+import type { Command } from '../command';
+import { LegionError } from '../../errors';
+import { UR_AGENT_ID } from '../../collective/participant';
+import { REDACTED, secretsFromEnv } from '../../authz/redact';
+import type { LegionEvent } from '../../events/types';
+import { composeApp } from '../compose';
+
+/** Exit codes of `legion run` (also in docs/readme/core.md). */
+export const RUN_EXIT = {
+  ok: 0,
+  /** Configuration, workspace, rules, run lock, unknown participant (LegionError default). */
+  failure: 1,
+  usage: 2,
+  /** The responder's turn failed (provider error: auth, network, rate limit…). */
+  turnFailed: 3,
+  /** The turn stopped at runtime.maxIterations without a final answer (its last text is printed). */
+  incomplete: 4,
+  /** Interrupted (Ctrl+C). */
+  interrupted: 130,
+} as const;
+
+export const runCommand: Command = {
+  name: 'run',
+  usage: 'legion run [--to <id>] [--session <name>] [--json] [--approve deny|all] [--new | --run <id>] <message...>',
+  summary: 'send one message headlessly; print the answer (or every event with --json)',
+  flags: { to: 'value', session: 'value', json: 'boolean', approve: 'value', new: 'boolean', run: 'value' },
+  async run(context) {
+    const { args, io } = context;
+    const message = args.positionals.join(' ').trim();
+    if (!message) throw new LegionError('legion run needs a message, e.g. legion run "summarize README.md"', RUN_EXIT.usage);
+    const approve = (args.flags.get('approve') ?? 'deny') as string;
+    if (approve !== 'deny' && approve !== 'all') throw new LegionError(`--approve must be deny or all, not "${approve}"`, RUN_EXIT.usage);
+    const runFlag = args.flags.get('run');
+    if (runFlag !== undefined && args.flags.has('new')) throw new LegionError('--run and --new exclude each other', RUN_EXIT.usage);
+    const to = (args.flags.get('to') as string | undefined) ?? UR_AGENT_ID;
+    const name = args.flags.get('session') as string | undefined;
+    const json = args.flags.has('json');
+    const secrets = secretsFromEnv(io.env);
+    // API keys never reach stdout/stderr: their literal values are cut from everything printed.
+    const clean = (text: string): string => {
+      let out = text;
+      for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
+      return out;
+    };
+
+    const rejected: string[] = [];
+    let unsubscribe = (): void => undefined;
+    const app = await composeApp(context, {
+      headless: { approve },
+      onBus: (bus) => {
+        unsubscribe = bus.subscribeAll((event: LegionEvent) => {
+          if (json) io.stdout(clean(JSON.stringify(event)) + '\n');
+          if (event.type === 'approval-resolve' && event.decidedBy === 'headless' && event.decision === 'rejected') rejected.push(event.requestId);
+        });
+      },
+      ...(typeof runFlag === 'string' ? { runId: runFlag } : {}),
+      ...(args.flags.has('new') ? { newRun: true } : {}),
+    });
+    const { core } = app;
+    for (const warning of app.warnings) io.stderr(`legion: warning: ${clean(warning)}\n`);
+
+    let code: number = RUN_EXIT.ok;
+    let sessionId: string | undefined;
+    const onSigint = (): void => {
+      if (sessionId) core.cancel(sessionId);
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      const sent = core.send(to, message, name);
+      if (!sent.ok) throw new LegionError(clean(sent.error));
+      sessionId = sent.sessionId;
+      const text = await core.idle(sessionId);
+      const outcome = core.lastOutcome(sessionId);
+      if (!outcome || outcome.kind === 'interrupted') {
+        io.stderr('legion: interrupted\n');
+        code = RUN_EXIT.interrupted;
+      } else if (outcome.kind === 'failed') {
+        io.stderr(`legion: ${to}: ${clean(outcome.error.split('\n', 1)[0]!)}\n`);
+        code = RUN_EXIT.turnFailed;
+      } else {
+        if (!json) io.stdout(clean(text.endsWith('\n') || text === '' ? text : `${text}\n`));
+        if (outcome.incomplete) {
+          io.stderr(`legion: ${clean(outcome.incomplete)}\n`);
+          code = RUN_EXIT.incomplete;
+        }
+      }
+      if (rejected.length > 0) {
+        io.stderr(`legion: note: ${rejected.length} action(s) needing approval were rejected (--approve ${approve}): ${rejected.join(', ')}; see .legion/audit/\n`);
+      }
+    } finally {
+      process.off('SIGINT', onSigint);
+      await app.close('legion run finished');
+      unsubscribe();
+    }
+    return code;
+  },
+};

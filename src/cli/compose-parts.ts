@@ -1,0 +1,87 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import type { LegionConfig } from '../config/schema';
+import type { EventBus } from '../events/bus';
+import type { Layout } from '../storage/layout';
+import { appendJsonl } from '../storage/jsonl';
+import type { CollectiveRegistry } from '../collective/registry';
+import type { RuleSet } from '../authz/rules/rule-set';
+import { createAuthorizer } from '../authz/authorizer';
+import { allowancesFile, createAllowanceSet, readAllowances } from '../authz/allowances';
+import { createAuditLog } from '../authz/audit';
+import { createTriage } from '../authz/triage';
+import type { ProviderRegistry } from '../providers/select';
+import type { AddAllowance, AuditSink, Authorize, Triage } from '../runtime/ports';
+
+/**
+ * Authorization wiring of one run: rules + policies + session allowances (persisted in
+ * `runs/<runId>/allowances.jsonl`), the audit sink, the optional LLM triage.
+ */
+export interface AuthzParts {
+  readonly authorize: Authorize;
+  readonly addAllowance: AddAllowance;
+  readonly audit: AuditSink;
+  readonly triage?: Triage;
+  readonly warnings: string[];
+}
+
+export async function composeAuthz(options: {
+  readonly config: LegionConfig;
+  readonly layout: Layout;
+  readonly runId: string;
+  readonly workspaceRoot: string;
+  readonly ruleSet: RuleSet;
+  readonly registry: CollectiveRegistry;
+  readonly providers: ProviderRegistry;
+  readonly bus: EventBus;
+  readonly secrets: readonly string[];
+  readonly clock: () => Date;
+}): Promise<AuthzParts> {
+  const { layout, runId, workspaceRoot, registry, bus, config } = options;
+  const warnings: string[] = [];
+  const file = allowancesFile(layout, runId);
+  const read = await readAllowances(file);
+  warnings.push(...read.issues);
+  const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, allowance) });
+  const realPath = (rel: string): string | null => {
+    try {
+      const real = relative(workspaceRoot, realpathSync(join(workspaceRoot, rel)));
+      return isAbsolute(real) ? real : real || '.';
+    } catch {
+      return null;
+    }
+  };
+  const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath });
+
+  const log = createAuditLog(layout, options.clock, { secrets: options.secrets });
+  let auditFailed = false;
+  const audit: AuditSink = (entry) => {
+    const written = log.record({ ...entry, runId });
+    if (!written.ok && !auditFailed) {
+      auditFailed = true; // one notice, not one per call
+      bus.emit({ type: 'notice', level: 'error', message: written.error });
+    }
+  };
+
+  const addAllowance: AddAllowance = (request) => {
+    const added = allowances.add(
+      { toolName: request.toolName, input: request.input, participantId: request.participantId, sessionId: request.sessionId, chain: request.chain },
+      workspaceRoot,
+      { grantedBy: 'user', at: options.clock() },
+    );
+    return added.ok ? null : added.error;
+  };
+
+  let triage: Triage | undefined;
+  const llm = config.escalation.llm;
+  if (llm.enabled) {
+    const providerId = llm.provider && llm.provider !== 'auto' ? llm.provider : options.providers.providerId;
+    const got = options.providers.get(providerId);
+    if (got.ok) {
+      triage = createTriage({ provider: got.provider, model: llm.model ?? options.providers.model, minConfidence: llm.minConfidence, secrets: options.secrets });
+    } else {
+      warnings.push(`escalation.llm: ${got.error}; LLM triage is off`);
+    }
+  }
+  return { authorize, addAllowance, audit, ...(triage ? { triage } : {}), warnings };
+}

@@ -1,0 +1,187 @@
+import { realpath } from 'node:fs/promises';
+import { hostname, homedir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandContext } from './command';
+import { LegionError, messageOf } from '../errors';
+import { defaultConfigFiles, loadConfig } from '../config/load';
+import type { LegionConfig } from '../config/schema';
+import { layoutFor } from '../storage/layout';
+import { checkWorkspace } from '../storage/workspace';
+import { initWorkspace } from '../collective/init';
+import { createParticipantStore } from '../collective/store';
+import { loadTemplates } from '../collective/templates';
+import { createRegistry } from '../collective/registry';
+import { USER_ID, UR_AGENT_ID } from '../collective/participant';
+import { createCollectiveTools } from '../collective/tools';
+import { createBus, type EventBus } from '../events/bus';
+import { createRunStore } from '../session/run-store';
+import { acquireRunLock, releaseOnExit } from '../session/lock';
+import { randomIds } from '../session/ids';
+import type { RunRecord } from '../session/types';
+import { createApprovalQueue, type ApprovalQueue } from '../authz/approvals';
+import { loadRuleFiles, defaultRuleFiles } from '../authz/rules/load';
+import { grantGuard } from '../authz/grant-guard';
+import { createApproverPolicy } from '../authz/approver';
+import { createDenialTracker } from '../authz/denial-tracker';
+import { secretsFromEnv } from '../authz/redact';
+import { createProviderRegistry } from '../providers/select';
+import { defaultPricingFiles, loadPricing } from '../providers/pricing';
+import { createBuiltinTools, createToolRegistry } from '../tools/registry';
+import { executeTool } from '../tools/execute-tool';
+import { createFileTodoStore } from '../tools/todo-store';
+import { createCore } from '../runtime/core';
+import type { Core } from '../runtime/commands';
+import type { HeadlessMode } from '../runtime/env';
+import { lastLedgerSeq } from '../runtime/ledger-seq';
+import { composeAuthz } from './compose-parts';
+
+export interface ComposeOptions {
+  /** Resume this run (`--run <id>`). */
+  readonly runId?: string;
+  /** Start a new run (`--new`). */
+  readonly newRun?: boolean;
+  /** `legion run`: no user; what would reach the user is decided per `approve`. */
+  readonly headless?: HeadlessMode;
+  /** Called with the run's bus before anything is emitted (`legion run --json` sees `run-start`). */
+  readonly onBus?: (bus: EventBus) => void;
+}
+
+/** Everything a front end needs for one run. */
+export interface AppSession {
+  readonly core: Core;
+  readonly config: LegionConfig;
+  /** For the status bar: "anthropic · claude-sonnet-4-5", "demo"… */
+  readonly providerLabel: string;
+  /** True in the no-key demo (scripted replies). */
+  readonly demo: boolean;
+  readonly runId: string;
+  readonly resumed: boolean;
+  /** Config warnings, stale-lock recovery, the demo notice…: show once at start (also emitted as notices). */
+  readonly warnings: string[];
+  /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
+  close(reason: string): Promise<void>;
+}
+
+/**
+ * The composition root: config → workspace → rules → providers → run (+ lock) → tools,
+ * collective, authorization, approvals → core. Every failure the user can fix is a
+ * LegionError with one line naming the file or setting; the run lock is released on any
+ * failure after it was taken.
+ */
+export async function composeApp(context: CommandContext, options: ComposeOptions = {}): Promise<AppSession> {
+  const { io, appDir } = context;
+  const env = io.env;
+  const warnings: string[] = [];
+  const clock = (): Date => new Date();
+
+  let workspaceRoot: string;
+  try {
+    workspaceRoot = await realpath(context.workspaceRoot);
+  } catch (error) {
+    throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
+  }
+  const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, env.HOME || homedir()));
+  if (!loaded.ok) throw new LegionError(loaded.error);
+  const config = loaded.config;
+  warnings.push(...loaded.warnings);
+
+  const layout = layoutFor(workspaceRoot);
+  const check = await checkWorkspace(layout);
+  if (!check.ok) throw new LegionError(check.error);
+  const participantStore = createParticipantStore(layout);
+  let participants = check.exists ? await participantStore.loadAll() : [];
+  if (!participants.some((p) => p.id === USER_ID) || !participants.some((p) => p.id === UR_AGENT_ID)) {
+    await initWorkspace({ appDir, workspaceRoot });
+    participants = await participantStore.loadAll();
+    if (!check.exists) warnings.push(`created ${layout.legionDir} with the default collective`);
+  }
+
+  const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
+  if (!rules.ok) throw new LegionError(rules.error);
+
+  const selected = await createProviderRegistry({
+    config, env, appDir, cwd: io.cwd,
+    overrides: { ...(context.args.global.provider ? { provider: context.args.global.provider } : {}), ...(context.args.global.model ? { model: context.args.global.model } : {}) },
+  });
+  if (!selected.ok) throw new LegionError(selected.error);
+  const providers = selected.registry;
+  if (providers.notice) warnings.push(providers.notice);
+  if (providers.demo) {
+    // The demo script talks to agents of config/demo-agents/: present for this process only, never saved.
+    const extra = await loadTemplates(join(appDir, 'config', 'demo-agents')).catch(() => []);
+    participants = [...participants, ...extra.filter((t) => !participants.some((p) => p.id === t.id))];
+  }
+  const pricing = await loadPricing(defaultPricingFiles(appDir, workspaceRoot, env.HOME || homedir()));
+  if (!pricing.ok) warnings.push(`${pricing.error} (costs are not shown)`);
+
+  const runStore = createRunStore(layout, clock, randomIds);
+  let run: RunRecord;
+  let resumed: boolean;
+  if (options.runId !== undefined) {
+    const found = await runStore.get(options.runId);
+    if (!found) throw new LegionError(`no run "${options.runId}" in ${layout.runsDir} (see legion runs)`);
+    run = found;
+    resumed = true;
+  } else {
+    const latest = options.newRun ? null : await runStore.latest();
+    run = latest ?? (await runStore.create(clock()));
+    resumed = latest !== null;
+  }
+  const locked = acquireRunLock(layout, run.id, { pid: process.pid, hostname: hostname(), now: clock() });
+  if (!locked.ok) throw new LegionError(locked.error);
+  const lock = locked.lock;
+  if (locked.recovered) {
+    warnings.push(`took over the lock of run ${run.id}${locked.previous ? ` from pid ${locked.previous.pid}, which is gone` : ' (the lock file was unreadable)'}`);
+  }
+  const unregisterExit = releaseOnExit(lock);
+  try {
+    const loadedRun = await runStore.load(run, clock());
+    const bus = createBus({
+      runId: run.id,
+      startSeq: await lastLedgerSeq(layout.events(run.id)),
+      onSubscriberError: (error) => {
+        if (env.LEGION_DEBUG === '1') io.stderr(`legion: event subscriber failed: ${messageOf(error)}\n`);
+      },
+    });
+    options.onBus?.(bus);
+    let approvalCounter = 0;
+    // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
+    const approvals: ApprovalQueue = createApprovalQueue({ layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter) });
+    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot) }), ...createCollectiveTools()]);
+    const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
+    const secrets = secretsFromEnv(env);
+    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, clock });
+    warnings.push(...authz.warnings);
+
+    const core = await createCore({
+      config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
+      resolveProvider: (agent) => {
+        const got = providers.resolve(agent);
+        return got.ok ? { ok: true, provider: got.provider, model: got.model, maxTokens: got.maxTokens } : got;
+      },
+      authorize: authz.authorize,
+      addAllowance: authz.addAllowance,
+      audit: authz.audit,
+      ...(authz.triage ? { triage: authz.triage } : {}),
+      approvals,
+      approvers: createApproverPolicy((id) => registry.get(id)),
+      denials: createDenialTracker({ threshold: config.escalation.denialLoopThreshold }),
+      ...(pricing.ok ? { priceOf: (usage) => pricing.pricing.costOf(usage.model, usage) } : {}),
+      clock,
+      ...(options.headless ? { headless: options.headless } : {}),
+      startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
+      onShutdown: () => {
+        unregisterExit();
+        lock.release();
+      },
+    });
+    return {
+      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings,
+      close: (reason) => core.shutdown(reason),
+    };
+  } catch (error) {
+    unregisterExit();
+    lock.release();
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import type { Tool } from '../../tools/types';
+import { NO_SERVICES, servicesOf } from './services';
+
+const schema = z.strictObject({
+  targetId: z.string().min(1).describe('id of the participant to talk to (an agent, or "user" to ask the human)'),
+  message: z.string().min(1).describe('a self-contained message: goal, relevant paths, constraints, what to report back'),
+  sessionName: z.string().min(1).optional().describe('names the conversation (default "default"); different names run in parallel'),
+});
+
+/** Talk to another participant; the result is its final answer (DESIGN §5, §6). */
+export const communicatorTool: Tool<z.infer<typeof schema>> = {
+  name: 'communicator',
+  description:
+    'Send a message to another participant of the collective and wait for its answer. Each (you, target, sessionName) ' +
+    'is its own conversation that remembers earlier messages; use different session names for parallel work. ' +
+    'targetId "user" asks the human and waits for the reply.',
+  schema,
+  keyArgument: (input) => (input.sessionName ? `${input.targetId} · ${input.sessionName}` : input.targetId),
+  async execute(input, context) {
+    const services = servicesOf(context);
+    if (!services) return NO_SERVICES;
+    return services.communicate(context, input);
+  },
+};

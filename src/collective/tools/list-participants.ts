@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import type { Tool } from '../../tools/types';
+import type { Participant } from '../participant';
+import { NO_SERVICES, servicesOf } from './services';
+
+const schema = z.strictObject({});
+
+function describe(p: Participant): string {
+  const head = `- ${p.id} (${p.kind}${p.status === 'retired' ? ', retired' : ''}): ${p.name}${p.description ? ` — ${p.description}` : ''}`;
+  if (p.kind === 'user') return `${head}\n  approves: everything`;
+  const authority = p.approvalAuthority === '*' ? 'everything' : p.approvalAuthority.length ? p.approvalAuthority.join(', ') : 'nothing';
+  return `${head}\n  tools: ${p.tools.join(', ') || '(none)'}; approves: ${authority}`;
+}
+
+/** Who is in the collective, with tools and approval authority. */
+export const listParticipantsTool: Tool<z.infer<typeof schema>> = {
+  name: 'list_participants',
+  description: 'List the participants of the collective (agents and the user) with their descriptions, tools and approval authority.',
+  schema,
+  keyArgument: () => undefined,
+  async execute(_input, context) {
+    const services = servicesOf(context);
+    if (!services) return NO_SERVICES;
+    const all = services.registry.list();
+    const active = all.filter((p) => p.status === 'active');
+    const retired = all.length - active.length;
+    const text = active.map(describe).join('\n') + (retired ? `\n(${retired} retired participant${retired > 1 ? 's' : ''} not shown)` : '');
+    return { content: text, summary: `${active.length} participants` };
+  },
+};

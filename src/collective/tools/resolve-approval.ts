@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import type { Tool } from '../../tools/types';
+import { NO_SERVICES, servicesOf } from './services';
+
+const schema = z.strictObject({
+  requestId: z.string().min(1).describe('the id of a pending approval request addressed to you (e.g. "apr-3")'),
+  decision: z.enum(['approved', 'rejected']),
+  reason: z.string().optional().describe('one line the asking agent will read'),
+});
+
+/** An agent approver decides one request delivered to it (DESIGN §7.4). */
+export const resolveApprovalTool: Tool<z.infer<typeof schema>> = {
+  name: 'resolve_approval',
+  description:
+    'Approve or reject one pending approval request that was delivered to you in a communicator result. ' +
+    'Call it once per request. Requests you leave undecided go to the next approver when your turn ends.',
+  schema,
+  keyArgument: (input) => `${input.requestId} ${input.decision}`,
+  async execute(input, context) {
+    const services = servicesOf(context);
+    if (!services) return NO_SERVICES;
+    return services.resolveApproval(context, input);
+  },
+};

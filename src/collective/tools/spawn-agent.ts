@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import type { Tool } from '../../tools/types';
+import { spawnSpecSchema } from '../registry';
+import { outcome } from './registry-result';
+import { NO_SERVICES, servicesOf } from './services';
+
+/** Create an agent; usable at once. No participant can grant more than it holds. */
+export const spawnAgentTool: Tool<z.input<typeof spawnSpecSchema>> = {
+  name: 'spawn_agent',
+  description:
+    'Create a new agent. id: short lowercase id; systemPrompt: its job description; tools: the narrowest set it needs ' +
+    '(see list_tools); provider/model default to the run\'s. You cannot grant tools or approvalAuthority you do not hold.',
+  schema: spawnSpecSchema,
+  keyArgument: (input) => input.id,
+  async execute(input, context) {
+    const services = servicesOf(context);
+    if (!services) return NO_SERVICES;
+    return outcome(await services.registry.spawn(context.participantId, input), 'spawned');
+  },
+};

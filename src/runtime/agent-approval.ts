@@ -1,0 +1,31 @@
+import type { ToolContext, ToolResult } from '../tools/types';
+import type { ResolveApprovalInput } from '../collective/tools/services';
+import type { Hub } from './hub';
+import { keyArgumentOf } from './format';
+
+/**
+ * `resolve_approval` of an agent approver: it may decide only requests that wait on it
+ * (delivered through its communicator results); decidedBy `agent:<id>`.
+ */
+export function resolveByAgent(hub: Hub, context: ToolContext, input: ResolveApprovalInput): ToolResult {
+  const { approvals, tools } = hub.env;
+  const me = context.participantId;
+  const record = approvals.get(input.requestId);
+  if (!record) return { content: `unknown approval request "${input.requestId}"`, isError: true };
+  if (record.outcome) return { content: `${input.requestId} was already ${record.outcome.decision} by ${record.outcome.decidedBy}`, isError: true };
+  if (record.request.approverId !== me) {
+    return { content: `${input.requestId} waits on ${record.request.approverId}, not on you`, isError: true };
+  }
+  const result = approvals.resolve([input.requestId], input.decision, {
+    decidedBy: `agent:${me}`,
+    ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
+    onlyApprover: me,
+  });
+  if (!result.ok) return { content: result.error, isError: true };
+  const { request } = record;
+  const key = keyArgumentOf(tools, request.toolName, request.input);
+  return {
+    content: `${input.decision} ${request.requestId}: ${request.toolName}${key ? ` ${key}` : ''} by ${request.participantId}`,
+    summary: `${input.decision} ${request.requestId}`,
+  };
+}

@@ -1,0 +1,172 @@
+import { USER_ID } from '../collective/participant';
+import { textOf, type Message } from '../model/message';
+import type { RunRecord, RunStore } from '../session/types';
+import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
+import { messageOf } from '../errors';
+import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from './core-api';
+import type { Hub } from './hub';
+import { cancelSlot, enqueue } from './scheduler';
+import { answerQuestion } from './user-questions';
+import type { TurnOutcome } from './turn';
+
+/** The core as the composition root sees it: `LegionCore` plus what `legion run` needs. */
+export interface Core extends LegionCore {
+  /** Answer the question waiting in a user lane (`session-<agent>__user__<name>`). */
+  reply(sessionId: string, text: string): SendOutcome;
+  /** How the last finished turn of a session started by the user ended (undefined before any). */
+  lastOutcome(sessionId: string): TurnOutcome | undefined;
+}
+
+export function lastAssistantText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') {
+      const text = textOf(m);
+      if (text) return text;
+    }
+  }
+  return '';
+}
+
+interface CommandDeps {
+  readonly runStore?: Pick<RunStore, 'save'>;
+  readonly run: RunRecord;
+  close(): Promise<void>;
+}
+
+/** The command side of the core: every `LegionCore` method over the hub. */
+export function createCommands(hub: Hub, deps: CommandDeps): Core {
+  const { env } = hub;
+  const outcomes = new Map<string, TurnOutcome>();
+  let shutdown: Promise<void> | undefined;
+  const run = deps.run;
+
+  const saveRun = (): Promise<void> =>
+    deps.runStore ? deps.runStore.save(run).catch((error: unknown) => hub.notice('warn', `could not save run.json: ${messageOf(error)}`)) : Promise.resolve();
+
+  const checkTarget = (responderId: string, name: string): string | null => {
+    const problem = checkSessionName(name);
+    if (problem) return problem;
+    if (responderId === USER_ID) return 'you cannot send a message to yourself';
+    const target = env.registry.get(responderId);
+    if (!target) return `no participant "${responderId}"`;
+    if (target.status !== 'active') return `${responderId} is retired and takes no messages`;
+    return null;
+  };
+
+  const reply = (sessionId: string, text: string): SendOutcome => {
+    const slot = hub.slot(sessionId);
+    if (!slot) return { ok: false, error: `no session ${sessionId}` };
+    if (!text.trim()) return { ok: false, error: 'empty message' };
+    const problem = answerQuestion(hub, slot, text);
+    return problem ? { ok: false, error: problem } : { ok: true, sessionId, queued: false };
+  };
+
+  const core: Core = {
+    runId: env.runId,
+    bus: env.bus,
+
+    send(responderId, text, name = DEFAULT_SESSION_NAME) {
+      if (hub.stopping) return { ok: false, error: 'Legion is stopping' };
+      if (!text.trim()) return { ok: false, error: 'empty message' };
+      const problem = checkTarget(responderId, name);
+      if (problem) return { ok: false, error: problem };
+      // The user writing to an agent that waits on the user's answer in the same-named lane answers it.
+      const lane = hub.slot(sessionIdOf({ initiatorId: responderId, responderId: USER_ID, name }));
+      if (lane && lane.questions.length > 0) return reply(lane.handle.id, text);
+      const { slot } = hub.open({ initiatorId: USER_ID, responderId, name });
+      const sessionId = slot.handle.id;
+      if (!run.title) {
+        run.title = text.trim().split('\n', 1)[0]!.slice(0, 80);
+        run.updatedAt = hub.now();
+        void saveRun();
+      }
+      const queued = enqueue(hub, slot, {
+        text,
+        chain: [USER_ID, responderId],
+        sessionChain: [sessionId],
+        settle: (outcome) => void outcomes.set(sessionId, outcome),
+      });
+      return { ok: true, sessionId, queued };
+    },
+
+    reply,
+
+    idle(sessionId) {
+      const slot = hub.slot(sessionId);
+      const text = (): string => lastAssistantText(env.sessions.get(sessionId)?.messages() ?? []);
+      if (!slot || !slot.busy) return Promise.resolve(text());
+      return new Promise((resolve) => slot.idleWaiters.push(() => resolve(text())));
+    },
+
+    lastOutcome: (sessionId) => outcomes.get(sessionId),
+
+    openSession(responderId, name = DEFAULT_SESSION_NAME) {
+      const problem = checkTarget(responderId, name);
+      if (problem) return { ok: false, error: problem };
+      return { ok: true, sessionId: hub.open({ initiatorId: USER_ID, responderId, name }).slot.handle.id };
+    },
+
+    resolveApprovals(requestIds, decision, options = {}) {
+      const requests = requestIds.map((id) => env.approvals.get(id)?.request);
+      const result = env.approvals.resolve(requestIds, decision, { decidedBy: 'user', ...(options.reason ? { reason: options.reason } : {}) });
+      if (!result.ok) return result;
+      if (options.allowForSession && decision === 'approved') {
+        for (const request of requests) {
+          if (!request) continue;
+          const refused = env.addAllowance ? env.addAllowance(request) : 'session allowances are not available';
+          if (refused) hub.notice('warn', `not allowed for the session: ${refused}`, request.sessionId);
+        }
+      }
+      return { ok: true };
+    },
+
+    cancel(sessionId) {
+      const slot = hub.slot(sessionId);
+      if (slot) cancelSlot(hub, slot);
+    },
+
+    participants: () => env.registry.list(),
+
+    sessions() {
+      return env.sessions.list().map((handle): SessionInfo => {
+        const slot = hub.slots.get(handle.id);
+        return {
+          id: handle.id,
+          initiatorId: handle.key.initiatorId,
+          responderId: handle.key.responderId,
+          name: handle.key.name,
+          status: slot?.status ?? 'idle',
+          lastActivity: handle.lastActivity(),
+          messageCount: handle.messages().length,
+          ...(slot && slot.questions.length > 0 ? { awaitingUser: true } : {}),
+        };
+      });
+    },
+
+    history: (sessionId) => env.sessions.get(sessionId)?.messages() ?? [],
+
+    pendingApprovals: () =>
+      env.approvals.pending().map((r): PendingApproval => ({
+        requestId: r.requestId, sessionId: r.sessionId, participantId: r.participantId, chain: r.chain, toolUseId: r.toolUseId,
+        toolName: r.toolName, input: r.input, ruleId: r.ruleId, reason: r.reason, approverId: r.approverId, at: r.at,
+      })),
+
+    shutdown(reason) {
+      shutdown ??= (async () => {
+        hub.stopping = true;
+        // Close the queue first: waiting requests stay pending on disk for the next process.
+        env.approvals.close();
+        for (const slot of hub.slots.values()) cancelSlot(hub, slot);
+        // Turns end promptly once aborted; a tool that ignores its signal is not waited for long.
+        await Promise.race([hub.drained(), new Promise((r) => setTimeout(r, 3000).unref())]);
+        run.updatedAt = hub.now();
+        await saveRun();
+        env.bus.emit({ type: 'run-end', reason });
+        await deps.close();
+      })();
+      return shutdown;
+    },
+  };
+  return core;
+}

@@ -1,0 +1,116 @@
+import type { LegionConfig } from '../config/schema';
+import type { EventBus } from '../events/bus';
+import { attachLedger, type Ledger } from '../events/ledger';
+import type { Layout } from '../storage/layout';
+import type { LoadedRun, RunStore } from '../session/types';
+import type { CollectiveRegistry } from '../collective/registry';
+import type { ApprovalQueue } from '../authz/approvals';
+import type { CollectiveServices } from '../collective/tools/services';
+import { messageOf } from '../errors';
+import type {
+  AddAllowance, ApproverPolicy, AuditSink, Authorize, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
+} from './ports';
+import type { HeadlessMode, RuntimeEnv } from './env';
+import { Hub } from './hub';
+import { allowGranted, approverPolicy, plainExecuteTool } from './defaults';
+import { communicate } from './delegation';
+import { resolveByAgent } from './agent-approval';
+import { createCommands, type Core } from './commands';
+
+export interface CoreOptions {
+  readonly config: LegionConfig;
+  readonly workspaceRoot: string;
+  readonly layout: Layout;
+  /** The run, loaded (histories repaired) by the run store; the caller holds its lock. */
+  readonly run: LoadedRun;
+  readonly resumed: boolean;
+  /** Saves run.json (title, updatedAt); optional in tests. */
+  readonly runStore?: Pick<RunStore, 'save'>;
+  readonly bus: EventBus;
+  readonly registry: CollectiveRegistry;
+  readonly tools: ToolCatalog;
+  readonly executeTool?: ExecuteTool;
+  readonly resolveProvider: ResolveProvider;
+  readonly authorize?: Authorize;
+  readonly approvals: ApprovalQueue;
+  readonly approvers?: ApproverPolicy;
+  readonly audit?: AuditSink;
+  readonly denials?: DenialTracker;
+  readonly triage?: Triage;
+  readonly priceOf?: PriceOf;
+  readonly addAllowance?: AddAllowance;
+  readonly clock?: () => Date;
+  readonly headless?: HeadlessMode;
+  /** Record every event to `runs/<runId>/events.jsonl` (default true). */
+  readonly ledger?: boolean;
+  /** Notices to emit right after `run-start` (config warnings, load issues). */
+  readonly startNotices?: readonly { level: 'info' | 'warn' | 'error'; message: string }[];
+  /** Last step of `shutdown` (release the run lock). */
+  readonly onShutdown?: () => void;
+}
+
+/**
+ * Build the core of one run (the `LegionCore` front ends drive). Emits `run-start`,
+ * reports what loading found, and expires approval requests left pending by a previous
+ * process (their turn died with it; the history already answers the call "interrupted").
+ */
+export async function createCore(options: CoreOptions): Promise<Core> {
+  const clock = options.clock ?? (() => new Date());
+  const env: RuntimeEnv = {
+    config: options.config,
+    workspaceRoot: options.workspaceRoot,
+    runId: options.run.run.id,
+    bus: options.bus,
+    sessions: options.run.sessions,
+    registry: options.registry,
+    tools: options.tools,
+    executeTool: options.executeTool ?? plainExecuteTool,
+    resolveProvider: options.resolveProvider,
+    authorize: options.authorize ?? allowGranted,
+    approvals: options.approvals,
+    approvers: options.approvers ?? approverPolicy((id) => options.registry.get(id)),
+    audit: options.audit ?? (() => undefined),
+    denials: options.denials,
+    triage: options.triage,
+    priceOf: options.priceOf,
+    addAllowance: options.addAllowance,
+    clock,
+    headless: options.headless,
+  };
+  const hub = new Hub(env);
+  const services: CollectiveServices = {
+    registry: options.registry,
+    tools: options.tools,
+    communicate: (context, input) => communicate(hub, context, input),
+    resolveApproval: (context, input) => resolveByAgent(hub, context, input),
+  };
+  hub.services = services;
+
+  let ledger: Ledger | undefined;
+  if (options.ledger !== false) ledger = attachLedger(options.bus, options.layout.events(env.runId));
+  options.bus.emit({ type: 'run-start', resumed: options.resumed });
+  for (const notice of options.startNotices ?? []) hub.notice(notice.level, notice.message);
+  for (const issue of options.run.issues) hub.notice('warn', issue.message);
+  for (const repair of options.run.repairs) {
+    hub.notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
+  }
+  try {
+    const loaded = await options.approvals.load();
+    for (const issue of loaded.issues) hub.notice('warn', issue);
+    const expired = options.approvals.expire(loaded.pending.map((r) => r.requestId));
+    if (expired.length > 0) {
+      hub.notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
+    }
+  } catch (error) {
+    hub.notice('error', `could not read the approval requests of run ${env.runId}: ${messageOf(error)}`);
+  }
+
+  return createCommands(hub, {
+    runStore: options.runStore,
+    run: options.run.run,
+    async close() {
+      ledger?.close();
+      options.onShutdown?.();
+    },
+  });
+}

@@ -1,0 +1,132 @@
+import type { ToolContext, ToolResult } from '../tools/types';
+import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
+import type { Hub, SessionSlot } from './hub';
+import { enqueue } from './scheduler';
+import { Delegation, nextNews, type Turn } from './turn';
+import { approvalsBlock, firstLine, outcomeText } from './format';
+import { climb, undecided } from './approval-route';
+import { askUser } from './user-questions';
+
+export interface CommunicateInput {
+  readonly targetId: string;
+  readonly message: string;
+  readonly sessionName?: string;
+}
+
+const fail = (content: string): ToolResult => ({ content, isError: true });
+
+/** The running turn that made a tool call (one turn at a time per session). */
+export function callerTurn(hub: Hub, context: ToolContext): Turn | undefined {
+  const turn = hub.slots.get(context.sessionId)?.running;
+  return turn && turn.agent.id === context.participantId ? turn : undefined;
+}
+
+const hasNewsForOwner = (turn: Turn): boolean => {
+  for (const d of turn.delegations) if (d.inbox.length > 0) return true;
+  return false;
+};
+
+/**
+ * The communicator (DESIGN §5): send `message` from the calling agent to `targetId` in
+ * session `session-{caller}__{target}__{name}` and wait for the target's final text.
+ * Refused with an error result: unknown or retired target, the depth cap, re-entering a
+ * session already on the call chain (it would wait on itself), a second message to a
+ * session still working on this turn's previous one. When approval requests for the
+ * caller arrive from below, the call returns early listing them (the reply is delivered
+ * later, see `collectDelegations`).
+ */
+export async function communicate(hub: Hub, context: ToolContext, input: CommunicateInput): Promise<ToolResult> {
+  const turn = callerTurn(hub, context);
+  if (!turn) return fail('communicator: no running turn for this call');
+  const { registry, config } = hub.env;
+  const name = input.sessionName ?? DEFAULT_SESSION_NAME;
+  const nameProblem = checkSessionName(name);
+  if (nameProblem) return fail(nameProblem);
+  const callerId = turn.agent.id;
+  if (input.targetId === callerId) return fail('you cannot send a message to yourself');
+  const target = registry.get(input.targetId);
+  if (!target) return fail(`no participant "${input.targetId}"; see list_participants`);
+  if (target.status !== 'active') return fail(`${target.id} is retired and takes no messages`);
+  if (target.kind === 'user') return askUser(hub, turn, context, name, input.message);
+
+  const chain = [...turn.chain, target.id];
+  const depth = chain.length - 1;
+  if (depth > config.runtime.maxDepth) {
+    return fail(`depth cap reached: ${chain.join(' → ')} would be ${depth} levels deep (runtime.maxDepth is ${config.runtime.maxDepth}); do this part yourself or report back to your caller`);
+  }
+  const key = { initiatorId: callerId, responderId: target.id, name };
+  const sessionId = sessionIdOf(key);
+  if (turn.sessionChain.includes(sessionId)) {
+    return fail(`refused: ${sessionId} is already waiting on this call chain (${turn.sessionChain.join(' → ')}); a message there would wait on itself. Answer your caller instead, or use another sessionName.`);
+  }
+  for (const d of turn.delegations) {
+    if (d.sessionId === sessionId) return fail(`${target.id} is still working on your previous message in session "${name}"; its reply will be delivered to you when it finishes`);
+  }
+
+  const { slot } = hub.open(key);
+  const delegation = new Delegation(turn, sessionId, target.id);
+  turn.delegations.add(delegation);
+  enqueue(hub, slot, {
+    text: input.message,
+    chain,
+    sessionChain: [...turn.sessionChain, sessionId],
+    parent: delegation,
+    signal: turn.controller.signal,
+    settle: (outcome) => delegation.settle(outcome),
+  });
+
+  for (;;) {
+    if (delegation.outcome) {
+      turn.delegations.delete(delegation);
+      const { content, isError } = outcomeText(target.id, delegation.outcome);
+      return { content, isError, summary: `${target.id}: ${firstLine(content, 80)}` };
+    }
+    if (context.signal.aborted) {
+      turn.delegations.delete(delegation);
+      return fail(`interrupted by the user while waiting on ${target.id}`);
+    }
+    if (hasNewsForOwner(turn)) {
+      delegation.detached = true;
+      const requests = delegation.inbox.splice(0);
+      const waiting = requests.length > 0
+        ? approvalsBlock(hub.env.tools, requests)
+        : 'It is still working; meanwhile another delegation needs your decision.';
+      return {
+        content: `${target.id} has not finished yet (session "${name}").\n${waiting}\n${target.id}'s reply will be delivered to you in a later message when it finishes.`,
+        summary: requests.length > 0 ? `${target.id} waits for ${requests.length} approval${requests.length > 1 ? 's' : ''}` : `${target.id} still working`,
+      };
+    }
+    await nextNews(turn, context.signal);
+  }
+}
+
+/**
+ * After a tool batch (`atEnd` false) or when the model ended its turn (`atEnd` true):
+ * gather news of detached delegations as notes for the agent — replies that arrived and
+ * approval requests for it. With nothing new: return at once when the agent still has
+ * requests to decide (mid-turn), else wait; at the turn's end, undecided requests first
+ * climb to the next approver, so nothing waits on an agent that stopped answering.
+ */
+export async function collectDelegations(hub: Hub, slot: SessionSlot, turn: Turn, atEnd: boolean): Promise<string[]> {
+  if (turn.delegations.size === 0) return [];
+  const signal = turn.controller.signal;
+  for (;;) {
+    const notes: string[] = [];
+    for (const d of [...turn.delegations]) {
+      if (d.inbox.length > 0) notes.push(`[from ${d.targetId}, session ${d.sessionId}]\n${approvalsBlock(hub.env.tools, d.inbox.splice(0))}`);
+      if (d.outcome) {
+        turn.delegations.delete(d);
+        notes.push(`[reply from ${d.targetId}, session ${d.sessionId}]\n${outcomeText(d.targetId, d.outcome).content}`);
+      }
+    }
+    if (notes.length > 0 || turn.delegations.size === 0) return notes;
+    const open = undecided(hub, turn);
+    if (open.length > 0) {
+      if (!atEnd) return [];
+      for (const request of open) climb(hub, request);
+    }
+    hub.setStatus(slot, 'running-tool', `waiting on ${[...turn.delegations].map((d) => d.targetId).join(', ')}`);
+    await nextNews(turn, signal);
+    if (signal.aborted) return [];
+  }
+}

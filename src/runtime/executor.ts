@@ -1,0 +1,147 @@
+import type { ToolResultBlock, ToolUseBlock } from '../model/message';
+import type { Verdict } from '../authz/types';
+import type { Tool, ToolContext, ToolResult } from '../tools/types';
+import { messageOf } from '../errors';
+import { holdsTool } from '../authz/authorizer';
+import type { Hub, SessionSlot } from './hub';
+import type { Turn } from './turn';
+import { decideAsks } from './approval-phase';
+import { runScheduled } from './parallel';
+import { summaryOf, describeInputProblem, verdictDenial, unavailableTool } from './format';
+import { interruptedText } from './agent-loop';
+
+/** One call of the batch as it moves through the phases. */
+export interface PlannedCall {
+  readonly use: ToolUseBlock;
+  tool?: Tool;
+  /** The validated input (what is authorized is exactly what runs). */
+  input?: unknown;
+  verdict?: Verdict;
+  /** Set once the call's outcome is known; a call with a result is not run. */
+  result?: ToolResult;
+}
+
+export interface BatchOutcome {
+  /** One result per call, in call order. */
+  readonly results: ToolResultBlock[];
+  /** Text notes for the agent (denial-loop advice), appended after the results. */
+  readonly notes: string[];
+}
+
+/**
+ * Execute the tool calls of one assistant message (DESIGN §7, issue 4):
+ * 1. pre-scan every call: arguments parse, tool granted, input valid, `authorize` → allow | deny | ask;
+ * 2. raise every `ask` together and wait for each decision (see approval-phase);
+ * 3. run what is allowed (independent calls in parallel, see parallel.ts).
+ * Denied and rejected calls get error results naming the reason; every decision is audited.
+ * On cancel, calls without an outcome are answered "interrupted by the user". Never throws.
+ */
+export async function executeBatch(hub: Hub, slot: SessionSlot, turn: Turn, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): Promise<BatchOutcome> {
+  const { env } = hub;
+  const sessionId = turn.session.id;
+  const participantId = turn.agent.id;
+  const calls: PlannedCall[] = uses.map((use) => ({ use }));
+  const notes: string[] = [];
+
+  const finish = (call: PlannedCall, result: ToolResult): void => {
+    if (call.result) return;
+    call.result = result;
+    env.bus.emit({
+      type: 'tool-call-end', sessionId, participantId, toolUseId: call.use.id, name: call.use.name,
+      isError: result.isError === true, summary: summaryOf(result),
+    });
+  };
+  const track = (call: PlannedCall, outcome: 'denied' | 'allowed'): void => {
+    const note = env.denials?.record(sessionId, participantId, outcome);
+    if (note && !notes.includes(note)) {
+      notes.push(note);
+      hub.notice('warn', `${participantId} keeps being denied in ${sessionId} (last: ${call.use.name}); it was told to change approach or ask its caller`, sessionId);
+    }
+  };
+
+  // Phase 1: pre-scan.
+  for (const call of calls) {
+    const { use } = call;
+    env.bus.emit({ type: 'tool-call-start', sessionId, participantId, toolUseId: use.id, name: use.name, input: use.input });
+    const inputError = inputErrors.get(use.id);
+    if (inputError !== undefined) {
+      finish(call, { content: describeInputProblem(use.name, `the arguments are not valid JSON (${inputError})`), isError: true });
+      continue;
+    }
+    const tool = env.tools.get(use.name);
+    if (!tool || !holdsTool(turn.agent.tools, use.name)) {
+      const reason = unavailableTool(use.name, turn.agent.id, turn.agent.tools);
+      env.audit({ sessionId, participantId, chain: turn.chain, toolName: use.name, input: use.input, decision: 'deny', decidedBy: 'policy', ruleId: null, reason });
+      finish(call, { content: reason, isError: true });
+      track(call, 'denied');
+      continue;
+    }
+    const parsed = tool.schema.safeParse(use.input);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+      finish(call, { content: describeInputProblem(use.name, problems), isError: true });
+      continue;
+    }
+    call.tool = tool;
+    call.input = parsed.data;
+    let verdict: Verdict;
+    try {
+      verdict = env.authorize({ toolName: use.name, input: parsed.data, participantId, sessionId, chain: turn.chain });
+    } catch (error) {
+      verdict = { decision: 'deny', ruleId: null, reason: `authorization failed: ${messageOf(error)}`, source: 'rule' };
+    }
+    call.verdict = verdict;
+    if (verdict.decision === 'ask') continue;
+    const decidedBy = verdict.source === 'rule' || verdict.source === 'confinement' ? 'rule' : 'policy';
+    env.audit({ sessionId, participantId, chain: turn.chain, toolName: use.name, input: parsed.data, decision: verdict.decision, decidedBy, ruleId: verdict.ruleId, reason: verdict.reason });
+    if (verdict.decision === 'deny') {
+      finish(call, { content: verdictDenial(verdict), isError: true });
+      track(call, 'denied');
+    } else {
+      track(call, 'allowed');
+    }
+  }
+
+  // Phase 2: approvals, raised together.
+  const asks = calls.filter((c) => c.verdict?.decision === 'ask' && !c.result);
+  if (asks.length > 0) {
+    hub.setStatus(slot, 'waiting-approval', `${asks.length} approval${asks.length > 1 ? 's' : ''}`);
+    const decisions = await decideAsks(hub, turn, asks);
+    for (const [call, outcome] of decisions) {
+      if (outcome.decision === 'approved') {
+        track(call, 'allowed');
+        continue;
+      }
+      if (turn.controller.signal.aborted) continue;
+      finish(call, { content: `rejected by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`, isError: true });
+      track(call, 'denied');
+    }
+  }
+
+  // Phase 3: run.
+  const signal = turn.controller.signal;
+  const runnable = calls.filter((c) => !c.result && c.tool);
+  if (runnable.length > 0 && !signal.aborted) {
+    hub.setStatus(slot, 'running-tool', runnable.map((c) => c.use.name).join(', '));
+    await runScheduled(hub, runnable, signal, async (call) => {
+      const context: ToolContext = hub.toolContext(turn, call.use.id);
+      let result: ToolResult;
+      try {
+        result = await env.executeTool(call.tool!, call.input, context);
+      } catch (error) {
+        result = { content: `${call.use.name} failed: ${messageOf(error)}`, isError: true };
+      }
+      if (!signal.aborted) finish(call, result);
+    });
+  }
+
+  const reason = interruptedText(hub);
+  for (const call of calls) if (!call.result) finish(call, { content: reason, isError: true });
+  const results: ToolResultBlock[] = calls.map((c) => ({
+    type: 'tool_result',
+    toolUseId: c.use.id,
+    content: c.result!.content,
+    ...(c.result!.isError ? { isError: true } : {}),
+  }));
+  return { results, notes };
+}

@@ -1,0 +1,75 @@
+import type { ApprovalRequest } from '../authz/approvals';
+import type { Verdict } from '../authz/types';
+import type { ToolResult } from '../tools/types';
+import type { ToolCatalog } from './ports';
+import type { TurnOutcome } from './turn';
+
+/** Texts the models read. Short, specific, and saying what to do next. */
+
+export function firstLine(text: string, max = 120): string {
+  const line = text.split('\n', 1)[0]!.trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function summaryOf(result: ToolResult): string {
+  return result.summary ?? firstLine(result.content);
+}
+
+export function describeInputProblem(tool: string, problem: string): string {
+  return `invalid input for ${tool}: ${problem}. Call ${tool} again with arguments that match its schema.`;
+}
+
+export function verdictDenial(verdict: Verdict): string {
+  return `denied${verdict.ruleId ? ` by rule ${verdict.ruleId}` : ''}: ${verdict.reason}`;
+}
+
+export function unavailableTool(name: string, agentId: string, tools: readonly string[]): string {
+  return `tool "${name}" is not available to ${agentId}; its tools are: ${tools.length ? tools.join(', ') : '(none)'}`;
+}
+
+/** The key argument of a call (path, command, targetId…), for request lists. */
+export function keyArgumentOf(tools: ToolCatalog, toolName: string, input: unknown): string | undefined {
+  const tool = tools.get(toolName);
+  if (!tool) return undefined;
+  try {
+    return tool.keyArgument(input);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line per request: id, tool, key argument, who asks, why. */
+export function requestLines(tools: ToolCatalog, requests: readonly ApprovalRequest[]): string {
+  return requests
+    .map((r) => {
+      const key = keyArgumentOf(tools, r.toolName, r.input);
+      return `- ${r.requestId}: ${r.toolName}${key ? ` ${firstLine(key, 160)}` : ''} (asked by ${r.participantId}; ${r.reason || 'needs approval'})`;
+    })
+    .join('\n');
+}
+
+export function approvalsBlock(tools: ToolCatalog, requests: readonly ApprovalRequest[]): string {
+  return (
+    `Approval requests waiting for your decision:\n${requestLines(tools, requests)}\n` +
+    `Decide each with resolve_approval (requestId, decision "approved" or "rejected", reason). ` +
+    `Approve only what clearly serves the task you were given; what you leave undecided goes to the next approver when your turn ends.`
+  );
+}
+
+/** The result text of a finished communicator call. */
+export function outcomeText(targetId: string, outcome: TurnOutcome): { content: string; isError: boolean } {
+  switch (outcome.kind) {
+    case 'done': {
+      const text = outcome.text.trim() ? outcome.text : `(${targetId} ended its turn without a text answer)`;
+      return { content: outcome.incomplete ? `${text}\n\n[note: ${outcome.incomplete}]` : text, isError: false };
+    }
+    case 'failed':
+      return { content: `${targetId} could not answer: ${outcome.error}`, isError: true };
+    case 'interrupted':
+      return { content: `${targetId}'s turn was interrupted by the user`, isError: true };
+    default: {
+      const never: never = outcome;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { Agent, Participant } from '../collective/participant';
+import type { Provider } from '../providers/types';
+import type { Tool, ToolContext, ToolResult } from '../tools/types';
+import type { CallToAuthorize, Verdict } from '../authz/types';
+import type { ApprovalRequest } from '../authz/approvals';
+import type { AuditEntry } from '../authz/audit';
+
+/**
+ * The narrow interfaces the runtime needs from the other areas (providers, tools, authz).
+ * The composition root (`src/cli/compose.ts`) adapts the real modules to them; tests pass
+ * small fakes. Every port is synchronous or returns a promise that never rejects, unless
+ * its comment says otherwise.
+ */
+
+/** The tools known to the process (builtin + collective). */
+export interface ToolCatalog {
+  get(name: string): Tool | undefined;
+  list(): readonly Tool[];
+}
+
+/** Run one tool: validate input, confine paths, never throw (an error result instead). */
+export type ExecuteTool = (tool: Tool, input: unknown, context: ToolContext) => Promise<ToolResult>;
+
+/** The provider and model an agent talks to. */
+export type ProviderChoice =
+  | { ok: true; provider: Provider; model: string; maxTokens: number }
+  | { ok: false; error: string };
+export type ResolveProvider = (agent: Agent) => ProviderChoice;
+
+/** The rule engine + policies (DESIGN §7.1–7.3). May throw: the executor turns a throw into a deny. */
+export type Authorize = (call: CallToAuthorize) => Verdict;
+
+/** Approver choice and the cascade (DESIGN §7.4); `next` returns null past the user. */
+export interface ApproverPolicy {
+  choose(query: { chain: readonly string[]; toolName: string; explicitApprover?: string }): string;
+  next(current: string, query: { chain: readonly string[]; toolName: string }): string | null;
+}
+
+/** One authorization decision for the audit log (DESIGN §7.5); the sink adds the run id. */
+export type AuditRecord = Omit<AuditEntry, 'runId'>;
+/** Never throws (a failing audit write is reported by the adapter as a notice). */
+export type AuditSink = (entry: AuditRecord) => void;
+
+/** Consecutive-denial tracking per agent and session: returns a note for the agent once the threshold is reached. */
+export interface DenialTracker {
+  record(sessionId: string, participantId: string, outcome: 'denied' | 'allowed'): string | null;
+}
+
+/** Optional LLM triage of an `ask`: may only approve (DESIGN §7.4). */
+export type Triage = (
+  request: { toolName: string; input: unknown; participantId: string; chain: readonly string[]; ruleId: string | null; reason: string; sessionId: string },
+  signal: AbortSignal,
+) => Promise<{ approve: boolean; reasoning: string }>;
+
+/** Cost of one provider call in USD, null when the model has no price. */
+export type PriceOf = (usage: { model: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) => number | null;
+
+/** "Approve and allow the same for this session" (issue 5). Returns an error text when refused. */
+export type AddAllowance = (request: ApprovalRequest) => string | null;
+
+/** Privilege checks for spawn/modify/retire (DESIGN §7): null when allowed, else why not. */
+export interface GrantGuard {
+  grant(caller: Participant, proposed: Agent, existing: Agent | undefined): string | null;
+  retire(caller: Participant, target: Participant): string | null;
+}

@@ -1,0 +1,93 @@
+import type { Agent } from '../collective/participant';
+import type { ApprovalRequest } from '../authz/approvals';
+import type { SessionHandle } from '../session/types';
+
+/** How a turn (or a question to the user) ended, as its caller sees it. */
+export type TurnOutcome =
+  | { kind: 'done'; text: string; incomplete?: string }
+  | { kind: 'failed'; error: string }
+  | { kind: 'interrupted' };
+
+export const INTERRUPTED_BY_USER = 'interrupted by the user';
+
+/** A message waiting for its turn in a session (one turn at a time per session). */
+export interface TurnRequest {
+  readonly text: string;
+  /** Call chain for the responder, outermost first, ending with the responder. */
+  readonly chain: readonly string[];
+  /** Session ids along the call chain, ending with this session (re-entry check). */
+  readonly sessionChain: readonly string[];
+  /** The communicator call waiting on this turn (absent for the user's own messages). */
+  readonly parent?: Delegation;
+  /** Aborts the request (queued or running) when the caller is cancelled. */
+  readonly signal?: AbortSignal;
+  settle(outcome: TurnOutcome): void;
+}
+
+/**
+ * One running turn of an agent in a session. `delegations` are the communicator calls it
+ * made whose target turn has not been collected yet; `delivered` the approval requests
+ * routed to this agent to decide (shown to it or still in an inbox).
+ */
+export interface Turn {
+  readonly id: number;
+  readonly session: SessionHandle;
+  readonly agent: Agent;
+  readonly chain: readonly string[];
+  readonly sessionChain: readonly string[];
+  readonly controller: AbortController;
+  readonly parent?: Delegation;
+  readonly delegations: Set<Delegation>;
+  readonly delivered: Set<string>;
+  /** Called whenever a delegation of this turn has news (an outcome or requests for this agent). */
+  readonly wakers: Set<() => void>;
+  finished: boolean;
+}
+
+/**
+ * A communicator call of `owner` to `sessionId`. It waits for the target's turn; when
+ * approval requests for `owner` arrive from below, the call returns early ("detached")
+ * and the outcome is collected after the owner's next tool batch or at its turn's end.
+ */
+export class Delegation {
+  outcome: TurnOutcome | undefined;
+  detached = false;
+  /** Requests for the owner raised below this delegation, not yet shown to it. */
+  readonly inbox: ApprovalRequest[] = [];
+
+  constructor(
+    readonly owner: Turn,
+    readonly sessionId: string,
+    readonly targetId: string,
+  ) {}
+
+  settle(outcome: TurnOutcome): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    this.wakeOwner();
+  }
+
+  deliver(request: ApprovalRequest): void {
+    this.inbox.push(request);
+    this.owner.delivered.add(request.requestId);
+    this.wakeOwner();
+  }
+
+  private wakeOwner(): void {
+    for (const wake of [...this.owner.wakers]) wake();
+  }
+}
+
+/** Resolves when any delegation of `turn` has news, or `signal` aborts. */
+export function nextNews(turn: Turn, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      turn.wakers.delete(done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    turn.wakers.add(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
