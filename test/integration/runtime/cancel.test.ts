@@ -1,0 +1,182 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
+import { withTempDir } from '../../helpers/tmp';
+
+/**
+ * Cancel at every phase of a turn: the session ends idle, every tool_use is answered
+ * ("interrupted by the user"), and the next message works.
+ */
+
+const AFTER = `
+  - { agent: worker, when: "after", text: "fresh start" }
+`;
+
+async function expectUsable(h: Awaited<ReturnType<typeof startHarness>>, sessionId: string): Promise<void> {
+  assertAllValid(h.core);
+  assert.equal(h.core.lastOutcome(sessionId)?.kind, 'interrupted');
+  assert.equal(h.core.sessions().find((s) => s.id === sessionId)?.status, 'idle');
+  const again = h.core.send('worker', 'after');
+  assert.ok(again.ok);
+  assert.equal(await h.core.idle(again.sessionId), 'fresh start');
+  assertAllValid(h.core);
+}
+
+test('cancel while streaming: the stream stops, the partial text is kept, the session stays usable', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: ['file_write'] }],
+      script: `
+replies:
+  - { agent: worker, when: "go", text: "a very long answer that streams slowly", chunkSize: 1, delayMs: 20, toolCalls: [{ name: file_write, input: { path: x.txt, content: x } }] }
+${AFTER}`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'text-delta');
+    h.core.cancel(sent.sessionId);
+    await h.core.idle(sent.sessionId);
+    const history = h.core.history(sent.sessionId);
+    assert.equal(history[1]?.role, 'assistant');
+    assert.ok(history[1]!.content[0]!.type === 'text' && history[1]!.content[0].text.length < 20, 'partial text kept');
+    assert.equal(existsSync(`${dir}/x.txt`), false);
+    await expectUsable(h, sent.sessionId);
+    await h.close();
+  });
+});
+
+test('cancel while waiting for approval: the request is withdrawn (cancel) and the call answered "interrupted by the user"', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: ['file_write'] }],
+      authorize: authorizeBy({ file_write: 'ask' }),
+      script: `
+replies:
+  - { agent: worker, when: "go", toolCalls: [{ name: file_write, input: { path: x.txt, content: x } }] }
+${AFTER}`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    const request = await h.waitFor((e) => e.type === 'approval-request');
+    assert.equal(h.core.pendingApprovals().length, 1);
+    h.core.cancel(sent.sessionId);
+    await h.core.idle(sent.sessionId);
+    const resolved = eventsOf(h.events, 'approval-resolve');
+    assert.equal(resolved.length, 1);
+    assert.equal(resolved[0]!.requestId, request.type === 'approval-request' ? request.requestId : '');
+    assert.equal(resolved[0]!.decidedBy, 'cancel');
+    assert.deepEqual(h.core.pendingApprovals(), []);
+    const [result] = toolResults(h.core.history(sent.sessionId));
+    assert.deepEqual(result, { type: 'tool_result', toolUseId: result!.toolUseId, content: 'interrupted by the user', isError: true });
+    assert.equal(existsSync(`${dir}/x.txt`), false);
+    assert.deepEqual(h.core.resolveApprovals([resolved[0]!.requestId], 'approved').ok, false, 'a withdrawn request cannot be approved');
+    await expectUsable(h, sent.sessionId);
+    await h.close();
+  });
+});
+
+test('cancel while a shell runs: the process group is killed at once, the result says interrupted', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: ['shell'] }],
+      script: `
+replies:
+  - { agent: worker, when: "go", toolCalls: [{ name: shell, input: { command: "sleep 30; touch late.txt" } }] }
+${AFTER}`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'agent-status' && e.status === 'running-tool');
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    h.core.cancel(sent.sessionId);
+    await h.core.idle(sent.sessionId);
+    assert.ok(Date.now() - started < 1000, 'the turn ends without waiting for the command');
+    const [result] = toolResults(h.core.history(sent.sessionId));
+    assert.equal(result!.content, 'interrupted by the user');
+    await expectUsable(h, sent.sessionId);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(existsSync(`${dir}/late.txt`), false);
+    await h.close();
+  });
+});
+
+test('cancel while waiting on a sub-agent: the sub-session is cancelled too; both histories stay valid', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: ['communicator'] }, { id: 'sub', tools: ['shell'] }],
+      script: `
+replies:
+  - { agent: worker, when: "go", toolCalls: [{ name: communicator, input: { targetId: sub, message: "run it" } }] }
+  - { agent: sub, toolCalls: [{ name: shell, input: { command: "sleep 30" } }] }
+  - { agent: sub, on: tool-result, text: "should not happen" }
+${AFTER}`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'agent-status' && e.participantId === 'sub' && e.status === 'running-tool');
+    h.core.cancel(sent.sessionId);
+    await h.core.idle(sent.sessionId);
+    await h.core.idle('session-worker__sub__default');
+    const [outer] = toolResults(h.core.history(sent.sessionId));
+    assert.equal(outer!.content, 'interrupted by the user');
+    const [inner] = toolResults(h.core.history('session-worker__sub__default'));
+    assert.equal(inner!.content, 'interrupted by the user');
+    assert.equal(h.core.sessions().find((s) => s.id === 'session-worker__sub__default')?.status, 'idle');
+    await expectUsable(h, sent.sessionId);
+    await h.close();
+  });
+});
+
+test('cancel of a sub-session alone: its caller gets an error result and carries on', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: ['communicator'] }, { id: 'sub', tools: [] }],
+      script: `
+replies:
+  - { agent: worker, when: "go", toolCalls: [{ name: communicator, input: { targetId: sub, message: "slow" } }] }
+  - { agent: sub, text: "slowly slowly", chunkSize: 1, delayMs: 30 }
+  - { agent: worker, on: tool-error, text: "sub was stopped: {{lastText}}" }
+`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'text-delta' && e.participantId === 'sub');
+    h.core.cancel('session-worker__sub__default');
+    assert.equal(await h.core.idle(sent.sessionId), "sub was stopped: sub's turn was interrupted by the user");
+    assert.equal(h.core.lastOutcome(sent.sessionId)?.kind, 'done');
+    assertAllValid(h.core);
+    await h.close();
+  });
+});
+
+test('cancel of a queued message: it never runs', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'worker', tools: [] }],
+      script: `
+replies:
+  - { agent: worker, when: "one", text: "first", chunkSize: 1, delayMs: 20 }
+  - { agent: worker, when: "two", text: "second" }
+`,
+    });
+    const a = h.core.send('worker', 'one');
+    const b = h.core.send('worker', 'two');
+    assert.ok(a.ok && b.ok && b.queued);
+    await h.waitFor((e) => e.type === 'text-delta');
+    h.core.cancel(a.sessionId);
+    await h.core.idle(a.sessionId);
+    const texts = h.core.history(a.sessionId).map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : ''));
+    assert.equal(texts.includes('two'), false);
+    assertAllValid(h.core);
+    await h.close();
+  });
+});
