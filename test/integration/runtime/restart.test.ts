@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
+import { withTempDir } from '../../helpers/tmp';
+import { readLedger } from '../../../src/events/ledger';
+
+const SCRIPT = `
+replies:
+  - { agent: worker, when: "remember", text: "noted: blue" }
+  - { agent: worker, when: "write", toolCalls: [{ name: file_write, input: { path: x.txt, content: x } }] }
+  - { agent: worker, when: "what did", text: "you said {{firstText}}" }
+`;
+
+test('restart: a new core over the same workspace resumes the run: history readable, seq continues, nothing re-emitted', async () => {
+  await withTempDir(async (dir) => {
+    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: [] }], script: SCRIPT });
+    const sent = first.core.send('worker', 'remember blue');
+    assert.ok(sent.ok);
+    await first.core.idle(sent.sessionId);
+    await first.close('quit');
+    const lastSeq = first.events.at(-1)!.seq;
+    assert.equal(first.events.at(-1)!.type, 'run-end');
+
+    const second = await startHarness({ dir, script: SCRIPT });
+    assert.equal(second.core.runId, first.core.runId);
+    assert.deepEqual(second.events[0], { ...second.events[0]!, type: 'run-start', resumed: true, seq: lastSeq + 1 });
+    assert.equal(eventsOf(second.events, 'message-add').length, 0, 'old messages are not re-emitted');
+    assert.deepEqual(second.core.sessions().map((s) => [s.id, s.messageCount]), [[sent.sessionId, 2]]);
+    assert.equal(second.core.history(sent.sessionId)[1]!.content[0]!.type === 'text' && second.core.history(sent.sessionId)[1]!.content[0].text, 'noted: blue');
+    const again = second.core.send('worker', 'what did I say?');
+    assert.ok(again.ok);
+    assert.equal(await second.core.idle(again.sessionId), 'you said remember blue');
+    await second.close('quit');
+
+    const ledger = await readLedger(first.layout.events(first.core.runId));
+    assert.deepEqual(ledger.issues, []);
+    ledger.events.forEach((e, i) => i > 0 && assert.equal(e.seq, ledger.events[i - 1]!.seq + 1));
+    assert.deepEqual(ledger.events.filter((e) => e.type === 'run-start').map((e) => e.type === 'run-start' && e.resumed), [false, true]);
+  });
+});
+
+test('restart: an approval pending at shutdown stays pending on disk, then expires on resume ("interrupted, ask again")', async () => {
+  await withTempDir(async (dir) => {
+    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const sent = first.core.send('worker', 'write it');
+    assert.ok(sent.ok);
+    await first.waitFor((e) => e.type === 'approval-request');
+    await first.close('quit');
+    assert.equal(eventsOf(first.events, 'approval-resolve').length, 0, 'shutdown does not resolve pending requests');
+    const [interrupted] = toolResults(first.core.history(sent.sessionId));
+    assert.match(interrupted!.content, /Legion stopped/);
+    assertAllValid(first.core);
+    const lines = (await readFile(first.layout.approvals(first.core.runId), 'utf8')).trim().split('\n');
+    assert.equal(lines.length, 1, 'only the request line: still pending on disk');
+
+    const second = await startHarness({ dir, script: SCRIPT });
+    const resolved = eventsOf(second.events, 'approval-resolve');
+    assert.deepEqual(resolved.map((r) => [r.requestId, r.decision, r.decidedBy]), [['apr-1', 'rejected', 'cancel']]);
+    assert.ok(eventsOf(second.events, 'notice').some((n) => /expired/.test(n.message)));
+    assert.deepEqual(second.core.pendingApprovals(), []);
+    assertAllValid(second.core);
+    await second.close();
+  });
+});
+
+test('restart: a crash mid-turn (open tool_use on disk) is repaired on load and reported', async () => {
+  await withTempDir(async (dir) => {
+    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT });
+    const sent = first.core.send('worker', 'remember');
+    assert.ok(sent.ok);
+    await first.core.idle(sent.sessionId);
+    await first.close();
+    // Simulate a crash after the assistant's tool call was written.
+    const { appendFile } = await import('node:fs/promises');
+    const file = first.layout.sessionFile(first.core.runId, sent.sessionId);
+    await appendFile(file, JSON.stringify({ role: 'user', content: [{ type: 'text', text: 'next' }], at: new Date().toISOString() }) + '\n');
+    await appendFile(file, JSON.stringify({ role: 'assistant', content: [{ type: 'tool_use', id: 'tu_crash', name: 'file_write', input: { path: 'y', content: 'y' } }], at: new Date().toISOString() }) + '\n');
+
+    const second = await startHarness({ dir, script: SCRIPT });
+    assertAllValid(second.core);
+    assert.ok(eventsOf(second.events, 'notice').some((n) => n.sessionId === sent.sessionId && /answered 1 tool call/.test(n.message)));
+    const again = second.core.send('worker', 'remember again');
+    assert.ok(again.ok);
+    await second.core.idle(again.sessionId);
+    assertAllValid(second.core);
+    await second.close();
+  });
+});
