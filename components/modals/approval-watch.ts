@@ -1,0 +1,48 @@
+import type { EventBus } from '../../src/events/bus';
+import type { UiStore } from '../state/store';
+import { focusedSession, isUserSession, viewOf } from '../state/ui-state';
+
+export interface ApprovalWatchOptions {
+  readonly bus: EventBus;
+  readonly store: UiStore;
+  /** `ui.bell`: ring the terminal bell for requests the user might not see. */
+  readonly bell: boolean;
+  /** Writes `\x07` to the terminal. */
+  readonly ring: () => void;
+  /** Milliseconds; bells closer than `BELL_GAP_MS` ring once (a batch is one bell). */
+  readonly now: () => number;
+}
+
+export const BELL_GAP_MS = 1000;
+
+/**
+ * What a new request for the user does (DESIGN §10): the approval queue opens by itself when
+ * no modal is open and the focused lane's composer is empty (so no typing is taken from the
+ * user); the terminal bell rings (`ui.bell`) when the user's lane is not focused — the
+ * focused lane is agents talking, or there is none — or when the queue could not open.
+ * Requests that wait on an agent approver do neither (they reach the user only by climbing,
+ * which re-emits the request with `approverId: 'user'`). Returns the unsubscribe function.
+ */
+export function watchApprovals(options: ApprovalWatchOptions): () => void {
+  let lastBell = -Infinity;
+  // Typed subscriptions run after `subscribeAll` ones: the store has already reduced the event.
+  return options.bus.subscribe('approval-request', (event) => {
+    if (event.approverId !== 'user') return;
+    const state = options.store.getState();
+    const session = focusedSession(state);
+    const composerEmpty = !session || viewOf(state, session.id).draft.text === '';
+    let opened = state.modal?.kind === 'approvals';
+    if (state.modal === null && composerEmpty) {
+      options.store.dispatch({ type: 'open-modal', modal: { kind: 'approvals' } });
+      opened = true;
+    }
+    const userLaneFocused = session !== undefined && isUserSession(session);
+    if (options.bell && (!userLaneFocused || !opened)) {
+      const t = options.now();
+      if (t - lastBell >= BELL_GAP_MS) {
+        lastBell = t;
+        options.ring();
+      }
+    }
+  });
+}

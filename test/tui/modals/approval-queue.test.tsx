@@ -1,0 +1,221 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderModals, request, type ModalHarness } from './harness';
+import { open } from '../../helpers/fake-core';
+
+async function withQueue(fn: (h: ModalHarness) => Promise<void>, options: Parameters<typeof renderModals>[0] = {}): Promise<void> {
+  const h = await renderModals(options);
+  try {
+    await fn(h);
+  } finally {
+    h.unmount();
+  }
+}
+
+/** Three requests from two agents: r1, r2 (scribe), r3 (scout). */
+async function three(h: ModalHarness): Promise<void> {
+  await h.emit(open('ur-agent', 'scribe', 'notes'), open('ur-agent', 'scout'));
+  await h.emit(
+    request({ requestId: 'r1', input: { path: 'notes/a.md', content: 'a' } }),
+    request({ requestId: 'r2', toolName: 'shell', input: { command: 'npm test' }, ruleId: 'shell-ask', reason: 'Shell asks' }),
+    request({ requestId: 'r3', participantId: 'scout', sessionId: 'session-ur-agent__scout__default', input: { path: 'b.txt', content: 'b' }, ruleId: null, reason: undefined }),
+  );
+}
+
+test('a request opens the queue by itself on an empty composer: grouped by agent with chain, tool, key argument, rule', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    const f = h.frame();
+    assert.match(f, /Approval queue · 3 waiting for you/);
+    assert.match(f, /user → ur-agent → scribe {2}\(2\)/);
+    assert.match(f, /▶ \[ \] file_write notes\/a\.md {2}· rule writes-ask: Writes need approval/);
+    assert.match(f, /\[ \] shell npm test {2}· rule shell-ask: Shell asks/);
+    assert.match(f, /user → ur-agent → scout {2}\(1\)/);
+    assert.match(f, /\[ \] file_write b\.txt {2}· no rule \(default: ask\)/);
+    // The lanes keep reducing behind the modal: the status bar counts the requests.
+    assert.match(f, /3 approvals pending/);
+  });
+});
+
+test('y approves the highlighted request only, by its id; the next one is highlighted', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('down', 'y');
+    assert.deepEqual(h.resolves, [{ ids: ['r2'], decision: 'approved', options: {} }]);
+    const f = h.frame();
+    assert.doesNotMatch(f, /\[ \] shell npm test/);
+    assert.match(f, /approved shell npm test/);
+    assert.match(f, /▶ \[ \] file_write b\.txt/);
+    assert.match(f, /2 waiting for you/);
+  });
+});
+
+test('Space marks; y applies to the marked (not the highlighted); marks survive moving', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('space', 'down', 'down', 'space', 'up');
+    assert.match(h.frame(), /2 marked/);
+    assert.match(h.frame(), /\[x\] file_write notes\/a\.md/);
+    assert.match(h.frame(), /\[x\] file_write b\.txt/);
+    await h.type('y');
+    assert.deepEqual(h.resolves, [{ ids: ['r1', 'r3'], decision: 'approved', options: {} }]);
+    assert.match(h.frame(), /▶ \[ \] shell npm test/);
+    // Space again unmarks.
+  });
+});
+
+test('Space twice unmarks; n asks for a reason inline, Enter rejects with it', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('space', 'space', 'down', 'n');
+    assert.match(h.frame(), /Reject 1 request\. Reason \(optional\):/);
+    await h.type('use the test script');
+    await h.press('enter');
+    assert.deepEqual(h.resolves, [{ ids: ['r2'], decision: 'rejected', options: { reason: 'use the test script' } }]);
+    assert.match(h.frame(), /rejected shell npm test \(use the test script\)/);
+  });
+});
+
+test('reject without a reason; Esc in the reason field goes back without deciding', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('n');
+    await h.type('never mind');
+    await h.press('escape');
+    assert.deepEqual(h.resolves, []);
+    assert.match(h.frame(), /Approval queue · 3 waiting/);
+    assert.doesNotMatch(h.frame(), /Reason/);
+    await h.press('n', 'enter');
+    assert.deepEqual(h.resolves, [{ ids: ['r1'], decision: 'rejected', options: {} }]);
+  });
+});
+
+test('Y approves every request shown in one call; the queue closes and says so', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.type('Y');
+    assert.deepEqual(h.resolves, [{ ids: ['r1', 'r2', 'r3'], decision: 'approved', options: {} }]);
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /approved 3 requests/);
+  });
+});
+
+test('N rejects all with a reason', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.type('N');
+    assert.match(h.frame(), /Reject 3 requests/);
+    await h.type('not now');
+    await h.press('enter');
+    assert.deepEqual(h.resolves, [{ ids: ['r1', 'r2', 'r3'], decision: 'rejected', options: { reason: 'not now' } }]);
+    assert.equal(h.store.getState().modal, null);
+  });
+});
+
+test('a approves and allows the same for the session', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('down', 'a');
+    assert.deepEqual(h.resolves, [{ ids: ['r2'], decision: 'approved', options: { allowForSession: true } }]);
+    assert.match(h.frame(), /approved shell npm test and allowed for the session/);
+  });
+});
+
+test('requests resolved elsewhere disappear live; a vanished marked request is reported, never sent', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('space');
+    // r1 is marked; an agent approver (or a cancel) resolves it before the next frame's key.
+    h.core.emit({ type: 'approval-resolve', requestId: 'r1', decision: 'rejected', decidedBy: 'cancel', reason: 'cancelled' });
+    // Same tick: the key sees the frame that still shows r1.
+    await h.type('y');
+    // r1 vanished: not sent. Nothing else was marked, so nothing else was decided.
+    assert.deepEqual(h.resolves, []);
+    assert.match(h.frame(), /1 request was already resolved elsewhere and left alone \(file_write notes\/a\.md\)/);
+    assert.doesNotMatch(h.frame(), /notes\/a\.md {2}·/);
+    await h.emit({ type: 'approval-resolve', requestId: 'r3', decision: 'approved', decidedBy: 'agent:ur-agent', reason: 'ok' });
+    assert.match(h.frame(), /1 waiting for you/);
+    assert.doesNotMatch(h.frame(), /b\.txt/);
+  });
+});
+
+test('Y applies only to what was shown: a request arriving after the frame is not included', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    // Emitted without waiting for a frame: the key handler still holds the three shown.
+    h.core.emit(request({ requestId: 'r4', input: { path: 'late.md', content: 'x' } }));
+    await h.type('Y');
+    assert.deepEqual(h.resolves, [{ ids: ['r1', 'r2', 'r3'], decision: 'approved', options: {} }]);
+    assert.match(h.frame(), /late\.md/);
+    assert.notEqual(h.store.getState().modal, null);
+  });
+});
+
+test('Enter shows details with the preview; y there decides that request; Esc goes back, Esc again closes', async () => {
+  const previews: string[] = [];
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('enter');
+    await new Promise((r) => setTimeout(r, 10));
+    await h.press('down', 'up');
+    let f = h.frame();
+    assert.match(f, /Request 1 of 3 · file_write notes\/a\.md/);
+    assert.match(f, /asks +scribe \(user → ur-agent → scribe\)/);
+    assert.match(f, /session +ur-agent → scribe · notes/);
+    assert.match(f, /rule +writes-ask: Writes need approval/);
+    assert.match(f, /\+\+\+ b\/notes\/a\.md/);
+    assert.match(f, /\+a/);
+    assert.deepEqual(previews, ['file_write']);
+    await h.press('escape');
+    assert.match(h.frame(), /Approval queue · 3 waiting/);
+    await h.press('down', 'enter');
+    await new Promise((r) => setTimeout(r, 10));
+    await h.press('down');
+    f = h.frame();
+    assert.match(f, /\$ npm test/);
+    await h.type('y');
+    assert.deepEqual(h.resolves, [{ ids: ['r2'], decision: 'approved', options: {} }]);
+    assert.match(h.frame(), /Approval queue · 2 waiting/);
+    await h.press('escape');
+    assert.equal(h.store.getState().modal, null);
+  }, {
+    services: {
+      async preview(toolName, input) {
+        previews.push(toolName);
+        if (toolName === 'shell') return { kind: 'command', text: `$ ${(input as { command: string }).command}` };
+        return { kind: 'diff', text: '--- /dev/null\n+++ b/notes/a.md\n@@ -0,0 +1,1 @@\n+a' };
+      },
+    },
+  });
+});
+
+test('the queue does not open over a draft: the bell rings and the badge counts; Ctrl+Y opens it', async () => {
+  await withQueue(async (h) => {
+    await h.type('half a thought');
+    await h.emit(request({ requestId: 'r1' }));
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /half a thought/);
+    assert.match(h.frame(), /1 approval pending/);
+    assert.equal(h.bells.count, 1);
+    await h.press('ctrl+y');
+    assert.match(h.frame(), /Approval queue · 1 waiting/);
+    // Ctrl+Y again closes it; the draft is intact.
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /half a thought/);
+  });
+});
+
+test('requests for an agent approver neither open the queue nor ring; they are listed as elsewhere', async () => {
+  await withQueue(async (h) => {
+    await h.emit(request({ requestId: 'r1', approverId: 'ur-agent' }));
+    assert.equal(h.store.getState().modal, null);
+    assert.equal(h.bells.count, 0);
+    await h.press('ctrl+y');
+    assert.match(h.frame(), /nothing waiting for you/);
+    assert.match(h.frame(), /1 more waiting on agent approvers \(ur-agent\)/);
+    // The cascade climbs: the same request re-emitted for the user appears live.
+    await h.emit(request({ requestId: 'r1', approverId: 'user' }));
+    assert.match(h.frame(), /1 waiting for you/);
+  });
+});
