@@ -28,7 +28,8 @@ test('restart: a new core over the same workspace resumes the run: history reada
     assert.deepEqual(second.events[0], { ...second.events[0]!, type: 'run-start', resumed: true, seq: lastSeq + 1 });
     assert.equal(eventsOf(second.events, 'message-add').length, 0, 'old messages are not re-emitted');
     assert.deepEqual(second.core.sessions().map((s) => [s.id, s.messageCount]), [[sent.sessionId, 2]]);
-    assert.equal(second.core.history(sent.sessionId)[1]!.content[0]!.type === 'text' && second.core.history(sent.sessionId)[1]!.content[0].text, 'noted: blue');
+    const answer = second.core.history(sent.sessionId)[1]!.content[0];
+    assert.equal(answer?.type === 'text' && answer.text, 'noted: blue');
     const again = second.core.send('worker', 'what did I say?');
     assert.ok(again.ok);
     assert.equal(await second.core.idle(again.sessionId), 'you said remember blue');
