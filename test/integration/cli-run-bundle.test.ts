@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { withTempDir } from '../helpers/tmp';
+import { EVENT_TYPES, type LegionEvent } from '../../src/events/types';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const BUNDLE = join(ROOT, 'dist', 'legion.js');
+
+function newest(path: string): number {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
+}
+
+/** Build the bundle when it is missing or older than a source (under `npm test` it was just built). */
+function ensureBundle(): void {
+  let built = 0;
+  try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
+  const sources = Math.max(...['src', 'components', 'bin', 'package.json'].map((p) => newest(join(ROOT, p))));
+  if (built >= sources) return;
+  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+}
+
+test('bundle: `legion run --json` with a faux script prints the event stream and the run resumes', async () => {
+  ensureBundle();
+  await withTempDir(async (dir) => {
+    const script = join(dir, 'script.yaml');
+    await writeFile(script, `
+version: 1
+replies:
+  - { agent: ur-agent, on: message, first: true, toolCalls: [{ name: list_participants, input: {} }] }
+  - { agent: ur-agent, on: tool-result, text: "The collective: {{lastText}}" }
+  - { agent: ur-agent, on: message, text: "second turn" }
+`);
+    const env = { ...process.env, HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', LEGION_DEBUG: '' };
+    const first = spawnSync(process.execPath, [BUNDLE, 'run', '--json', 'who is here?'], { cwd: dir, env, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(first.status, 0, first.stderr);
+    const events = first.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as LegionEvent);
+    assert.ok(events.every((e) => EVENT_TYPES.includes(e.type)));
+    events.forEach((e, i) => i > 0 && assert.equal(e.seq, events[i - 1]!.seq + 1));
+    const final = events.filter((e) => e.type === 'message-add').at(-1);
+    assert.ok(final?.type === 'message-add' && final.message.content[0]?.type === 'text' && /resource-agent/.test(final.message.content[0].text));
+
+    const second = spawnSync(process.execPath, [BUNDLE, 'run', 'and now?'], { cwd: dir, env, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(second.status, 0, second.stderr);
+    assert.equal(second.stdout, 'second turn\n');
+  });
+});
