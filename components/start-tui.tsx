@@ -1,5 +1,119 @@
-/** Placeholder until the TUI shell lands: the entry point the CLI calls for `legion start`. */
-export async function startTui(_options: unknown): Promise<number> {
-  process.stderr.write('legion: the TUI is not built yet\n');
-  return 1;
+import React from 'react';
+import { render } from 'ink';
+import type { CommandContext } from '../src/cli/command';
+import { composeApp, type AppSession } from '../src/cli/compose';
+import { LegionError, messageOf } from '../src/errors';
+import { UR_AGENT_ID } from '../src/collective/participant';
+import { App } from './App';
+import { buildKeymap } from './keymap';
+import { themeFromEnv } from './theme';
+import { stateFromCore } from './state/from-core';
+import { createUiStore } from './state/store';
+import { isUserSession } from './state/ui-state';
+import { terminalModes } from './terminal';
+
+export interface StartTuiOptions {
+  readonly context: CommandContext;
+}
+
+/** Ink may redraw keystrokes this often; streamed output is paced by `ui.maxFps` in the store. */
+export const INK_MAX_FPS = 120;
+
+/**
+ * `legion [start]`: compose the core for the run (`--run <id>`, `--new`, else the latest),
+ * then run the full-screen UI until the user quits. Quitting (or SIGINT/SIGTERM/SIGHUP)
+ * cancels running turns through `close()` so histories stay valid, and restores the
+ * terminal also after a crash. Returns the exit code.
+ */
+export async function startTui(options: StartTuiOptions | unknown): Promise<number> {
+  // CommandContext.startTui is typed `(options: unknown)` so src/ need not know this module.
+  const { context } = options as StartTuiOptions;
+  const runFlag = context.args.flags.get('run');
+  const newRun = context.args.flags.get('new') === true;
+  if (runFlag !== undefined && newRun) throw new LegionError('use either --run <id> or --new, not both', 2);
+  const app = await composeApp(context, { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun });
+  const keymap = buildKeymap(app.config.keymap);
+  if (!keymap.ok) {
+    await app.close('config error');
+    throw new LegionError(keymap.error, 2);
+  }
+  return runTui(app, keymap.keymap, context);
+}
+
+async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap'], context: CommandContext): Promise<number> {
+  const { core, config } = app;
+  const theme = themeFromEnv(context.io.env, context.args.global.plain, config.ui.plain);
+  const settings = { maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes };
+  let initial = stateFromCore(core, settings, app.resumed);
+  if (app.warnings.length > 0) initial = { ...initial, notice: { level: 'warn', text: app.warnings.join(' · ') } };
+  const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
+  if (!Object.values(initial.sessions).some(isUserSession)) {
+    const opened = core.openSession(UR_AGENT_ID);
+    if (opened.ok) store.dispatch({ type: 'show-session', sessionId: opened.sessionId });
+  } else {
+    store.dispatch({ type: 'focus-index', index: 0 });
+  }
+
+  const modes = terminalModes(1);
+  let code = 0;
+  let closing: Promise<void> | null = null;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => { finish = resolve; });
+  const shutdown = (reason: string, exitCode: number): Promise<void> => {
+    if (closing) return closing;
+    code = exitCode;
+    closing = (async () => {
+      try { await app.close(reason); } catch (error) { context.io.stderr(`legion: closing the run failed: ${messageOf(error)}\n`); }
+      instance.unmount();
+      modes.leave();
+      finish();
+    })();
+    return closing;
+  };
+  // The terminal is gone (SIGHUP, EIO): nothing to draw or restore. Close the run (it releases
+  // the lock at once, so a new start can take it), then end without Node's tty reset, which
+  // aborts on a dead terminal.
+  let hungUp = false;
+  const hangup = (): void => {
+    if (hungUp) return;
+    hungUp = true;
+    modes.abandon();
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+    void Promise.race([app.close('hangup').catch(() => undefined), deadline]).then(() => process.kill(process.pid, 'SIGKILL'));
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP') return hangup();
+    void shutdown(`signal ${signal}`, signal === 'SIGINT' ? 130 : 143);
+  };
+  const onCrash = (error: unknown): void => {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === 'EIO' || code === 'EPIPE' || code === 'ENXIO') return hangup();
+    modes.leave();
+    context.io.stderr(`legion: ${messageOf(error)}\n`);
+    if (context.io.env.LEGION_DEBUG === '1' && error instanceof Error && error.stack) context.io.stderr(`${error.stack}\n`);
+    void shutdown('crash', 1);
+  };
+  const onExit = (): void => modes.leave();
+
+  modes.enter();
+  process.on('exit', onExit);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
+  const instance = render(
+    <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} onQuit={() => void shutdown('quit', 0)} />,
+    { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
+  );
+  instance.waitUntilExit().catch((error: unknown) => onCrash(error));
+  try {
+    await finished;
+  } finally {
+    store.dispose();
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    process.off('exit', onExit);
+    modes.leave();
+  }
+  return code;
 }

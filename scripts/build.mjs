@@ -13,8 +13,15 @@ await build({
   jsx: 'automatic',
   minifySyntax: true,
   legalComments: 'none',
-  // ink imports react-devtools-core only when DEV=true; keep it out of the bundle.
-  external: ['react-devtools-core'],
+  // ink imports react-devtools-core only when DEV=true, but an external import would be
+  // hoisted and fail at load: bundle an empty stand-in instead.
+  plugins: [{
+    name: 'no-react-devtools',
+    setup(b) {
+      b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'legion-stub' }));
+      b.onLoad({ filter: /.*/, namespace: 'legion-stub' }, () => ({ contents: 'export default { initialize() {}, connectToDevTools() {} };', loader: 'js' }));
+    },
+  }],
   define: { 'process.env.NODE_ENV': '"production"' },
   banner: {
     // Some bundled CommonJS dependencies call require(); give them one.

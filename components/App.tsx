@@ -1,0 +1,128 @@
+import React, { useCallback, useMemo, useRef, useSyncExternalStore } from 'react';
+import { Box, Text } from 'ink';
+import type { LegionCore } from '../src/runtime/core-api';
+import type { Keymap } from './keymap';
+import { formatKey } from './keymap';
+import type { Theme } from './theme';
+import type { UiStore } from './state/store';
+import type { UiState } from './state/ui-state';
+import { EMPTY_DRAFT, focusedSession, isUserSession, viewOf } from './state/ui-state';
+import { LaneGrid } from './lanes/LaneGrid';
+import { laneGrid } from './lanes/layout';
+import { laneBodyHeight } from './lanes/Lane';
+import { activityRow } from './lanes/activity';
+import { Composer, composerRows } from './composer/Composer';
+import { StatusBar, busyAgents } from './StatusBar';
+import { ModalHost } from './modals/ModalHost';
+import { ModalKeysContext, type ModalKeyHandler, type ModalKeysRegistry } from './modals/modal-api';
+import { useKeys } from './use-keys';
+import { useSpinner } from './use-spinner';
+import { useTerminalSize } from './use-terminal-size';
+import { handleKey } from './app-keys';
+import { lineToAnsi, sanitize } from './text/ansi';
+import { truncate } from './text/width';
+import type { Span } from './text/line';
+
+export interface AppProps {
+  readonly core: LegionCore;
+  readonly store: UiStore;
+  readonly keymap: Keymap;
+  readonly theme: Theme;
+  /** Provider and model as the composition root names them ("anthropic claude-…", "demo"). */
+  readonly providerLabel: string;
+  /** Running on the faux provider because no API key is set. */
+  readonly demo: boolean;
+  /** Called once when the user quits (Ctrl+C twice); the caller closes the core. */
+  readonly onQuit: () => void;
+  readonly now?: () => number;
+}
+
+export const DEMO_BANNER = 'DEMO — no API key: set ANTHROPIC_API_KEY or OPENAI_API_KEY';
+
+/**
+ * The whole screen: [demo banner] lanes (or the open modal) · rule · composer · hint line ·
+ * status bar. Renders one row less than the terminal so Ink never clears the screen per frame.
+ */
+export function App(props: AppProps) {
+  const { core, store, keymap, theme, providerLabel, demo } = props;
+  const state = useSyncExternalStore(store.subscribe, store.getState);
+  const { columns, rows } = useTerminalSize();
+  const width = Math.max(20, columns);
+  const height = Math.max(6, rows - 1);
+
+  const spinner = useSpinner(busyAgents(state).length > 0, theme.spinner);
+  const session = focusedSession(state);
+  const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
+  const readOnly = session ? !isUserSession(session) : true;
+  const maxComposer = Math.max(1, Math.min(8, Math.floor(height / 4)));
+  const cRows = composerRows(draft, width, maxComposer, theme);
+  const lanesHeight = Math.max(1, height - (demo ? 1 : 0) - (theme.plain ? 0 : 1) - cRows - 2);
+
+  const geometry = useRef({ state, width, lanesHeight });
+  geometry.current = { state, width, lanesHeight };
+  const modalKeys = useRef<ModalKeyHandler | null>(null);
+  const registry = useMemo<ModalKeysRegistry>(() => ({ set: (h) => { modalKeys.current = h; } }), []);
+  const now = props.now ?? Date.now;
+  const onQuit = props.onQuit;
+  const quitOnce = useRef(false);
+  const quit = useCallback(() => {
+    if (quitOnce.current) return;
+    quitOnce.current = true;
+    onQuit();
+  }, [onQuit]);
+
+  useKeys((key) => handleKey(key, {
+    store, core, keymap, theme, now, quit, modalKeys,
+    laneBox: (index) => laneBox(geometry.current.state, geometry.current.width, geometry.current.lanesHeight, index, theme),
+  }));
+
+  const close = useCallback(() => store.dispatch({ type: 'close-modal' }), [store]);
+  const placeholder = !session ? 'no session'
+    : readOnly ? `read-only: ${session.initiatorId} ${theme.arrow} ${session.responderId} (agents talking)`
+      : `message ${session.responderId}${session.name === 'default' ? '' : ` ${theme.dot} ${session.name}`}…  (${formatKey(keymap.keysOf('help')[0] ?? 'f1')} help)`;
+
+  return (
+    <ModalKeysContext.Provider value={registry}>
+      <Box flexDirection="column" width={width} height={height}>
+        {demo ? <Text>{lineToAnsi([{ text: truncate(theme.plain ? DEMO_BANNER.replace('—', '-') : ` ${DEMO_BANNER} `, width), tone: 'warn', bold: true, inverse: theme.color }], theme)}</Text> : null}
+        {state.modal ? (
+          <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} store={store} close={close} />
+        ) : (
+          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} />
+        )}
+        {theme.plain ? null : <Text>{lineToAnsi([{ text: theme.rule.repeat(width), tone: 'muted' }], theme)}</Text>}
+        <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
+        <Text>{lineToAnsi(hintLine(state, keymap, theme, width, readOnly), theme)}</Text>
+        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')} theme={theme} />
+      </Box>
+    </ModalKeysContext.Provider>
+  );
+}
+
+/** The lane at `index`: its width and transcript height (for paging). */
+function laneBox(state: UiState, width: number, height: number, index: number, theme: Theme): { width: number; bodyHeight: number } | null {
+  for (const row of laneGrid(width, height, state.lanes.length, theme.plain)) {
+    for (const cell of row.cells) {
+      if (cell.index !== index) continue;
+      const session = state.sessions[state.lanes[index]!];
+      const activity = session ? activityRow(state, session, theme, '') !== null : false;
+      return { width: cell.width, bodyHeight: laneBodyHeight(cell.height, activity) };
+    }
+  }
+  return null;
+}
+
+/** The line above the status bar: the answer to the last key, else the last notice, else key hints. */
+function hintLine(state: UiState, keymap: Keymap, theme: Theme, width: number, readOnly: boolean): Span[] {
+  const message = state.flash ?? state.notice;
+  if (message) {
+    const tone = message.level === 'error' ? 'error' : message.level === 'warn' ? 'warn' : 'accent';
+    return [{ text: truncate(sanitize(message.text).replace(/\s+/g, ' '), width), tone }];
+  }
+  const k = (a: Parameters<Keymap['keysOf']>[0]): string => formatKey(keymap.keysOf(a)[0] ?? '?');
+  const parts = readOnly
+    ? [`${k('interrupt')} interrupt`, `${k('nextLane')} next lane`, `${k('switcher')} sessions`, `${k('help')} help`]
+    : [`${k('send')} send`, `${k('newline')} newline`, `${k('nextLane')} lanes`, `${k('interrupt')} interrupt`, `${k('approvals')} approvals`, `${k('help')} help`];
+  if (state.ended) parts.unshift(`run ended: ${state.ended}`);
+  return [{ text: truncate(parts.join(`  ${theme.dot} `.replace(/^ /, ' ')), width), tone: 'muted' }];
+}

@@ -1,0 +1,222 @@
+import type { LegionCore } from '../src/runtime/core-api';
+import type { KeyPress } from './input/decode-keys';
+import type { Action, Keymap } from './keymap';
+import { formatKey } from './keymap';
+import type { UiAction } from './state/actions';
+import type { UiStore } from './state/store';
+import type { Draft, ModalKind, SessionView, UiState } from './state/ui-state';
+import { EMPTY_DRAFT, FOLLOW, focusedSession, isBusy, isUserSession, viewOf } from './state/ui-state';
+import type { ModalKeyHandler } from './modals/modal-api';
+import type { Theme } from './theme';
+import * as edit from './composer/draft-edit';
+import { completeMention } from './composer/complete';
+import { lineSource } from './lanes/line-source';
+import { scrollBy, scrollHome } from './lanes/viewport';
+import { lineContext } from './lanes/Lane';
+import { sanitize } from './text/ansi';
+
+/** Ctrl+C twice within this many ms quits. */
+export const QUIT_WINDOW_MS = 2000;
+
+export interface KeyDeps {
+  readonly store: UiStore;
+  readonly core: LegionCore;
+  readonly keymap: Keymap;
+  readonly theme: Theme;
+  readonly now: () => number;
+  readonly quit: () => void;
+  readonly modalKeys: { readonly current: ModalKeyHandler | null };
+  /** The focused lane's text width and body height, for scrolling by pages. */
+  readonly laneBox: (index: number) => { width: number; bodyHeight: number } | null;
+}
+
+const MODAL_OF: Partial<Record<Action, ModalKind>> = {
+  help: 'help', approvals: 'approvals', switcher: 'switcher', newSession: 'new-session', history: 'history',
+};
+
+/**
+ * Route one key press: the open modal first, then the keymap's actions, then editing of the
+ * focused lane's draft. Every key clears the last one-line answer (`flash`); each key ends in
+ * one dispatch, so one render.
+ */
+export function handleKey(key: KeyPress, deps: KeyDeps): void {
+  const { store, keymap } = deps;
+  const state = store.getState();
+  const actions: UiAction[] = [];
+  if (state.flash) actions.push({ type: 'flash', flash: null });
+  if (state.notice) actions.push({ type: 'clear-notice' });
+  const session = focusedSession(state);
+  const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
+  const action = keymap.match(key.name, draft.text === '');
+  if (action !== 'clear' && state.quitArmedAt !== null) actions.push({ type: 'arm-quit', at: null });
+
+  if (state.modal) {
+    const used = deps.modalKeys.current?.(key) ?? false;
+    if (!used) {
+      if (action === 'clear') return void store.dispatch([...actions, { type: 'close-modal' }, ...quitPress(state, deps)]);
+      if (action === 'interrupt' || (action && MODAL_OF[action] === state.modal.kind)) actions.push({ type: 'close-modal' });
+    }
+    return void store.dispatch(actions);
+  }
+
+  if (action) {
+    runAction(action, state, session, draft, actions, deps);
+  } else if (session) {
+    editDraft(key, state, session, draft, actions, deps);
+  }
+  store.dispatch(actions);
+}
+
+function runAction(action: Action, state: UiState, session: SessionView | undefined, draft: Draft, out: UiAction[], deps: KeyDeps): void {
+  const modal = MODAL_OF[action];
+  if (modal) return void out.push({ type: 'open-modal', modal: { kind: modal } });
+  switch (action) {
+    case 'send':
+      if (session) send(state, session, draft, out, deps);
+      return;
+    case 'newline':
+      if (session) editDraft({ name: 'text', text: '\n' }, state, session, draft, out, deps);
+      return;
+    case 'nextLane':
+    case 'prevLane': {
+      if (action === 'nextLane' && session && isUserSession(session)) {
+        const ids = state.participants.filter((p) => p.status === 'active' && p.kind === 'agent').map((p) => p.id);
+        const done = completeMention(draft, ids);
+        if (done) {
+          out.push({ type: 'set-draft', sessionId: session.id, draft: done.draft });
+          if (done.options.length > 1) out.push({ type: 'flash', flash: { level: 'info', text: done.options.map((o) => `@${o}`).join('  ') } });
+          return;
+        }
+      }
+      out.push({ type: 'focus-lane', delta: action === 'nextLane' ? 1 : -1 });
+      return;
+    }
+    case 'scrollUp':
+    case 'scrollDown':
+    case 'scrollTop':
+    case 'scrollBottom': {
+      const box = deps.laneBox(state.focus);
+      if (!session || !box) return;
+      const view = viewOf(state, session.id);
+      const source = lineSource(session, lineContext(box.width, view.expanded, deps.theme));
+      const page = Math.max(1, box.bodyHeight - 1);
+      const scroll = action === 'scrollBottom' ? FOLLOW
+        : action === 'scrollTop' ? scrollHome(source, box.bodyHeight)
+          : scrollBy(source, view.scroll, box.bodyHeight, action === 'scrollUp' ? -page : page);
+      out.push({ type: 'set-scroll', sessionId: session.id, scroll });
+      return;
+    }
+    case 'interrupt':
+      if (!session) return;
+      if (isBusy(session.status) || session.streaming !== '') {
+        deps.core.cancel(session.id);
+        out.push({ type: 'flash', flash: { level: 'info', text: `interrupting ${session.responderId}…` } });
+      } else {
+        out.push({ type: 'flash', flash: { level: 'info', text: 'nothing to interrupt in this lane' } });
+      }
+      return;
+    case 'clear':
+      if (session && draft.text !== '') out.push({ type: 'set-draft', sessionId: session.id, draft: EMPTY_DRAFT }, { type: 'browse-sent', index: null });
+      out.push(...quitPress(state, deps));
+      return;
+    case 'toggleTools':
+      if (session) out.push({ type: 'toggle-expanded', sessionId: session.id });
+      return;
+    case 'help':
+    case 'approvals':
+    case 'switcher':
+    case 'newSession':
+    case 'history':
+      return; // opened above
+    default: {
+      const unreachable: never = action;
+      return unreachable;
+    }
+  }
+}
+
+function quitPress(state: UiState, deps: KeyDeps): UiAction[] {
+  const now = deps.now();
+  if (state.quitArmedAt !== null && now - state.quitArmedAt <= QUIT_WINDOW_MS) {
+    deps.quit();
+    return [{ type: 'arm-quit', at: null }, { type: 'flash', flash: { level: 'info', text: 'quitting…' } }];
+  }
+  const again = formatKey(deps.keymap.keysOf('clear')[0] ?? 'ctrl+c');
+  return [{ type: 'arm-quit', at: now }, { type: 'flash', flash: { level: 'info', text: `press ${again} again to quit` } }];
+}
+
+function send(state: UiState, session: SessionView, draft: Draft, out: UiAction[], deps: KeyDeps): void {
+  if (!isUserSession(session)) return void out.push(readOnlyHint(session, deps));
+  const text = edit.expandDraft(draft);
+  if (text.trim() === '') return;
+  const outcome = deps.core.send(session.responderId, text, session.name);
+  if (!outcome.ok) return void out.push({ type: 'flash', flash: { level: 'error', text: outcome.error } });
+  out.push(
+    { type: 'set-draft', sessionId: session.id, draft: EMPTY_DRAFT },
+    { type: 'sent', text },
+    { type: 'set-scroll', sessionId: session.id, scroll: FOLLOW },
+  );
+  if (outcome.queued) {
+    out.push({ type: 'flash', flash: { level: 'info', text: `queued: ${session.responderId} is busy; your message goes when its turn ends` } });
+  }
+}
+
+function readOnlyHint(session: SessionView, deps: KeyDeps): UiAction {
+  const tab = formatKey(deps.keymap.keysOf('nextLane')[0] ?? 'tab');
+  const esc = formatKey(deps.keymap.keysOf('interrupt')[0] ?? 'escape');
+  return {
+    type: 'flash',
+    flash: { level: 'warn', text: `read-only: ${session.initiatorId} ${deps.theme.arrow} ${session.responderId} is between agents. ${esc} interrupts, ${tab} moves to your lane.` },
+  };
+}
+
+function editDraft(key: KeyPress, state: UiState, session: SessionView, draft: Draft, out: UiAction[], deps: KeyDeps): void {
+  const set = (d: Draft | null): void => {
+    if (d && d !== draft) out.push({ type: 'set-draft', sessionId: session.id, draft: d });
+  };
+  // ↑/↓ browse sent messages when the draft is empty or an unchanged recalled one.
+  const browsing = draft.text === '' || (state.sentIndex !== null && state.sent[state.sentIndex] === draft.text);
+  if (key.name === 'up' || key.name === 'down') {
+    const moved = edit.moveVertical(draft, key.name === 'up' ? -1 : 1);
+    if (moved) return set(moved);
+    if (!browsing || !isUserSession(session)) return;
+    if (key.name === 'up') {
+      const index = (state.sentIndex ?? state.sent.length) - 1;
+      if (index < 0) return;
+      out.push({ type: 'browse-sent', index });
+      return set(edit.draftOf(state.sent[index]!));
+    }
+    if (state.sentIndex === null) return;
+    const index = state.sentIndex + 1;
+    if (index >= state.sent.length) {
+      out.push({ type: 'browse-sent', index: null });
+      return set(EMPTY_DRAFT);
+    }
+    out.push({ type: 'browse-sent', index });
+    return set(edit.draftOf(state.sent[index]!));
+  }
+  const change = draftChange(key, draft);
+  if (change === undefined) return; // not an editing key
+  if (!isUserSession(session)) return void out.push(readOnlyHint(session, deps));
+  set(change);
+}
+
+/** The draft after an editing key; undefined when the key does not edit. */
+function draftChange(key: KeyPress, d: Draft): Draft | undefined {
+  switch (key.name) {
+    case 'paste': return edit.insertPaste(d, sanitize(key.text));
+    case 'text': return edit.insertText(d, sanitize(key.text));
+    case 'backspace': return edit.backspace(d);
+    case 'delete': return edit.deleteForward(d);
+    case 'left': return edit.moveLeft(d);
+    case 'right': return edit.moveRight(d);
+    case 'ctrl+a': return edit.lineStart(d);
+    case 'ctrl+e': return edit.lineEnd(d);
+    case 'ctrl+u': return edit.killToLineStart(d);
+    case 'ctrl+k': return edit.killToLineEnd(d);
+    case 'ctrl+w': return edit.deleteWordBack(d);
+    default:
+      if (key.text !== '' && [...key.text].length === 1) return edit.insertText(d, key.text);
+      return undefined;
+  }
+}

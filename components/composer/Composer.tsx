@@ -1,0 +1,44 @@
+import React, { memo } from 'react';
+import { Box, Text } from 'ink';
+import type { Draft } from '../state/ui-state';
+import type { Theme } from '../theme';
+import { lineToAnsi } from '../text/ansi';
+import { truncate } from '../text/width';
+import { composerLines } from './composer-lines';
+
+export interface ComposerProps {
+  readonly draft: Draft;
+  readonly width: number;
+  readonly rows: number;
+  /** Shown dimmed when the draft is empty. */
+  readonly placeholder: string;
+  /** The focused lane is read-only: no cursor, the placeholder explains. */
+  readonly readOnly: boolean;
+  readonly theme: Theme;
+}
+
+/** Rows the composer takes for `draft` (1 … `max`). */
+export function composerRows(draft: Draft, width: number, max: number, theme: Theme): number {
+  if (draft.text === '') return 1;
+  return Math.min(max, composerLines(draft, width, max, theme.transcript.prompt, false).totalRows);
+}
+
+/** The message being written for the focused lane, with its cursor. */
+export const Composer = memo(function Composer({ draft, width, rows, placeholder, readOnly, theme }: ComposerProps) {
+  const prompt = theme.transcript.prompt;
+  if (draft.text === '') {
+    const cursor = readOnly ? ' ' : lineToAnsi([{ text: ' ', inverse: true }], theme);
+    const hint = lineToAnsi([{ text: truncate(placeholder, Math.max(0, width - prompt.length - 2)), tone: 'muted', dim: !theme.color }], theme);
+    return (
+      <Box height={rows} flexDirection="column">
+        <Text>{lineToAnsi([{ text: prompt, tone: 'user', bold: true }], theme)}{cursor}{hint}</Text>
+      </Box>
+    );
+  }
+  const view = composerLines(draft, width, rows, prompt, !readOnly);
+  return (
+    <Box height={rows} flexDirection="column">
+      {view.lines.map((line, i) => <Text key={i}>{lineToAnsi(line, theme)}</Text>)}
+    </Box>
+  );
+});

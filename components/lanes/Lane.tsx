@@ -1,0 +1,92 @@
+import React, { memo, useMemo } from 'react';
+import { Box, Text } from 'ink';
+import type { LaneView, SessionView } from '../state/ui-state';
+import { isBusy, isUserSession } from '../state/ui-state';
+import type { Theme } from '../theme';
+import type { Line, Span } from '../text/line';
+import { lineToAnsi } from '../text/ansi';
+import { truncate, cellWidth } from '../text/width';
+import { formatCost, formatTokens, statusText } from '../format';
+import { lineSource } from './line-source';
+import { viewport } from './viewport';
+import type { LineContext } from './entry-lines';
+
+export interface LaneProps {
+  readonly session: SessionView;
+  readonly view: LaneView;
+  readonly width: number;
+  readonly height: number;
+  readonly focused: boolean;
+  /** The user's lane: one line naming a delegate at work, or null. */
+  readonly activity: string | null;
+  /** Current spinner frame ('' when none). */
+  readonly spinner: string;
+  readonly theme: Theme;
+}
+
+/** Lines of transcript a lane of `height` rows shows (header and activity row excluded). */
+export function laneBodyHeight(height: number, hasActivity: boolean): number {
+  return Math.max(0, height - 1 - (hasActivity ? 1 : 0));
+}
+
+/** Context for wrapping a lane's lines; stable per (width, expanded, theme) so caches hit. */
+const contexts = new Map<string, LineContext>();
+export function lineContext(width: number, expanded: boolean, theme: Theme): LineContext {
+  const key = `${width}:${expanded}:${theme.plain}`;
+  let ctx = contexts.get(key);
+  if (!ctx) contexts.set(key, (ctx = { width: Math.max(1, width), expanded, glyphs: theme.transcript }));
+  return ctx;
+}
+
+/** One session: a header (`initiator → responder · name`, status, tokens) over its visible lines. */
+export const Lane = memo(function Lane(props: LaneProps) {
+  const { session, view, width, height, focused, activity, spinner, theme } = props;
+  const bodyHeight = laneBodyHeight(height, activity !== null);
+  const ctx = lineContext(width, view.expanded, theme);
+  const shown = useMemo(
+    () => viewport(lineSource(session, ctx), view.scroll, bodyHeight),
+    [session, ctx, view.scroll, bodyHeight],
+  );
+  const header = headerLine(props, shown.below);
+  const rows: React.ReactNode[] = [<Text key="h">{lineToAnsi(header, theme)}</Text>];
+  for (let i = 0; i < bodyHeight; i++) {
+    const line = shown.lines[i];
+    // An empty Ink text takes no row: blank lines are one space.
+    rows.push(<Text key={i}>{(line && lineToAnsi(line, theme)) || ' '}</Text>);
+  }
+  if (activity !== null) {
+    rows.push(<Text key="a">{lineToAnsi([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme)}</Text>);
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {rows}
+    </Box>
+  );
+});
+
+function headerLine(props: LaneProps, scrolled: boolean): Line {
+  const { session, width, focused, spinner, theme } = props;
+  const busy = isBusy(session.status);
+  const mark = focused ? theme.focusMark : ' ';
+  const title = `${mark} ${session.initiatorId} ${theme.arrow} ${session.responderId} ${theme.dot} ${session.name}`;
+  const status = `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
+  const parts: string[] = [];
+  if (!isUserSession(session)) parts.push('read-only');
+  if (scrolled) parts.push(theme.plain ? 'scrolled, End follows' : '↓ End follows');
+  if (session.tokens > 0) parts.push(`${formatTokens(session.tokens)} tok ${formatCost(session.costUsd, session.costKnown)}`);
+  const right = parts.join(` ${theme.dot} `);
+  const titleRoom = Math.max(4, width - cellWidth(status) - cellWidth(right) - 4);
+  const left = truncate(title, titleRoom);
+  const used = cellWidth(left) + 2 + cellWidth(status) + cellWidth(right);
+  const fill = Math.max(1, width - used);
+  const statusTone = session.status === 'error' ? 'error' : session.status === 'waiting-approval' ? 'warn' : busy ? 'accent' : 'muted';
+  const spans: Span[] = [
+    { text: left, tone: focused ? 'accent' : undefined, bold: focused },
+    { text: '  ' },
+    { text: status, tone: statusTone },
+    { text: theme.plain ? ' '.repeat(fill) : ` ${theme.rule.repeat(Math.max(0, fill - 2))} `, tone: 'muted' },
+  ];
+  if (right) spans.push({ text: right, tone: 'muted' });
+  const line: Line = spans;
+  return cellWidth(spans.map((s) => s.text).join('')) > width ? [{ text: truncate(spans.map((s) => s.text).join(''), width), bold: focused }] : line;
+}

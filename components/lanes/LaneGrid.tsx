@@ -1,0 +1,63 @@
+import React, { memo } from 'react';
+import { Box, Text } from 'ink';
+import type { UiState } from '../state/ui-state';
+import { isBusy, viewOf } from '../state/ui-state';
+import type { Theme } from '../theme';
+import { Lane } from './Lane';
+import { laneGrid } from './layout';
+import { activityRow } from './activity';
+
+export interface LaneGridProps {
+  readonly state: UiState;
+  readonly width: number;
+  readonly height: number;
+  readonly spinner: string;
+  readonly theme: Theme;
+}
+
+/** The visible lanes in a grid (see `laneGrid`), separated by a vertical rule. */
+export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme }: LaneGridProps) {
+  const rows = laneGrid(width, height, state.lanes.length, theme.plain);
+  if (rows.length === 0) {
+    return <Box height={height}><Text>{theme.color ? '\x1b[90mNo session yet.\x1b[0m' : 'No session yet.'}</Text></Box>;
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      {rows.map((row, r) => (
+        <Box key={r} flexDirection="row" height={row.height}>
+          {row.cells.map((cell, c) => {
+            const id = state.lanes[cell.index]!;
+            const session = state.sessions[id];
+            if (!session) return <Box key={id} width={cell.width} />;
+            const activity = activityRow(state, session, theme, spinner);
+            const lane = (
+              <Lane
+                key={id}
+                session={session}
+                view={viewOf(state, id)}
+                width={cell.width}
+                height={cell.height}
+                focused={cell.index === state.focus}
+                activity={activity}
+                spinner={isBusy(session.status) ? spinner : ''}
+                theme={theme}
+              />
+            );
+            if (c === 0) return lane;
+            return (
+              <React.Fragment key={id}>
+                <Separator height={cell.height} theme={theme} />
+                {lane}
+              </React.Fragment>
+            );
+          })}
+        </Box>
+      ))}
+    </Box>
+  );
+});
+
+const Separator = memo(function Separator({ height, theme }: { readonly height: number; readonly theme: Theme }) {
+  const bar = theme.color ? `\x1b[90m${theme.separator}\x1b[0m` : theme.separator;
+  return <Box width={1} height={height}><Text>{Array.from({ length: height }, () => bar).join('\n')}</Text></Box>;
+});

@@ -1,0 +1,130 @@
+import type { LegionEvent } from '../../src/events/types';
+import type { Message } from '../../src/model/message';
+import type { SessionView, ToolLive, UiState } from './ui-state';
+import { newSessionView } from './ui-state';
+import { parseSessionId, placeLane } from './lanes';
+
+/**
+ * The one place where events become UI state. Pure: the same event list always gives the
+ * same state, so any run's ledger can be replayed into the UI (`events.reduce(reduce, s0)`).
+ * Streaming deltas only touch their session's `streaming` text, keeping a delta O(1)-ish.
+ */
+export function reduce(state: UiState, event: LegionEvent): UiState {
+  switch (event.type) {
+    case 'run-start':
+      return { ...state, resumed: event.resumed, ended: null };
+    case 'run-end':
+      return { ...state, ended: event.reason };
+    case 'session-open': {
+      if (state.sessions[event.sessionId]) return state;
+      const session = newSessionView(event.sessionId, event.initiatorId, event.responderId, event.name, event.at);
+      const next = { ...state, sessions: { ...state.sessions, [session.id]: session }, order: [...state.order, session.id] };
+      if (!state.settings.autoOpenLanes && state.lanes.length > 0) return next;
+      return placeLane(next, session.id, { focus: false, force: false });
+    }
+    case 'message-add':
+      return update(state, event.sessionId, event.at, (s) => addMessage(s, event.message));
+    case 'text-delta':
+      return update(state, event.sessionId, event.at, (s) => ({ ...s, streaming: s.streaming + event.text }));
+    case 'tool-call-start':
+      return update(state, event.sessionId, event.at, (s) =>
+        setTool(s, event.toolUseId, { name: event.name, input: event.input, state: 'running' }));
+    case 'tool-call-end':
+      return update(state, event.sessionId, event.at, (s) => setTool(s, event.toolUseId, {
+        name: event.name, input: s.tools[event.toolUseId]?.input, state: event.isError ? 'error' : 'ok', summary: event.summary,
+      }));
+    case 'approval-request': {
+      const { type: _t, seq: _s, runId: _r, ...request } = event;
+      const next = { ...state, pending: { ...state.pending, [event.requestId]: { ...request, chain: [...event.chain] } } };
+      return update(next, event.sessionId, event.at, (s) => {
+        const tool = s.tools[event.toolUseId];
+        return setTool(s, event.toolUseId, tool ? { ...tool, state: 'waiting-approval' } : { name: event.toolName, input: event.input, state: 'waiting-approval' });
+      });
+    }
+    case 'approval-resolve': {
+      const request = state.pending[event.requestId];
+      if (!request) return state;
+      const { [event.requestId]: _gone, ...pending } = state.pending;
+      const next = { ...state, pending };
+      return update(next, request.sessionId, event.at, (s) => {
+        const tool = s.tools[request.toolUseId];
+        if (!tool || tool.state !== 'waiting-approval') return s;
+        if (event.decision === 'approved') return setTool(s, request.toolUseId, { ...tool, state: 'pending' });
+        const why = `rejected by ${event.decidedBy}${event.reason ? `: ${event.reason}` : ''}`;
+        return setTool(s, request.toolUseId, { ...tool, state: 'error', summary: why });
+      });
+    }
+    case 'agent-status':
+      return update(state, event.sessionId, event.at, (s) => ({
+        ...s, status: event.status, detail: event.detail,
+        // A turn that ends without a persisted message (cancel, error) drops its partial text.
+        streaming: event.status === 'idle' || event.status === 'error' ? '' : s.streaming,
+      }));
+    case 'usage': {
+      const tokens = event.inputTokens + event.outputTokens + event.cacheReadTokens + event.cacheWriteTokens;
+      const cost = event.costUsd ?? 0;
+      const known = event.costUsd !== null;
+      const next = {
+        ...state,
+        model: event.model,
+        totals: { tokens: state.totals.tokens + tokens, costUsd: state.totals.costUsd + cost, costKnown: state.totals.costKnown && known },
+      };
+      return update(next, event.sessionId, event.at, (s) => ({
+        ...s, tokens: s.tokens + tokens, costUsd: s.costUsd + cost, costKnown: s.costKnown && known,
+      }));
+    }
+    case 'participant-change':
+      return state; // the store refreshes the participant list from the core
+    case 'notice':
+      if (event.sessionId && state.sessions[event.sessionId]) {
+        return update(state, event.sessionId, event.at, (s) => ({
+          ...s, entries: [...s.entries, { role: 'notice', level: event.level, text: event.message, at: event.at }],
+        }));
+      }
+      return { ...state, notice: { level: event.level, text: event.message } };
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+/** Apply `change` to a session, creating it from its id when an event precedes `session-open`. */
+function update(state: UiState, sessionId: string, at: string, change: (s: SessionView) => SessionView): UiState {
+  let session = state.sessions[sessionId];
+  let order = state.order;
+  if (!session) {
+    const key = parseSessionId(sessionId);
+    if (!key) return state;
+    session = newSessionView(sessionId, key.initiatorId, key.responderId, key.name, at);
+    order = [...order, sessionId];
+  }
+  const next = change(session);
+  if (next === session && order === state.order) return state;
+  return { ...state, order, sessions: { ...state.sessions, [sessionId]: { ...next, lastActivity: at > next.lastActivity ? at : next.lastActivity } } };
+}
+
+/** Append a persisted message. The responder's message replaces the text streamed for it. */
+export function addMessage(session: SessionView, message: Message): SessionView {
+  let tools = session.tools;
+  for (const block of message.content) {
+    if (block.type === 'tool_use' && !tools[block.id]) tools = { ...tools, [block.id]: { name: block.name, input: block.input, state: 'pending' } };
+    if (block.type === 'tool_result') {
+      const live = tools[block.toolUseId];
+      if (live && live.state !== 'ok' && live.state !== 'error') {
+        const summary = live.summary ?? (block.isError ? block.content.split('\n', 1)[0] : undefined);
+        tools = { ...tools, [block.toolUseId]: { ...live, state: block.isError ? 'error' : 'ok', summary } };
+      }
+    }
+  }
+  return {
+    ...session,
+    entries: [...session.entries, message],
+    streaming: message.role === 'assistant' ? '' : session.streaming,
+    tools,
+  };
+}
+
+function setTool(session: SessionView, id: string, tool: ToolLive): SessionView {
+  return { ...session, tools: { ...session.tools, [id]: tool } };
+}

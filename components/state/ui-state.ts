@@ -1,0 +1,156 @@
+import type { Message } from '../../src/model/message';
+import type { AgentStatus, NoticeLevel } from '../../src/events/types';
+import type { PendingApproval } from '../../src/runtime/core-api';
+import type { Participant } from '../../src/collective/participant';
+
+/** A notice shown inside a session's transcript. */
+export interface NoticeEntry {
+  readonly role: 'notice';
+  readonly level: NoticeLevel;
+  readonly text: string;
+  readonly at: string;
+}
+
+/** One transcript entry: a persisted message (shared with the core, never copied) or a notice. */
+export type Entry = Message | NoticeEntry;
+
+export type ToolState = 'pending' | 'running' | 'waiting-approval' | 'ok' | 'error';
+
+/** A tool call as the live events of this run report it (history falls back to results). */
+export interface ToolLive {
+  readonly name: string;
+  readonly input: unknown;
+  readonly state: ToolState;
+  readonly summary?: string;
+}
+
+/** Everything the UI knows about one session. Replaced (never mutated) when it changes. */
+export interface SessionView {
+  readonly id: string;
+  readonly initiatorId: string;
+  readonly responderId: string;
+  readonly name: string;
+  readonly status: AgentStatus;
+  /** The running tool's name (status running-tool) or an error text (status error). */
+  readonly detail?: string;
+  /** Append-only. */
+  readonly entries: readonly Entry[];
+  /** The responder's text streamed since its last persisted message. */
+  readonly streaming: string;
+  readonly tools: Readonly<Record<string, ToolLive>>;
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** False when some usage had no known price. */
+  readonly costKnown: boolean;
+  readonly lastActivity: string;
+}
+
+/** Top visible line of a lane: following the tail, or anchored at a line of an entry. */
+export type ScrollPos =
+  | { readonly kind: 'follow' }
+  | { readonly kind: 'anchor'; readonly entry: number; readonly line: number };
+
+export const FOLLOW: ScrollPos = { kind: 'follow' };
+
+/** The composer's text of one lane. `pastes` hold large pasted texts shown as placeholders. */
+export interface Draft {
+  readonly text: string;
+  readonly cursor: number;
+  readonly pastes: readonly string[];
+}
+
+export const EMPTY_DRAFT: Draft = { text: '', cursor: 0, pastes: [] };
+
+/** Per-session view state: it survives the session leaving and re-entering a lane. */
+export interface LaneView {
+  readonly scroll: ScrollPos;
+  readonly draft: Draft;
+  /** Tool results unfolded in this lane. */
+  readonly expanded: boolean;
+}
+
+export const DEFAULT_VIEW: LaneView = { scroll: FOLLOW, draft: EMPTY_DRAFT, expanded: false };
+
+/**
+ * The modal layer. Exactly one modal at most; keys go to it while it is open.
+ * Issue 7 adds the real screens for the kinds other than help (see modals/registry.ts).
+ */
+export type ModalState =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'approvals' }
+  | { readonly kind: 'switcher' }
+  | { readonly kind: 'new-session' }
+  | { readonly kind: 'history' };
+
+export type ModalKind = ModalState['kind'];
+
+export interface UiSettings {
+  readonly maxLanes: number;
+  readonly autoOpenLanes: boolean;
+}
+
+export interface UiState {
+  readonly runId: string;
+  readonly resumed: boolean;
+  /** Set by `run-end`. */
+  readonly ended: string | null;
+  readonly settings: UiSettings;
+  readonly sessions: Readonly<Record<string, SessionView>>;
+  /** Session ids in the order they were opened. */
+  readonly order: readonly string[];
+  /** Session ids shown in lanes, left to right / top to bottom. */
+  readonly lanes: readonly string[];
+  /** Index into `lanes`. */
+  readonly focus: number;
+  readonly views: Readonly<Record<string, LaneView>>;
+  readonly pending: Readonly<Record<string, PendingApproval>>;
+  readonly totals: { readonly tokens: number; readonly costUsd: number; readonly costKnown: boolean };
+  /** The model of the last usage event (the status bar shows it). */
+  readonly model: string | null;
+  readonly participants: readonly Participant[];
+  /** The last notice without a session (shown above the status bar until the next key). */
+  readonly notice: { readonly level: NoticeLevel; readonly text: string } | null;
+  /** A one-line answer to the last key (refused typing, queued message…); cleared by the next key. */
+  readonly flash: { readonly level: NoticeLevel; readonly text: string } | null;
+  readonly modal: ModalState | null;
+  /** Sent texts, oldest first, and the position while browsing them with ↑/↓ (null: not browsing). */
+  readonly sent: readonly string[];
+  readonly sentIndex: number | null;
+  /** Time of the first Ctrl+C of a possible double press (ms), or null. */
+  readonly quitArmedAt: number | null;
+}
+
+export function initialUiState(runId: string, settings: UiSettings): UiState {
+  return {
+    runId, resumed: false, ended: null, settings,
+    sessions: {}, order: [], lanes: [], focus: 0, views: {}, pending: {},
+    totals: { tokens: 0, costUsd: 0, costKnown: true }, model: null, participants: [],
+    notice: null, flash: null, modal: null, sent: [], sentIndex: null, quitArmedAt: null,
+  };
+}
+
+export function newSessionView(id: string, initiatorId: string, responderId: string, name: string, at: string): SessionView {
+  return {
+    id, initiatorId, responderId, name, status: 'idle', entries: [], streaming: '', tools: {},
+    tokens: 0, costUsd: 0, costKnown: true, lastActivity: at,
+  };
+}
+
+/** The session shown in the focused lane, if any. */
+export function focusedSession(state: UiState): SessionView | undefined {
+  const id = state.lanes[state.focus];
+  return id === undefined ? undefined : state.sessions[id];
+}
+
+export function viewOf(state: UiState, sessionId: string): LaneView {
+  return state.views[sessionId] ?? DEFAULT_VIEW;
+}
+
+/** Sessions the user can type into: the user is the initiator. Others are read-only. */
+export function isUserSession(session: SessionView): boolean {
+  return session.initiatorId === 'user';
+}
+
+export function isBusy(status: AgentStatus): boolean {
+  return status !== 'idle' && status !== 'error';
+}

@@ -1,0 +1,41 @@
+import type { Line, Span } from './line';
+import type { Theme } from '../theme';
+
+const FG: Readonly<Record<string, number>> = {
+  black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90,
+};
+
+// A line's ANSI string is built once per (line, theme): lines are immutable and shared.
+const cache = new WeakMap<Line, { theme: Theme; text: string }>();
+
+/** A styled line as one ANSI string (one Ink text node per line keeps frames cheap). */
+export function lineToAnsi(line: Line, theme: Theme): string {
+  const hit = cache.get(line);
+  if (hit && hit.theme === theme) return hit.text;
+  let out = '';
+  for (const span of line) out += spanToAnsi(span, theme);
+  cache.set(line, { theme, text: out });
+  return out;
+}
+
+export function spanToAnsi(span: Span, theme: Theme): string {
+  const codes: number[] = [];
+  const color = theme.tone(span.tone);
+  if (color && FG[color] !== undefined) codes.push(FG[color]!);
+  if (span.bold) codes.push(1);
+  if (span.dim) codes.push(2);
+  if (span.italic && theme.color) codes.push(3);
+  if (span.underline && !theme.plain) codes.push(4);
+  if (span.inverse) codes.push(7);
+  if (span.strike && theme.color) codes.push(9);
+  if (codes.length === 0) return span.text;
+  return `\x1b[${codes.join(';')}m${span.text}\x1b[0m`;
+}
+
+// Tabs become spaces; other control characters (escapes included) are dropped so text from a
+// model or a tool can never move the cursor or change the terminal's state.
+const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]/g;
+
+export function sanitize(text: string): string {
+  return text.replace(/\t/g, '    ').replace(CONTROL, '');
+}

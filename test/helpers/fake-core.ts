@@ -1,0 +1,146 @@
+import { createBus, type EventBus } from '../../src/events/bus';
+import type { AgentStatus, EventInput, LegionEvent } from '../../src/events/types';
+import type { Message } from '../../src/model/message';
+import type { Participant } from '../../src/collective/participant';
+import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from '../../src/runtime/core-api';
+
+/**
+ * A `LegionCore` for UI tests: a real bus that the test drives by emitting events, with
+ * sessions, histories, statuses and pending approvals kept from those events (as the real
+ * core would report them). Commands are recorded; `send` behaves like the core's: it opens
+ * the session when new, adds the user's message, and says `queued` when the session is busy.
+ */
+export interface FakeCore extends LegionCore {
+  emit(input: EventInput): LegionEvent;
+  /** Put a history in place without events (a resumed run). */
+  seed(session: { initiatorId: string; responderId: string; name?: string }, messages: readonly Message[]): string;
+  readonly calls: {
+    readonly send: { responderId: string; text: string; name: string }[];
+    readonly cancel: string[];
+    readonly openSession: { responderId: string; name: string }[];
+    readonly resolve: { ids: readonly string[]; decision: string }[];
+    shutdown: string[];
+  };
+  /** Replace to make `send` fail. */
+  sendError: string | null;
+}
+
+export const DEFAULT_PARTICIPANTS: Participant[] = [
+  { id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' },
+  agent('ur-agent', 'Ur-agent'),
+  agent('resource-agent', 'Resource agent'),
+  agent('scribe', 'Scribe'),
+  agent('scout', 'Scout'),
+];
+
+function agent(id: string, name: string): Participant {
+  return {
+    id, kind: 'agent', name, description: '', status: 'active', systemPrompt: 'x', provider: 'default', model: 'default',
+    tools: [], toolAuthorizations: {}, approvalAuthority: [],
+  };
+}
+
+export function sessionIdOf(initiatorId: string, responderId: string, name = 'default'): string {
+  return `session-${initiatorId}__${responderId}__${name}`;
+}
+
+export function createFakeCore(options: { runId?: string; participants?: Participant[]; now?: () => Date } = {}): FakeCore {
+  const runId = options.runId ?? 'run-test';
+  const bus: EventBus = createBus({ runId, ...(options.now ? { now: options.now } : {}) });
+  const sessions = new Map<string, { info: Omit<SessionInfo, 'status' | 'lastActivity' | 'messageCount'>; messages: Message[]; status: AgentStatus; last: string }>();
+  const pending = new Map<string, PendingApproval>();
+  const participants = options.participants ?? DEFAULT_PARTICIPANTS;
+
+  const ensure = (id: string, initiatorId: string, responderId: string, name: string, at: string) => {
+    let s = sessions.get(id);
+    if (!s) sessions.set(id, (s = { info: { id, initiatorId, responderId, name }, messages: [], status: 'idle', last: at }));
+    return s;
+  };
+  bus.subscribeAll((e) => {
+    switch (e.type) {
+      case 'session-open': ensure(e.sessionId, e.initiatorId, e.responderId, e.name, e.at); break;
+      case 'message-add': {
+        const s = sessions.get(e.sessionId);
+        if (s) { s.messages.push(e.message); s.last = e.at; }
+        break;
+      }
+      case 'agent-status': { const s = sessions.get(e.sessionId); if (s) s.status = e.status; break; }
+      case 'approval-request': {
+        const { type: _t, seq: _s, runId: _r, at, ...rest } = e;
+        pending.set(e.requestId, { ...rest, chain: [...e.chain], at });
+        break;
+      }
+      case 'approval-resolve': pending.delete(e.requestId); break;
+      default: break;
+    }
+  });
+
+  const calls: FakeCore['calls'] = { send: [], cancel: [], openSession: [], resolve: [], shutdown: [] };
+  const open = (responderId: string, name: string): string => {
+    const id = sessionIdOf('user', responderId, name);
+    if (!sessions.has(id)) bus.emit({ type: 'session-open', sessionId: id, initiatorId: 'user', responderId, name });
+    return id;
+  };
+
+  const core: FakeCore = {
+    runId,
+    bus,
+    sendError: null,
+    calls,
+    emit: (input) => bus.emit(input),
+    seed({ initiatorId, responderId, name = 'default' }, messages) {
+      const id = sessionIdOf(initiatorId, responderId, name);
+      const s = ensure(id, initiatorId, responderId, name, messages[messages.length - 1]?.at ?? new Date(0).toISOString());
+      s.messages.push(...messages);
+      return id;
+    },
+    send(responderId, text, name = 'default') {
+      calls.send.push({ responderId, text, name });
+      if (core.sendError) return { ok: false, error: core.sendError } satisfies SendOutcome;
+      const id = open(responderId, name);
+      const queued = sessions.get(id)!.status !== 'idle';
+      if (!queued) bus.emit({ type: 'message-add', sessionId: id, message: { role: 'user', content: [{ type: 'text', text }], at: new Date().toISOString() } });
+      return { ok: true, sessionId: id, queued };
+    },
+    idle: async () => '',
+    openSession(responderId, name = 'default') {
+      calls.openSession.push({ responderId, name });
+      return { ok: true, sessionId: open(responderId, name) };
+    },
+    resolveApprovals(ids, decision) {
+      calls.resolve.push({ ids, decision });
+      return { ok: true };
+    },
+    cancel(sessionId) { calls.cancel.push(sessionId); },
+    participants: () => participants,
+    sessions: () => [...sessions.values()].map((s) => ({
+      ...s.info, status: s.status, lastActivity: s.last, messageCount: s.messages.length,
+    })),
+    history: (id) => sessions.get(id)?.messages ?? [],
+    pendingApprovals: () => [...pending.values()],
+    async shutdown(reason) { calls.shutdown.push(reason); },
+  };
+  return core;
+}
+
+/** Helpers to emit common event bodies. */
+export function text(sessionId: string, participantId: string, chunk: string): EventInput {
+  return { type: 'text-delta', sessionId, participantId, text: chunk };
+}
+
+export function status(sessionId: string, participantId: string, s: AgentStatus, detail?: string): EventInput {
+  return { type: 'agent-status', sessionId, participantId, status: s, ...(detail ? { detail } : {}) };
+}
+
+export function assistant(sessionId: string, content: Message['content']): EventInput {
+  return { type: 'message-add', sessionId, message: { role: 'assistant', content, at: new Date().toISOString() } };
+}
+
+export function userMessage(sessionId: string, content: Message['content'] | string): EventInput {
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+  return { type: 'message-add', sessionId, message: { role: 'user', content: blocks, at: new Date().toISOString() } };
+}
+
+export function open(initiatorId: string, responderId: string, name = 'default'): EventInput {
+  return { type: 'session-open', sessionId: sessionIdOf(initiatorId, responderId, name), initiatorId, responderId, name };
+}
