@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createAnthropicAssembler, toAnthropicRequest } from './anthropic-translate';
-import { createHttpWatch } from './http-watch';
+import { createHttpWatch, untilAborted } from './http-watch';
 import { describeFailure, endedEarly } from './failure';
 
 export interface AnthropicProviderOptions {
@@ -74,7 +74,7 @@ async function* streamAnthropic(
     });
     const params = toAnthropicRequest(request);
     const stream = await createQuietly(
-      () => client.messages.create(params, { signal: watch.signal }),
+      () => untilAborted(client.messages.create(params, { signal: watch.signal }), watch.signal),
       (text) => {
         if (warned.has(request.model)) return;
         warned.add(request.model);

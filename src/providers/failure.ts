@@ -42,7 +42,12 @@ export function describeFailure(
   }
   if (status !== undefined) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const gaveUp = retryable && ctx.maxRetries > 0 ? ` (gave up after ${ctx.maxRetries} ${ctx.maxRetries === 1 ? 'retry' : 'retries'})` : '';
+    const retries = ctx.watch.retries();
+    const refused = ctx.watch.refusedWaitMs();
+    const gaveUp =
+      refused !== null
+        ? ` (not retried: the server asked to wait ${seconds(refused)})`
+        : retries > 0 ? ` (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : '';
     const text = detail ? stripStatus(detail, status) : statusLabel(status);
     return { type: 'error', status, retryable, message: `${vendor}: ${status} ${text}${gaveUp}` };
   }
@@ -54,7 +59,8 @@ export function describeFailure(
   if (error instanceof SyntaxError) {
     return { type: 'error', retryable: true, message: `${vendor}: malformed data in the response stream (${firstLine(error.message)})` };
   }
-  if (name === 'APIError' || name === 'OverloadedError') {
+  const hasBody = e?.error !== undefined && e?.error !== null && typeof e.error === 'object';
+  if (hasBody || name === 'APIError' || name === 'OverloadedError') {
     // An `error` event inside a 200 stream: the SDKs throw an APIError without a status.
     const retryable = /overloaded|rate_limit|api_error|server/i.test(detail ?? '');
     return { type: 'error', retryable, message: `${vendor}: error in the response stream: ${detail ?? 'unknown error'}` };

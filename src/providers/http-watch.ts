@@ -1,12 +1,16 @@
 /**
- * A per-request `fetch` wrapper given to an SDK client. It observes every HTTP attempt the
- * SDK makes (including its retries) to:
+ * A per-request `fetch` wrapper given to an SDK client. It sees every HTTP attempt the SDK
+ * makes (including its retries) to:
  * - report each retry the SDK is about to make through `onNotice`
  *   ("anthropic: retrying (1/2) after 529 overloaded"), using the SDKs' own retry rule;
+ * - wait out the delay before that retry itself (the server's `retry-after-ms`/`retry-after`,
+ *   else the SDKs' backoff: 0.5 s doubling to 8 s, minus up to 25 % jitter), abortably, then
+ *   hand the SDK a `retry-after-ms: 1` so it retries at once: the openai SDK's own sleep
+ *   ignores the abort signal. A server asking for more than `maxRetryWaitMs` is not retried;
  * - enforce an idle timeout: no bytes (headers or body) for `idleTimeoutMs` while an attempt
- *   is in flight aborts the request (`signal`), and `idleFired` tells the caller why;
+ *   is in flight aborts the request (`signal`), and `idleFired` tells the caller why; the timer
+ *   is off while waiting to retry;
  * - remember the first bytes of a 200 that is not an event stream, for a readable error.
- * The timer is disarmed while the SDK sleeps between retries (a long `retry-after` is not idle).
  */
 export type VendorId = 'anthropic' | 'openai';
 
@@ -18,6 +22,8 @@ export interface HttpWatchOptions {
   readonly signal: AbortSignal;
   readonly baseFetch?: typeof fetch;
   readonly onNotice?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Longest server-requested wait that is still retried (default 60 s). */
+  readonly maxRetryWaitMs?: number;
 }
 
 export interface HttpWatch {
@@ -30,6 +36,8 @@ export interface HttpWatch {
   readonly nonStream: () => { contentType: string; head: string } | null;
   /** Retries announced so far. */
   readonly retries: () => number;
+  /** The wait a server asked for when it was too long to retry, else null. */
+  readonly refusedWaitMs: () => number | null;
   /** Stop the timer and detach from the caller's signal. Idempotent. */
   dispose(): void;
 }
@@ -57,6 +65,38 @@ export function sdkWouldRetry(status: number, headers: Headers): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/** The delay a response asks for (`retry-after-ms`, then `retry-after` in seconds or as a date), or null. */
+export function requestedWaitMs(headers: Headers, now = Date.now()): number | null {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const raw = headers.get('retry-after');
+  if (!raw) return null;
+  const secs = Number.parseFloat(raw);
+  if (Number.isFinite(secs)) return secs > 0 ? secs * 1000 : null;
+  const at = Date.parse(raw) - now;
+  return Number.isFinite(at) && at > 0 ? at : null;
+}
+
+/** The SDKs' default backoff before retry number `attempt + 1`. */
+export function defaultBackoffMs(attempt: number, random = Math.random): number {
+  return Math.min(0.5 * 2 ** attempt, 8) * (1 - random() * 0.25) * 1000;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = (): void => {
+      clearTimeout(timer);
+      reject(new DOMException('This operation was aborted', 'AbortError'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  });
+}
+
 function retryCountOf(init: RequestInit | undefined): number {
   const raw = new Headers(init?.headers).get('x-stainless-retry-count');
   const n = raw === null ? 0 : Number.parseInt(raw, 10);
@@ -70,6 +110,8 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let fired = false;
   let announced = 0;
+  let refused: number | null = null;
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
   let nonStream: { contentType: string; head: string } | null = null;
 
   const onCallerAbort = (): void => controller.abort(options.signal.reason);
@@ -88,27 +130,45 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
       controller.abort(new Error('idle timeout'));
     }, idleTimeoutMs);
   };
-  const announce = (attempt: number, why: string): void => {
-    if (attempt >= maxRetries || controller.signal.aborted) return;
+  const announce = (attempt: number, why: string, waitMs: number): void => {
     announced = attempt + 1;
-    onNotice?.('warn', `${vendor}: retrying (${attempt + 1}/${maxRetries}) after ${why}`);
+    const wait = waitMs >= 1_000 ? `, waiting ${Number((waitMs / 1000).toPrecision(2))} s` : '';
+    onNotice?.('warn', `${vendor}: retrying (${attempt + 1}/${maxRetries}) after ${why}${wait}`);
   };
 
   const watchedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const attempt = retryCountOf(init);
+    const canRetry = attempt < maxRetries;
     touch();
     let response: Response;
     try {
       response = await baseFetch(input, init);
     } catch (error) {
       disarm();
-      if (!controller.signal.aborted) announce(attempt, `connection error (${causeOf(error)})`);
-      throw error;
+      if (!canRetry || controller.signal.aborted) throw error;
+      // Wait here (abortably), then let the SDK retry at once through a stand-in response.
+      const wait = defaultBackoffMs(attempt);
+      announce(attempt, `connection error (${causeOf(error)})`, wait);
+      await sleep(wait, controller.signal);
+      return new Response(null, { status: 503, headers: { 'x-should-retry': 'true', 'retry-after-ms': '1' } });
     }
     if (!response.ok) {
       disarm();
-      if (sdkWouldRetry(response.status, response.headers)) announce(attempt, `${response.status} ${statusLabel(response.status)}`);
-      return response;
+      if (!canRetry || !sdkWouldRetry(response.status, response.headers) || controller.signal.aborted) return response;
+      const asked = requestedWaitMs(response.headers);
+      const headers = new Headers(response.headers);
+      if (asked !== null && asked > maxRetryWaitMs) {
+        refused = asked;
+        headers.set('x-should-retry', 'false');
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+      }
+      const wait = asked ?? defaultBackoffMs(attempt);
+      announce(attempt, `${response.status} ${statusLabel(response.status)}`, wait);
+      await response.body?.cancel().catch(() => undefined);
+      await sleep(wait, controller.signal);
+      headers.delete('retry-after');
+      headers.set('retry-after-ms', '1');
+      return new Response(null, { status: response.status, statusText: response.statusText, headers });
     }
     const contentType = response.headers.get('content-type') ?? '';
     const isStream = contentType.includes('text/event-stream');
@@ -144,6 +204,7 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
     idleFired: () => fired,
     nonStream: () => nonStream,
     retries: () => announced,
+    refusedWaitMs: () => refused,
     dispose() {
       disarm();
       options.signal.removeEventListener('abort', onCallerAbort);
@@ -157,4 +218,29 @@ function causeOf(error: unknown): string {
   const code = (source as { code?: unknown })?.code;
   if (typeof code === 'string') return code;
   return source instanceof Error ? source.message : String(source);
+}
+
+/**
+ * Resolve with `promise`, or reject as soon as `signal` aborts, whichever comes first.
+ * The openai SDK sleeps between retries without watching the signal (a `retry-after: 30`
+ * would hold an aborted turn for 30 s); this returns at once and lets the SDK's promise
+ * settle in the background (its rejection is observed, never unhandled).
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  promise.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createOpenAIAssembler, toOpenAIRequest } from './openai-translate';
-import { createHttpWatch } from './http-watch';
+import { createHttpWatch, untilAborted } from './http-watch';
 import { describeFailure, endedEarly } from './failure';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -67,7 +67,7 @@ async function* streamOpenAI(options: OpenAIProviderOptions, request: ProviderRe
     const params = toOpenAIRequest(request, {
       maxTokensField: isOfficialOpenAI(options.baseURL) ? 'max_completion_tokens' : 'max_tokens',
     });
-    const stream = await client.chat.completions.create(params, { signal: watch.signal });
+    const stream = await untilAborted(client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
     for await (const chunk of stream) {
       for (const out of assembler.push(chunk)) yield out;
     }

@@ -5,11 +5,17 @@ import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
 
 /** Prices of one model in USD per million tokens. */
-export interface ModelPrice {
+export interface Rates {
   readonly input: number;
   readonly output: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
+}
+
+/** A model's rates, and optionally the rates of a call whose prompt is longer than `above.tokens`. */
+export interface ModelPrice extends Rates {
+  /** Long-context pricing: when input + cacheRead + cacheWrite tokens exceed `tokens`, every token of the call is billed at these rates. */
+  readonly above?: Rates & { readonly tokens: number };
 }
 
 /** Token counts of one call (`usage` ProviderEvent / event). `inputTokens` excludes cache reads and writes. */
@@ -26,6 +32,9 @@ const entrySchema = z.strictObject({
   output: price,
   cacheRead: price.optional(),
   cacheWrite: price.optional(),
+  above: z
+    .strictObject({ tokens: z.number().int().positive(), input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
+    .optional(),
   aliases: z.array(z.string().min(1)).optional(),
 });
 export const modelsFileSchema = z.strictObject({
@@ -62,8 +71,10 @@ export function createPricing(table: Readonly<Record<string, ModelPrice>>): Pric
     models,
     priceOf,
     costOf(model, usage) {
-      const p = priceOf(model);
-      if (!p) return null;
+      const base = priceOf(model);
+      if (!base) return null;
+      const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+      const p: Rates = base.above && prompt > base.above.tokens ? base.above : base;
       const micro =
         usage.inputTokens * p.input + usage.outputTokens * p.output + usage.cacheReadTokens * p.cacheRead + usage.cacheWriteTokens * p.cacheWrite;
       return micro / 1_000_000;
@@ -83,7 +94,28 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
   }
   const table: Record<string, ModelPrice> = {};
   for (const [id, e] of Object.entries(result.data.models)) {
-    const p: ModelPrice = { input: e.input, output: e.output, cacheRead: e.cacheRead ?? e.input, cacheWrite: e.cacheWrite ?? e.input };
+    // An omitted cache rate costs as much as plain input; an omitted long-context cache rate
+    // scales the base cache rate by the long-context input multiplier.
+    const cacheRead = e.cacheRead ?? e.input;
+    const cacheWrite = e.cacheWrite ?? e.input;
+    const scale = (rate: number, tierInput: number): number => (e.input > 0 ? (rate * tierInput) / e.input : tierInput);
+    const p: ModelPrice = {
+      input: e.input,
+      output: e.output,
+      cacheRead,
+      cacheWrite,
+      ...(e.above
+        ? {
+            above: {
+              tokens: e.above.tokens,
+              input: e.above.input,
+              output: e.above.output,
+              cacheRead: e.above.cacheRead ?? scale(cacheRead, e.above.input),
+              cacheWrite: e.above.cacheWrite ?? scale(cacheWrite, e.above.input),
+            },
+          }
+        : {}),
+    };
     table[id] = p;
     for (const alias of e.aliases ?? []) table[alias] = p;
   }

@@ -7,7 +7,7 @@ export function request(overrides: Partial<ProviderRequest> = {}): ProviderReque
     system: 'You are a test agent.',
     messages: [userText('Hello')],
     tools: [],
-    model: 'claude-sonnet-4-5',
+    model: 'claude-haiku-4-5',
     maxTokens: 1024,
     ...overrides,
   };

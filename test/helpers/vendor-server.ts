@@ -18,7 +18,7 @@ export function fixture(relative: string): string {
 }
 
 export interface StreamTiming {
-  /** Bytes per write (default 7): small pieces split events, JSON and UTF-8 sequences. */
+  /** Bytes per write (default 48): pieces split events, JSON and UTF-8 sequences. */
   readonly chunkBytes?: number;
   /** Pause between writes (default 0: setImmediate). */
   readonly chunkDelayMs?: number;
@@ -166,7 +166,7 @@ async function respond(r: ScriptedResponse, req: IncomingMessage, res: ServerRes
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...r.headers });
       res.flushHeaders();
       const bytes = Buffer.from(r.body, 'utf8');
-      const step = Math.max(1, r.chunkBytes ?? 7);
+      const step = Math.max(1, r.chunkBytes ?? 48);
       const limit = Math.min(bytes.length, r.hangUpAfterBytes ?? Infinity, r.stallAfterBytes ?? Infinity);
       for (let at = 0; at < limit; at += step) {
         if (res.destroyed) return;
