@@ -28,13 +28,14 @@ interface Local {
   readonly error: string | null;
 }
 
-/** Active agents matching the typed text: exact id, then prefix, then substring / fuzzy. */
+/** Active agents matching the typed text: exact id, then id prefix, then substring of id or name. */
 export function candidates(participants: readonly Participant[], typed: string): Participant[] {
   const q = typed.trim().toLowerCase();
   const agents = participants.filter((p) => p.kind === 'agent' && p.status === 'active');
   if (q === '') return agents;
-  const rank = (p: Participant): number => (p.id === q ? 4 : p.id.startsWith(q) ? 3 : (matchScore(`${p.id} ${p.name}`, q) ?? -1));
-  return agents.map((p) => ({ p, r: rank(p) })).filter((x) => x.r >= 0).sort((a, b) => b.r - a.r || (a.p.id < b.p.id ? -1 : 1)).map((x) => x.p);
+  // Completion is stricter than the switcher's filter: exact, prefix, or substring (no fuzzy).
+  const rank = (p: Participant): number => (p.id === q ? 4 : p.id.startsWith(q) ? 3 : (matchScore(`${p.id} ${p.name}`, q) ?? 0));
+  return agents.map((p) => ({ p, r: rank(p) })).filter((x) => x.r >= 2).sort((a, b) => b.r - a.r || (a.p.id < b.p.id ? -1 : 1)).map((x) => x.p);
 }
 
 export function NewSession(props: ModalProps) {

@@ -120,13 +120,13 @@ export interface FrameProps {
   readonly lines: readonly Line[];
 }
 
-/** The box every modal draws in (round border, or none in plain mode). */
+/** The box every modal draws in (round border, or none in plain mode). Empty lines keep their row. */
 export function ModalFrame({ theme, width, height, lines }: FrameProps) {
   const inner = innerSize(theme, width, height);
   const shown = lines.slice(0, inner.height);
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle={theme.plain ? undefined : 'round'} paddingX={theme.plain ? 0 : 1}>
-      {shown.map((line, i) => <Text key={i} wrap="truncate">{lineToAnsi(fitLine(line, inner.width), theme)}</Text>)}
+      {shown.map((line, i) => <Text key={i} wrap="truncate">{lineToAnsi(fitLine(line, inner.width), theme) || ' '}</Text>)}
     </Box>
   );
 }
