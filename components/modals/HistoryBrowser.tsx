@@ -130,7 +130,8 @@ export function HistoryBrowser(props: ModalProps) {
       if (edit.used) update({ field: edit.field });
       return true;
     }
-    if (key.name === '/') { update({ searching: true, field: draftOf(local.query), note: null }); return true; }
+    // The field keeps its text (the last query, or what was typed before Esc).
+    if (key.name === '/') { update({ searching: true, note: null }); return true; }
     if (key.name === 'escape') return false;
     const step = (n: number, index: number, delta: number): number => clampIndex(index + delta, n);
     const delta = key.name === 'up' ? -1 : key.name === 'down' ? 1 : key.name === 'pageup' ? -rows : key.name === 'pagedown' ? rows
