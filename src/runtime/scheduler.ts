@@ -76,8 +76,10 @@ function pump(hub: Hub, slot: SessionSlot): void {
       request.signal?.removeEventListener('abort', onCallerAbort);
       hub.turnEnded(turn);
       // Nothing keeps running on behalf of a finished turn.
-      for (const delegation of turn.delegations) delegation.settle({ kind: 'interrupted' });
-      controller.abort();
+      if (turn.delegations.size > 0) {
+        for (const delegation of turn.delegations) delegation.settle({ kind: 'interrupted' });
+        controller.abort('turn ended');
+      }
       climbUnanswered(hub, turn);
       slot.running = undefined;
       request.settle(outcome);
