@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -49,5 +49,30 @@ replies:
     const second = spawnSync(process.execPath, [BUNDLE, 'run', 'and now?'], { cwd: dir, env, encoding: 'utf8', timeout: 20_000 });
     assert.equal(second.status, 0, second.stderr);
     assert.equal(second.stdout, 'second turn\n');
+  });
+});
+
+test('bundle: Ctrl+C (SIGINT) interrupts `legion run`: exit 130, the session stays valid for the next run', async () => {
+  ensureBundle();
+  await withTempDir(async (dir) => {
+    const script = join(dir, 'script.yaml');
+    await writeFile(script, `
+version: 1
+replies:
+  - { agent: ur-agent, when: "slow", text: "${'streaming slowly '.repeat(20)}", chunkSize: 1, delayMs: 20 }
+  - { agent: ur-agent, when: "quick", text: "quick answer" }
+`);
+    const env = { ...process.env, HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', LEGION_DEBUG: '' };
+    const child = spawn(process.execPath, [BUNDLE, 'run', 'slow please'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /legion: interrupted\n$/);
+    const next = spawnSync(process.execPath, [BUNDLE, 'run', 'quick'], { cwd: dir, env, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(next.status, 0, next.stderr);
+    assert.equal(next.stdout, 'quick answer\n');
   });
 });

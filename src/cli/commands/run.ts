@@ -61,7 +61,16 @@ export const runCommand: Command = {
 
     let code: number = RUN_EXIT.ok;
     let sessionId: string | undefined;
+    // First Ctrl+C interrupts the turn (histories stay valid, exit 130); a second one kills.
+    let interrupts = 0;
     const onSigint = (): void => {
+      interrupts += 1;
+      if (interrupts > 1) {
+        process.off('SIGINT', onSigint);
+        process.kill(process.pid, 'SIGINT');
+        return;
+      }
+      io.stderr('legion: interrupting… (Ctrl+C again to kill)\n');
       if (sessionId) core.cancel(sessionId);
     };
     process.on('SIGINT', onSigint);
