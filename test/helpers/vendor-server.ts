@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anthropicHistoryError, invalidRequestBody, openaiHistoryError } from './history-rules';
 
 /**
  * A local stand-in for the Anthropic (`POST /v1/messages`) and OpenAI
@@ -10,6 +11,9 @@ import { fileURLToPath } from 'node:url';
  * Responses are scripted as a queue (one per request, in order, whatever the path); when the
  * queue is empty, `fallback` answers (default: a 500 naming the problem). Every request is
  * recorded with its parsed JSON body, and whether the client hung up before the response ended.
+ * With `strictHistory`, a request whose history the real API would refuse (a tool_use without
+ * its tool_result, an orphan result, empty text...) gets that API's 400 instead, without
+ * consuming the queue (see history-rules.ts).
  */
 export const VENDOR_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'vendor');
 
@@ -51,6 +55,8 @@ export interface RecordedRequest {
   readonly body: any;
   /** True once the client closed the connection before the response was complete. */
   clientClosedEarly: boolean;
+  /** With `strictHistory`: why the history was refused (answered with a 400), else null. */
+  rejected: string | null;
   /** Resolves when the response ended or the connection closed. */
   readonly done: Promise<void>;
 }
@@ -89,7 +95,7 @@ export function sseOf(events: ReadonlyArray<{ event?: string; data: unknown }>):
 const sleep = (ms: number): Promise<void> => new Promise((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
 
 export async function startVendorServer(
-  options: { fallback?: ScriptedResponse } = {},
+  options: { fallback?: ScriptedResponse; strictHistory?: boolean } = {},
 ): Promise<VendorServer> {
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
@@ -111,6 +117,7 @@ export async function startVendorServer(
         headers: req.headers,
         body,
         clientClosedEarly: false,
+        rejected: null,
         done: new Promise<void>((r) => (resolveDone = r)),
       };
       requests.push(record);
@@ -118,8 +125,17 @@ export async function startVendorServer(
         if (!res.writableFinished) record.clientClosedEarly = true;
         resolveDone();
       });
-      const known = req.url?.endsWith('/v1/messages') || req.url?.endsWith('/v1/chat/completions');
-      const scripted = known ? queue.shift() ?? fallback : { kind: 'json', status: 404, body: { error: { message: `no route ${req.url}` } } } as const;
+      const vendor = req.url?.endsWith('/v1/messages') ? 'anthropic' : req.url?.endsWith('/v1/chat/completions') ? 'openai' : null;
+      const invalid =
+        options.strictHistory && vendor
+          ? vendor === 'anthropic' ? anthropicHistoryError(body as Record<string, unknown>) : openaiHistoryError(body as Record<string, unknown>)
+          : null;
+      record.rejected = invalid;
+      const scripted: ScriptedResponse = !vendor
+        ? { kind: 'json', status: 404, body: { error: { message: `no route ${req.url}` } } }
+        : invalid
+          ? { kind: 'json', status: 400, body: invalidRequestBody(vendor, invalid) }
+          : queue.shift() ?? fallback;
       void respond(scripted, req, res).catch(() => res.destroy());
     });
   });
