@@ -11,6 +11,8 @@ import { stateFromCore } from './state/from-core';
 import { createUiStore } from './state/store';
 import { isUserSession } from './state/ui-state';
 import { terminalModes } from './terminal';
+import { ModalServices } from './modals/history-providers';
+import { watchApprovals } from './modals/approval-watch';
 
 export interface StartTuiOptions {
   readonly context: CommandContext;
@@ -31,16 +33,47 @@ export async function startTui(options: StartTuiOptions | unknown): Promise<numb
   const runFlag = context.args.flags.get('run');
   const newRun = context.args.flags.get('new') === true;
   if (runFlag !== undefined && newRun) throw new LegionError('use either --run <id> or --new, not both', 2);
-  const app = await composeApp(context, { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun });
-  const keymap = buildKeymap(app.config.keymap);
-  if (!keymap.ok) {
-    await app.close('config error');
-    throw new LegionError(keymap.error, 2);
+  // The history browser can resume another run: the UI closes this run and composes that one
+  // (issue 7). If that fails (e.g. another Legion holds it), the run it came from comes back.
+  let target: RunTarget = { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun };
+  for (;;) {
+    let app: AppSession;
+    try {
+      app = await composeApp(context, { ...(target.runId ? { runId: target.runId } : {}), newRun: target.newRun });
+    } catch (error) {
+      if (!target.from) throw error;
+      target = { runId: target.from, newRun: false, warning: `could not resume run ${target.runId}: ${messageOf(error)}` };
+      continue;
+    }
+    if (target.warning) app.warnings.push(target.warning);
+    const keymap = buildKeymap(app.config.keymap);
+    if (!keymap.ok) {
+      await app.close('config error');
+      throw new LegionError(keymap.error, 2);
+    }
+    const outcome = await runTui(app, keymap.keymap, context, target.show);
+    if (!outcome.switchTo) return outcome.code;
+    target = { runId: outcome.switchTo.runId, newRun: false, from: app.runId, ...(outcome.switchTo.sessionId ? { show: outcome.switchTo.sessionId } : {}) };
   }
-  return runTui(app, keymap.keymap, context);
 }
 
-async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap'], context: CommandContext): Promise<number> {
+interface RunTarget {
+  readonly runId?: string;
+  readonly newRun: boolean;
+  /** Show this session in a focused lane once composed. */
+  readonly show?: string;
+  /** The run a switch came from (resumed again if the switch fails). */
+  readonly from?: string;
+  readonly warning?: string;
+}
+
+interface TuiOutcome {
+  readonly code: number;
+  /** The history browser asked to resume another run. */
+  readonly switchTo?: { readonly runId: string; readonly sessionId?: string };
+}
+
+async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap'], context: CommandContext, show?: string): Promise<TuiOutcome> {
   const { core, config } = app;
   const theme = themeFromEnv(context.io.env, context.args.global.plain, config.ui.plain);
   const settings = { maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes };
@@ -53,6 +86,9 @@ async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap
   } else {
     store.dispatch({ type: 'focus-index', index: 0 });
   }
+  if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
+  // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
+  const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => performance.now() });
 
   const modes = terminalModes(1);
   let code = 0;
@@ -94,6 +130,12 @@ async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap
     void shutdown('crash', 1);
   };
   const onExit = (): void => modes.leave();
+  let switchTo: TuiOutcome['switchTo'];
+  const switchRun = (runId: string, sessionId?: string): void => {
+    if (closing) return;
+    switchTo = { runId, ...(sessionId ? { sessionId } : {}) };
+    void shutdown('switch run', 0);
+  };
 
   modes.enter();
   process.on('exit', onExit);
@@ -101,13 +143,16 @@ async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap
   process.on('unhandledRejection', onCrash);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
-    <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} onQuit={() => void shutdown('quit', 0)} />,
+    <ModalServices workspaceRoot={context.workspaceRoot} core={core} switchRun={switchRun}>
+      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} onQuit={() => void shutdown('quit', 0)} />
+    </ModalServices>,
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
   );
   instance.waitUntilExit().catch((error: unknown) => onCrash(error));
   try {
     await finished;
   } finally {
+    unwatch();
     store.dispose();
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
     process.off('uncaughtException', onCrash);
@@ -115,5 +160,5 @@ async function runTui(app: AppSession, keymap: Parameters<typeof App>[0]['keymap
     process.off('exit', onExit);
     modes.leave();
   }
-  return code;
+  return { code, ...(switchTo ? { switchTo } : {}) };
 }

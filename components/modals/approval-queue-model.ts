@@ -61,10 +61,10 @@ export function requestLabel(request: PendingApproval): string {
   return arg ? `${request.toolName} ${arg}` : request.toolName;
 }
 
-/** The rule that asked: `rule writes-ask: reason`, or the default when no rule matched. */
+/** The rule that asked: `rule writes-ask: reason`; without a rule, the core's reason (or the default). */
 export function ruleText(request: PendingApproval): string {
-  const rule = request.ruleId ? `rule ${request.ruleId}` : 'no rule (default: ask)';
-  return request.reason ? `${rule}: ${request.reason}` : rule;
+  if (!request.ruleId) return request.reason ?? 'no rule matched (default: ask)';
+  return request.reason ? `rule ${request.ruleId}: ${request.reason}` : `rule ${request.ruleId}`;
 }
 
 /** The marked requests still shown, else the highlighted one. */

@@ -31,7 +31,7 @@ test('a request opens the queue by itself on an empty composer: grouped by agent
     assert.match(f, /▶ \[ \] file_write notes\/a\.md {2}· rule writes-ask: Writes need approval/);
     assert.match(f, /\[ \] shell npm test {2}· rule shell-ask: Shell asks/);
     assert.match(f, /user → ur-agent → scout {2}\(1\)/);
-    assert.match(f, /\[ \] file_write b\.txt {2}· no rule \(default: ask\)/);
+    assert.match(f, /\[ \] file_write b\.txt {2}· no rule matched \(default: ask\)/);
     // The lanes keep reducing behind the modal: the status bar counts the requests.
     assert.match(f, /3 approvals pending/);
   });

@@ -1,0 +1,27 @@
+import React, { useMemo, type ReactNode } from 'react';
+import type { LegionCore } from '../../src/runtime/core-api';
+import { layoutFor } from '../../src/storage/layout';
+import { ApprovalServicesContext, approvalServicesFor } from './approval-services';
+import { HistorySourceContext, createHistorySource } from './history-source';
+
+export interface ModalServicesProps {
+  readonly workspaceRoot: string;
+  readonly core: LegionCore;
+  /** Resume another run (start-tui); absent: older runs are read-only in the history browser. */
+  readonly switchRun?: (runId: string, sessionId?: string) => void;
+  readonly children: ReactNode;
+}
+
+/** What the issue-7 modals read from the workspace: diff previews and the runs on disk. */
+export function ModalServices({ workspaceRoot, core, switchRun, children }: ModalServicesProps) {
+  const approvals = useMemo(() => approvalServicesFor(workspaceRoot), [workspaceRoot]);
+  const history = useMemo(
+    () => createHistorySource({ layout: layoutFor(workspaceRoot), core, ...(switchRun ? { switchRun } : {}) }),
+    [workspaceRoot, core, switchRun],
+  );
+  return (
+    <ApprovalServicesContext.Provider value={approvals}>
+      <HistorySourceContext.Provider value={history}>{children}</HistorySourceContext.Provider>
+    </ApprovalServicesContext.Provider>
+  );
+}

@@ -1,0 +1,83 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/**
+ * Support for the modal end-to-end tests: the built CLI (dist/legion.js) in a detached tmux
+ * session, driven by keys and read back with `capture-pane`. Every session has a unique
+ * name and is killed in `finally`. Waits are generous: the machine is shared.
+ */
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'dist', 'legion.js');
+
+export function hasTmux(): boolean {
+  return spawnSync('tmux', ['-V']).status === 0;
+}
+
+let counter = 0;
+
+export interface Tmux {
+  readonly name: string;
+  screen(): string;
+  /** Named keys as tmux knows them (`Enter`, `Escape`, `C-y`, `Up`, `Space`) or literal text with `{ literal: true }`. */
+  keys(...keys: string[]): void;
+  type(text: string): void;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  waitGone(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  kill(): void;
+}
+
+export function startTmux(command: readonly string[], env: Readonly<Record<string, string>>, size = { columns: 140, rows: 44 }): Tmux {
+  const name = `legion-modals-${process.pid}-${Date.now()}-${++counter}`;
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+  const cmd = `env ${envArgs} ${command.map(shellQuote).join(' ')}; echo "[exited $?]"; sleep 30`;
+  execFileSync('tmux', ['new-session', '-d', '-s', name, '-x', String(size.columns), '-y', String(size.rows), cmd]);
+  const screen = (): string => {
+    const r = spawnSync('tmux', ['capture-pane', '-p', '-t', name], { encoding: 'utf8' });
+    return r.status === 0 ? r.stdout : '';
+  };
+  const wait = async (test: (s: string) => boolean, what: string, timeoutMs: number): Promise<string> => {
+    const end = Date.now() + timeoutMs;
+    let s = screen();
+    while (!test(s)) {
+      if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; screen:\n${s}`);
+      await new Promise((r) => setTimeout(r, 100));
+      s = screen();
+    }
+    return s;
+  };
+  return {
+    name,
+    screen,
+    keys: (...keys) => void execFileSync('tmux', ['send-keys', '-t', name, ...keys]),
+    type: (text) => void execFileSync('tmux', ['send-keys', '-t', name, '-l', text]),
+    waitFor: (pattern, timeoutMs = 20_000) => wait((s) => pattern.test(s), String(pattern), timeoutMs),
+    waitGone: (pattern, timeoutMs = 20_000) => wait((s) => !pattern.test(s), `${pattern} to go`, timeoutMs),
+    kill: () => void spawnSync('tmux', ['kill-session', '-t', name]),
+  };
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `legion init` in `dir`, then the extra agents (file tools, no approval authority). */
+export async function initWorkspace(dir: string, agents: readonly { id: string; tools: string[] }[]): Promise<void> {
+  execFileSync(process.execPath, [CLI, '--cwd', dir, 'init'], { env: { ...process.env, LEGION_PROVIDER: 'faux' }, stdio: 'pipe' });
+  const participants = join(dir, '.legion', 'collective', 'participants');
+  await mkdir(participants, { recursive: true });
+  for (const a of agents) {
+    await writeFile(join(participants, `${a.id}.json`), JSON.stringify({
+      version: 1, id: a.id, name: a.id, description: `${a.id} (test agent)`, status: 'active', kind: 'agent',
+      systemPrompt: `You are ${a.id}.`, provider: 'default', model: 'default', tools: a.tools, toolAuthorizations: {}, approvalAuthority: [],
+    }, null, 2));
+  }
+}
+
+/** The command line and environment of the TUI on a faux script. */
+export function legionTui(dir: string, script: string): { command: string[]; env: Record<string, string> } {
+  return {
+    command: [process.execPath, CLI, '--cwd', dir],
+    env: { LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, TERM: 'xterm-256color', NO_COLOR: '1', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+  };
+}
