@@ -10,6 +10,8 @@ import type { ToolContext } from '../tools/types';
 /** Runtime state of one session: its turn queue, the running turn, the responder's status. */
 export class SessionSlot {
   readonly queue: TurnRequest[] = [];
+  /** Removes the caller-abort listener of a queued request (once it starts or leaves). */
+  readonly queueListeners = new Map<TurnRequest, () => void>();
   running: Turn | undefined;
   status: AgentStatus = 'idle';
   statusDetail: string | undefined;

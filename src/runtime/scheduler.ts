@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { USER_ID } from '../collective/participant';
 import { messageOf } from '../errors';
 import type { Hub, SessionSlot } from './hub';
@@ -18,14 +19,17 @@ export function enqueue(hub: Hub, slot: SessionSlot, request: TurnRequest): bool
   }
   slot.queue.push(request);
   if (request.signal) {
+    const signal = request.signal;
     const onAbort = (): void => {
+      slot.queueListeners.delete(request);
       const at = slot.queue.indexOf(request);
       if (at === -1) return;
       slot.queue.splice(at, 1);
       request.settle({ kind: 'interrupted' });
       hub.settleIdle(slot);
     };
-    request.signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
+    slot.queueListeners.set(request, () => signal.removeEventListener('abort', onAbort));
   }
   if (!slot.running) pump(hub, slot);
   return queued;
@@ -39,6 +43,8 @@ function pump(hub: Hub, slot: SessionSlot): void {
     hub.settleIdle(slot);
     return;
   }
+  slot.queueListeners.get(request)?.();
+  slot.queueListeners.delete(request);
   const key = slot.handle.key;
   const responder = hub.env.registry.get(key.responderId);
   if (!responder || responder.kind !== 'agent' || responder.status !== 'active') {
@@ -47,6 +53,8 @@ function pump(hub: Hub, slot: SessionSlot): void {
     return;
   }
   const controller = new AbortController();
+  // A turn's signal legitimately has many listeners (parallel tools, delegations, waits).
+  setMaxListeners(500, controller.signal);
   const turn: Turn = {
     id: hub.nextTurnId(),
     session: slot.handle,
@@ -89,7 +97,11 @@ function pump(hub: Hub, slot: SessionSlot): void {
 
 /** Interrupt a session: its running turn (and what that turn waits on) and its queue. */
 export function cancelSlot(hub: Hub, slot: SessionSlot): void {
-  for (const request of slot.queue.splice(0)) request.settle({ kind: 'interrupted' });
+  for (const request of slot.queue.splice(0)) {
+    slot.queueListeners.get(request)?.();
+    slot.queueListeners.delete(request);
+    request.settle({ kind: 'interrupted' });
+  }
   slot.running?.controller.abort();
   for (const question of [...slot.questions]) question.cancel();
   hub.settleIdle(slot);

@@ -241,3 +241,35 @@ replies:
     await h.close();
   });
 });
+
+test('loop: a long turn with many tool calls and delegations leaks no abort listeners (no MaxListeners warning)', async () => {
+  await withTempDir(async (dir) => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const probe = probeTool();
+    const h = await startHarness({
+      dir,
+      agents: [{ id: 'lead', tools: ['communicator', 'probe'] }, { id: 'leaf', tools: [] }],
+      tools: [probe],
+      config: { runtime: { maxIterations: 14 } },
+      script: `
+replies:
+  - agent: lead
+    on: message
+    toolCalls: [${Array.from({ length: 12 }, (_, i) => `{ name: probe, input: { label: p${i}, ms: 1 } }`).join(', ')}]
+  - { agent: lead, repeat: true, toolCalls: [{ name: communicator, input: { targetId: leaf, message: "ping" } }] }
+  - { agent: leaf, repeat: true, text: "pong" }
+`,
+    });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    await h.core.idle(sent.sessionId);
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    assert.equal(probe.calls.length, 12);
+    assert.equal(h.core.history('session-lead__leaf__default').length, 26, '13 delegations answered');
+    assert.deepEqual(warnings, []);
+    await h.close();
+  });
+});
