@@ -103,9 +103,13 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     script = loaded.script;
     return { ok: true, script };
   };
-  if (runProvider === 'faux') {
+  // Loaded up front when the run uses it (a bad script stops the start) or when one is named
+  // (an agent may use faux while the run does not; a bad script then only fails that agent).
+  let scriptError: string | null = null;
+  if (runProvider === 'faux' || scriptPath) {
     const loaded = await loadScript();
-    if (!loaded.ok) return loaded;
+    if (!loaded.ok && runProvider === 'faux') return loaded;
+    if (!loaded.ok) scriptError = loaded.error;
   }
 
   const missingKey = (id: 'anthropic' | 'openai', why: string): string =>
@@ -124,7 +128,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     if (cached) return { ok: true, provider: cached };
     let provider: Provider;
     if (id === 'faux') {
-      if (!script) return { ok: false, error: 'the faux provider has no script loaded (set LEGION_FAUX_SCRIPT or providers.faux.script)' };
+      if (!script) return { ok: false, error: scriptError ?? 'the faux provider has no script (set LEGION_FAUX_SCRIPT or providers.faux.script)' };
       provider = createFauxProvider({ script });
     } else {
       const apiKey = keyOf(id);

@@ -133,9 +133,21 @@ test('faux with a script: LEGION_FAUX_SCRIPT > providers.faux.script (relative t
   assert.match(await failure({ LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'none.yaml') }), /none\.yaml: cannot read the faux script \(no such file\)/);
 });
 
-test('an agent on faux while the run is on a real provider uses the loaded script or says what is missing', async () => {
+test('an agent on faux while the run is on a real provider uses the named script or says what is missing', async () => {
   const r = await registry({ ANTHROPIC_API_KEY: 'a' });
   const faux = r.resolve({ id: 'tester', provider: 'faux' });
   assert.equal(faux.ok, false);
   if (!faux.ok) assert.match(faux.error, /set LEGION_FAUX_SCRIPT/);
+  const dir = await mkdtemp(join(tmpdir(), 'legion-select-'));
+  await writeFile(join(dir, 's.yaml'), 'replies:\n  - text: from the script\n');
+  const withScript = await registry({ ANTHROPIC_API_KEY: 'a', LEGION_FAUX_SCRIPT: join(dir, 's.yaml') });
+  assert.equal(withScript.providerId, 'anthropic');
+  const tester = withScript.resolve({ id: 'tester', provider: 'faux' });
+  assert.ok(tester.ok);
+  assert.equal(tester.provider.id, 'faux');
+  assert.equal(tester.model, 'faux');
+  const broken = await registry({ ANTHROPIC_API_KEY: 'a', LEGION_FAUX_SCRIPT: join(dir, 'missing.yaml') });
+  const failed = broken.resolve({ id: 'tester', provider: 'faux' });
+  assert.equal(failed.ok, false);
+  if (!failed.ok) assert.match(failed.error, /missing\.yaml: cannot read the faux script/);
 });
