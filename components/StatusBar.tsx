@@ -29,35 +29,45 @@ export function busyAgents(state: UiState): string[] {
   return out;
 }
 
-/** One line: run, provider/model (or DEMO), tokens and cost, busy agents, pending approvals. */
+/**
+ * One line: run, provider/model (or DEMO), tokens and cost, busy agents, pending approvals.
+ * When it does not fit, the run id goes first, then the busy list shrinks to a count, then
+ * the provider is cut; the approvals badge always shows.
+ */
 export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, theme }: StatusBarProps) {
-  const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const busy = busyAgents(state);
   const pending = Object.keys(state.pending).length;
   const model = state.model && !providerLabel.includes(state.model) ? `${providerLabel} ${state.model}` : providerLabel;
-  const spans: Span[] = [
-    { text: 'legion', bold: true },
-    sep,
-    { text: `run ${state.runId}${state.resumed ? ' (resumed)' : ''}`, tone: 'muted' },
-    sep,
-    demo ? { text: 'DEMO', tone: 'warn', bold: true, inverse: !theme.plain } : { text: model },
-    sep,
-    { text: `${formatTokens(state.totals.tokens)} tok ${formatCost(state.totals.costUsd, state.totals.costKnown)}` },
-  ];
-  if (busy.length > 0) {
-    spans.push(sep, { text: `${spinner ? `${spinner} ` : ''}busy: ${busy.join(', ')}`, tone: 'accent' });
+  const spin = spinner ? `${spinner} ` : '';
+  const seg = {
+    app: { text: 'legion', bold: true } as Span,
+    run: { text: `run ${state.runId}${state.resumed ? ' (resumed)' : ''}`, tone: 'muted' } as Span,
+    provider: (demo ? { text: 'DEMO', tone: 'warn', bold: true, inverse: !theme.plain } : { text: model }) as Span,
+    tokens: { text: `${formatTokens(state.totals.tokens)} tok ${formatCost(state.totals.costUsd, state.totals.costKnown)}` } as Span,
+    busy: busy.length > 0 ? ({ text: `${spin}busy: ${busy.join(', ')}`, tone: 'accent' } as Span) : null,
+    pending: pending > 0
+      ? ({ text: `${pending} approval${pending === 1 ? '' : 's'} pending${approvalsKey ? ` (${approvalsKey})` : ''}`, tone: 'warn', bold: true, inverse: !theme.plain && theme.color } as Span)
+      : null,
+  };
+  const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
+  const build = (): Span[] => {
+    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
+    return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
+  };
+  const size = (): number => cellWidth(build().map((s) => s.text).join(''));
+  if (size() > width) seg.run = { ...seg.run, text: '' };
+  if (size() > width && seg.busy) seg.busy = { ...seg.busy, text: `${spin}busy: ${busy.length}` };
+  if (size() > width) {
+    const over = size() - width;
+    seg.provider = { ...seg.provider, text: truncate(seg.provider.text, Math.max(1, cellWidth(seg.provider.text) - over)) };
   }
-  if (pending > 0) {
-    spans.push(sep, { text: `${pending} approval${pending === 1 ? '' : 's'} pending${approvalsKey ? ` (${approvalsKey})` : ''}`, tone: 'warn', bold: true, inverse: !theme.plain && theme.color });
-  }
-  let text = '';
+  let used = 0;
   const fitted: Span[] = [];
-  for (const s of spans) {
-    const room = width - cellWidth(text);
-    if (room <= 0) break;
-    const t = truncate(s.text, room);
+  for (const s of build()) {
+    const t = truncate(s.text, width - used);
+    if (t === '') break;
     fitted.push({ ...s, text: t });
-    text += t;
+    used += cellWidth(t);
   }
   return <Text>{lineToAnsi(fitted, theme)}</Text>;
 });

@@ -85,6 +85,7 @@ export function normalizeKey(spec: string): { ok: true; key: string } | { ok: fa
       }
       name = letter;
     } else if (mods.has('shift')) {
+      if (!/^[a-z]$/i.test(name)) return { ok: false, error: `"${spec}": write the shifted character itself (e.g. "?")` };
       mods.delete('shift');
       name = name.toUpperCase();
     }

@@ -29,7 +29,7 @@ const TONES: Readonly<Record<Tone, string>> = {
 };
 
 const FANCY_TRANSCRIPT: TranscriptGlyphs = {
-  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '…', waiting: '⏸ awaiting approval', more: '…',
+  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '○', waiting: '⏸ awaiting approval', more: '…',
 };
 const PLAIN_TRANSCRIPT: TranscriptGlyphs = {
   markdown: PLAIN_MARKDOWN, prompt: '> ', tool: 'tool:', ok: 'done', error: 'failed', pending: 'running', waiting: 'awaiting approval', more: '...',

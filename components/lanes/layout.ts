@@ -10,11 +10,11 @@ export interface LaneRow {
   readonly cells: readonly LaneCell[];
 }
 
-/** Narrowest a lane may be when lanes sit side by side. */
-export const MIN_LANE_WIDTH = 40;
+/** Narrowest a lane may be when lanes sit side by side (80 columns hold two, 160 hold four). */
+export const MIN_LANE_WIDTH = 39;
 
 /**
- * Arrange `count` lanes in `width` × `height`: as many columns as fit at ≥ 40 cells each (plus a
+ * Arrange `count` lanes in `width` × `height`: as many columns as fit at ≥ 39 cells each (plus a
  * one-cell separator), rows balanced; the last row's lanes share its width. Plain mode stacks
  * lanes in rows only, so a screen reader reads one lane after another.
  */

@@ -51,7 +51,7 @@ interface Local {
 
 const INITIAL: Local = {
   level: 'runs', runs: null, runIndex: 0, runId: null, sessions: null, sessionIndex: 0, transcript: null, top: 0, back: 'sessions',
-  searching: false, field: draftOf(''), query: '', hits: null, hitIndex: 0, hitsBack: 'runs', note: null, loading: null,
+  searching: false, field: draftOf(''), query: '', hits: null, hitIndex: 0, hitsBack: 'runs', note: null, loading: 'reading runs',
 };
 
 const clampIndex = (i: number, n: number): number => Math.max(0, Math.min(n - 1, i));

@@ -6,6 +6,7 @@ import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
 import { createUiStore, type Timers, type UiStore } from '../../components/state/store';
 import { createFakeCore, type FakeCore } from './fake-core';
+import type { EventInput } from '../../src/events/types';
 
 /** Key names → the bytes a terminal sends. */
 export const KEYS: Readonly<Record<string, string>> = {
@@ -35,6 +36,8 @@ export interface AppHarness {
   frame(): string;
   /** The last frame as written (with ANSI). */
   rawFrame(): string;
+  /** Emit events on the fake core's bus and let the frame render. */
+  emit(...inputs: EventInput[]): Promise<void>;
   /** Type characters (one chunk, like fast typing). */
   type(text: string): Promise<void>;
   /** Press named keys (`enter`, `ctrl+c`, `f1`, …) one after the other. */
@@ -61,7 +64,13 @@ export interface HarnessOptions {
   readonly openDefault?: boolean;
 }
 
-export const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Let React commit and Ink draw: a few rounds of immediates and timers (robust under load). */
+export async function tick(ms = 0): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
 
 // eslint-disable-next-line no-control-regex
 export const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
@@ -102,6 +111,7 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
     core, store, clock,
     get quits() { return harness.quits; },
     frame: () => stripAnsi(ui.lastFrame() ?? ''),
+    async emit(...inputs) { for (const input of inputs) core.emit(input); await tick(); },
     rawFrame: () => ui.lastFrame() ?? '',
     type: (text) => write(text),
     async press(...names) { for (const n of names) await write(keyBytes(n)); },

@@ -1,0 +1,131 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createBus } from '../../src/events/bus';
+import type { EventInput, LegionEvent } from '../../src/events/types';
+import { reduce } from '../../components/state/reduce';
+import { applyAction } from '../../components/state/actions';
+import { initialUiState, type UiState } from '../../components/state/ui-state';
+import { open, text, status, assistant, userMessage, sessionIdOf } from '../helpers/fake-core';
+
+/** Stamp inputs into events with a real bus (seq, at, runId), as a ledger would hold them. */
+function events(...inputs: EventInput[]): LegionEvent[] {
+  const bus = createBus({ runId: 'r1', now: () => new Date('2026-01-01T00:00:00Z') });
+  const out: LegionEvent[] = [];
+  bus.subscribeAll((e) => out.push(e));
+  for (const input of inputs) bus.emit(input);
+  return out;
+}
+
+const settings = { maxLanes: 4, autoOpenLanes: true };
+const replay = (list: readonly LegionEvent[], s0: UiState = initialUiState('r1', settings)): UiState => list.reduce(reduce, s0);
+const U = sessionIdOf('user', 'ur-agent');
+const S = sessionIdOf('ur-agent', 'scribe', 'files');
+
+test('replaying a ledger builds sessions, lanes, streamed text and finished messages', () => {
+  const list = events(
+    { type: 'run-start', resumed: false },
+    open('user', 'ur-agent'),
+    userMessage(U, 'write docs'),
+    status(U, 'ur-agent', 'thinking'),
+    text(U, 'ur-agent', 'Hel'),
+    text(U, 'ur-agent', 'lo'),
+  );
+  const mid = replay(list);
+  assert.deepEqual(mid.lanes, [U]);
+  assert.equal(mid.sessions[U]!.streaming, 'Hello');
+  assert.equal(mid.sessions[U]!.status, 'thinking');
+  assert.equal(mid.sessions[U]!.entries.length, 1);
+  const done = replay(events(assistant(U, [{ type: 'text', text: 'Hello' }]), status(U, 'ur-agent', 'idle')), mid);
+  assert.equal(done.sessions[U]!.streaming, '', 'the persisted message replaces the streamed text');
+  assert.equal(done.sessions[U]!.entries.length, 2);
+  assert.equal(done.sessions[U]!.status, 'idle');
+  // Pure: the same list gives the same state.
+  assert.deepEqual(replay(list), mid);
+});
+
+test('a delegate session opens its own lane; beyond maxLanes the oldest idle lane gives way', () => {
+  let s = replay(events(open('user', 'ur-agent'), open('ur-agent', 'scribe', 'files')));
+  assert.deepEqual(s.lanes, [U, S]);
+  assert.equal(s.focus, 0, 'a lane that opens by itself does not take the focus');
+  const more = ['a', 'b', 'c'].map((n) => open('ur-agent', 'scribe', n));
+  // Keep the focused user lane and `b` busy: the oldest idle other lane gives way.
+  s = replay(events(more[0]!, more[1]!, status(sessionIdOf('ur-agent', 'scribe', 'b'), 'scribe', 'thinking'), more[2]!), s);
+  assert.equal(s.lanes.length, 4);
+  assert.ok(s.lanes.includes(U), 'the focused lane stays');
+  assert.ok(s.lanes.includes(sessionIdOf('ur-agent', 'scribe', 'b')), 'a busy lane stays');
+  assert.ok(s.lanes.includes(sessionIdOf('ur-agent', 'scribe', 'c')), 'the new session got a lane');
+  assert.equal(s.order.length, 5, 'sessions without a lane stay known (switcher)');
+});
+
+test('autoOpenLanes false: only the first session gets a lane', () => {
+  const s = replay(events(open('user', 'ur-agent'), open('ur-agent', 'scribe', 'files')), initialUiState('r1', { maxLanes: 4, autoOpenLanes: false }));
+  assert.deepEqual(s.lanes, [U]);
+  assert.ok(s.sessions[S]);
+});
+
+test('tool calls: pending → running → ok with summary; rejections and approvals are tracked', () => {
+  const use = { type: 'tool_use' as const, id: 't1', name: 'file_write', input: { path: 'a.md', content: 'x' } };
+  let s = replay(events(open('user', 'ur-agent'), assistant(U, [use])));
+  assert.equal(s.sessions[U]!.tools.t1!.state, 'pending');
+  s = replay(events({ type: 'tool-call-start', sessionId: U, participantId: 'ur-agent', toolUseId: 't1', name: 'file_write', input: use.input }), s);
+  assert.equal(s.sessions[U]!.tools.t1!.state, 'running');
+  s = replay(events({
+    type: 'approval-request', requestId: 'apr-1', sessionId: U, participantId: 'ur-agent', chain: ['user', 'ur-agent'], toolUseId: 't1',
+    toolName: 'file_write', input: use.input, ruleId: 'ask-writes', approverId: 'user',
+  }), s);
+  assert.equal(s.sessions[U]!.tools.t1!.state, 'waiting-approval');
+  assert.deepEqual(Object.keys(s.pending), ['apr-1']);
+  s = replay(events({ type: 'approval-resolve', requestId: 'apr-1', decision: 'rejected', decidedBy: 'user', reason: 'not now' }), s);
+  assert.deepEqual(Object.keys(s.pending), []);
+  assert.equal(s.sessions[U]!.tools.t1!.state, 'error');
+  assert.match(s.sessions[U]!.tools.t1!.summary!, /rejected by user: not now/);
+  s = replay(events({ type: 'tool-call-end', sessionId: U, participantId: 'ur-agent', toolUseId: 't1', name: 'file_write', isError: false, summary: 'wrote 1 line' }), s);
+  assert.equal(s.sessions[U]!.tools.t1!.summary, 'wrote 1 line');
+});
+
+test('usage adds up per session and in total; an unknown price is marked', () => {
+  const usage = (cost: number | null): EventInput => ({
+    type: 'usage', sessionId: U, participantId: 'ur-agent', model: 'm1', inputTokens: 100, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: cost,
+  });
+  const s = replay(events(open('user', 'ur-agent'), usage(0.01), usage(null)));
+  assert.equal(s.sessions[U]!.tokens, 250);
+  assert.equal(s.totals.tokens, 250);
+  assert.equal(s.totals.costUsd, 0.01);
+  assert.equal(s.totals.costKnown, false);
+  assert.equal(s.model, 'm1');
+});
+
+test('an interrupted turn drops its partial text; notices go to their session or the status line', () => {
+  const s = replay(events(
+    open('user', 'ur-agent'), status(U, 'ur-agent', 'thinking'), text(U, 'ur-agent', 'partial'), status(U, 'ur-agent', 'idle'),
+    { type: 'notice', level: 'info', message: 'turn interrupted', sessionId: U },
+    { type: 'notice', level: 'warn', message: 'config warning' },
+  ));
+  assert.equal(s.sessions[U]!.streaming, '');
+  const last = s.sessions[U]!.entries.at(-1)!;
+  assert.equal(last.role, 'notice');
+  assert.deepEqual(s.notice, { level: 'warn', text: 'config warning' });
+});
+
+test('events of a session never opened create it from its id', () => {
+  const s = replay(events(text(S, 'scribe', 'hi')));
+  assert.equal(s.sessions[S]!.initiatorId, 'ur-agent');
+  assert.equal(s.sessions[S]!.name, 'files');
+  assert.equal(s.sessions[S]!.streaming, 'hi');
+});
+
+test('UI actions: focus wraps, show-session focuses, drafts and scroll are per session', () => {
+  let s = replay(events(open('user', 'ur-agent'), open('ur-agent', 'scribe', 'files')));
+  s = applyAction(s, { type: 'focus-lane', delta: -1 });
+  assert.equal(s.focus, 1);
+  s = applyAction(s, { type: 'focus-lane', delta: 1 });
+  assert.equal(s.focus, 0);
+  s = applyAction(s, { type: 'set-draft', sessionId: U, draft: { text: 'x', cursor: 1, pastes: [] } });
+  assert.equal(s.views[U]!.draft.text, 'x');
+  assert.equal(s.views[S], undefined);
+  s = applyAction(s, { type: 'show-session', sessionId: S });
+  assert.equal(s.focus, 1);
+  s = applyAction(s, { type: 'sent', text: 'a' });
+  s = applyAction(s, { type: 'sent', text: 'a' });
+  assert.deepEqual(s.sent, ['a'], 'the same text twice is kept once');
+});
