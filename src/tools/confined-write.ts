@@ -1,7 +1,8 @@
-import { lstat, mkdir, open, realpath, rename, unlink, stat } from 'node:fs/promises';
+import { lstat, open, realpath, rename, unlink, stat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { resolveWorkspacePath, clip } from './path-safety';
+import { mkdirPinned, pinDirectory, type PinnedDir } from './fd-location';
 
 export type ConfinedWrite =
   | { readonly ok: true; readonly absolute: string; readonly relative: string; readonly created: boolean; readonly bytes: number }
@@ -13,7 +14,9 @@ export type ConfinedWrite =
  * checked again after the parent directories are created, and the parent's realpath once
  * more right before the rename: a symlink swapped in mid-run makes the write fail instead
  * of landing outside. The rename replaces a symlink at the final component rather than
- * following it, and an existing file keeps its permission bits.
+ * following it, and an existing file keeps its permission bits. On Linux the parent directory
+ * is pinned by a descriptor once checked (fd-location.ts), so the temp file and the rename
+ * land in that directory even if a path component is swapped for a symlink afterwards.
  */
 /** Test seams: run between the steps, e.g. to swap a directory for a symlink mid-write. */
 export interface ConfinedWriteHooks {
@@ -40,9 +43,12 @@ export async function writeFileConfined(root: string, inputPath: string, content
 
   const parent = dirname(first.absolute);
   try {
-    await mkdir(parent, { recursive: true });
+    await mkdirPinned(parent);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ESWAPPED') {
+      return { ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` };
+    }
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code ?? (error as Error).message;
     return { ok: false, error: `cannot create the parent directory of ${first.relative}: ${why}` };
   }
@@ -56,7 +62,18 @@ export async function writeFileConfined(root: string, inputPath: string, content
   }
 
   const data = Buffer.from(content, 'utf8');
-  const tmp = join(parent, `.${basename(second.absolute).slice(0, 100)}.${randomBytes(6).toString('hex')}.legion-tmp`);
+  const swapped = (): ConfinedWrite => ({ ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` });
+  let pinned: PinnedDir;
+  try {
+    pinned = await pinDirectory(parent);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESWAPPED' || code === 'ELOOP' || code === 'ENOTDIR') return swapped();
+    return { ok: false, error: `cannot write ${second.relative}: ${code ?? (error as Error).message}` };
+  }
+  const name = basename(second.absolute);
+  const tmpName = `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.legion-tmp`;
+  const tmp = join(pinned.base, tmpName);
   try {
     const handle = await open(tmp, 'wx', mode ?? 0o666);
     try {
@@ -67,15 +84,18 @@ export async function writeFileConfined(root: string, inputPath: string, content
       await handle.close();
     }
     await hooks.afterTempWrite?.();
+    // Path re-check (the only guard where there is no procfs; a belt on Linux).
     if ((await realpath(parent)) !== parent || (await lstat(tmp)).isSymbolicLink()) {
       await unlink(tmp).catch(() => undefined);
-      return { ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` };
+      return swapped();
     }
-    await rename(tmp, second.absolute);
+    await rename(tmp, join(pinned.base, name));
   } catch (error) {
     await unlink(tmp).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, error: `cannot write ${second.relative}: ${code ?? (error as Error).message}` };
+  } finally {
+    await pinned.close();
   }
   return { ok: true, absolute: second.absolute, relative: second.relative, created, bytes: data.length };
 }

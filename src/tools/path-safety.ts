@@ -139,6 +139,12 @@ export async function resolveWorkspacePath(root: string, inputPath: string): Pro
   return { ok: true, absolute: real, relative: realRel === '' ? '.' : toPosix(realRel) };
 }
 
+/** Whether a fully resolved path lies strictly inside `realRoot` and outside every `.legion`. */
+export function isInsideWorkspace(realRoot: string, realPath: string): boolean {
+  const rel = relative(realRoot, realPath);
+  return rel !== '' && !isOutside(rel) && !isUnderLegionDir(rel);
+}
+
 /** The realpath'd workspace root, given a resolution's `absolute` and `relative`. */
 export function rootOf(absolute: string, relativePath: string): string {
   if (relativePath === '.') return absolute;

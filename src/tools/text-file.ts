@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
+import { locationOf } from './fd-location';
 
 /** Bytes looked at to decide whether a file is binary (a NUL among them = binary, like git and grep). */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -16,6 +17,21 @@ export function looksBinary(bytes: Buffer): boolean {
  */
 export function openForRead(absolute: string): Promise<FileHandle> {
   return open(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+}
+
+/**
+ * `openForRead`, then confirm (Linux, via the descriptor) that what was opened is the file
+ * at `absolute`: a directory swapped for a symlink between the check and the open fails
+ * with code ESWAPPED instead of reading elsewhere.
+ */
+export async function openCheckedForRead(absolute: string): Promise<FileHandle> {
+  const handle = await openForRead(absolute);
+  const location = await locationOf(handle);
+  if (location !== undefined && location !== absolute) {
+    await handle.close();
+    throw Object.assign(new Error(`${absolute} changed while being opened`), { code: 'ESWAPPED' });
+  }
+  return handle;
 }
 
 /** Reads the first bytes of the file (positioned read: does not move the handle). */

@@ -22,6 +22,9 @@ export function makeToolContext(workspaceRoot: string, overrides: Partial<ToolCo
  * A temp dir holding `ws/` (the workspace, realpath'd, with a `.legion/` inside) and a
  * sibling `outside/` sentinel directory with one file, to prove nothing escapes.
  */
+/** Content of `outside/sentinel.txt`; the marker `0xOUTSIDE` in any tool result means a leak. */
+export const SENTINEL_CONTENT = 'do not touch 0xOUTSIDE\n';
+
 export interface Sandbox {
   readonly base: string;
   readonly root: string;
@@ -38,7 +41,7 @@ export async function makeSandbox(prefix = 'legion-tools-'): Promise<Sandbox> {
   await mkdir(join(root, '.legion', 'runs'), { recursive: true });
   await writeFile(join(root, '.legion', 'secret.json'), '{"secret":"legion-state"}\n');
   await mkdir(outside, { recursive: true });
-  await writeFile(join(outside, 'sentinel.txt'), 'do not touch\n');
+  await writeFile(join(outside, 'sentinel.txt'), SENTINEL_CONTENT);
   const snapshot = async (dir: string, rel = ''): Promise<string[]> => {
     const out: string[] = [];
     for (const name of (await readdir(dir)).sort()) {

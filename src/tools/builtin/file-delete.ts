@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Tool } from '../types';
 import { clip, isLegionSegment, resolveWorkspacePath } from '../path-safety';
 import { errorResult, okResult } from '../result';
+import { pinDirectory, type PinnedDir } from '../fd-location';
 
 const schema = z.strictObject({
   path: z.string().describe('File (or empty directory) to delete, relative to the workspace root'),
@@ -51,22 +52,30 @@ export const fileDeleteTool: Tool<Input> = {
       return errorResult(`${rel}: cannot delete (${code ?? (error as Error).message})`);
     }
     // Re-check right before deleting: the parent may have been swapped for a symlink.
+    const changed = () => errorResult(`path "${clip(input.path)}" changed while being deleted (a symlink appeared); refused`);
     const again = await resolveWorkspacePath(root, parentInput);
-    if (!again.ok || again.absolute !== parent.absolute) {
-      return errorResult(`path "${clip(input.path)}" changed while being deleted (a symlink appeared); refused`);
+    if (!again.ok || again.absolute !== parent.absolute) return changed();
+    let pinned: PinnedDir;
+    try {
+      pinned = await pinDirectory(parent.absolute);
+    } catch {
+      return changed();
     }
+    const target = join(pinned.base, name);
     try {
       if (stat.isDirectory()) {
-        await rmdir(entry);
+        await rmdir(target);
         return okResult(`Deleted empty directory ${rel}/`, `${rel}/: deleted`);
       }
-      await unlink(entry);
+      await unlink(target);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTEMPTY' || code === 'EEXIST') {
         return errorResult(`${rel}/ is a directory that is not empty; delete its files first (file_delete removes files and empty directories only)`);
       }
       return errorResult(`${rel}: cannot delete (${code ?? (error as Error).message})`);
+    } finally {
+      await pinned.close();
     }
     const what = stat.isSymbolicLink() ? 'symlink' : 'file';
     return okResult(`Deleted ${what} ${rel}`, `${rel}: deleted`);

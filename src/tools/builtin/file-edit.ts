@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Tool } from '../types';
 import { resolveWorkspacePath } from '../path-safety';
 import { writeFileConfined } from '../confined-write';
-import { looksBinary, openForRead, BINARY_SNIFF_BYTES } from '../text-file';
+import { looksBinary, openCheckedForRead, BINARY_SNIFF_BYTES } from '../text-file';
 import { errorResult, okResult, count } from '../result';
 
 /** Files larger than this are not loaded for editing. */
@@ -75,7 +75,7 @@ export const fileEditTool: Tool<Input> = {
 
     let bytes: Buffer;
     try {
-      const handle = await openForRead(resolved.absolute);
+      const handle = await openCheckedForRead(resolved.absolute);
       try {
         const stat = await handle.stat();
         if (stat.isDirectory()) return errorResult(`${rel} is a directory`);
@@ -90,6 +90,7 @@ export const fileEditTool: Tool<Input> = {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return errorResult(`${rel}: no such file (use file_write to create it)`);
+      if (code === 'ELOOP' || code === 'ESWAPPED') return errorResult(`${rel} changed while being opened (a symlink appeared); refused`);
       return errorResult(`${rel}: cannot read (${code ?? (error as Error).message})`);
     }
     if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) return errorResult(`${rel} is a binary file; file_edit edits text files only`);

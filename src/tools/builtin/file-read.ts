@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../types';
 import { resolveWorkspacePath } from '../path-safety';
-import { isBinaryHandle, openForRead, scanLines } from '../text-file';
+import { isBinaryHandle, openCheckedForRead, scanLines } from '../text-file';
 import { errorResult, okResult, count } from '../result';
 
 /** Lines returned when `limit` is not given. */
@@ -41,10 +41,10 @@ export const fileReadTool: Tool<Input> = {
     const rel = resolved.relative;
     let handle;
     try {
-      handle = await openForRead(resolved.absolute);
+      handle = await openCheckedForRead(resolved.absolute);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') return errorResult(`${rel} changed into a symlink while being opened; refused`);
+      if (code === 'ELOOP' || code === 'ESWAPPED') return errorResult(`${rel} changed while being opened (a symlink appeared); refused`);
       if (code === 'ENOENT') return errorResult(`${rel}: no such file. Use file_list or glob to find the right path.`);
       return errorResult(`${rel}: cannot open (${code ?? (error as Error).message})`);
     }

@@ -2,12 +2,13 @@ import { stat } from 'node:fs/promises';
 import micromatch from 'micromatch';
 import { z } from 'zod';
 import type { Tool } from '../types';
-import { clip, resolveWorkspacePath, rootOf } from '../path-safety';
+import { clip, isInsideWorkspace, resolveWorkspacePath, rootOf } from '../path-safety';
 import { createIgnoreFilter } from '../gitignore';
 import { walkFiles, type WalkedFile } from '../walk';
 import { globPatternProblem } from '../pattern-safety';
 import { compileRegex, createRegexRunner, REGEX_BATCH_TIMEOUT_MS } from '../regex-runner';
-import { isBinaryHandle, openForRead, scanLines } from '../text-file';
+import { isBinaryHandle, openCheckedForRead, openForRead, scanLines } from '../text-file';
+import { locationOf } from '../fd-location';
 import { errorResult, okResult, count } from '../result';
 
 /** Matching lines returned at most. */
@@ -106,15 +107,19 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
         batchBytes = 0;
       };
 
-      const searchFile = async (file: WalkedFile): Promise<void> => {
+      const realRoot = rootOf(resolved.absolute, resolved.relative);
+      const searchFile = async (file: WalkedFile, explicit: boolean): Promise<void> => {
         let handle;
         try {
-          handle = await openForRead(file.absolute);
+          handle = explicit ? await openCheckedForRead(file.absolute) : await openForRead(file.absolute);
         } catch {
           return;
         }
         try {
           if (!(await handle.stat()).isFile()) return;
+          // A directory swapped for a symlink mid-walk must not lead the search outside.
+          const location = explicit ? undefined : await locationOf(handle);
+          if (location !== undefined && !isInsideWorkspace(realRoot, location)) return;
           if (await isBinaryHandle(handle)) {
             binary += 1;
             return;
@@ -136,12 +141,12 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
       };
 
       if (info.isFile()) {
-        await searchFile({ absolute: resolved.absolute, relative: resolved.relative });
+        await searchFile({ absolute: resolved.absolute, relative: resolved.relative }, true);
       } else if (info.isDirectory()) {
-        const filter = createIgnoreFilter(rootOf(resolved.absolute, resolved.relative));
+        const filter = createIgnoreFilter(realRoot);
         for await (const file of walkFiles(resolved.absolute, resolved.relative, { filter, signal: context.signal })) {
           if (globMatch && !globMatch(file.relative)) continue;
-          await searchFile(file);
+          await searchFile(file, false);
           if (full || failure !== undefined || context.signal.aborted) break;
         }
       } else {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeSandbox, makeToolContext, type Sandbox } from '../../helpers/tool-context';
+import { makeSandbox, makeToolContext, SENTINEL_CONTENT, type Sandbox } from '../../helpers/tool-context';
 import { fileListTool, FILE_LIST_MAX_ENTRIES } from '../../../src/tools/builtin/file-list';
 import { fileDeleteTool } from '../../../src/tools/builtin/file-delete';
 import { executeTool } from '../../../src/tools/execute-tool';
@@ -67,7 +67,7 @@ test('file_delete removes files, symlinks (not their targets; outward links refu
 
     await symlink(join(sb.outside, 'sentinel.txt'), join(sb.root, 'out-link'));
     assert.match((await run(fileDeleteTool, { path: 'out-link' })).content, /leads outside the workspace through a symlink/);
-    assert.equal(await readFile(join(sb.outside, 'sentinel.txt'), 'utf8'), 'do not touch\n');
+    assert.equal(await readFile(join(sb.outside, 'sentinel.txt'), 'utf8'), SENTINEL_CONTENT);
 
     await mkdir(join(sb.root, 'd', 'e'), { recursive: true });
     const full = await run(fileDeleteTool, { path: 'd' });
@@ -92,6 +92,6 @@ test('file_delete refuses the root, missing files, escapes and .legion', () =>
     }
     await symlink(sb.outside, join(sb.root, 'out-dir'));
     assert.match((await run(fileDeleteTool, { path: 'out-dir/sentinel.txt' })).content, /symlink/);
-    assert.equal(await readFile(join(sb.outside, 'sentinel.txt'), 'utf8'), 'do not touch\n');
+    assert.equal(await readFile(join(sb.outside, 'sentinel.txt'), 'utf8'), SENTINEL_CONTENT);
     assert.equal(await exists(join(sb.root, '.legion', 'secret.json')), true);
   }));
