@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { withTempDir } from '../helpers/tmp';
-import { hasTmux, initWorkspace, legionTui, startTmux, type Tmux } from './modals-support';
+import { hasTmux, initWorkspace, legionTui, startTmux, withWorkspace, type Tmux } from './modals-support';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
@@ -61,7 +60,7 @@ async function approvalLines(dir: string): Promise<Record<string, unknown>[]> {
 const highlighted = (screen: string): string => screen.split('\n').find((l) => /▶ \[[ x]\]/.test(l)) ?? '';
 
 test('two agents ask at once: the queue opens by itself; approve one, reject one with a reason, Y the rest; the files match', { skip, timeout: 120_000 }, async () => {
-  await withTempDir(async (dir) => {
+  await withWorkspace(async (dir) => {
     const script = await workspace(dir, TWO_AGENTS);
     const { command, env } = legionTui(dir, script);
     const t = startTmux(command, env);
@@ -150,7 +149,7 @@ async function quit(t: Tmux): Promise<void> {
 }
 
 test('approvals pending at quit are not applied after a restart (they expire, as the core does), and new ones go by their own ids', { skip, timeout: 120_000 }, async () => {
-  await withTempDir(async (dir) => {
+  await withWorkspace(async (dir) => {
     const script = await workspace(dir, RESTART);
     const { command, env } = legionTui(dir, script);
     const first = startTmux(command, env);

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
@@ -80,4 +81,18 @@ export function legionTui(dir: string, script: string): { command: string[]; env
     command: [process.execPath, CLI, '--cwd', dir],
     env: { LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, TERM: 'xterm-256color', NO_COLOR: '1', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
   };
+}
+
+/**
+ * A temp workspace for `fn`, removed afterwards. The app may still be exiting after its tmux
+ * session is killed (it closes the run on SIGHUP), so removal waits and retries.
+ */
+export async function withWorkspace<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'legion-modals-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await new Promise((r) => setTimeout(r, 300));
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }
 }

@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hasTmux, initWorkspace, legionTui, startTmux, withWorkspace, type Tmux } from './modals-support';
+
+const skip = hasTmux() ? false : 'tmux is not installed';
+
+const SCRIPT = `
+version: 1
+replies:
+  - { agent: scribe, when: "hello scribe", text: "Hi, scribe here: notes are open.", repeat: true }
+  - { agent: scout, when: "look around", text: "Scout looked around.", repeat: true }
+  - { agent: ur-agent, when: "secret word", text: "The secret word is zanzibar.", repeat: true }
+  - { agent: ur-agent, repeat: true, text: "ur-agent heard you." }
+`;
+
+async function workspace(dir: string): Promise<{ command: string[]; env: Record<string, string> }> {
+  await initWorkspace(dir, [{ id: 'scribe', tools: ['file_read'] }, { id: 'scout', tools: ['file_read'] }]);
+  const script = join(dir, 'script.yaml');
+  await writeFile(script, SCRIPT);
+  return legionTui(dir, script);
+}
+
+/** The header line of the focused lane (it carries the focus mark). */
+const focusedHeader = (screen: string): string => screen.split('\n').find((l) => /▶ \S+ → \S+ · /.test(l))?.replace(/^.*▶ /, '') ?? '';
+
+async function newSession(t: Tmux, participant: string, name: string): Promise<void> {
+  t.keys('C-n');
+  await t.waitFor(/New session/);
+  t.type(participant);
+  t.keys('Tab');
+  t.type(name);
+  await t.waitFor(new RegExp(`Opens user → ${participant} · ${name}`));
+  t.keys('Enter');
+  await t.waitGone(/New session/);
+}
+
+test('Ctrl+N opens user → scribe · notes focused and chats; Ctrl+P finds a session by typing', { skip, timeout: 120_000 }, async () => {
+  await withWorkspace(async (dir) => {
+    const { command, env } = await workspace(dir);
+    const t = startTmux(command, env);
+    try {
+      await t.waitFor(/message ur-agent/);
+      await newSession(t, 'scribe', 'notes');
+      let s = await t.waitFor(/message scribe · notes/);
+      assert.match(focusedHeader(s), /user → scribe · notes/);
+      t.type('hello scribe');
+      t.keys('Enter');
+      await t.waitFor(/Hi, scribe here: notes are open\./, 30_000);
+      await newSession(t, 'scout', 'recon');
+      t.type('look around');
+      t.keys('Enter');
+      await t.waitFor(/Scout looked around\./, 30_000);
+      s = t.screen();
+      assert.match(focusedHeader(s), /user → scout · recon/);
+      // The switcher: type to filter, Enter focuses that session's lane.
+      t.keys('C-p');
+      s = await t.waitFor(/Sessions · 3/);
+      assert.match(s, /user → scribe · notes/);
+      assert.match(s, /user → scout · recon/);
+      assert.match(s, /user → ur-agent · default/);
+      t.type('notes');
+      s = await t.waitFor(/Sessions · 1 of 3/);
+      assert.match(s, /▶ user → scribe · notes/);
+      t.keys('Enter');
+      s = await t.waitGone(/Sessions ·/);
+      s = await t.waitFor(/message scribe · notes/);
+      assert.match(focusedHeader(s), /user → scribe · notes/);
+    } finally {
+      t.kill();
+    }
+  });
+});
+
+test('Ctrl+O finds a word from an earlier run and resumes that run', { skip, timeout: 120_000 }, async () => {
+  await withWorkspace(async (dir) => {
+    const { command, env } = await workspace(dir);
+    const first = startTmux(command, env);
+    try {
+      await first.waitFor(/message ur-agent/);
+      first.type('what is the secret word?');
+      first.keys('Enter');
+      await first.waitFor(/The secret word is zanzibar\./, 30_000);
+      first.keys('C-c');
+      first.keys('C-c');
+      await first.waitFor(/\[exited 0\]/, 20_000);
+    } finally {
+      first.kill();
+    }
+    const [oldRun] = await readdir(join(dir, '.legion', 'runs'));
+    assert.ok(oldRun);
+
+    const second = startTmux([...command, '--new'], env);
+    try {
+      let s = await second.waitFor(/message ur-agent/);
+      assert.doesNotMatch(s, /zanzibar/);
+      second.type('hi');
+      second.keys('Enter');
+      await second.waitFor(/ur-agent heard you\./, 30_000);
+      second.keys('C-o');
+      s = await second.waitFor(/History · runs[\s\S]*\(current\)/);
+      assert.match(s, /what is the secret word\?/);
+      // The older run is listed second (newest first): highlight it and search it.
+      second.keys('Down');
+      second.type('/');
+      await second.waitFor(/^\s*│?\s*\/ /m);
+      second.type('ZANZIBAR');
+      second.keys('Enter');
+      s = await second.waitFor(new RegExp(`"ZANZIBAR" in run ${oldRun} · 1 hit`));
+      assert.match(s, /user → ur-agent · default +The secret word is zanzibar\./);
+      // Enter shows the hit in its transcript; Enter again resumes that run in the app.
+      second.keys('Enter');
+      s = await second.waitFor(/Enter resume this run/);
+      assert.match(s, /what is the secret word\?/);
+      second.keys('Enter');
+      s = await second.waitFor(new RegExp(`run ${oldRun} \\(resumed\\)`), 30_000);
+      await second.waitGone(/History ·/);
+      s = await second.waitFor(/The secret word is zanzibar\./);
+      assert.match(focusedHeader(s), /user → ur-agent · default/);
+      // The resumed run takes messages.
+      second.type('again, the secret word');
+      second.keys('Enter');
+      s = await second.waitFor(/again, the secret word[\s\S]*The secret word is zanzibar\.[\s\S]*$/, 30_000);
+    } finally {
+      second.kill();
+    }
+  });
+});
