@@ -51,9 +51,9 @@ export function createTheme(options: { color: boolean; plain: boolean }): Theme 
   };
 }
 
-/** NO_COLOR (any non-empty value) turns colour off; --plain, ui.plain or LEGION_SCREEN_READER=1 turn plain on. */
+/** NO_COLOR (any non-empty value) or FORCE_COLOR=0 turns colour off; --plain, ui.plain or LEGION_SCREEN_READER=1 turn plain on. */
 export function themeFromEnv(env: Readonly<Record<string, string | undefined>>, plainFlag: boolean, plainConfig: boolean): Theme {
-  const color = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+  const color = !(env.NO_COLOR !== undefined && env.NO_COLOR !== '') && env.FORCE_COLOR !== '0';
   const plain = plainFlag || plainConfig || env.LEGION_SCREEN_READER === '1';
   return createTheme({ color, plain });
 }
