@@ -220,7 +220,7 @@ function listLines(props: ModalProps, content: ReturnType<typeof visible>, local
   foot.push(outcomeLine(local));
   if (local.mode === 'reason') foot.push(...reasonLines(local));
   else {
-    foot.push([{ text: '↑↓ move · Space mark · Enter details · y/n approve/reject marked or highlighted', tone: 'muted' }]);
+    foot.push([{ text: '↑↓ move · Space mark · Enter details · y approve · n reject (marked, else this)', tone: 'muted' }]);
     foot.push([{ text: 'Y/N all · a approve + allow for this session · Esc close', tone: 'muted' }]);
   }
   const body: { line: Line; request?: PendingApproval }[] = [];
@@ -273,7 +273,7 @@ function detailsLines(props: ModalProps, flat: readonly PendingApproval[], local
   ];
   const foot: Line[] = [outcomeLine(local)];
   if (local.mode === 'reason') foot.push(...reasonLines(local));
-  else foot.push([{ text: 'y approve · n reject · a approve + allow for this session · ↑↓ PgUp PgDn scroll · Esc back', tone: 'muted' }]);
+  else foot.push([{ text: 'y approve · n reject · a allow for session · ↑↓/PgUp/PgDn scroll · Esc back', tone: 'muted' }]);
   const body = previewLines(local.previews[request.requestId], inner.width);
   let room = Math.max(1, inner.height - head.length - foot.length);
   const overflow = body.length > room;

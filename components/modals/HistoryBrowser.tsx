@@ -234,7 +234,7 @@ function body(local: Local, source: HistorySource, theme: ModalProps['theme'], c
         ], selected));
       }
       if (local.sessions && sessions.length === 0) list.push([{ text: 'No sessions in this run.', tone: 'muted' }]);
-      keys = '↑↓ move · Enter transcript · o open in a lane · / search · ← runs · Esc close';
+      keys = '↑↓ move · Enter transcript · o open in lane · / search · ← back · Esc close';
       break;
     }
     case 'hits': {
@@ -264,8 +264,8 @@ function body(local: Local, source: HistorySource, theme: ModalProps['theme'], c
         const top = Math.min(local.top, Math.max(0, all.length - rows));
         list.push(...all.slice(top, top + rows));
       }
-      const open = local.runId === source.currentRunId ? 'Enter open in a lane' : source.switchRun ? 'Enter resume this run' : '';
-      keys = ['↑↓ PgUp PgDn scroll', local.query ? 'n/N next/prev hit' : '', open, '/ search', '← back', 'Esc close'].filter(Boolean).join(' · ');
+      const open = local.runId === source.currentRunId ? 'Enter open in lane' : source.switchRun ? 'Enter resume run' : '';
+      keys = ['↑↓ PgUp PgDn', local.query ? 'n/N hit' : '', open, '/ search', '← back', 'Esc close'].filter(Boolean).join(' · ');
       break;
     }
     default: {

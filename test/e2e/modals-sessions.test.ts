@@ -111,7 +111,7 @@ test('Ctrl+O finds a word from an earlier run and resumes that run', { skip, tim
       assert.match(s, /user → ur-agent · default +The secret word is zanzibar\./);
       // Enter shows the hit in its transcript; Enter again resumes that run in the app.
       second.keys('Enter');
-      s = await second.waitFor(/Enter resume this run/);
+      s = await second.waitFor(/Enter resume run/);
       assert.match(s, /what is the secret word\?/);
       second.keys('Enter');
       s = await second.waitFor(new RegExp(`run ${oldRun} \\(resumed\\)`), 30_000);

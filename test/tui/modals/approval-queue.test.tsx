@@ -219,3 +219,46 @@ test('requests for an agent approver neither open the queue nor ring; they are l
     assert.match(h.frame(), /1 waiting for you/);
   });
 });
+
+test('details at 80×24 with the real preview: a unified diff against the file on disk', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { approvalServicesFor } = await import('../../../components/modals/approval-services');
+  const root = await mkdtemp(join(tmpdir(), 'legion-preview-'));
+  try {
+    await writeFile(join(root, 'plan.md'), '# Plan\n\n- buy seeds\n- dig\n');
+    await withQueue(async (h) => {
+      await h.emit(open('ur-agent', 'scribe', 'notes'), request({ requestId: 'r1', input: { path: 'plan.md', content: '# Plan\n\n- buy seeds\n- water\n- dig\n' } }));
+      await h.press('enter');
+      const end = Date.now() + 3000;
+      while (!/\+- water/.test(h.frame()) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      const f = h.frame();
+      assert.ok(f.split('\n').length <= 24);
+      assert.match(f, /--- a\/plan\.md/);
+      assert.match(f, /\+\+\+ b\/plan\.md/);
+      assert.match(f, /@@ -1,4 \+1,5 @@/);
+      assert.match(f, / - buy seeds/);
+      assert.match(f, /\+- water/);
+      assert.match(f, /y approve · n reject · a allow for session/);
+      // n in the details asks for the reason of this one request.
+      await h.type('n');
+      assert.match(h.frame(), /Reject 1 request\./);
+      await h.type('no watering');
+      await h.press('enter');
+      assert.deepEqual(h.resolves, [{ ids: ['r1'], decision: 'rejected', options: { reason: 'no watering' } }]);
+    }, { columns: 80, rows: 24, services: approvalServicesFor(root) });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('the core refusing a decision is shown and nothing is hidden', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    h.core.resolveApprovals = () => ({ ok: false, error: 'request r1 waits on someone else' });
+    await h.type('y');
+    assert.match(h.frame(), /not applied: request r1 waits on someone else/);
+    assert.match(h.frame(), /3 waiting for you/);
+  });
+});

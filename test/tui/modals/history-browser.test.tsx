@@ -95,7 +95,7 @@ test('/ searches the highlighted run: hits listed with their session, the word h
     assert.match(t, /user → ur-agent · default · run .* \(read-only\)/);
     assert.match(t, /Tomatoes go in the sunny bed\./);
     assert.match(t, /Basil next to them\./);
-    assert.match(t, /n\/N next\/prev hit/);
+    assert.match(t, /n\/N hit/);
     // ← goes back to the hits.
     await h.press('left');
     assert.match(h.frame(), /2 hits/);
@@ -115,7 +115,7 @@ test('search in the current run reads the core; Enter in its transcript opens th
     assert.match(f, /ur-agent → scout · web +find pelican facts/);
     await h.press('enter');
     await settle(h);
-    assert.match(h.frame(), /Enter open in a lane/);
+    assert.match(h.frame(), /Enter open in lane/);
     await h.press('enter');
     assert.equal(h.store.getState().modal, null);
     assert.equal(focused(h), sessionIdOf('ur-agent', 'scout', 'web'));
