@@ -187,7 +187,7 @@ test('400 is not retried and shows the API message', async () => {
 });
 
 test('abort mid-stream returns at once and closes the HTTP stream', async () => {
-  server.enqueue(sse(anthropicStream({ text: Array.from({ length: 400 }, (_, i) => `w${i} `) }), { chunkBytes: 64, chunkDelayMs: 5 }));
+  server.enqueue(sse(anthropicStream({ text: Array.from({ length: 2_000 }, (_, i) => `w${i} `) }), { chunkBytes: 64, chunkDelayMs: 5 }));
   const controller = new AbortController();
   let abortedAt = 0;
   const r = await collect(provider(), request(), controller.signal, (e) => {
@@ -197,7 +197,8 @@ test('abort mid-stream returns at once and closes the HTTP stream', async () => 
     }
   });
   const lag = performance.now() - abortedAt;
-  assert.ok(lag < 100, `returned ${lag} ms after abort`);
+  // The rest of the stream would take over 5 s; a loaded machine still returns well within 1 s.
+  assert.ok(lag < 1_000, `returned ${lag} ms after abort`);
   assert.deepEqual(r.last, { type: 'error', message: 'aborted', retryable: false });
   assert.equal(terminalEvents(r.events).length, 1);
   const req = last();

@@ -120,10 +120,10 @@ for (const v of vendors) {
   });
 
   test(`${v.id}: no first byte within the idle timeout is an idle error, promptly`, async () => {
-    server.enqueue({ kind: 'sse', body: v.text(['late']), firstByteDelayMs: 1_500 });
+    server.enqueue({ kind: 'sse', body: v.text(['late']), firstByteDelayMs: 4_000 });
     const r = await run(v.make({ idleTimeoutMs: 150 }));
     assert.deepEqual(r.events, [{ type: 'error', message: `no data from ${v.id} for 0.15 s`, retryable: true }]);
-    assert.ok(r.ms < 600, `returned after ${r.ms} ms`);
+    assert.ok(r.ms < 2_000, `returned after ${r.ms} ms (the server answers at 4 s)`);
   });
 
   test(`${v.id}: a stream stalled mid-reply longer than the idle timeout ends with an idle error`, async () => {
@@ -132,7 +132,7 @@ for (const v of vendors) {
     server.enqueue(sse(body, { stallAfterBytes: cut, chunkBytes: 64 }));
     const r = await run(v.make({ idleTimeoutMs: 200 }));
     assert.equal(message(r.last), `no data from ${v.id} for 0.2 s`);
-    assert.ok(r.ms < 800, `returned after ${r.ms} ms`);
+    assert.ok(r.ms < 2_000, `returned after ${r.ms} ms (the stream never resumes)`);
     assertOneTerminal(r.events);
   });
 
@@ -183,7 +183,7 @@ for (const v of vendors) {
     assert.equal(server.requests.length - before, 1);
     assert.deepEqual(r.notices, []);
     assert.match(message(r.last), new RegExp(`^${v.id}: 429 .*\\(not retried: the server asked to wait 3600 s\\)$`));
-    assert.ok(r.ms < 500);
+    assert.ok(r.ms < 2_000, `returned after ${r.ms} ms, not after an hour`);
   });
 
   test(`${v.id}: an abort while waiting out a retry stops at once`, async () => {
@@ -192,7 +192,7 @@ for (const v of vendors) {
     setTimeout(() => controller.abort(), 100);
     const r = await run(v.make(), controller.signal);
     assert.deepEqual(r.last, { type: 'error', message: 'aborted', retryable: false });
-    assert.ok(r.ms < 1_000, `returned after ${r.ms} ms`);
+    assert.ok(r.ms < 3_000, `returned after ${r.ms} ms, not after the 30 s wait`);
   });
 }
 

@@ -204,7 +204,7 @@ test('a stream that ends without finish_reason or [DONE] is an error, not a sile
 });
 
 test('abort mid-stream returns at once and closes the HTTP stream', async () => {
-  server.enqueue(sse(openaiStream({ text: Array.from({ length: 400 }, (_, i) => `w${i} `) }), { chunkBytes: 64, chunkDelayMs: 5 }));
+  server.enqueue(sse(openaiStream({ text: Array.from({ length: 2_000 }, (_, i) => `w${i} `) }), { chunkBytes: 64, chunkDelayMs: 5 }));
   const controller = new AbortController();
   let abortedAt = 0;
   const r = await collect(provider(), req(), controller.signal, (e) => {
@@ -213,7 +213,9 @@ test('abort mid-stream returns at once and closes the HTTP stream', async () => 
       controller.abort();
     }
   });
-  assert.ok(performance.now() - abortedAt < 100);
+  const lag = performance.now() - abortedAt;
+  // The rest of the stream would take over 5 s; a loaded machine still returns well within 1 s.
+  assert.ok(lag < 1_000, `returned ${lag} ms after abort`);
   assert.deepEqual(r.last, { type: 'error', message: 'aborted', retryable: false });
   await Promise.race([last().done, new Promise((res) => setTimeout(res, 1000))]);
   assert.equal(last().clientClosedEarly, true);
