@@ -1,25 +1,30 @@
 import { z } from 'zod';
 import type { EventBus } from './bus';
 import { EVENT_TYPES, type LegionEvent } from './types';
-import { openJsonlAppender, readJsonl, type JsonlIssue } from '../storage/jsonl';
+import { dropTornTail, openJsonlAppender, readJsonl, type JsonlIssue } from '../storage/jsonl';
 import { zodValidator } from '../storage/zod-validate';
 
 export interface Ledger {
   /** Stop recording and close the file. Idempotent. */
   close(): void;
+  /** A torn last line left by a crash, cut off before recording started (report it as a notice). */
+  readonly issues: readonly JsonlIssue[];
 }
 
 /**
  * Record every event of `bus` to `path` (`runs/<runId>/events.jsonl`), one line per event,
  * in emission order, appended synchronously so the file is never behind the bus when
  * `emit` returns. A write failure throws inside the subscriber, which the bus reports
- * through `onSubscriberError`; it never reaches the emitter.
+ * through `onSubscriberError`; it never reaches the emitter. A torn last line (a crash
+ * mid-write) is cut off first, so every line of the ledger parses; the caller holds the run lock.
  */
 export function attachLedger(bus: EventBus, path: string): Ledger {
+  const torn = dropTornTail(path);
   const appender = openJsonlAppender(path);
   const unsubscribe = bus.subscribeAll((event) => appender.append(event));
   let closed = false;
   return {
+    issues: torn ? [torn] : [],
     close() {
       if (closed) return;
       closed = true;

@@ -90,7 +90,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   if (options.ledger !== false) ledger = attachLedger(options.bus, options.layout.events(env.runId));
   options.bus.emit({ type: 'run-start', resumed: options.resumed });
   for (const notice of options.startNotices ?? []) hub.notice(notice.level, notice.message);
-  for (const issue of options.run.issues) hub.notice('warn', issue.message);
+  for (const issue of [...options.run.issues, ...(ledger?.issues ?? [])]) hub.notice('warn', issue.message);
   for (const repair of options.run.repairs) {
     hub.notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
   }

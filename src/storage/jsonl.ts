@@ -1,4 +1,4 @@
-import { openSync, closeSync, writeSync, mkdirSync, fstatSync, readSync } from 'node:fs';
+import { openSync, closeSync, writeSync, mkdirSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -75,6 +75,54 @@ export function openJsonlAppender(path: string): JsonlAppender {
       fd = null;
     },
   };
+}
+
+/**
+ * Make an append-only file safe to append to after a crash: bytes after the last newline that
+ * do not parse as JSON (a torn last line) are cut off and reported; a last line that parses
+ * but lacks its newline gets one. Only bytes that were never a complete line are removed.
+ * Reads from the end (cost independent of the file's length). Missing file = nothing to do.
+ * The caller must be the file's only writer (e.g. holds the run lock).
+ */
+export function dropTornTail(path: string): JsonlIssue | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r+');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return null;
+    // Find the last newline, reading backwards.
+    let end = size;
+    let lastNewline = -1;
+    const chunk = Buffer.alloc(64 * 1024);
+    while (end > 0 && lastNewline < 0) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (at >= 0) lastNewline = start + at;
+      end = start;
+    }
+    const tailStart = lastNewline + 1;
+    if (tailStart === size) return null;
+    const tail = Buffer.alloc(size - tailStart);
+    readSync(fd, tail, 0, tail.length, tailStart);
+    const text = tail.toString('utf8');
+    if (text.trim() === '') return null;
+    try {
+      JSON.parse(text);
+      writeSync(fd, '\n', size);
+      return null;
+    } catch {
+      ftruncateSync(fd, tailStart);
+      return { file: path, line: 0, kind: 'torn', message: `${path}: dropped a torn last line (${tail.length} bytes, cut mid-write)` };
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
