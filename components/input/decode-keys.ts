@@ -84,6 +84,9 @@ export function createKeyDecoder(): KeyDecoder {
       if (chunk === '') return [];
       if (chunk.startsWith('\x1b')) {
         const name = nameOf(chunk);
+        // Esc typed just before an arrow or function key can arrive as one chunk (ESC ESC [ B):
+        // it is two keys, Esc (which closes a modal) and then the key, not nothing.
+        if (!name && chunk.length > 2 && chunk.startsWith('\x1b\x1b')) return [{ name: 'escape', text: '' }, ...this.feed(chunk.slice(1))];
         return name ? [{ name, text: name.length === 1 ? name : '' }] : [];
       }
       return decodeRun(chunk);

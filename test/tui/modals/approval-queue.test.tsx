@@ -262,3 +262,15 @@ test('the core refusing a decision is shown and nothing is hidden', async () => 
     assert.match(h.frame(), /3 waiting for you/);
   });
 });
+
+test('Esc and an arrow typed together (one chunk: ESC ESC [ B) are both keys: back to the list, then down', async () => {
+  await withQueue(async (h) => {
+    await three(h);
+    await h.press('enter');
+    assert.match(h.frame(), /Request 1 of 3/);
+    await h.type('\x1b\x1b[B');
+    const f = h.frame();
+    assert.match(f, /Approval queue · 3 waiting/);
+    assert.match(f, /▶ \[ \] shell npm test/);
+  });
+});
