@@ -19,7 +19,7 @@ import { KEY_VARIABLE } from './failure';
  */
 export type ProviderId = 'anthropic' | 'openai' | 'faux';
 export const PROVIDER_IDS: readonly ProviderId[] = ['anthropic', 'openai', 'faux'];
-export const DEFAULT_MODELS: Record<ProviderId, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-4.1', faux: 'faux' };
+export const DEFAULT_MODELS: Record<ProviderId, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5.4', faux: 'faux' };
 /** Placeholder key for compatible servers that need none (the SDK requires some value). */
 const NO_KEY = 'not-needed';
 

@@ -76,7 +76,7 @@ test('openai against a compatible server needs no key; against api.openai.com it
   assert.equal((await registry({ LEGION_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' })).providerId, 'openai');
   assert.match(await failure({ LEGION_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://api.openai.com/v1' }), /set OPENAI_API_KEY/);
   const viaConfig = await registry({ LEGION_PROVIDER: 'openai' }, { config: config({ providers: { openai: { baseUrl: 'http://localhost:8000/v1' } } }) });
-  assert.equal(viaConfig.label, 'openai · gpt-4.1 @ localhost:8000');
+  assert.equal(viaConfig.label, 'openai · gpt-5.4 @ localhost:8000');
 });
 
 test('model: --model > LEGION_MODEL > config model > providers.<id>.model > built-in default', async () => {
