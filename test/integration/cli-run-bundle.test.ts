@@ -63,10 +63,17 @@ replies:
   - { agent: ur-agent, when: "quick", text: "quick answer" }
 `);
     const env = { ...process.env, HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', LEGION_DEBUG: '' };
-    const child = spawn(process.execPath, [BUNDLE, 'run', 'slow please'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BUNDLE, 'run', '--json', 'slow please'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Interrupt once the answer is streaming (the --json events show it).
+    await new Promise<void>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"type":"text-delta"')) resolve();
+      });
+    });
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     assert.equal(code, 130, stderr);
