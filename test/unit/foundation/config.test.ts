@@ -33,7 +33,7 @@ test('config: the shipped defaults load without warnings and match the schema de
   assert.equal(result.config.model, null);
   assert.equal(result.config.runtime.maxIterations, 25);
   assert.equal(result.config.runtime.maxDepth, 10);
-  assert.equal(result.config.providers.anthropic.model, 'claude-sonnet-4-5');
+  assert.equal(result.config.providers.anthropic.model, 'claude-sonnet-5-5');
   assert.equal(result.config.ui.maxLanes, 4);
 });
 
@@ -62,7 +62,7 @@ test('config: layering defaults ← user ← project, deep merge, arrays replace
   assert.equal(c.ui.maxLanes, 2);
   assert.equal(c.ui.maxFps, 30);
   assert.equal(c.providers.openai.model, 'local-model');
-  assert.equal(c.providers.anthropic.model, 'claude-sonnet-4-5');
+  assert.equal(c.providers.anthropic.model, 'claude-sonnet-5-5');
   assert.deepEqual(c.keymap, { send: ['ctrl+enter'], help: 'f1' }); // arrays replace, maps merge
 });
 
