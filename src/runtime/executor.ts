@@ -92,7 +92,8 @@ export async function executeBatch(hub: Hub, slot: SessionSlot, turn: Turn, uses
     }
     call.verdict = verdict;
     if (verdict.decision === 'ask') continue;
-    const decidedBy = verdict.source === 'rule' || verdict.source === 'confinement' ? 'rule' : 'policy';
+    // The agent's own policy (toolAuthorizations, tools) is 'policy'; rules, their defaults, confinement and session allowances are 'rule'.
+    const decidedBy = verdict.source === 'policy' || verdict.source === 'tools' ? 'policy' : 'rule';
     env.audit({ sessionId, participantId, chain: turn.chain, toolName: use.name, input: parsed.data, decision: verdict.decision, decidedBy, ruleId: verdict.ruleId, reason: verdict.reason });
     if (verdict.decision === 'deny') {
       finish(call, { content: verdictDenial(verdict), isError: true });
