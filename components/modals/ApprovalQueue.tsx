@@ -268,7 +268,7 @@ function detailsLines(props: ModalProps, flat: readonly PendingApproval[], local
     [{ text: `Request ${position + 1} of ${flat.length}`, bold: true, tone: 'heading' }, { text: ` ${theme.dot} ${requestLabel(request)}` }],
     [{ text: 'asks     ', tone: 'muted' }, { text: request.participantId, tone: 'agent', bold: true }, { text: ` (${chainOf(request).join(` ${theme.arrow} `)})`, tone: 'muted' }],
     [{ text: 'session  ', tone: 'muted' }, { text: sessionLabel(request.sessionId, theme) }],
-    [{ text: 'rule     ', tone: 'muted' }, { text: ruleText(request) }],
+    [{ text: 'rule     ', tone: 'muted' }, { text: request.ruleId ? ruleText(request).replace(/^rule /, '') : ruleText(request) }],
     [{ text: theme.rule.repeat(Math.max(1, inner.width)), tone: 'muted' }],
   ];
   const foot: Line[] = [outcomeLine(local)];
