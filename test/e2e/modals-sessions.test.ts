@@ -127,3 +127,41 @@ test('Ctrl+O finds a word from an earlier run and resumes that run', { skip, tim
     }
   });
 });
+
+test('resuming a run another Legion holds fails cleanly: the run you came from comes back with the reason', { skip, timeout: 120_000 }, async () => {
+  await withWorkspace(async (dir) => {
+    const { command, env } = await workspace(dir);
+    const holder = startTmux(command, env);
+    let other: Tmux | null = null;
+    try {
+      await holder.waitFor(/message ur-agent/);
+      holder.type('what is the secret word?');
+      holder.keys('Enter');
+      await holder.waitFor(/The secret word is zanzibar\./, 30_000);
+      const [held] = await readdir(join(dir, '.legion', 'runs'));
+      other = startTmux([...command, '--new'], env);
+      await other.waitFor(/message ur-agent/);
+      other.type('hi');
+      other.keys('Enter');
+      await other.waitFor(/ur-agent heard you\./, 30_000);
+      const current = (await readdir(join(dir, '.legion', 'runs'))).find((r) => r !== held)!;
+      other.keys('C-o');
+      await other.waitFor(/History · runs[\s\S]*\(current\)/);
+      other.keys('Down');
+      other.keys('Enter');
+      await other.waitFor(/History · run /);
+      other.keys('Enter');
+      await other.waitFor(/Enter resume run/);
+      other.keys('Enter');
+      const s = await other.waitFor(new RegExp(`could not resume run ${held}`), 30_000);
+      assert.match(s, new RegExp(`run ${current} \\(resumed\\)`));
+      await other.waitFor(/ur-agent heard you\./);
+      // The holder was not disturbed.
+      assert.match(holder.screen(), /The secret word is zanzibar\./);
+      assert.doesNotMatch(holder.screen(), /\[exited/);
+    } finally {
+      other?.kill();
+      holder.kill();
+    }
+  });
+});
