@@ -11,6 +11,8 @@ export interface CompiledField {
   /** Path fields are normalized against the workspace before matching. */
   readonly isPath: boolean;
   readonly test: Matcher;
+  /** The pattern text contains `>` or `<`: it was written with redirections in mind. */
+  readonly mentionsRedirect: boolean;
 }
 
 /** A validated rule, ready to evaluate. Immutable. */
@@ -90,7 +92,8 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
     }
     const compiled = compilePattern(name, pattern, strict);
     if (!compiled.ok) return fail(['match', name], compiled.error);
-    fields.push({ name, isPath: isPathField(name), test: compiled.test });
+    const text = typeof pattern === 'string' ? pattern : Array.isArray(pattern) ? pattern.join(' ') : (pattern as { regex: string }).regex;
+    fields.push({ name, isPath: isPathField(name), test: compiled.test, mentionsRedirect: /[<>]/.test(text) });
   }
 
   if (spec.approver !== undefined) {

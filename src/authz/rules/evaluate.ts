@@ -3,7 +3,7 @@ import type { CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { FILE_TOOLS, TOOL_NAME_PATTERN } from './known-tools';
 import { normalizeRulePath } from './paths';
-import { splitShell } from './shell-split';
+import { MAX_SHELL_LENGTH, splitShell } from './shell-split';
 import { strictViews } from './shell-views';
 
 /** One call as the rules see it. */
@@ -31,7 +31,8 @@ type Lookup = (field: string, isPath: boolean, strict: boolean) => readonly stri
  * A tool name outside `[A-Za-z0-9_.:-]` (a look-alike such as Cyrillic `а`) is denied.
  * `shell` commands are split (shell-split.ts): deny if the whole command or any part
  * (in any of its strict views) is denied; ask if it cannot be split or anything asks;
- * allow only if every part is allowed as written; otherwise no decision.
+ * allow only if every part is allowed as written (a part redirecting to or from a file only
+ * by a rule whose `command` pattern mentions `>` or `<`); otherwise no decision.
  */
 export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   const { toolName } = query;
@@ -49,6 +50,10 @@ export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
 }
 
 function evaluateShell(tiers: ToolTiers, participantId: string, command: string, base: Lookup): RuleOutcome {
+  // Bound the regex work an agent can cause with one call: a huge command line is not matched at all.
+  if (command.length > MAX_SHELL_LENGTH) {
+    return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
+  }
   const split = splitShell(command);
   const views = new Set<string>([command]);
   for (const part of split.commands) for (const view of strictViews(part)) views.add(view);
@@ -76,12 +81,18 @@ function evaluateShell(tiers: ToolTiers, participantId: string, command: string,
   let first: CompiledRule | null = null;
   for (const part of split.commands) {
     const lookup = withCommand(base, part.text);
-    const rule = tiers.allow.find((r) => matches(r, participantId, lookup));
+    const rule = tiers.allow.find((r) => (!part.fileRedirect || allowsRedirects(r)) && matches(r, participantId, lookup));
     if (!rule) return { decision: null, ruleId: null, reason: `no rule allows \`${part.text}\`` };
     first ??= rule;
   }
   const rule = first!;
   return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${split.commands.length > 1 ? ', …' : ''})` };
+}
+
+/** A command with a file redirection is allowed only by a rule with no `command` condition or one mentioning `>`/`<`. */
+function allowsRedirects(rule: CompiledRule): boolean {
+  const command = rule.fields.find((f) => f.name === 'command');
+  return !command || command.mentionsRedirect;
 }
 
 function matches(rule: CompiledRule, participantId: string, lookup: Lookup): boolean {

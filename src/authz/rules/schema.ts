@@ -48,10 +48,12 @@ export interface ShapeProblem {
 
 /** Describe the first zod issue; `data` is the validated value (to quote what was given). */
 export function describeIssue(error: z.ZodError, data: unknown, where: 'file' | 'rule'): ShapeProblem {
-  const issue = error.issues[0]!;
+  // An unknown field explains more (with its did-you-mean) than the missing one it replaces.
+  const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0]!;
   const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   const given = valueAt(data, path);
   const last = path[path.length - 1];
+  if (given === undefined && issue.code !== 'unrecognized_keys') return { path, message: `missing "${String(last ?? '')}"` };
   switch (issue.code) {
     case 'unrecognized_keys': {
       const key = issue.keys[0]!;
@@ -64,8 +66,9 @@ export function describeIssue(error: z.ZodError, data: unknown, where: 'file' | 
       }
       if (last === 'version') return { path, message: `unsupported version ${JSON.stringify(given)} (this Legion reads version: 1)` };
       return { path, message: issue.message };
+    case 'invalid_format':
+      return { path, message: issue.message };
     case 'invalid_type':
-      if (given === undefined) return { path, message: `missing "${String(last ?? '')}"` };
       return { path, message: `${path.join('.') || 'the file'}: ${issue.message.replace(/^Invalid input: /, '')}` };
     case 'invalid_union':
       if (path[0] === 'match') return { path, message: `match.${String(path[1])}: expected a glob string, a list of globs or { regex: "…" }` };

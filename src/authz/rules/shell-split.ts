@@ -9,13 +9,16 @@
  * Each command's `text` is what allow rules see: its words in source form (quotes kept)
  * joined by one space, with redirections written without a space before the target
  * (`>out.txt`, `2>&1`, `<<<word`). A redirection is part of the command, so
- * `git status >out.txt` is not `git status`. A subshell or group followed by a redirection
- * is listed once more as a whole (`kind: 'compound'`), so the redirection is never lost.
+ * `git status >out.txt` is not `git status`; `fileRedirect` marks a command that redirects
+ * to or from a file (anything but fd duplication such as `2>&1`, `>&-` and `/dev/null`),
+ * which only an allow rule that itself mentions `>` or `<` may allow (evaluate.ts).
+ * A subshell or group followed by a redirection is listed once more as a whole
+ * (`kind: 'compound'`), so the redirection is never lost.
  *
  * Anything this scanner does not understand is a failure (the caller then asks, never
  * allows): unbalanced quotes, parentheses or braces, heredocs (`<<`), comments (`#`),
  * arithmetic `$(( ))` / `(( ))`, function definitions, nesting deeper than 32, more than
- * 100,000 characters. On failure the commands understood so far are still returned (for
+ * 16,384 characters. On failure the commands understood so far are still returned (for
  * deny checks).
  */
 export interface ShellCommand {
@@ -24,18 +27,21 @@ export interface ShellCommand {
   /** The same words with quotes and escapes removed (best effort); substitutions stay as written. */
   readonly words: readonly string[];
   readonly kind: 'simple' | 'compound';
+  /** Redirects output to, or input from, a file (or a here-string). */
+  readonly fileRedirect: boolean;
 }
 
 export type ShellSplit =
   | { readonly ok: true; readonly commands: readonly ShellCommand[] }
   | { readonly ok: false; readonly error: string; readonly commands: readonly ShellCommand[] };
 
-const MAX_LENGTH = 100_000;
+/** Longer command lines are not split (nor matched against any regex): they ask. */
+export const MAX_SHELL_LENGTH = 16_384;
 const MAX_DEPTH = 32;
 
 export function splitShell(command: string): ShellSplit {
   const commands: ShellCommand[] = [];
-  if (command.length > MAX_LENGTH) return { ok: false, error: `command longer than ${MAX_LENGTH} characters`, commands };
+  if (command.length > MAX_SHELL_LENGTH) return { ok: false, error: `command longer than ${MAX_SHELL_LENGTH} characters`, commands };
   try {
     new Parser(command, 0, commands).parseList(null);
     return { ok: true, commands };
@@ -50,6 +56,8 @@ class ShellSyntaxError extends Error {}
 interface Piece {
   raw: string;
   value: string;
+  /** Set on redirection tokens that touch a file. */
+  file?: boolean;
 }
 
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
@@ -128,7 +136,7 @@ class Parser {
     }
     if (redirects.length > 0) {
       const text = this.s.slice(start, this.i).trim().replace(/\s+/g, ' ');
-      this.out.push({ text, words: [text], kind: 'compound' });
+      this.out.push({ text, words: [text], kind: 'compound', fileRedirect: redirects.some((r) => r.file) });
     }
   }
 
@@ -166,7 +174,7 @@ class Parser {
       tokens.push(word);
     }
     if (tokens.length > 0) {
-      this.out.push({ text: tokens.map((t) => t.raw).join(' '), words: tokens.map((t) => t.value), kind: 'simple' });
+      this.out.push({ text: tokens.map((t) => t.raw).join(' '), words: tokens.map((t) => t.value), kind: 'simple', fileRedirect: tokens.some((t) => t.file) });
     }
   }
 
@@ -184,7 +192,9 @@ class Parser {
     }
     const target = this.parseWord();
     if (target.raw === '') this.fail(`redirection "${op}" without a target`);
-    return { raw: fd + op + target.raw, value: fd + op + target.value };
+    const duplication = (op === '>&' || op === '<&') && /^(\d+|-)$/.test(target.value);
+    const file = !duplication && target.value !== '/dev/null';
+    return { raw: fd + op + target.raw, value: fd + op + target.value, file };
   }
 
   private parseWord(): Piece {

@@ -9,9 +9,9 @@ import { splitShell, type ShellCommand } from './shell-split';
  *   - its words with quotes and escapes removed,
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
- *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words,
+ *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
  *   - for `sh|bash|… -c <script>`, `su -c <script>` and `eval <args>`, the views of every
- *     command in the script, recursively.
+ *     command in the script, recursively (the first such script, 4 levels deep).
  * Allow rules never see these views: a wrapped command never inherits an allow.
  */
 export function strictViews(command: ShellCommand, depth = 0): string[] {
@@ -23,14 +23,14 @@ export function strictViews(command: ShellCommand, depth = 0): string[] {
   const base = basename(first);
   if (base !== first) views.add([base, ...words.slice(1)].join(' '));
   if (isPrefix(first) || isPrefix(base)) {
-    for (let k = 1; k < words.length; k++) {
+    for (let k = 1; k < Math.min(words.length, MAX_PREFIX_WORDS + 1); k++) {
       const rest = words.slice(k);
       views.add(rest.join(' '));
       const restBase = basename(rest[0]!);
       if (restBase !== rest[0]) views.add([restBase, ...rest.slice(1)].join(' '));
     }
   }
-  if (depth < 8) {
+  if (depth < MAX_SCRIPT_DEPTH) {
     for (const script of embeddedScripts(words)) {
       const split = splitShell(script);
       views.add(script);
@@ -39,6 +39,14 @@ export function strictViews(command: ShellCommand, depth = 0): string[] {
   }
   return [...views];
 }
+
+/**
+ * Bounds that keep the work per command linear in its length: wrapper chains longer than
+ * this many words, or scripts nested deeper, are not looked into (the command still asks:
+ * views only ever add denials and asks).
+ */
+const MAX_PREFIX_WORDS = 24;
+const MAX_SCRIPT_DEPTH = 4;
 
 /** Commands that run (part of) their arguments as a command. */
 const WRAPPERS = new Set([
@@ -62,18 +70,15 @@ function basename(word: string): string {
 
 /** Scripts a command would run: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`. */
 function embeddedScripts(words: readonly string[]): string[] {
-  const scripts: string[] = [];
-  for (let k = 0; k < words.length; k++) {
+  const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
+  for (let k = 0; k < limit; k++) {
     const name = basename(words[k]!);
-    if (name === 'eval' && k + 1 < words.length) scripts.push(words.slice(k + 1).join(' '));
+    if (name === 'eval' && k + 1 < words.length) return [words.slice(k + 1).join(' ')];
     if (!SHELLS.has(name)) continue;
-    for (let j = k + 1; j < words.length; j++) {
+    for (let j = k + 1; j < limit; j++) {
       const w = words[j]!;
-      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') {
-        if (j + 1 < words.length) scripts.push(words[j + 1]!);
-        break;
-      }
+      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') return j + 1 < words.length ? [words[j + 1]!] : [];
     }
   }
-  return scripts;
+  return [];
 }
