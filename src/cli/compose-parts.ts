@@ -35,6 +35,8 @@ export async function composeAuthz(options: {
   readonly providers: ProviderRegistry;
   readonly bus: EventBus;
   readonly secrets: readonly string[];
+  /** Secret scrubbing of what is persisted (allowances). */
+  readonly scrub?: <T>(value: T) => T;
   readonly clock: () => Date;
 }): Promise<AuthzParts> {
   const { layout, runId, workspaceRoot, registry, bus, config } = options;
@@ -42,7 +44,8 @@ export async function composeAuthz(options: {
   const file = allowancesFile(layout, runId);
   const read = await readAllowances(file);
   warnings.push(...read.issues);
-  const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, allowance) });
+  const scrub = options.scrub ?? (<T>(value: T): T => value);
+  const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, scrub(allowance)) });
   const realPath = (rel: string): string | null => {
     try {
       const real = relative(workspaceRoot, realpathSync(join(workspaceRoot, rel)));

@@ -24,6 +24,7 @@ import { grantGuard } from '../authz/grant-guard';
 import { createApproverPolicy } from '../authz/approver';
 import { createDenialTracker } from '../authz/denial-tracker';
 import { secretsFromEnv } from '../authz/redact';
+import { createSecretScrubber } from '../authz/scrub';
 import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
 import { createBuiltinTools, createToolRegistry } from '../tools/registry';
@@ -73,6 +74,10 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const env = io.env;
   const warnings: string[] = [];
   const clock = (): Date => new Date();
+  // API keys never reach .legion/ nor any event: every writer and the bus scrub their values.
+  const secrets = secretsFromEnv(env);
+  const scrubber = createSecretScrubber(secrets);
+  const scrub = scrubber.value;
 
   let workspaceRoot: string;
   try {
@@ -88,7 +93,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const layout = layoutFor(workspaceRoot);
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
-  const participantStore = createParticipantStore(layout);
+  const participantStore = createParticipantStore(layout, { scrub });
   let participants = check.exists ? await participantStore.loadAll() : [];
   if (!participants.some((p) => p.id === USER_ID) || !participants.some((p) => p.id === UR_AGENT_ID)) {
     await initWorkspace({ appDir, workspaceRoot });
@@ -142,15 +147,15 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       onSubscriberError: (error) => {
         if (env.LEGION_DEBUG === '1') io.stderr(`legion: event subscriber failed: ${messageOf(error)}\n`);
       },
+      ...(scrubber.active ? { transform: scrub } : {}),
     });
     options.onBus?.(bus);
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
-    const approvals: ApprovalQueue = createApprovalQueue({ layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter) });
-    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot) }), ...createCollectiveTools()]);
+    const approvals: ApprovalQueue = createApprovalQueue({ layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub });
+    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }) }), ...createCollectiveTools()]);
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
-    const secrets = secretsFromEnv(env);
-    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, clock });
+    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
 
     const core = await createCore({
@@ -168,6 +173,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       denials: createDenialTracker({ threshold: config.escalation.denialLoopThreshold }),
       ...(pricing.ok ? { priceOf: (usage) => pricing.pricing.costOf(usage.model, usage) } : {}),
       clock,
+      scrub: scrubber,
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       onShutdown: () => {

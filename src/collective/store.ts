@@ -13,7 +13,9 @@ export interface ParticipantStore {
   save(participant: Participant): Promise<void>;
 }
 
-export function createParticipantStore(layout: Layout): ParticipantStore {
+/** `scrub`: applied to a participant before it is written (secret scrubbing); default none. */
+export function createParticipantStore(layout: Layout, options: { readonly scrub?: <T>(value: T) => T } = {}): ParticipantStore {
+  const scrub = options.scrub ?? (<T>(value: T): T => value);
   return {
     async loadAll() {
       let names: string[];
@@ -45,7 +47,7 @@ export function createParticipantStore(layout: Layout): ParticipantStore {
       return out;
     },
     async save(participant) {
-      await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...participant });
+      await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...scrub(participant) });
     },
   };
 }

@@ -28,6 +28,12 @@ export interface BusOptions {
   readonly startSeq?: number;
   readonly now?: () => Date;
   readonly onSubscriberError?: (error: unknown, event: LegionEvent) => void;
+  /**
+   * Applied once to every stamped event before any subscriber sees it (and what `emit`
+   * returns): the composition root passes the secret scrubber, so the ledger, `--json` and
+   * the UI never receive an API key. Must return the event itself or a same-shaped copy.
+   */
+  readonly transform?: (event: LegionEvent) => LegionEvent;
 }
 
 export function createBus(options: BusOptions): EventBus {
@@ -61,7 +67,8 @@ export function createBus(options: BusOptions): EventBus {
     runId: options.runId,
     emit(input) {
       seq += 1;
-      const event = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
+      const stamped = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
+      const event = options.transform ? options.transform(stamped) : stamped;
       pending.push(event);
       if (delivering) return event;
       delivering = true;

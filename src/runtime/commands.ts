@@ -77,7 +77,7 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
       const { slot } = hub.open({ initiatorId: USER_ID, responderId, name });
       const sessionId = slot.handle.id;
       if (!run.title) {
-        run.title = text.trim().split('\n', 1)[0]!.slice(0, 80);
+        run.title = env.scrub.text(text.trim().split('\n', 1)[0]!).slice(0, 80);
         run.updatedAt = hub.now();
         void saveRun();
       }

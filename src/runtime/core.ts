@@ -7,6 +7,7 @@ import type { CollectiveRegistry } from '../collective/registry';
 import type { ApprovalQueue } from '../authz/approvals';
 import type { CollectiveServices } from '../collective/tools/services';
 import { messageOf } from '../errors';
+import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
 import type {
   AddAllowance, ApproverPolicy, AuditSink, Authorize, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
 } from './ports';
@@ -47,6 +48,8 @@ export interface CoreOptions {
   readonly startNotices?: readonly { level: 'info' | 'warn' | 'error'; message: string }[];
   /** Last step of `shutdown` (release the run lock). */
   readonly onShutdown?: () => void;
+  /** Known secrets to keep out of histories and streamed text (default: none). */
+  readonly scrub?: SecretScrubber;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     addAllowance: options.addAllowance,
     clock,
     headless: options.headless,
+    scrub: options.scrub ?? NO_SECRETS,
   };
   const hub = new Hub(env);
   const services: CollectiveServices = {

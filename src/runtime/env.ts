@@ -1,6 +1,7 @@
 import type { LegionConfig } from '../config/schema';
 import type { EventBus } from '../events/bus';
 import type { SessionStore } from '../session/types';
+import type { SecretScrubber } from '../authz/scrub';
 import type { CollectiveRegistry } from '../collective/registry';
 import type { ApprovalQueue } from '../authz/approvals';
 import type {
@@ -33,4 +34,6 @@ export interface RuntimeEnv {
   readonly addAllowance?: AddAllowance;
   readonly clock: () => Date;
   readonly headless?: HeadlessMode;
+  /** Known secrets (API keys) kept out of histories and streamed text (see authz/scrub.ts). */
+  readonly scrub: SecretScrubber;
 }

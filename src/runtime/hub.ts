@@ -87,9 +87,11 @@ export class Hub {
     return { slot, created };
   }
 
+  /** Persist (secrets scrubbed: what is kept in memory is what is on disk), then emit. */
   append(session: SessionHandle, message: Message): void {
-    session.append(message);
-    this.env.bus.emit({ type: 'message-add', sessionId: session.id, message });
+    const stored = this.env.scrub.value(message);
+    session.append(stored);
+    this.env.bus.emit({ type: 'message-add', sessionId: session.id, message: stored });
   }
 
   setStatus(slot: SessionSlot, status: AgentStatus, detail?: string): void {

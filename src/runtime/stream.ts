@@ -76,6 +76,8 @@ export async function streamOnce(hub: Hub, turn: Turn, request: { provider: Prov
   const inputErrors = new Map<string, string>();
   const seen = new Set<string>();
   let error: string | undefined;
+  // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
+  const secrets = hub.env.scrub.stream();
   const providerRequest: ProviderRequest = {
     system: systemPromptOf(hub, turn),
     messages: sanitizeForProvider(turn.session.messages()),
@@ -89,11 +91,13 @@ export async function streamOnce(hub: Hub, turn: Turn, request: { provider: Prov
     for await (const event of request.provider.stream(providerRequest, signal)) {
       if (signal.aborted) break;
       switch (event.type) {
-        case 'text-delta':
+        case 'text-delta': {
           if (event.text.length === 0) break;
           text += event.text;
-          bus.emit({ type: 'text-delta', sessionId, participantId, text: event.text });
+          const shown = secrets.push(event.text);
+          if (shown) bus.emit({ type: 'text-delta', sessionId, participantId, text: shown });
           break;
+        }
         case 'tool-call': {
           // Ids must be unique within the message (the session store refuses duplicates).
           let id = event.id || `call_${toolUses.length + 1}`;
@@ -126,6 +130,8 @@ export async function streamOnce(hub: Hub, turn: Turn, request: { provider: Prov
   } catch (thrown) {
     if (!signal.aborted) error = `provider failed: ${messageOf(thrown)}`;
   }
+  const held = secrets.flush();
+  if (held) bus.emit({ type: 'text-delta', sessionId, participantId, text: held });
   if (signal.aborted) return { text, toolUses, inputErrors, aborted: true };
   return { text, toolUses, inputErrors, aborted: false, ...(error !== undefined ? { error } : {}) };
 }

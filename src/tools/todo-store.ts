@@ -41,7 +41,9 @@ function checkRunId(runId: string): void {
  * this process, so parallel participants never lose each other's updates. A damaged file is
  * reported (naming it) and never overwritten.
  */
-export function createFileTodoStore(workspaceRoot: string): TodoStore {
+/** `scrub`: applied to the file's content before it is written (secret scrubbing); default none. */
+export function createFileTodoStore(workspaceRoot: string, options: { readonly scrub?: <T>(value: T) => T } = {}): TodoStore {
+  const scrub = options.scrub ?? (<T>(value: T): T => value);
   const layout = layoutFor(workspaceRoot);
   const queues = new Map<string, Promise<unknown>>();
 
@@ -86,7 +88,7 @@ export function createFileTodoStore(workspaceRoot: string): TodoStore {
       return serialized(file, async () => {
         const all = await load(file);
         all.set(participantId, todos.map((t) => ({ id: t.id, content: t.content, status: t.status })));
-        await writeJsonAtomic(file, { version: 1, participants: Object.fromEntries(all) });
+        await writeJsonAtomic(file, scrub({ version: 1, participants: Object.fromEntries(all) }));
       });
     },
   };

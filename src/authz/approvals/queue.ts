@@ -21,6 +21,8 @@ export interface ApprovalQueueOptions {
   readonly bus: EventBus;
   readonly clock: Clock;
   readonly ids: IdSource;
+  /** Applied to request and resolve lines before they are written and kept (secret scrubbing); default none. */
+  readonly scrub?: <T>(value: T) => T;
 }
 
 /**
@@ -70,6 +72,7 @@ type Waiter = (outcome: ApprovalOutcome) => void;
 
 export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueue {
   const { layout, runId, bus, clock, ids } = options;
+  const scrub = options.scrub ?? (<T>(value: T): T => value);
   const file = layout.approvals(runId);
   let state = new ApprovalState();
   const waiters = new Map<string, Set<Waiter>>();
@@ -101,13 +104,13 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
   /** Append resolve lines for ids known to be pending, then apply, emit, wake. */
   const settle = (requestIds: readonly string[], decision: ResolveLine['decision'], decidedBy: DecidedBy, reason: string): void => {
     const at = clock().toISOString();
-    const lines: ResolveLine[] = requestIds.map((requestId) => ({ kind: 'resolve', version: 1, requestId, decision, decidedBy, reason, at }));
+    const lines: ResolveLine[] = scrub(requestIds.map((requestId): ResolveLine => ({ kind: 'resolve', version: 1, requestId, decision, decidedBy, reason, at })));
     appendJsonl(file, ...lines);
     for (const line of lines) {
       state.applyLine(line);
       // The event union knows approved | rejected; an expired request is a rejection to listeners.
-      bus.emit({ type: 'approval-resolve', requestId: line.requestId, decision: decision === 'expired' ? 'rejected' : decision, decidedBy, reason });
-      wake(line.requestId, { decision, decidedBy, reason });
+      bus.emit({ type: 'approval-resolve', requestId: line.requestId, decision: decision === 'expired' ? 'rejected' : decision, decidedBy, reason: line.reason });
+      wake(line.requestId, { decision, decidedBy, reason: line.reason });
     }
   };
 
@@ -140,14 +143,14 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
         }
         throw new Error('approval queue: the id source keeps returning ids already in use');
       };
-      const lines: RequestLine[] = requests.map((r) => {
+      const lines: RequestLine[] = scrub(requests.map((r): RequestLine => {
         const requestId = freshId();
         return {
           kind: 'request', version: 1, requestId, sessionId: r.sessionId, participantId: r.participantId,
           chain: [...r.chain], toolUseId: r.toolUseId, toolName: r.toolName, input: r.input,
           ruleId: r.ruleId, reason: r.reason, approverId: r.approverId, at,
         };
-      });
+      }));
       appendJsonl(file, ...lines);
       const out: ApprovalRequest[] = [];
       for (const line of lines) {
