@@ -8,6 +8,12 @@ export type ConfinedWrite =
   | { readonly ok: true; readonly absolute: string; readonly relative: string; readonly created: boolean; readonly bytes: number }
   | { readonly ok: false; readonly error: string };
 
+/** Test seams: run between the steps, e.g. to swap a directory for a symlink mid-write. */
+export interface ConfinedWriteHooks {
+  readonly afterMkdir?: () => Promise<void>;
+  readonly afterTempWrite?: () => Promise<void>;
+}
+
 /**
  * Write `content` to a workspace path atomically (temp file beside it, fsync, rename), so a
  * reader sees the old or the new file, never half of one. Confinement is checked, then
@@ -18,12 +24,6 @@ export type ConfinedWrite =
  * is pinned by a descriptor once checked (fd-location.ts), so the temp file and the rename
  * land in that directory even if a path component is swapped for a symlink afterwards.
  */
-/** Test seams: run between the steps, e.g. to swap a directory for a symlink mid-write. */
-export interface ConfinedWriteHooks {
-  readonly afterMkdir?: () => Promise<void>;
-  readonly afterTempWrite?: () => Promise<void>;
-}
-
 export async function writeFileConfined(root: string, inputPath: string, content: string, hooks: ConfinedWriteHooks = {}): Promise<ConfinedWrite> {
   const first = await resolveWorkspacePath(root, inputPath);
   if (!first.ok) return first;
@@ -72,7 +72,7 @@ export async function writeFileConfined(root: string, inputPath: string, content
     return { ok: false, error: `cannot write ${second.relative}: ${code ?? (error as Error).message}` };
   }
   const name = basename(second.absolute);
-  const tmpName = `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.legion-tmp`;
+  const tmpName = `.${name.slice(0, 60)}.${randomBytes(6).toString('hex')}.legion-tmp`;
   const tmp = join(pinned.base, tmpName);
   try {
     const handle = await open(tmp, 'wx', mode ?? 0o666);

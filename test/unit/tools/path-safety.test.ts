@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeSandbox } from '../../helpers/tool-context';
-import { isLegionSegment, isUnderLegionDir, resolveWorkspacePath, rootOf } from '../../../src/tools/path-safety';
+import { isInsideWorkspace, isLegionSegment, isUnderLegionDir, resolveWorkspacePath, rootOf } from '../../../src/tools/path-safety';
 
 async function refused(root: string, input: string, pattern: RegExp): Promise<void> {
   const r = await resolveWorkspacePath(root, input);
@@ -148,4 +148,13 @@ test('isUnderLegionDir / isLegionSegment', () => {
   }
   assert.equal(isLegionSegment('.LEGION'), true);
   assert.equal(isLegionSegment('src'), false);
+});
+
+test('isInsideWorkspace: strictly inside, never .legion', () => {
+  assert.equal(isInsideWorkspace('/w', '/w/a/b.txt'), true);
+  assert.equal(isInsideWorkspace('/w', '/w'), false);
+  assert.equal(isInsideWorkspace('/w', '/w-other/a'), false);
+  assert.equal(isInsideWorkspace('/w', '/outside'), false);
+  assert.equal(isInsideWorkspace('/w', '/w/.legion/x'), false);
+  assert.equal(isInsideWorkspace('/w', '/w/sub/.LEGION/x'), false);
 });
