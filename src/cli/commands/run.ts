@@ -44,6 +44,10 @@ export const runCommand: Command = {
     };
 
     const rejected: string[] = [];
+    // Warnings the core raises while it loads the run (a damaged session line, a torn tail,
+    // unreadable approvals): printed like the configuration warnings, one line each.
+    const loadWarnings: string[] = [];
+    let loading = true;
     let unsubscribe = (): void => undefined;
     const app = await composeApp(context, {
       headless: { approve },
@@ -51,13 +55,16 @@ export const runCommand: Command = {
         unsubscribe = bus.subscribeAll((event: LegionEvent) => {
           if (json) io.stdout(clean(JSON.stringify(event)) + '\n');
           if (event.type === 'approval-resolve' && event.decidedBy === 'headless' && event.decision === 'rejected') rejected.push(event.requestId);
+          if (loading && event.type === 'notice' && event.level !== 'info') loadWarnings.push(event.message);
         });
       },
       ...(typeof runFlag === 'string' ? { runId: runFlag } : {}),
       ...(args.flags.has('new') ? { newRun: true } : {}),
     });
     const { core } = app;
+    loading = false;
     for (const warning of app.warnings) io.stderr(`legion: warning: ${clean(warning)}\n`);
+    for (const warning of loadWarnings) if (!app.warnings.includes(warning)) io.stderr(`legion: warning: ${clean(warning)}\n`);
 
     let code: number = RUN_EXIT.ok;
     let sessionId: string | undefined;
