@@ -2,7 +2,7 @@ import type { Decision } from '../types';
 import { participantIdSchema } from '../../collective/participant';
 import type { MatchPattern, RuleSpec } from './schema';
 import { didYouMean } from './did-you-mean';
-import { compilePathGlob, compileTextGlob, type Matcher } from './glob';
+import { anyGlob, compilePathGlob, compileTextGlob, type Matcher } from './glob';
 import { KNOWN_TOOLS, KNOWN_TOOL_FIELDS, hasGlobSyntax, isPathField } from './known-tools';
 
 /** One input-field condition of a compiled rule. */
@@ -13,6 +13,11 @@ export interface CompiledField {
   readonly test: Matcher;
   /** The pattern text contains `>` or `<`: it was written with redirections in mind. */
   readonly mentionsRedirect: boolean;
+  /**
+   * Literal text every matching value starts with ('' when unknown), lower-cased for strict
+   * rules: a cheap pre-check before the regex (evaluate.ts).
+   */
+  readonly prefix: string;
 }
 
 /** A validated rule, ready to evaluate. Immutable. */
@@ -29,6 +34,9 @@ export interface CompiledRule {
   /** null = every participant. */
   readonly matchesParticipant: Matcher | null;
   readonly fields: readonly CompiledField[];
+  /** The `command` condition, if any, and the other conditions (shell parts vary only the command). */
+  readonly commandField: CompiledField | undefined;
+  readonly otherFields: readonly CompiledField[];
 }
 
 /** A semantic problem in one rule, located by a path inside the rule. */
@@ -93,7 +101,8 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
     const compiled = compilePattern(name, pattern, strict);
     if (!compiled.ok) return fail(['match', name], compiled.error);
     const text = typeof pattern === 'string' ? pattern : Array.isArray(pattern) ? pattern.join(' ') : (pattern as { regex: string }).regex;
-    fields.push({ name, isPath: isPathField(name), test: compiled.test, mentionsRedirect: /[<>]/.test(text) });
+    const prefix = isPathField(name) ? '' : literalPrefix(pattern);
+    fields.push({ name, isPath: isPathField(name), test: compiled.test, mentionsRedirect: /[<>]/.test(text), prefix: strict ? prefix.toLowerCase() : prefix });
   }
 
   if (spec.approver !== undefined) {
@@ -114,6 +123,8 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
       matchesTool: anyOf(toolTests),
       matchesParticipant,
       fields,
+      commandField: fields.find((f) => f.name === 'command'),
+      otherFields: fields.filter((f) => f.name !== 'command'),
     },
   };
 }
@@ -129,13 +140,47 @@ function compilePattern(name: string, pattern: MatchPattern, strict: boolean): {
     }
   }
   const globs = typeof pattern === 'string' ? [pattern] : (pattern as readonly string[]);
-  const tests: Matcher[] = [];
+  const compiledGlobs: { re: RegExp }[] = [];
   for (const glob of globs) {
     const compiled = isPathField(name) ? compilePathGlob(glob, strict) : compileTextGlob(glob, strict);
     if (!compiled.ok) return { ok: false, error: `match.${name}: ${compiled.error}` };
-    tests.push(compiled.test);
+    compiledGlobs.push(compiled);
   }
-  return { ok: true, test: anyOf(tests) };
+  return { ok: true, test: anyGlob(compiledGlobs) };
+}
+
+/** The literal start shared by every value a pattern can match ('' when none is certain). */
+export function literalPrefix(pattern: MatchPattern): string {
+  if (typeof pattern === 'string') return globPrefix(pattern);
+  if (Array.isArray(pattern)) {
+    const prefixes = (pattern as readonly string[]).map(globPrefix);
+    let common = prefixes[0] ?? '';
+    for (const p of prefixes) while (!p.startsWith(common)) common = common.slice(0, -1);
+    return common;
+  }
+  return regexPrefix((pattern as { regex: string }).regex);
+}
+
+function globPrefix(glob: string): string {
+  const stop = glob.search(/[*?[\]{}\\]/);
+  return stop === -1 ? glob : glob.slice(0, stop);
+}
+
+/** Plain characters at the start of a regex, before any syntax; none if it has a top-level `|`. */
+function regexPrefix(source: string): string {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return '';
+  }
+  const match = /^[A-Za-z0-9 _\-=:,'"@%\/]*/.exec(source)![0];
+  // A quantifier after the literal run makes its last character optional.
+  return /^[?*{]/.test(source.slice(match.length)) ? match.slice(0, -1) : match;
 }
 
 function anyOf(tests: readonly Matcher[]): Matcher {

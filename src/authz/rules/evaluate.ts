@@ -1,5 +1,5 @@
 import type { Decision } from '../types';
-import type { CompiledRule } from './compile';
+import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { FILE_TOOLS, TOOL_NAME_PATTERN } from './known-tools';
 import { normalizeRulePath } from './paths';
@@ -58,11 +58,19 @@ function evaluateShell(tiers: ToolTiers, participantId: string, command: string,
   const views = new Set<string>([command]);
   for (const part of split.commands) for (const view of strictViews(part)) views.add(view);
 
+  const viewList = [...views];
+  const lowerViews = viewList.map((v) => v.toLowerCase());
   const strictHit = (rules: readonly CompiledRule[]): RuleOutcome | null => {
-    if (rules.length === 0) return null;
     for (const rule of rules) {
-      for (const view of views) {
-        if (matches(rule, participantId, withCommand(base, view))) return outcome(rule, view === command ? undefined : view);
+      const field = rule.commandField;
+      if (!field) {
+        if (matchesExceptCommand(rule, participantId, base)) return outcome(rule);
+        continue;
+      }
+      for (let v = 0; v < viewList.length; v++) {
+        if (field.prefix && !lowerViews[v]!.startsWith(field.prefix)) continue;
+        const view = viewList[v]!;
+        if (field.test(view) && matchesExceptCommand(rule, participantId, base)) return outcome(rule, view === command ? undefined : view);
       }
     }
     return null;
@@ -80,25 +88,35 @@ function evaluateShell(tiers: ToolTiers, participantId: string, command: string,
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
   let first: CompiledRule | null = null;
   for (const part of split.commands) {
-    const lookup = withCommand(base, part.text);
-    const rule = tiers.allow.find((r) => (!part.fileRedirect || allowsRedirects(r)) && matches(r, participantId, lookup));
-    if (!rule) return { decision: null, ruleId: null, reason: `no rule allows \`${part.text}\`` };
-    first ??= rule;
+    let found: CompiledRule | null = null;
+    for (const rule of tiers.allow) {
+      const field = rule.commandField;
+      if (part.fileRedirect && field && !field.mentionsRedirect) continue;
+      if (field && ((field.prefix && !part.text.startsWith(field.prefix)) || !field.test(part.text))) continue;
+      if (!matchesExceptCommand(rule, participantId, base)) continue;
+      found = rule;
+      break;
+    }
+    if (!found) return { decision: null, ruleId: null, reason: `no rule allows \`${part.text}\`` };
+    first ??= found;
   }
   const rule = first!;
   return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${split.commands.length > 1 ? ', …' : ''})` };
 }
 
-/** A command with a file redirection is allowed only by a rule with no `command` condition or one mentioning `>`/`<`. */
-function allowsRedirects(rule: CompiledRule): boolean {
-  const command = rule.fields.find((f) => f.name === 'command');
-  return !command || command.mentionsRedirect;
+/** Participant and every condition but `command` (a file redirection needs an allow whose `command` mentions `>`/`<`). */
+function matchesExceptCommand(rule: CompiledRule, participantId: string, lookup: Lookup): boolean {
+  if (rule.matchesParticipant && !rule.matchesParticipant(participantId)) return false;
+  return fieldsMatch(rule.otherFields, rule.decision !== 'allow', lookup);
 }
 
 function matches(rule: CompiledRule, participantId: string, lookup: Lookup): boolean {
   if (rule.matchesParticipant && !rule.matchesParticipant(participantId)) return false;
-  const strict = rule.decision !== 'allow';
-  for (const field of rule.fields) {
+  return fieldsMatch(rule.fields, rule.decision !== 'allow', lookup);
+}
+
+function fieldsMatch(fields: readonly CompiledField[], strict: boolean, lookup: Lookup): boolean {
+  for (const field of fields) {
     const values = lookup(field.name, field.isPath, strict);
     if (!values) return false;
     let hit = false;
@@ -150,11 +168,6 @@ function inputLookup(input: Record<string, unknown>, workspaceRoot: string, tool
     cache.set(key, values);
     return values;
   };
-}
-
-function withCommand(base: Lookup, command: string): Lookup {
-  const value = [command];
-  return (field, isPath, strict) => (field === 'command' ? value : base(field, isPath, strict));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

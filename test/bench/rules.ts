@@ -1,0 +1,113 @@
+/**
+ * rules: the cost of one authorization decision by the rule engine with 500 rules loaded
+ * (issue 5: ≤ 10 µs median). The rule set is the shipped config/rules.yaml plus generated
+ * rules spread over every tool the way real layers look (path globs, command regexes and
+ * globs, participant scopes, tool globs such as `mcp__*` and `file_*`). The calls are a mix
+ * of file reads/writes, searches, messages and shell commands (a third of them compound,
+ * so the shell splitter runs). Each sample times one pass over the call mix; the figure is
+ * the median over samples divided by the calls per pass.
+ * Figures: perDecisionMicros (the budget), perShellDecisionMicros, loadMs (parse + compile).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { stringify } from 'yaml';
+import { parseRuleSources } from '../../src/authz/rules/load';
+import { evaluateRules, type RuleQuery } from '../../src/authz/rules/evaluate';
+import { gc, stats, type BenchOptions } from './harness';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const WORKSPACE = '/home/dev/project';
+
+function generatedRules(count: number): Record<string, unknown>[] {
+  const rules: Record<string, unknown>[] = [];
+  const dirs = ['src', 'docs', 'test', 'scripts', 'config', 'packages/app', 'packages/lib', 'vendor', 'build', 'tmp'];
+  const programs = ['npm', 'pnpm', 'yarn', 'make', 'cargo', 'go', 'python', 'pytest', 'docker', 'kubectl', 'terraform', 'node', 'tsc', 'eslint', 'prettier'];
+  const decisions = ['allow', 'ask', 'deny'] as const;
+  for (let i = 0; rules.length < count; i++) {
+    const decision = decisions[i % 3]!;
+    const dir = dirs[i % dirs.length]!;
+    const program = programs[i % programs.length]!;
+    const id = `gen-${i}`;
+    switch (i % 10) {
+      case 0: case 1:
+        rules.push({ id, decision, tool: 'file_read|file_write|file_edit', match: { path: [`${dir}/**/*.${['ts', 'md', 'json'][i % 3]}`, `**/${dir}-${i}/**`] } });
+        break;
+      case 2:
+        rules.push({ id, decision, tool: 'file_write|file_delete', participants: [`agent-${i % 7}`, 'qa-*'], match: { path: `${dir}/gen-${i}/**` } });
+        break;
+      case 3:
+        rules.push({ id, decision, tool: 'shell', match: { command: { regex: `${program} (run |exec )?task-${i}( [\\w./-]+)*` } } });
+        break;
+      case 4:
+        rules.push({ id, decision, tool: 'shell', match: { command: `${program} gen-${i} *` } });
+        break;
+      case 5:
+        rules.push({ id, decision, tool: 'grep|glob', match: { path: `${dir}/**`, ...(i % 20 === 5 ? { pattern: `*gen${i}*` } : {}) } });
+        break;
+      case 6:
+        rules.push({ id, decision, tool: 'communicator', match: { targetId: `helper-${i}`, sessionName: ['docs', `s-${i}-*`] } });
+        break;
+      case 7:
+        rules.push({ id, decision, tool: `mcp__server${i % 9}__*` });
+        break;
+      case 8:
+        rules.push({ id, decision, tool: 'file_*', participants: [`team-${i}-*`] });
+        break;
+      default:
+        rules.push({ id, decision, tool: 'spawn_agent|modify_agent', match: { id: `gen-${i}-*` } });
+    }
+  }
+  return rules;
+}
+
+const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
+  { toolName: 'file_read', input: { path: 'src/authz/rules/evaluate.ts' }, participantId: 'agent-1' },
+  { toolName: 'file_read', input: { path: `${WORKSPACE}/docs/../.env` }, participantId: 'agent-2' },
+  { toolName: 'file_write', input: { path: 'docs/guide/intro.md', content: 'x' }, participantId: 'agent-3' },
+  { toolName: 'file_edit', input: { path: './packages/app/src/main.ts', oldString: 'a', newString: 'b' }, participantId: 'qa-1' },
+  { toolName: 'grep', input: { pattern: 'TODO', path: 'src' }, participantId: 'agent-1' },
+  { toolName: 'glob', input: { pattern: '**/*.test.ts' }, participantId: 'agent-4' },
+  { toolName: 'communicator', input: { targetId: 'scribe', message: 'Please document the rules.', sessionName: 'docs' }, participantId: 'ur-agent' },
+  { toolName: 'mcp__server3__search', input: { q: 'x' }, participantId: 'agent-5' },
+  { toolName: 'shell', input: { command: 'git status' }, participantId: 'agent-1' },
+  { toolName: 'shell', input: { command: 'npm test -- --run src/authz' }, participantId: 'agent-2' },
+  { toolName: 'shell', input: { command: 'git diff HEAD~1 -- src && npm run lint' }, participantId: 'agent-3' },
+  { toolName: 'shell', input: { command: 'cat package.json | head -20; ls -la src' }, participantId: 'agent-1' },
+];
+
+export async function run({ smoke }: BenchOptions): Promise<Record<string, number>> {
+  const shipped = readFileSync(join(ROOT, 'config', 'rules.yaml'), 'utf8');
+  const shippedCount = (shipped.match(/^\s+- id: /gm) ?? []).length;
+  const extra = stringify({ version: 1, rules: generatedRules(500 - shippedCount) });
+  const t0 = performance.now();
+  const loaded = parseRuleSources([{ file: 'config/rules.yaml', text: shipped }, { file: '.legion/rules.yaml', text: extra }]);
+  const loadMs = performance.now() - t0;
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ruleSet = loaded.ruleSet;
+  if (ruleSet.rules.length !== 500) throw new Error(`expected 500 rules, got ${ruleSet.rules.length}`);
+  const calls = CALLS.map((c) => ({ ...c, workspaceRoot: WORKSPACE }));
+  const shellCalls = calls.filter((c) => c.toolName === 'shell');
+
+  const measure = (batch: readonly RuleQuery[], passes: number, warmup: number): number => {
+    const samples: number[] = [];
+    let sink = 0;
+    for (let i = 0; i < warmup + passes; i++) {
+      const start = performance.now();
+      for (const call of batch) sink += evaluateRules(ruleSet, call).reason.length;
+      const micros = ((performance.now() - start) * 1000) / batch.length;
+      if (i >= warmup) samples.push(micros);
+    }
+    if (sink === 0) throw new Error('unreachable: keeps the loop from being optimized away');
+    return stats(samples).median;
+  };
+  gc();
+  const passes = smoke ? 50 : 5_000;
+  const warmup = smoke ? 10 : 1_000;
+  return {
+    perDecisionMicros: measure(calls, passes, warmup),
+    perShellDecisionMicros: measure(shellCalls, passes, warmup),
+    loadMs,
+  };
+}
