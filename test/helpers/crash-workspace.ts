@@ -37,6 +37,7 @@ replies:
   - on: tool-error
     repeat: true
     text: "Some calls failed; summing up what I have."
+  - { on: tool-result, when: "modified w", repeat: true, text: "Done: {{firstText}}." }
   - on: tool-result
     repeat: true
     text: "Read it. One more pass."

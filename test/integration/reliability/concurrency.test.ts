@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
@@ -38,7 +39,8 @@ test('two processes, one run: the second `legion run` is refused with one clear 
       assert.match(explicit.stderr, /is in use by another Legion/);
       assert.equal(await readFile(lockFile, 'utf8'), before, 'the refused process left the lock alone');
 
-      await new Promise((r) => setTimeout(r, 150));
+      const firstSession = layoutFor(dir).sessionFile(runId, 'session-user__w1__default');
+      for (let i = 0; i < 100 && !existsSync(firstSession); i++) await new Promise((r) => setTimeout(r, 50));
       const show = await runCli(['show'], { cwd: dir, env, appDir: APP_DIR });
       assert.equal(show.code, 0, show.stderr);
       assert.match(show.stdout, new RegExp(`^run ${runId} · created `));
