@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadRuleFiles, defaultRuleFiles } from '../../../../src/authz/rules/load';
 import { editDistance, suggest } from '../../../../src/authz/rules/did-you-mean';
+import { literalPrefix } from '../../../../src/authz/rules/compile';
 import { loadError, rulesFrom, decide, SHIPPED_RULES } from '../../../helpers/rules';
 import { withTempDir } from '../../../helpers/tmp';
 
@@ -121,4 +122,17 @@ test('did-you-mean: transpositions count once, far words get no suggestion', () 
   assert.equal(suggest('decison', ['decision', 'reason']), 'decision');
   assert.equal(suggest('xyz', ['decision', 'reason']), null);
   assert.equal(suggest('Tool', ['tool']), 'tool');
+});
+
+test('literal prefixes used as a pre-check are never longer than what every match starts with', () => {
+  const cases: [Parameters<typeof literalPrefix>[0], string][] = [
+    ['git status', 'git status'], ['git status*', 'git status'], ['npm [a-z]*', 'npm '], [['npm test', 'npm run *'], 'npm '], [['a', 'b'], ''],
+    [{ regex: 'git status' }, 'git status'], [{ regex: 'git (status|diff)' }, 'git '], [{ regex: 'gits?' }, 'git'], [{ regex: 'a|b' }, ''],
+    [{ regex: 'rm(?=.*x)\\s.*' }, 'rm'], [{ regex: 'x{2}' }, ''], [{ regex: 'ab{2}' }, 'a'], [{ regex: '[a]b' }, ''], [{ regex: '(a|b)c|d' }, ''],
+    [{ regex: 'a\\|b' }, 'a'], [{ regex: 'a[|]b' }, 'a'], [{ regex: 'git\\s' }, 'git'], [{ regex: '.*x' }, ''], [{ regex: 'ab*' }, 'a'], [{ regex: 'ab+' }, 'ab'],
+  ];
+  for (const [pattern, expected] of cases) assert.equal(literalPrefix(pattern), expected, JSON.stringify(pattern));
+  // Strict rules compare case-insensitively: the pre-check must not hide a match.
+  const ruleSet = rulesFrom('version: 1\nrules:\n  - { id: d, decision: deny, tool: shell, match: { command: { regex: "Git Push.*" } } }\n');
+  assert.equal(decide(ruleSet, 'shell', { command: 'gIT pUSH -f' }).decision, 'deny');
 });
