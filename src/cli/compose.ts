@@ -18,7 +18,7 @@ import { createRunStore } from '../session/run-store';
 import { acquireRunLock, releaseOnExit } from '../session/lock';
 import { randomIds } from '../session/ids';
 import type { RunRecord } from '../session/types';
-import { createApprovalQueue, type ApprovalQueue } from '../authz/approvals';
+import { createApprovalQueue, readPendingApprovals, type ApprovalQueue } from '../authz/approvals';
 import { loadRuleFiles, defaultRuleFiles } from '../authz/rules/load';
 import { grantGuard } from '../authz/grant-guard';
 import { createApproverPolicy } from '../authz/approver';
@@ -34,6 +34,7 @@ import { createCore } from '../runtime/core';
 import type { Core } from '../runtime/commands';
 import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
+import { keepOpenFor } from '../runtime/resume';
 import { composeAuthz } from './compose-parts';
 
 export interface ComposeOptions {
@@ -140,7 +141,10 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   }
   const unregisterExit = releaseOnExit(lock);
   try {
-    const loadedRun = await runStore.load(run, clock());
+    // Turns of the user's lanes left waiting on approvals stay open: the core resumes them.
+    const pendingApprovals = await readPendingApprovals(layout.approvals(run.id));
+    const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
+    const loadedRun = await runStore.load(run, clock(), { keepOpen: keepOpenFor(pendingApprovals, isActiveAgent) });
     const bus = createBus({
       runId: run.id,
       startSeq: await lastLedgerSeq(layout.events(run.id)),

@@ -1,11 +1,12 @@
 import type { ContentBlock, Message, ToolResultBlock } from '../model/message';
-import { toolUsesOf } from '../model/message';
+import { textOf, toolUsesOf } from '../model/message';
 import type { SessionHandle } from '../session/types';
 import type { Hub, SessionSlot } from './hub';
 import { streamOnce } from './stream';
-import { executeBatch } from './executor';
+import { executeBatch, type BatchOutcome } from './executor';
 import { collectDelegations } from './delegation';
 import { INTERRUPTED_BY_USER, type Turn, type TurnOutcome } from './turn';
+import type { ResumePoint } from './resume';
 
 /** The result text of a call cut short: by the user, or by Legion stopping. */
 export function interruptedText(hub: Hub): string {
@@ -30,9 +31,12 @@ const textBlocks = (notes: readonly string[]): ContentBlock[] => notes.map((text
  * message, then call the model, run the tool calls of its message (three phases, see
  * executor), append one message with every result, and repeat until a message has no
  * tool calls or `runtime.maxIterations` model calls were made. Never throws; the history
- * is valid whatever happens (every tool_use answered before the turn returns).
+ * is valid whatever happens (every tool_use answered before the turn returns) — except that
+ * when Legion stops while the user's lane waits on approvals, the calls are left open on
+ * purpose for the next start to resume (`resume`, see resume.ts: the turn starts at its open
+ * batch instead of a new message).
  */
-export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: string): Promise<TurnOutcome> {
+export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: string, resume?: ResumePoint): Promise<TurnOutcome> {
   const { env } = hub;
   const session = turn.session;
   const sessionId = session.id;
@@ -46,9 +50,29 @@ export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: str
     return { kind: 'interrupted' };
   };
 
-  answerOpenCalls(hub, session, interruptedText(hub));
-  hub.append(session, { role: 'user', content: [{ type: 'text', text }], at: hub.now() });
-  if (signal.aborted) return interrupted();
+  /** Append a batch's results (with news of delegations); an outcome ends the turn. */
+  const afterBatch = async (batch: BatchOutcome): Promise<TurnOutcome | undefined> => {
+    if (batch.leftOpen) {
+      // Legion is stopping while the user's approvals are pending: the calls stay open on disk.
+      hub.setStatus(slot, 'idle');
+      return { kind: 'interrupted' };
+    }
+    const notes = signal.aborted ? batch.notes : [...batch.notes, ...(await collectDelegations(hub, slot, turn, false))];
+    hub.append(session, { role: 'user', content: [...batch.results, ...textBlocks(notes)], at: hub.now() });
+    return signal.aborted ? interrupted() : undefined;
+  };
+
+  let lastText = '';
+  if (resume) {
+    lastText = textOf(resume.message);
+    const batch = await executeBatch(hub, slot, turn, toolUsesOf(resume.message), new Map(), resume.requests);
+    const ended = await afterBatch({ ...batch, notes: [...batch.notes, ...resume.notes] });
+    if (ended) return ended;
+  } else {
+    answerOpenCalls(hub, session, interruptedText(hub));
+    hub.append(session, { role: 'user', content: [{ type: 'text', text }], at: hub.now() });
+    if (signal.aborted) return interrupted();
+  }
 
   const choice = env.resolveProvider(turn.agent);
   if (!choice.ok) {
@@ -58,7 +82,6 @@ export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: str
   }
 
   const max = env.config.runtime.maxIterations;
-  let lastText = '';
   for (let iteration = 0; ; iteration++) {
     if (signal.aborted) return interrupted();
     if (iteration >= max) {
@@ -99,9 +122,7 @@ export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: str
       return { kind: 'done', text: streamed.text };
     }
 
-    const batch = await executeBatch(hub, slot, turn, streamed.toolUses, streamed.inputErrors);
-    const notes = signal.aborted ? batch.notes : [...batch.notes, ...(await collectDelegations(hub, slot, turn, false))];
-    hub.append(session, { role: 'user', content: [...batch.results, ...textBlocks(notes)], at: hub.now() });
-    if (signal.aborted) return interrupted();
+    const ended = await afterBatch(await executeBatch(hub, slot, turn, streamed.toolUses, streamed.inputErrors));
+    if (ended) return ended;
   }
 }

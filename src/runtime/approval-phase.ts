@@ -11,18 +11,23 @@ import { routeRequest } from './approval-route';
  * requests are raised in one batch (persisted, `approval-request` each), the LLM-approved
  * ones resolved at once (decidedBy `llm`), the rest routed to their approver. Resolves
  * when every request is decided; on cancel the queue withdraws what is pending
- * (decidedBy `cancel`). Each outcome is audited.
+ * (decidedBy `cancel`). Each outcome is audited once it is final on disk (a request left
+ * pending by a shutdown is not: it is audited when decided or expired after the restart).
+ * A call that already has a request (`call.request`: a turn resumed after a restart) is not
+ * raised nor triaged again: a pending one is re-offered (`approval-request` again, same id)
+ * and routed, a decided one gives its decision.
  */
 export async function decideAsks(hub: Hub, turn: Turn, asks: readonly PlannedCall[]): Promise<[PlannedCall, ApprovalOutcome][]> {
   const { env } = hub;
   const signal = turn.controller.signal;
   const sessionId = turn.session.id;
   const participantId = turn.agent.id;
+  const fresh = asks.filter((call) => !call.request);
 
   const triage = env.config.escalation.llm.enabled ? env.triage : undefined;
   const reasoning = new Map<PlannedCall, { approve: boolean; reasoning: string }>();
   if (triage) {
-    await Promise.all(asks.map(async (call) => {
+    await Promise.all(fresh.map(async (call) => {
       try {
         const verdict = call.verdict!;
         reasoning.set(call, await triage({ toolName: call.use.name, input: call.input, participantId, chain: turn.chain, ruleId: verdict.ruleId, reason: verdict.reason, sessionId }, signal));
@@ -31,9 +36,13 @@ export async function decideAsks(hub: Hub, turn: Turn, asks: readonly PlannedCal
       }
     }));
   }
-  if (signal.aborted) return asks.map((call) => [call, { decision: 'rejected', decidedBy: 'cancel', reason: 'cancelled' }]);
+  if (signal.aborted && fresh.length > 0) {
+    // Requests found again are withdrawn by the aborted wait below; nothing new is raised.
+    for (const call of asks) if (call.request) env.approvals.withdraw([call.request.requestId]);
+    return asks.map((call) => [call, { decision: 'rejected', decidedBy: 'cancel', reason: 'cancelled' }]);
+  }
 
-  const inputs: RaiseInput[] = asks.map((call) => ({
+  const inputs: RaiseInput[] = fresh.map((call) => ({
     sessionId,
     participantId,
     chain: [...turn.chain],
@@ -44,21 +53,27 @@ export async function decideAsks(hub: Hub, turn: Turn, asks: readonly PlannedCal
     reason: call.verdict!.reason,
     approverId: env.approvers.choose({ chain: turn.chain, toolName: call.use.name, explicitApprover: call.verdict!.approver }),
   }));
-  let requests: ApprovalRequest[];
+  let raised: ApprovalRequest[];
   try {
-    requests = env.approvals.raise(inputs);
+    raised = env.approvals.raise(inputs);
   } catch (error) {
     const reason = `could not record the approval request: ${messageOf(error)}`;
     hub.notice('error', reason, sessionId);
+    for (const call of asks) if (call.request) env.approvals.withdraw([call.request.requestId], reason);
     return asks.map((call) => [call, { decision: 'rejected', decidedBy: 'rule', reason }]);
   }
+  fresh.forEach((call, i) => void (call.request = raised[i]!));
+  const requests = asks.map((call) => call.request!);
   for (const request of requests) hub.askers.set(request.requestId, turn);
-  requests.forEach((request, i) => {
-    const triaged = reasoning.get(asks[i]!);
+  const again = asks.filter((call) => !fresh.includes(call)).map((call) => call.request!.requestId);
+  env.approvals.reoffer(again);
+  asks.forEach((call, i) => {
+    const request = requests[i]!;
+    const triaged = reasoning.get(call);
     if (triaged?.approve) {
       env.approvals.resolve([request.requestId], 'approved', { decidedBy: 'llm', reason: triaged.reasoning || 'approved by LLM triage' });
-    } else {
-      routeRequest(hub, turn, request);
+    } else if (!env.approvals.get(request.requestId)?.outcome) {
+      routeRequest(hub, turn, env.approvals.get(request.requestId)?.request ?? request);
     }
   });
 
@@ -68,11 +83,13 @@ export async function decideAsks(hub: Hub, turn: Turn, asks: readonly PlannedCal
     const outcome = outcomes[i]!;
     hub.askers.delete(request.requestId);
     const triaged = reasoning.get(call);
-    env.audit({
-      sessionId, participantId, chain: turn.chain, toolName: call.use.name, input: call.input,
-      decision: outcome.decision, decidedBy: outcome.decidedBy, ruleId: request.ruleId, reason: outcome.reason,
-      requestId: request.requestId, ...(triaged ? { triageReasoning: triaged.reasoning } : {}),
-    });
+    if (env.approvals.get(request.requestId)?.outcome) {
+      env.audit({
+        sessionId, participantId, chain: turn.chain, toolName: call.use.name, input: call.input,
+        decision: outcome.decision, decidedBy: outcome.decidedBy, ruleId: request.ruleId, reason: outcome.reason,
+        requestId: request.requestId, ...(triaged ? { triageReasoning: triaged.reasoning } : {}),
+      });
+    }
     return [call, outcome];
   });
 }

@@ -1,5 +1,6 @@
 import type { ToolResultBlock, ToolUseBlock } from '../model/message';
 import type { Verdict } from '../authz/types';
+import type { ApprovalRequest } from '../authz/approvals';
 import type { Tool, ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
@@ -17,6 +18,8 @@ export interface PlannedCall {
   /** The validated input (what is authorized is exactly what runs). */
   input?: unknown;
   verdict?: Verdict;
+  /** The approval request of an `ask` (raised in phase 2, or found again when a turn resumes). */
+  request?: ApprovalRequest;
   /** Set once the call's outcome is known; a call with a result is not run. */
   result?: ToolResult;
 }
@@ -26,6 +29,12 @@ export interface BatchOutcome {
   readonly results: ToolResultBlock[];
   /** Text notes for the agent (denial-loop advice), appended after the results. */
   readonly notes: string[];
+  /**
+   * Legion is stopping while requests of this batch wait for the user (a turn of the user's
+   * lane, no caller): append nothing, the calls stay open on disk and the next start resumes
+   * them (resume.ts). `results` is empty then.
+   */
+  readonly leftOpen?: boolean;
 }
 
 /**
@@ -35,8 +44,14 @@ export interface BatchOutcome {
  * 3. run what is allowed (independent calls in parallel, see parallel.ts).
  * Denied and rejected calls get error results naming the reason; every decision is audited.
  * On cancel, calls without an outcome are answered "interrupted by the user". Never throws.
+ * `resumed` (a turn resumed after a restart): the requests raised for these calls before it;
+ * a call that has one is not asked again — its request is re-offered (or its decision taken) —
+ * unless the rules now deny it, which withdraws the request.
  */
-export async function executeBatch(hub: Hub, slot: SessionSlot, turn: Turn, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): Promise<BatchOutcome> {
+export async function executeBatch(
+  hub: Hub, slot: SessionSlot, turn: Turn, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>,
+  resumed?: ReadonlyMap<string, ApprovalRequest>,
+): Promise<BatchOutcome> {
   const { env } = hub;
   const sessionId = turn.session.id;
   const participantId = turn.agent.id;
@@ -90,6 +105,11 @@ export async function executeBatch(hub: Hub, slot: SessionSlot, turn: Turn, uses
     } catch (error) {
       verdict = { decision: 'deny', ruleId: null, reason: `authorization failed: ${messageOf(error)}`, source: 'rule' };
     }
+    const earlier = resumed?.get(use.id);
+    if (earlier && verdict.decision !== 'deny') {
+      call.request = earlier;
+      verdict = { decision: 'ask', ruleId: earlier.ruleId, reason: earlier.reason, source: 'rule' };
+    }
     call.verdict = verdict;
     if (verdict.decision === 'ask') continue;
     // The agent's own policy (toolAuthorizations, tools) is 'policy'; rules, their defaults, confinement and session allowances are 'rule'.
@@ -103,11 +123,22 @@ export async function executeBatch(hub: Hub, slot: SessionSlot, turn: Turn, uses
     }
   }
 
+  // A request found again for a call that now ends otherwise (rules deny it now, tool gone, bad input) is withdrawn.
+  if (resumed) {
+    for (const call of calls) {
+      const earlier = resumed.get(call.use.id);
+      if (earlier && call.result) env.approvals.withdraw([earlier.requestId], `withdrawn after the restart: ${call.result.content}`);
+    }
+  }
+
   // Phase 2: approvals, raised together.
   const asks = calls.filter((c) => c.verdict?.decision === 'ask' && !c.result);
   if (asks.length > 0) {
     hub.setStatus(slot, 'waiting-approval', `${asks.length} approval${asks.length > 1 ? 's' : ''}`);
     const decisions = await decideAsks(hub, turn, asks);
+    if (hub.stopping && !turn.parent && asks.some((c) => c.request && !env.approvals.get(c.request.requestId)?.outcome)) {
+      return { results: [], notes, leftOpen: true };
+    }
     for (const [call, outcome] of decisions) {
       if (outcome.decision === 'approved') {
         track(call, 'allowed');

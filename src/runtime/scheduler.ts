@@ -73,7 +73,7 @@ function pump(hub: Hub, slot: SessionSlot): void {
   if (request.signal?.aborted) controller.abort();
   slot.running = turn;
   hub.running.add(turn);
-  void runTurn(hub, slot, turn, request.text)
+  void runTurn(hub, slot, turn, request.text, request.resume)
     .catch((error: unknown) => {
       // runTurn handles its own failures; reaching here is a bug. Keep the session usable.
       hub.notice('error', `internal error in ${key.responderId}'s turn: ${messageOf(error)}`, slot.handle.id);

@@ -1,6 +1,7 @@
 import type { Agent } from '../collective/participant';
 import type { ApprovalRequest } from '../authz/approvals';
 import type { SessionHandle } from '../session/types';
+import type { ResumePoint } from './resume';
 
 /** How a turn (or a question to the user) ended, as its caller sees it. */
 export type TurnOutcome =
@@ -21,6 +22,8 @@ export interface TurnRequest {
   readonly parent?: Delegation;
   /** Aborts the request (queued or running) when the caller is cancelled. */
   readonly signal?: AbortSignal;
+  /** Resume a turn a restart left waiting on approvals (see resume.ts) instead of sending `text`. */
+  readonly resume?: ResumePoint;
   settle(outcome: TurnOutcome): void;
 }
 

@@ -8,7 +8,7 @@ import { isSafeRunId, makeRunId, type Clock, type IdSource } from './ids';
 import { readRunFile, runFileContent } from './run-file';
 import { fixTail, readRunSessions, type SessionFileRead } from './session-files';
 import { createSessionStore, type SessionSeed } from './session-store';
-import type { LoadedRun, RunRecord, RunStore } from './types';
+import type { LoadedRun, LoadOptions, OpenCalls, RunRecord, RunStore } from './types';
 
 /** A run as listed: its record plus the number of session files. */
 export interface RunListing extends RunRecord {
@@ -53,7 +53,8 @@ async function countSessions(layout: Layout, runId: string): Promise<number> {
 /**
  * Runs of a workspace under `.legion/runs/`. Run ids sort by creation time
  * (`makeRunId(now, ids())`); `clock` dates sessions opened without messages.
- * `load` requires that the caller holds the run lock (`acquireRunLock`): it appends repairs.
+ * `load` requires that the caller holds the run lock (`acquireRunLock`): it appends repairs,
+ * except for sessions its `keepOpen` option keeps open (listed in `LoadedRun.kept`).
  */
 export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): FileRunStore {
   async function scan(): Promise<RunScan> {
@@ -81,10 +82,11 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
     return { runs, damaged };
   }
 
-  async function read(run: RunRecord, now: Date, write: boolean): Promise<LoadedRun> {
+  async function read(run: RunRecord, now: Date, write: boolean, options: LoadOptions = {}): Promise<LoadedRun> {
     const { sessions: files, issues: strayIssues } = await readRunSessions(layout, run.id);
     const issues: JsonlIssue[] = [...strayIssues];
     const repairs: { sessionId: string; answered: string[] }[] = [];
+    const kept: OpenCalls[] = [];
     const seeds: SessionSeed[] = [];
     const at = now.toISOString();
     for (const file of files) {
@@ -94,7 +96,10 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
         issues.push({ file: file.file, line: 0, kind: 'invalid', message: `${file.file}: ${problem} (kept; left out of what providers are sent)` });
       }
       if (write) fixTail(file);
-      if (plan.append.length > 0) {
+      const open: OpenCalls = { sessionId: file.id, key: file.key, toolUseIds: plan.answered };
+      if (plan.append.length > 0 && options.keepOpen?.(open)) {
+        kept.push(open);
+      } else if (plan.append.length > 0) {
         if (write) appendJsonl(file.file, ...plan.append);
         file.messages.push(...plan.append);
         repairs.push({ sessionId: file.id, answered: plan.answered });
@@ -102,7 +107,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       seeds.push(seedOf(file));
     }
     const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write });
-    return { run, sessions, issues, repairs };
+    return { run, sessions, issues, repairs, kept };
   }
 
   const store: FileRunStore = {
@@ -141,7 +146,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
     async save(run) {
       await writeJsonAtomic(layout.runFile(run.id), runFileContent(run));
     },
-    load: (run, now) => read(run, now, true),
+    load: (run, now, options) => read(run, now, true, options),
     inspect: (run, now) => read(run, now, false),
   };
   return store;

@@ -48,6 +48,28 @@ export interface LoadedRun {
   /** Torn tails dropped, broken lines skipped, repairs appended. */
   readonly issues: readonly JsonlIssue[];
   readonly repairs: readonly { sessionId: string; answered: string[] }[];
+  /**
+   * Sessions left open on purpose (`LoadOptions.keepOpen`): their last message is an assistant
+   * message whose tool_uses have no results yet, because the core resumes that turn.
+   */
+  readonly kept?: readonly OpenCalls[];
+}
+
+/** The unanswered tool calls that end a session's history (its last message). */
+export interface OpenCalls {
+  readonly sessionId: string;
+  readonly key: SessionKey;
+  /** The tool_use ids of the last (assistant) message, in order. */
+  readonly toolUseIds: readonly string[];
+}
+
+export interface LoadOptions {
+  /**
+   * Asked for each session that ends with unanswered tool calls: true leaves it open (no
+   * "interrupted" results appended; see `LoadedRun.kept`) because the caller resumes that
+   * turn. Default: every session is repaired.
+   */
+  readonly keepOpen?: (open: OpenCalls) => boolean;
 }
 
 /** Runs of a workspace. */
@@ -59,9 +81,10 @@ export interface RunStore {
   save(run: RunRecord): Promise<void>;
   /**
    * Load every session of the run, repairing histories (appends only; a torn tail is cut).
-   * The caller must hold the run lock (`acquireRunLock`) first.
+   * The caller must hold the run lock (`acquireRunLock`) first. `options.keepOpen` spares
+   * sessions whose open tool calls the caller will resume.
    */
-  load(run: RunRecord, now: Date): Promise<LoadedRun>;
+  load(run: RunRecord, now: Date, options?: LoadOptions): Promise<LoadedRun>;
 }
 
 /** An exclusive lock on driving a run (`runs/<runId>/lock`, pid + host + time; stale when the pid is gone). */

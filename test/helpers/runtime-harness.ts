@@ -12,7 +12,7 @@ import { createRegistry, type CollectiveRegistry } from '../../src/collective/re
 import { createCollectiveTools } from '../../src/collective/tools';
 import { createRunStore } from '../../src/session/run-store';
 import { acquireRunLock } from '../../src/session/lock';
-import { createApprovalQueue, type ApprovalQueue } from '../../src/authz/approvals';
+import { createApprovalQueue, readPendingApprovals, type ApprovalQueue } from '../../src/authz/approvals';
 import { grantGuard } from '../../src/authz/grant-guard';
 import { createApproverPolicy } from '../../src/authz/approver';
 import { createDenialTracker } from '../../src/authz/denial-tracker';
@@ -27,6 +27,7 @@ import type { Core } from '../../src/runtime/commands';
 import type { HeadlessMode } from '../../src/runtime/env';
 import type { AuditRecord, Authorize, Triage } from '../../src/runtime/ports';
 import { lastLedgerSeq } from '../../src/runtime/ledger-seq';
+import { keepOpenFor } from '../../src/runtime/resume';
 
 /** The repository root (holds config/). */
 export const APP_DIR = join(import.meta.dirname, '..', '..');
@@ -77,7 +78,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const run = latest ?? (await runStore.create(clock()));
   const locked = acquireRunLock(layout, run.id, { pid: process.pid, hostname: hostname(), now: clock() });
   if (!locked.ok) throw new Error(locked.error);
-  const loaded = await runStore.load(run, clock());
+  const participants = await store.loadAll();
+  const pending = await readPendingApprovals(layout.approvals(run.id));
+  const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
+  const loaded = await runStore.load(run, clock(), { keepOpen: keepOpenFor(pending, isActiveAgent) });
   const bus = createBus({ runId: run.id, startSeq: await lastLedgerSeq(layout.events(run.id)) });
   const events: LegionEvent[] = [];
   const watchers = new Set<(event: LegionEvent) => void>();

@@ -4,4 +4,5 @@ export type { ApprovalQueue, ApprovalQueueOptions, RaiseInput, QueueResult } fro
 export type { ApprovalRequest, ApprovalOutcome, ApprovalRecord } from './state';
 export type { Clock, IdSource } from './deps';
 export { approvalLineSchema } from './schema';
+export { readPendingApprovals } from './load';
 export type { ApprovalLine, FinalDecision } from './schema';

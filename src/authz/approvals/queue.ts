@@ -62,6 +62,11 @@ export interface ApprovalQueue {
   expire(requestIds: readonly string[]): string[];
   /** Pending requests, oldest first, optionally only those waiting on one approver. */
   pending(filter?: { readonly approverId?: string }): ApprovalRequest[];
+  /** Every request of the run with its outcome, in the order raised (a restart finds a batch's requests here). */
+  records(): ApprovalRecord[];
+  /** Emit `approval-request` again for the still-pending ids (a restart re-offers what a resumed turn
+   *  waits for; nothing is written: the requests are on disk). Returns the ids re-offered. */
+  reoffer(requestIds: readonly string[]): string[];
   get(requestId: string): ApprovalRecord | undefined;
   /** Shutdown: stop writing; every waiter resolves at once with a rejection that is NOT persisted,
    *  so the requests stay pending on disk. Later writes fail. */
@@ -248,6 +253,17 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
 
     pending(filter) {
       return state.pending(filter?.approverId);
+    },
+
+    records() {
+      return [...state.records.values()];
+    },
+
+    reoffer(requestIds) {
+      if (closed) return [];
+      const ids_ = pendingOnly(requestIds);
+      for (const id of ids_) emitRequest(state.records.get(id)!.request);
+      return ids_;
     },
 
     get(requestId) {

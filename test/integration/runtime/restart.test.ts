@@ -42,7 +42,7 @@ test('restart: a new core over the same workspace resumes the run: history reada
   });
 });
 
-test('restart: an approval pending at shutdown stays pending on disk, then expires on resume ("interrupted, ask again")', async () => {
+test('restart: an approval pending at shutdown stays pending on disk with its batch open, and is offered again on resume', async () => {
   await withTempDir(async (dir) => {
     const first = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
     const sent = first.core.send('worker', 'write it');
@@ -50,16 +50,15 @@ test('restart: an approval pending at shutdown stays pending on disk, then expir
     await first.waitFor((e) => e.type === 'approval-request');
     await first.close('quit');
     assert.equal(eventsOf(first.events, 'approval-resolve').length, 0, 'shutdown does not resolve pending requests');
-    const [interrupted] = toolResults(first.core.history(sent.sessionId));
-    assert.match(interrupted!.content, /Legion stopped/);
-    assertAllValid(first.core);
+    assert.deepEqual(toolResults(first.core.history(sent.sessionId)), [], 'the batch stays open: the next start resumes it');
     const lines = (await readFile(first.layout.approvals(first.core.runId), 'utf8')).trim().split('\n');
     assert.equal(lines.length, 1, 'only the request line: still pending on disk');
 
-    const second = await startHarness({ dir, script: SCRIPT });
-    const resolved = eventsOf(second.events, 'approval-resolve');
-    assert.deepEqual(resolved.map((r) => [r.requestId, r.decision, r.decidedBy]), [['apr-1', 'rejected', 'cancel']]);
-    assert.ok(eventsOf(second.events, 'notice').some((n) => /expired/.test(n.message)));
+    // (restart-approvals.test.ts covers deciding it; here: offered again, and Esc leaves a valid history.)
+    const second = await startHarness({ dir, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    assert.deepEqual(second.core.pendingApprovals().map((p) => p.requestId), ['apr-1']);
+    second.core.cancel(sent.sessionId);
+    await second.core.idle(sent.sessionId);
     assert.deepEqual(second.core.pendingApprovals(), []);
     assertAllValid(second.core);
     await second.close();

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { layoutFor } from '../../../src/storage/layout';
+import { createRunStore } from '../../../src/session/run-store';
+import type { OpenCalls } from '../../../src/session/types';
+import type { Message } from '../../../src/model/message';
+import { planRepair } from '../../../src/model/repair';
+import { withTempDir } from '../../helpers/tmp';
+import { assistantTools, counterIds, steppingClock, T0, userText } from './helpers';
+
+const USER_LANE = 'session-user__ur-agent__default';
+const NESTED = 'session-ur-agent__scribe__files';
+const lines = (...ms: Message[]): string => ms.map((m) => JSON.stringify(m) + '\n').join('');
+
+test('load with keepOpen: the sessions it keeps stay open on disk and are listed in `kept`; the others are repaired; inspect repairs all and writes nothing', async () => {
+  await withTempDir(async (dir) => {
+    const layout = layoutFor(dir);
+    const runs = createRunStore(layout, steppingClock(), counterIds());
+    const run = await runs.create(T0);
+    await mkdir(layout.sessionsDir(run.id), { recursive: true });
+    const open = [userText('write it', 1), assistantTools([{ id: 'tu_1', name: 'file_write', input: { path: 'x', content: 'y' } }, { id: 'tu_2', name: 'file_read', input: { path: 'x' } }], '', 2)];
+    const nested = [userText('write it', 1), assistantTools([{ id: 'tu_9', name: 'file_write', input: { path: 'x', content: 'y' } }], '', 2)];
+    await writeFile(layout.sessionFile(run.id, USER_LANE), lines(...open));
+    await writeFile(layout.sessionFile(run.id, NESTED), lines(...nested));
+
+    const asked: OpenCalls[] = [];
+    const shown = await runs.inspect(run, T0);
+    assert.equal(shown.sessions.get(USER_LANE)!.messages().length, 3, 'inspect repairs in memory');
+    assert.equal(await readFile(layout.sessionFile(run.id, USER_LANE), 'utf8'), lines(...open), 'inspect writes nothing');
+
+    const loaded = await runs.load(run, T0, { keepOpen: (o) => (asked.push(o), o.sessionId === USER_LANE) });
+    assert.deepEqual(asked.map((o) => [o.sessionId, o.key.initiatorId, o.toolUseIds]), [[NESTED, 'ur-agent', ['tu_9']], [USER_LANE, 'user', ['tu_1', 'tu_2']]]);
+    assert.deepEqual(loaded.kept!.map((k) => k.sessionId), [USER_LANE]);
+    assert.deepEqual(loaded.repairs.map((r) => r.sessionId), [NESTED]);
+    assert.equal(await readFile(layout.sessionFile(run.id, USER_LANE), 'utf8'), lines(...open), 'kept open: nothing appended');
+    assert.deepEqual(loaded.sessions.get(USER_LANE)!.messages(), open);
+    assert.deepEqual(planRepair(open, T0.toISOString()).problems, [], 'an open last batch is no problem (it is answered or resumed)');
+    assert.equal(loaded.sessions.get(NESTED)!.messages().length, 3);
+
+    const defaults = await runs.load(run, T0);
+    assert.deepEqual(defaults.kept, []);
+    assert.deepEqual(defaults.repairs.map((r) => r.sessionId), [USER_LANE], 'without keepOpen every session is repaired');
+  });
+});
