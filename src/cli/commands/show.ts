@@ -1,6 +1,9 @@
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
 import { planRepair } from '../../model/repair';
+import { toolUsesOf } from '../../model/message';
+import { readPendingApprovals } from '../../authz/approvals';
+import { keepOpenFor } from '../../runtime/resume';
 import { layoutFor, type Layout } from '../../storage/layout';
 import { checkWorkspace } from '../../storage/workspace';
 import { createRunStore, type FileRunStore } from '../../session/run-store';
@@ -41,8 +44,15 @@ async function showTranscript(io: CliIo, layout: Layout, run: RunRecord, wanted:
   const read = await readSessionFile(layout, run.id, sessionId);
   if (!read) throw new LegionError(`no session "${wanted}" in run ${run.id} (see \`legion show ${run.id}\`)`);
   for (const issue of read.issues) io.stderr(`legion: note: ${issue.message}\n`);
-  // Repaired for display only: `show` never writes.
-  const repair = planRepair(read.messages, systemClock().toISOString());
+  // Repaired for display only: `show` never writes. A batch that waits for approvals (the next
+  // start resumes it) says so instead of "interrupted".
+  const pending = (await readPendingApprovals(layout.approvals(run.id))).filter((r) => r.sessionId === sessionId);
+  const last = read.messages[read.messages.length - 1];
+  const open = { sessionId, key: read.key, toolUseIds: last && last.role === 'assistant' ? toolUsesOf(last).map((u) => u.id) : [] };
+  const waiting = keepOpenFor(pending, () => true)(open)
+    ? `not run yet: waiting for approval (${pending.filter((r) => open.toolUseIds.includes(r.toolUseId)).map((r) => r.requestId).join(', ')}); the turn resumes when Legion starts`
+    : undefined;
+  const repair = planRepair(read.messages, systemClock().toISOString(), waiting);
   io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append]));
 }
 
