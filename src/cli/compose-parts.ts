@@ -1,12 +1,10 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
 import type { LegionConfig } from '../config/schema';
 import type { EventBus } from '../events/bus';
 import type { Layout } from '../storage/layout';
 import { appendJsonl } from '../storage/jsonl';
 import type { CollectiveRegistry } from '../collective/registry';
 import type { RuleSet } from '../authz/rules/rule-set';
-import { createAuthorizer } from '../authz/authorizer';
+import { createAuthorizer, workspaceRealPath } from '../authz/authorizer';
 import { allowancesFile, createAllowanceSet, readAllowances } from '../authz/allowances';
 import { createAuditLog } from '../authz/audit';
 import { createTriage } from '../authz/triage';
@@ -46,14 +44,7 @@ export async function composeAuthz(options: {
   warnings.push(...read.issues);
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, scrub(allowance)) });
-  const realPath = (rel: string): string | null => {
-    try {
-      const real = relative(workspaceRoot, realpathSync(join(workspaceRoot, rel)));
-      return isAbsolute(real) ? real : real || '.';
-    } catch {
-      return null;
-    }
-  };
+  const realPath = workspaceRealPath(workspaceRoot);
   const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath });
 
   const log = createAuditLog(layout, options.clock, { secrets: options.secrets });
