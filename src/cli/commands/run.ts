@@ -79,6 +79,8 @@ export const runCommand: Command = {
       }
       io.stderr('legion: interrupting… (Ctrl+C again to kill)\n');
       if (sessionId) core.cancel(sessionId);
+      // Also turns resumed from before a restart (see below).
+      for (const session of core.sessions()) core.cancel(session.id);
     };
     process.on('SIGINT', onSigint);
     try {
@@ -100,6 +102,9 @@ export const runCommand: Command = {
           code = RUN_EXIT.incomplete;
         }
       }
+      // Turns a previous Legion left waiting on approvals resumed at start (their requests decided
+      // per --approve); they finish before the run closes.
+      if (code !== RUN_EXIT.interrupted) await Promise.all(core.sessions().map((s) => core.idle(s.id)));
       if (rejected.length > 0) {
         io.stderr(`legion: note: ${rejected.length} action(s) needing approval were rejected (--approve ${approve}): ${rejected.join(', ')}; see .legion/audit/\n`);
       }
