@@ -9,7 +9,8 @@
  * of parallel tool calls (a `file_write` the rules ask for → a pending approval, `file_read`s
  * they allow, a `todo_write`, a `modify_agent` rewriting a participant file) and go on for a
  * few batches. The driver answers approval requests after a random delay (approve, reject, or
- * leave pending), cancels a turn now and then, and sends to several agents in parallel.
+ * leave pending; requests re-offered after a restart too), cancels a turn now and then, and
+ * sends to several agents in parallel.
  * It prints one line `ready <runId>` on stdout once the core runs, then `turn <n>` lines.
  */
 import { composeApp } from '../../src/cli/compose';
@@ -40,26 +41,31 @@ async function drive(workspace: string, appDir: string, seed: number): Promise<v
     appDir,
     workspaceRoot: workspace,
   };
-  const app = await composeApp(context);
-  const { core } = app;
-  core.bus.subscribeAll((event: LegionEvent) => {
-    if (event.type !== 'approval-request' || event.approverId !== 'user') return;
+  let core: Awaited<ReturnType<typeof composeApp>>['core'] | undefined;
+  const answer = (requestId: string): void => {
     const roll = random();
     // Some requests are left pending for a while (a kill then finds them open).
     const delay = roll < 0.3 ? 200 + random() * 400 : random() * 20;
     setTimeout(() => {
       const decision = random() < 0.6 ? 'approved' : 'rejected';
-      core.resolveApprovals([event.requestId], decision, decision === 'rejected' ? { reason: 'not now' } : {});
+      core?.resolveApprovals([requestId], decision, decision === 'rejected' ? { reason: 'not now' } : {});
     }, delay);
+  };
+  // Subscribed before the core starts: requests re-offered from before a crash are answered too.
+  const app = await composeApp(context, {
+    onBus: (bus) => void bus.subscribeAll((event: LegionEvent) => {
+      if (event.type === 'approval-request' && event.approverId === 'user') answer(event.requestId);
+    }),
   });
+  core = app.core;
   process.stdout.write(`ready ${app.runId}\n`);
   let turns = 0;
   const loop = async (agent: string, lane: string): Promise<void> => {
     for (let n = 0; ; n++) {
-      const sent = core.send(agent, `task ${agent}-${n}`, lane);
+      const sent = app.core.send(agent, `task ${agent}-${n}`, lane);
       if (!sent.ok) throw new Error(sent.error);
-      if (random() < 0.15) setTimeout(() => core.cancel(sent.sessionId), random() * 40);
-      await core.idle(sent.sessionId);
+      if (random() < 0.15) setTimeout(() => app.core.cancel(sent.sessionId), random() * 40);
+      await app.core.idle(sent.sessionId);
       process.stdout.write(`turn ${++turns}\n`);
     }
   };

@@ -19,7 +19,8 @@ import { startStrictApiServer, type StrictApiServer } from '../../helpers/strict
  * a JSONL file (what a power loss mid-write leaves). After each kill the workspace is loaded
  * through the same modules (`composeApp`, which takes over the stale lock, repairs and expires)
  * and checked: every JSON file parses, no complete JSONL line is lost, torn tails are dropped
- * and reported, every tool_use is answered, pending approvals expire, and a new turn in every
+ * and reported, every pending approval is offered again (its user lane resumes the turn, which
+ * is decided and finishes) or expired, every tool_use is answered, and a new turn in every
  * lane succeeds against a server that refuses invalid histories like the Anthropic API does.
  * Quick mode: 20 kills; LEGION_RELIABILITY_LONG=1: 200. LEGION_CRASH_SEED reproduces a run.
  */
@@ -169,6 +170,7 @@ async function verify(dir: string, server: StrictApiServer, round: number, torn:
     for (const request of offered) {
       assert.ok(pendingBefore.has(request.requestId), where(`${request.requestId} was pending before the kill`));
       assert.match(request.sessionId, /^session-user__/, where('only a user lane resumes'));
+      assert.ok(events.some((e) => e.type === 'approval-request' && e.requestId === request.requestId), where(`${request.requestId} is offered again (approval-request)`));
     }
     const expired = events.filter((e) => e.type === 'approval-resolve' && pendingBefore.has(e.requestId));
     assert.equal(expired.length + offered.length, pendingBefore.size, where('every pending approval expired or was offered again'));
