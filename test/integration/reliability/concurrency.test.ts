@@ -89,7 +89,7 @@ ${Array.from({ length: N }, (_, i) => `      - { name: spawn_agent, input: { id:
   - { on: tool-error, repeat: true, text: "Failed {{firstText}}." }
 `;
 
-test(`one process, ${N} agents spawned through the registry and sent to at once, 3 rounds: no interleaved or lost line in any file`, { timeout: 120_000 }, async () => {
+test(`one process, ${N} agents spawned through the registry and sent to at once, 3 rounds: no interleaved or lost line in any file`, { timeout: 120_000 }, async (t) => {
   await withTempDir(async (dir) => {
     await setupCrashWorkspace(dir);
     const layout = layoutFor(dir);
@@ -153,5 +153,6 @@ test(`one process, ${N} agents spawned through the registry and sent to at once,
     assert.equal(auditLines, N + 3 * N * 4);
     for (const id of ids) assert.equal(await readFile(join(dir, 'out', `${id}.txt`), 'utf8'), `${id}: round 2 for ${id}\n`);
     assert.ok(lines > 1000, `${lines} lines checked`);
+    t.diagnostic(JSON.stringify({ agents: N, sessions: inMemory.size, files: files.length, lines, ledgerEvents: ledger.length, auditLines, approvals: approvals.length }));
   });
 });

@@ -96,7 +96,7 @@ function streamedText(jsonOut: string): string {
   return jsonOut.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'text-delta').map((e) => e.text).join('');
 }
 
-async function check(dir: string, key: string, runs: Record<string, CliRun>, server: StrictApiServer): Promise<void> {
+async function check(dir: string, key: string, runs: Record<string, CliRun>, server: StrictApiServer): Promise<number> {
   for (const [name, r] of Object.entries(runs)) assert.equal(r.code, 0, `${name}: ${r.stderr}`);
   const outputs: Record<string, string> = {};
   for (const [name, r] of Object.entries(runs)) {
@@ -120,9 +120,10 @@ async function check(dir: string, key: string, runs: Record<string, CliRun>, ser
   const todos = files.find((f) => f.endsWith('todos.json'))!;
   assert.match(await readFile(join(dir, '.legion', todos), 'utf8'), /rotate \[REDACTED\]/);
   assert.match(await readFile(join(dir, '.legion', 'collective', 'participants', 'keeper.json'), 'utf8'), /keeps \[REDACTED\]/);
+  return files.length;
 }
 
-test('secrets through main(): legion run and legion run --json never write or print the API key', { timeout: 60_000 }, async () => {
+test('secrets through main(): legion run and legion run --json never write or print the API key', { timeout: 60_000 }, async (t) => {
   const key = `sk-ant-test-${randomBytes(16).toString('hex')}`;
   const server = await startStrictApiServer({ reply: modelFor(key) });
   try {
@@ -133,7 +134,7 @@ test('secrets through main(): legion run and legion run --json never write or pr
       const text = await cli([`keep my key ${key} in config/key.txt`]);
       assert.equal(text.stdout, 'All set, the key [REDACTED] is in config/key.txt.\n');
       const json = await cli(['--json', `again: ${key}`]);
-      await check(dir, key, { text, json }, server);
+      t.diagnostic(`${await check(dir, key, { text, json }, server)} files under .legion/ grepped`);
       // The model saw the key only where the user sent it in this very request, never from history.
       const last = JSON.stringify(server.requests.at(-1)!.body.messages.slice(0, -3));
       assert.ok(!last.includes(key), 'earlier messages sent back to the model are scrubbed');
