@@ -1,4 +1,4 @@
-import React, { useCallback, useMemo, useRef, useSyncExternalStore } from 'react';
+import React, { memo, useCallback, useMemo, useRef, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import type { LegionCore } from '../src/runtime/core-api';
 import type { Keymap } from './keymap';
@@ -12,7 +12,7 @@ import { laneGrid } from './lanes/layout';
 import { laneBodyHeight } from './lanes/Lane';
 import { activityRow } from './lanes/activity';
 import { Composer, composerRows } from './composer/Composer';
-import { StatusBar, busyAgents } from './StatusBar';
+import { StatusBar } from './StatusBar';
 import { ModalHost } from './modals/ModalHost';
 import { ModalKeysContext, type ModalKeyHandler, type ModalKeysRegistry } from './modals/modal-api';
 import { useKeys } from './use-keys';
@@ -45,12 +45,13 @@ export const DEMO_BANNER = 'DEMO — no API key: set ANTHROPIC_API_KEY or OPENAI
  */
 export function App(props: AppProps) {
   const { core, store, keymap, theme, providerLabel, demo } = props;
-  const state = useSyncExternalStore(store.subscribe, store.getState);
+  const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const { columns, rows } = useTerminalSize();
   const width = Math.max(20, columns);
   const height = Math.max(6, rows - 1);
 
-  const spinner = useSpinner(busyAgents(state).length > 0, theme.spinner);
+  // Spinners only while something works: not while everyone waits (for an approval, say).
+  const spinner = useSpinner(anyWorking(state), theme.spinner, props.now);
   const session = focusedSession(state);
   const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
   const readOnly = session ? !isUserSession(session) : true;
@@ -90,7 +91,7 @@ export function App(props: AppProps) {
         ) : (
           <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} />
         )}
-        {theme.plain ? null : <Text>{lineToAnsi([{ text: theme.rule.repeat(width), tone: 'muted' }], theme)}</Text>}
+        {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
         <Text>{lineToAnsi(hintLine(state, keymap, theme, width, readOnly), theme)}</Text>
         <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')} theme={theme} />
@@ -98,6 +99,20 @@ export function App(props: AppProps) {
     </ModalKeysContext.Provider>
   );
 }
+
+/** Some agent thinks or runs a tool. A communicator call only waits on another session, which has its own status. */
+export function anyWorking(state: UiState): boolean {
+  for (const id of state.order) {
+    const s = state.sessions[id];
+    if (s && (s.status === 'thinking' || (s.status === 'running-tool' && s.detail !== 'communicator'))) return true;
+  }
+  return false;
+}
+
+/** The rule above the composer: a box's top border (Ink draws it without measuring text). */
+const Rule = memo(function Rule({ width, theme }: { readonly width: number; readonly theme: Theme }) {
+  return <Box width={width} height={1} borderStyle="single" borderBottom={false} borderLeft={false} borderRight={false} {...(theme.color ? { borderColor: 'gray' } : {})} />;
+});
 
 /** The lane at `index`: its width and transcript height (for paging). */
 function laneBox(state: UiState, width: number, height: number, index: number, theme: Theme): { width: number; bodyHeight: number } | null {

@@ -19,7 +19,7 @@ export interface StartTuiOptions {
 }
 
 /** Ink may redraw keystrokes this often; streamed output is paced by `ui.maxFps` in the store. */
-export const INK_MAX_FPS = 120;
+export const INK_MAX_FPS = 250;
 
 /**
  * `legion [start]`: compose the core for the run (`--run <id>`, `--new`, else the latest),

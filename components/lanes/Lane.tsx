@@ -48,20 +48,25 @@ export const Lane = memo(function Lane(props: LaneProps) {
     [session, ctx, view.scroll, bodyHeight],
   );
   const header = headerLine(props, shown.below);
-  const rows: React.ReactNode[] = [<Text key="h">{lineToAnsi(header, theme)}</Text>];
+  const rows: React.ReactNode[] = [<Row key="h" text={lineToAnsi(header, theme)} />];
   for (let i = 0; i < bodyHeight; i++) {
     const line = shown.lines[i];
-    // An empty Ink text takes no row: blank lines are one space.
-    rows.push(<Text key={i}>{(line && lineToAnsi(line, theme)) || ' '}</Text>);
+    rows.push(<Row key={i} text={line ? lineToAnsi(line, theme) : ''} />);
   }
   if (activity !== null) {
-    rows.push(<Text key="a">{lineToAnsi([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme)}</Text>);
+    rows.push(<Row key="a" text={lineToAnsi([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme)} />);
   }
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height}>
       {rows}
     </Box>
   );
+});
+
+/** One screen row; re-rendered only when its text changes (a streamed delta usually touches one row). */
+const Row = memo(function Row({ text }: { readonly text: string }) {
+  // An empty Ink text takes no row: a blank line is one space.
+  return <Text>{text || ' '}</Text>;
 });
 
 function headerLine(props: LaneProps, scrolled: boolean): Line {

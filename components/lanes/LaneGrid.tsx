@@ -57,7 +57,14 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
   );
 });
 
+/**
+ * The rule between lanes: a box's left border (drawn by Ink as one cached string per row, no
+ * text measuring), or a column of spaces in plain mode.
+ */
 const Separator = memo(function Separator({ height, theme }: { readonly height: number; readonly theme: Theme }) {
-  const bar = theme.color ? `\x1b[90m${theme.separator}\x1b[0m` : theme.separator;
-  return <Box width={1} height={height}><Text>{Array.from({ length: height }, () => bar).join('\n')}</Text></Box>;
+  if (theme.plain) return <Box width={1} height={height} />;
+  return (
+    <Box width={1} height={height} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false}
+      {...(theme.color ? { borderColor: 'gray' } : {})} />
+  );
 });

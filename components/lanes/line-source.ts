@@ -16,45 +16,53 @@ export interface LineSource {
 
 export function lineSource(session: SessionView, ctx: LineContext): LineSource {
   const n = session.entries.length;
-  const hasTail = session.streaming !== '';
+  const tail = session.streaming === '' ? [] : tailBlocks(session, ctx);
   return {
-    count: n + (hasTail ? 1 : 0),
-    lines: (index) => (index < n ? entryLines(session, index, ctx) : tailLines(session, ctx)),
+    count: n + tail.length,
+    lines: (index) => (index < n ? entryLines(session, index, ctx) : tail[index - n]!),
   };
 }
 
-// Streamed text grows by small deltas: the part before its last paragraph break outside a
-// code fence is stable and rendered once; only the tail is re-rendered per frame.
-interface TailCache { stable: string; width: number; glyphs: object; lines: Line[] }
+// Streamed text only grows within an epoch. The part before its last paragraph break outside
+// a code fence is stable: each newly stable paragraph is rendered once and kept as a block;
+// only the growing last paragraph is rendered per frame. Cost per frame: that paragraph.
+interface TailCache { epoch: number; width: number; glyphs: object; cut: number; blocks: Line[][] }
 const tails = new Map<string, TailCache>();
 const MAX_TAILS = 16;
 
-function tailLines(session: SessionView, ctx: LineContext): readonly Line[] {
-  const text = sanitize(session.streaming);
-  const cut = stableCut(text);
-  const stable = text.slice(0, cut);
+function tailBlocks(session: SessionView, ctx: LineContext): readonly (readonly Line[])[] {
+  const text = session.streaming;
   let cache = tails.get(session.id);
-  if (!cache || cache.stable !== stable || cache.width !== ctx.width || cache.glyphs !== ctx.glyphs) {
-    cache = { stable, width: ctx.width, glyphs: ctx.glyphs, lines: stable === '' ? [] : markdownLines(stable, ctx.width, ctx.glyphs.markdown) };
+  if (!cache || cache.epoch !== session.streamEpoch || cache.width !== ctx.width || cache.glyphs !== ctx.glyphs || cache.cut > text.length) {
+    cache = { epoch: session.streamEpoch, width: ctx.width, glyphs: ctx.glyphs, cut: 0, blocks: [] };
     tails.delete(session.id);
     tails.set(session.id, cache);
     if (tails.size > MAX_TAILS) tails.delete(tails.keys().next().value!);
   }
-  const rest = text.slice(cut);
+  const lead = session.entries.length > 0 || cache.blocks.length > 0;
+  const cut = stableCut(text, cache.cut);
+  if (cut > cache.cut) {
+    const lines = markdownLines(sanitize(text.slice(cache.cut, cut)), ctx.width, ctx.glyphs.markdown);
+    if (lines.length > 0) cache.blocks.push(lead ? [[], ...lines] : lines);
+    cache.cut = cut;
+  }
+  const rest = sanitize(text.slice(cut));
   const restLines = rest.trim() === '' ? [] : markdownLines(rest, ctx.width, ctx.glyphs.markdown);
-  const lead: Line[] = session.entries.length > 0 ? [[]] : [];
-  if (cache.lines.length > 0 && restLines.length > 0) return [...lead, ...cache.lines, [], ...restLines];
-  return [...lead, ...cache.lines, ...restLines];
+  const restLead = session.entries.length > 0 || cache.blocks.length > 0;
+  return restLines.length === 0 ? [...cache.blocks] : [...cache.blocks, restLead ? [[], ...restLines] : restLines];
 }
 
-/** Index just after the last blank line that is outside a fenced code block (0 if none). */
-export function stableCut(text: string): number {
-  let cut = 0;
+/**
+ * Index just after the last blank line outside a fenced code block (0 if none), scanning from
+ * `from` (a previous cut: a line start outside any fence, after a blank line).
+ */
+export function stableCut(text: string, from = 0): number {
+  let cut = from;
   let inFence = false;
-  let lineStart = 0;
-  let prevBlank = false;
-  while (lineStart <= text.length) {
-    let end = text.indexOf('\n', lineStart);
+  let lineStart = from;
+  let prevBlank = from > 0;
+  for (;;) {
+    const end = text.indexOf('\n', lineStart);
     if (end === -1) break; // the last line is still growing
     const line = text.slice(lineStart, end);
     if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence;

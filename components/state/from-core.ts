@@ -14,7 +14,7 @@ export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: b
   for (const info of core.sessions()) {
     sessions[info.id] = {
       id: info.id, initiatorId: info.initiatorId, responderId: info.responderId, name: info.name,
-      status: info.status, entries: core.history(info.id), streaming: '', tools: {},
+      status: info.status, entries: core.history(info.id), streaming: '', streamEpoch: 0, tools: {},
       tokens: 0, costUsd: 0, costKnown: true, lastActivity: info.lastActivity,
     };
     order.push(info.id);

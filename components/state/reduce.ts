@@ -56,9 +56,9 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
     }
     case 'agent-status':
       return update(state, event.sessionId, event.at, (s) => ({
-        ...s, status: event.status, detail: event.detail,
         // A turn that ends without a persisted message (cancel, error) drops its partial text.
-        streaming: event.status === 'idle' || event.status === 'error' ? '' : s.streaming,
+        ...(event.status === 'idle' || event.status === 'error' ? endStream(s) : s),
+        status: event.status, detail: event.detail,
       }));
     case 'usage': {
       const tokens = event.inputTokens + event.outputTokens + event.cacheReadTokens + event.cacheWriteTokens;
@@ -118,11 +118,15 @@ export function addMessage(session: SessionView, message: Message): SessionView 
     }
   }
   return {
-    ...session,
+    ...(message.role === 'assistant' ? endStream(session) : session),
     entries: [...session.entries, message],
-    streaming: message.role === 'assistant' ? '' : session.streaming,
     tools,
   };
+}
+
+/** The streamed text is over (persisted or dropped): the next stream is a new epoch. */
+function endStream(session: SessionView): SessionView {
+  return session.streaming === '' ? session : { ...session, streaming: '', streamEpoch: session.streamEpoch + 1 };
 }
 
 function setTool(session: SessionView, id: string, tool: ToolLive): SessionView {

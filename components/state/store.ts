@@ -18,12 +18,16 @@ export const REAL_TIMERS: Timers = {
 };
 
 /**
- * The UI state container. Bus events are reduced at once (cheap) but listeners hear about
- * them at most once per frame (`frameMs`), so a burst of deltas costs one render. UI actions
- * (keys) notify at once, flushing pending events with them. No timer runs while idle.
+ * The UI state container. Bus events are reduced at once (cheap) but reach the screen at most
+ * once per frame (`frameMs`), so a burst of deltas costs one render. UI actions (keys) reach
+ * it at once, applied to what the screen shows without the events still waiting for their
+ * frame: a keystroke re-renders the composer, not the streaming lanes. No timer runs while idle.
  */
 export interface UiStore {
+  /** The latest state: every event and action applied (commands read this). */
   getState(): UiState;
+  /** What the screen shows: bus events join it once per frame; actions at once. */
+  getSnapshot(): UiState;
   /** Apply one action or several (one notification, so one render). */
   dispatch(action: UiAction | readonly UiAction[]): void;
   subscribe(listener: () => void): () => void;
@@ -42,15 +46,20 @@ export function createUiStore(options: StoreOptions): UiStore {
   const timers = options.timers ?? REAL_TIMERS;
   const listeners = new Set<() => void>();
   let state = options.initial;
+  let shown = state;
   let dirty = false;
   let timer: unknown = null;
   let lastNotify = -Infinity;
 
+  const tell = (): void => {
+    for (const listener of [...listeners]) listener();
+  };
   const notify = (): void => {
     if (timer !== null) { timers.clearTimeout(timer); timer = null; }
     dirty = false;
+    shown = state;
     lastNotify = timers.now();
-    for (const listener of [...listeners]) listener();
+    tell();
   };
   const schedule = (): void => {
     dirty = true;
@@ -75,12 +84,21 @@ export function createUiStore(options: StoreOptions): UiStore {
 
   return {
     getState: () => state,
+    getSnapshot: () => shown,
     dispatch(action) {
+      const actions = Array.isArray(action) ? (action as readonly UiAction[]) : [action as UiAction];
       let next = state;
-      for (const a of Array.isArray(action) ? (action as readonly UiAction[]) : [action as UiAction]) next = applyAction(next, a);
-      if (next === state && !dirty) return;
+      for (const a of actions) next = applyAction(next, a);
+      if (next === state) return;
       state = next;
-      notify();
+      if (!dirty) {
+        shown = state;
+      } else {
+        let view = shown;
+        for (const a of actions) view = applyAction(view, a);
+        shown = view;
+      }
+      tell();
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -37,6 +37,8 @@ export interface SessionView {
   readonly entries: readonly Entry[];
   /** The responder's text streamed since its last persisted message. */
   readonly streaming: string;
+  /** Grows each time `streaming` starts over (a finished or dropped stream): within one epoch it only grows. */
+  readonly streamEpoch: number;
   readonly tools: Readonly<Record<string, ToolLive>>;
   readonly tokens: number;
   readonly costUsd: number;
@@ -131,7 +133,7 @@ export function initialUiState(runId: string, settings: UiSettings): UiState {
 
 export function newSessionView(id: string, initiatorId: string, responderId: string, name: string, at: string): SessionView {
   return {
-    id, initiatorId, responderId, name, status: 'idle', entries: [], streaming: '', tools: {},
+    id, initiatorId, responderId, name, status: 'idle', entries: [], streaming: '', streamEpoch: 0, tools: {},
     tokens: 0, costUsd: 0, costKnown: true, lastActivity: at,
   };
 }

@@ -1,21 +1,32 @@
 import type { Line, Span } from './line';
 import type { Theme } from '../theme';
+import { cellWidth } from './width';
 
 const FG: Readonly<Record<string, number>> = {
   black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90,
 };
 
-// A line's ANSI string is built once per (line, theme): lines are immutable and shared.
-const cache = new WeakMap<Line, { theme: Theme; text: string }>();
+// A line's ANSI string and width are built once per (line, theme): lines are immutable and shared.
+const cache = new WeakMap<Line, { theme: Theme; text: string; width: number }>();
 
 /** A styled line as one ANSI string (one Ink text node per line keeps frames cheap). */
 export function lineToAnsi(line: Line, theme: Theme): string {
+  return ansiLine(line, theme).text;
+}
+
+/** The ANSI string of a line and the cells it takes. */
+export function ansiLine(line: Line, theme: Theme): { readonly text: string; readonly width: number } {
   const hit = cache.get(line);
-  if (hit && hit.theme === theme) return hit.text;
-  let out = '';
-  for (const span of line) out += spanToAnsi(span, theme);
-  cache.set(line, { theme, text: out });
-  return out;
+  if (hit && hit.theme === theme) return hit;
+  let text = '';
+  let width = 0;
+  for (const span of line) {
+    text += spanToAnsi(span, theme);
+    width += cellWidth(span.text);
+  }
+  const entry = { theme, text, width };
+  cache.set(line, entry);
+  return entry;
 }
 
 export function spanToAnsi(span: Span, theme: Theme): string {

@@ -23,7 +23,7 @@ test('streamed deltas show as they arrive; the final message replaces them', asy
   const t = await renderApp();
   try {
     await t.emit(userMessage(U, 'hi'), status(U, 'ur-agent', 'thinking'), text(U, 'ur-agent', 'Hel'));
-    assert.match(t.frame(), /⠋ thinking/);
+    assert.match(t.frame(), /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking/);
     assert.match(t.frame(), /^Hel\s*$/m);
     await t.emit(text(U, 'ur-agent', 'lo **world**'));
     assert.match(t.frame(), /^Hello world\s*$/m);
@@ -45,8 +45,8 @@ test('a delegate opens its lane beside the user lane; the user lane shows its ac
     );
     const f = t.frame();
     const header = f.split('\n')[0]!;
-    assert.match(header, /▶ user → ur-agent · default {2}⠋ running communicator.*│ {2}ur-agent → scribe · files {2}⠋ thinking.*read-only/);
-    assert.match(f, /↳ ur-agent → scribe · files {2}⠋ thinking/);
+    assert.match(header, /▶ user → ur-agent · default {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running communicator.*│ {2}ur-agent → scribe · files {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking.*read-only/);
+    assert.match(f, /↳ ur-agent → scribe · files {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking/);
     assert.match(f, /│› write the docs/);
     assert.match(f, /│On it\./);
     await t.emit(status(S, 'scribe', 'idle'), status(U, 'ur-agent', 'idle'));

@@ -50,7 +50,7 @@ test('plain mode: no box drawing, no spinner, ASCII structure, lanes stacked', a
     await t.emit(open('ur-agent', 'scribe', 'files'), status(S, 'scribe', 'thinking'),
       { type: 'message-add', sessionId: U, message: { role: 'assistant', content: [{ type: 'text', text: '- item\n\n```\ncode\n```' }, { type: 'tool_use', id: 't', name: 'file_read', input: { path: 'x' } }], at } });
     const f = t.frame();
-    assert.doesNotMatch(f, /[─│┌┐└┘╭╮╰╯▶•⚙✓✗○⠋⠙⠹↳→]/u);
+    assert.doesNotMatch(f, /[─│┌┐└┘╭╮╰╯▶•⚙✓✗○⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏↳→]/u);
     assert.match(f, /^> user -> ur-agent - default {2}idle/m);
     assert.match(f, /^ {2}ur-agent -> scribe - files {2}thinking/m);
     assert.match(f, /^- item$/m);
