@@ -11,6 +11,7 @@ import { stateFromCore } from './state/from-core';
 import { createUiStore } from './state/store';
 import { isUserSession } from './state/ui-state';
 import { terminalModes } from './terminal';
+import { INK_MAX_FPS } from './render-options';
 import { ModalServices } from './modals/history-providers';
 import { watchApprovals } from './modals/approval-watch';
 
@@ -18,8 +19,7 @@ export interface StartTuiOptions {
   readonly context: CommandContext;
 }
 
-/** Ink may redraw keystrokes this often; streamed output is paced by `ui.maxFps` in the store. */
-export const INK_MAX_FPS = 250;
+export { INK_MAX_FPS } from './render-options';
 
 /**
  * `legion [start]`: compose the core for the run (`--run <id>`, `--new`, else the latest),

@@ -4,7 +4,8 @@ import { initialUiState, isUserSession } from './ui-state';
 
 /**
  * The UI state of a run as the core knows it now (start and resume): every session with its
- * history (shared, not copied), pending approvals, participants. Lanes: the user's sessions
+ * history (the message objects are shared; the list is copied, since the core's is live and
+ * keeps growing, while the UI's grows by `message-add`), pending approvals, participants. Lanes: the user's sessions
  * first, then the most recently active others, up to `maxLanes`.
  */
 export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: boolean): UiState {
@@ -14,7 +15,7 @@ export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: b
   for (const info of core.sessions()) {
     sessions[info.id] = {
       id: info.id, initiatorId: info.initiatorId, responderId: info.responderId, name: info.name,
-      status: info.status, entries: core.history(info.id), streaming: '', streamEpoch: 0, tools: {},
+      status: info.status, entries: core.history(info.id).slice(), streaming: '', streamEpoch: 0, tools: {},
       tokens: 0, costUsd: 0, costKnown: true, lastActivity: info.lastActivity,
     };
     order.push(info.id);

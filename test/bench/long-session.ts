@@ -1,15 +1,18 @@
 /**
  * long-session: a run of 10 sessions × 10,000 messages (100,000 in all; markdown text, code
- * blocks and tool calls) resumed into the real App (Ink's throttled renderer on fake TTY
- * streams, production React). Each action is timed from the key (or command) to the frame
- * showing it:
- *  - open: show a 10,000-message session in a lane (every session once, cold);
- *  - scroll: PgUp / PgDn / Home / End in it;
- *  - type: a keystroke in the composer of that lane.
- * Then the process RSS with the 100,000 messages loaded. Budgets: each p95 ≤ 16 ms; RSS ≤ 150 MB.
+ * blocks and tool calls).
+ * 1. In process: the real App (Ink's throttled renderer on fake TTY streams, production React)
+ *    on a fake core holding the run. Each action is timed from the key (or command) to the
+ *    frame showing it: open (show a 10,000-message session in a lane, every session once,
+ *    cold), scroll (PgUp / PgDn / Home / End in it), type (a keystroke in its composer).
+ * 2. The built CLI resuming the same run from disk (`legion --run <id>`) in tmux: its RSS once
+ *    the first frame is up (the core's histories and the UI's, as a user would run it).
+ * Budgets: each p95 ≤ 16 ms; RSS ≤ 150 MB.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BenchOptions } from './harness';
-import { gc, rssMb, sleep, stats } from './harness';
+import { appEnv, gc, hasTmux, launchTui, openTmux, prepareWorkspace, rssMb, sleep, stats } from './harness';
 import type { Message } from '../../src/model/message';
 
 function history(count: number, seed: number): Message[] {
@@ -31,7 +34,43 @@ function history(count: number, seed: number): Message[] {
   return out.slice(0, count);
 }
 
-export async function run({ smoke }: BenchOptions): Promise<Record<string, number>> {
+/** Write the run to `<root>/.legion/runs/<runId>/` the way the session store does. */
+function writeRun(root: string, runId: string, sessions: readonly Message[][]): void {
+  const dir = join(root, '.legion', 'runs', runId);
+  mkdirSync(join(dir, 'sessions'), { recursive: true });
+  const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ version: 1, id: runId, createdAt: at, updatedAt: at }));
+  sessions.forEach((messages, s) => {
+    writeFileSync(join(dir, 'sessions', `session-user__ur-agent__s${s}.jsonl`), messages.map((m) => JSON.stringify(m) + '\n').join(''));
+  });
+}
+
+/** RSS (MB) of the built CLI resuming the run, once its first frame is on screen; NaN without tmux. */
+async function appRss(sessions: readonly Message[][], note: BenchOptions['note']): Promise<number> {
+  if (!hasTmux()) {
+    note?.('tmux is not installed: the app RSS is not measured');
+    return NaN;
+  }
+  const ws = prepareWorkspace();
+  const runId = '2026-01-01T00-00-00-bench1';
+  writeRun(ws.dir, runId, sessions);
+  const pane = openTmux({ width: 120, height: 40, env: appEnv(), cwd: ws.dir });
+  try {
+    const r = await launchTui(pane, { timeoutMs: 30_000, args: ['--run', runId] });
+    if (!r.ok || r.pid === null) {
+      note?.(`the app did not start: ${r.ok ? 'no pid' : r.reason}`);
+      return NaN;
+    }
+    await sleep(1500);
+    const status = (await import('node:fs')).readFileSync(`/proc/${r.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  } finally {
+    pane.close();
+    ws.cleanup();
+  }
+}
+
+export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
   // Before React and Ink load: production React, and Ink not in CI mode (it skips frames there).
   process.env.NODE_ENV = 'production';
   delete process.env.CI;
@@ -42,9 +81,8 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
   const sessionCount = smoke ? 2 : 10;
   const core = createFakeCore();
   const ids: string[] = [];
-  for (let s = 0; s < sessionCount; s++) {
-    ids.push(core.seed({ initiatorId: 'user', responderId: 'ur-agent', name: `s${s}` }, history(perSession, s)));
-  }
+  const histories = Array.from({ length: sessionCount }, (_, s) => history(perSession, s));
+  histories.forEach((h, s) => ids.push(core.seed({ initiatorId: 'user', responderId: 'ur-agent', name: `s${s}` }, h)));
   // One lane: opening a session replaces the lane's session (a cold, never drawn transcript).
   const app = mountBenchApp(core, { columns: 160, rows: 48, maxLanes: 1 });
   try {
@@ -60,7 +98,8 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
 
     // open: every session into the focused lane, cold (never shown before).
     const open: number[] = [];
-    for (const id of [...ids.slice(0, -1), ids[ids.length - 1]!]) open.push(await time(() => app.store.dispatch({ type: 'show-session', sessionId: id })));
+    await time(() => app.store.dispatch({ type: 'show-session', sessionId: ids[0]! })); // warm-up (JIT)
+    for (const id of ids.slice(1)) open.push(await time(() => app.store.dispatch({ type: 'show-session', sessionId: id })));
 
     // scroll and type in the focused 10,000-message lane.
     const scroll: number[] = [];
@@ -73,7 +112,9 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
     gc();
     await sleep(100);
     gc();
-    const rss = rssMb();
+    const inProcessRss = rssMb();
+    app.unmount();
+    const rss = await appRss(histories, note);
     const o = stats(open);
     const sc = stats(scroll);
     const ty = stats(type);
@@ -82,6 +123,7 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
       scrollP95Ms: sc.p95, scrollMedianMs: sc.median,
       typeP95Ms: ty.p95, typeMedianMs: ty.median,
       [smoke ? 'rssMbSmoke' : 'rssMb100k']: rss,
+      inProcessRssMb: inProcessRss,
       messages: perSession * sessionCount,
     };
   } finally {

@@ -13,7 +13,7 @@ import { buildKeymap } from '../../components/keymap';
 import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
 import { createUiStore, type UiStore } from '../../components/state/store';
-import { INK_MAX_FPS } from '../../components/start-tui';
+import { INK_MAX_FPS } from '../../components/render-options';
 import type { FakeCore } from './fake-core';
 
 export class BenchStdout extends EventEmitter {

@@ -132,5 +132,10 @@ test('a resumed run shows its sessions and history; PgUp/PgDn/Home/End scroll th
     await t.press('end');
     assert.match(t.frame(), /answer 199/);
     assert.doesNotMatch(t.frame(), /End follows/);
+    // The core's history is live (it already holds a message when message-add arrives): shown once.
+    await t.type('one more');
+    await t.press('enter');
+    assert.equal(t.frame().match(/› one more/g)?.length, 1);
+    assert.equal(t.store.getState().sessions[U]!.entries.length, 401);
   } finally { t.unmount(); }
 });
