@@ -34,7 +34,7 @@ import { createCore } from '../runtime/core';
 import type { Core } from '../runtime/commands';
 import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
-import { keepOpenFor } from '../runtime/resume';
+import { keepOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
 
 export interface ComposeOptions {

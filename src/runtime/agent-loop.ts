@@ -65,7 +65,7 @@ export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: str
   let lastText = '';
   if (resume) {
     lastText = textOf(resume.message);
-    const batch = await executeBatch(hub, slot, turn, toolUsesOf(resume.message), new Map(), resume.requests);
+    const batch = await executeBatch(hub, slot, turn, toolUsesOf(resume.message), new Map(), resume);
     const ended = await afterBatch({ ...batch, notes: [...batch.notes, ...resume.notes] });
     if (ended) return ended;
   } else {

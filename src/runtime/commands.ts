@@ -7,6 +7,7 @@ import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from './co
 import type { Hub } from './hub';
 import { cancelSlot, enqueue } from './scheduler';
 import { answerQuestion } from './user-questions';
+import { turnsToKeepOpen } from './resume';
 import type { TurnOutcome } from './turn';
 
 /** The core as the composition root sees it: `LegionCore` plus what `legion run` needs. */
@@ -155,6 +156,8 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
     shutdown(reason) {
       shutdown ??= (async () => {
         hub.stopping = true;
+        // Batches waiting on approvals (and the callers waiting on them) stay open on disk for the next start.
+        hub.keepAtStop = turnsToKeepOpen(hub);
         // Close the queue first: waiting requests stay pending on disk for the next process.
         env.approvals.close();
         for (const slot of hub.slots.values()) cancelSlot(hub, slot);

@@ -2,9 +2,9 @@ import type { LegionConfig } from '../config/schema';
 import type { EventBus } from '../events/bus';
 import { attachLedger, type Ledger } from '../events/ledger';
 import type { Layout } from '../storage/layout';
-import type { LoadedRun, OpenCalls, RunStore } from '../session/types';
+import type { LoadedRun, RunStore } from '../session/types';
 import type { CollectiveRegistry } from '../collective/registry';
-import { EXPIRED_REASON, type ApprovalQueue } from '../authz/approvals';
+import type { ApprovalQueue } from '../authz/approvals';
 import type { CollectiveServices } from '../collective/tools/services';
 import { messageOf } from '../errors';
 import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
@@ -17,7 +17,7 @@ import { allowGranted, approverPolicy, plainExecuteTool } from './defaults';
 import { communicate } from './delegation';
 import { resolveByAgent } from './agent-approval';
 import { createCommands, type Core } from './commands';
-import { answerDropped, planResumes, startResumes, type PlannedResume } from './resume';
+import { answerDropped, auditExpired, planResumes, startResumes, type ResumePlan } from './resume';
 
 export interface CoreOptions {
   readonly config: LegionConfig;
@@ -25,7 +25,7 @@ export interface CoreOptions {
   readonly layout: Layout;
   /**
    * The run, loaded (histories repaired) by the run store; the caller holds its lock. Sessions
-   * it kept open (`keepOpen: keepOpenFor(readPendingApprovals(…))`) are resumed or answered here.
+   * it kept open (`keepOpen: keepOpenFor(readPendingApprovals(…), …)`) are resumed or answered here.
    */
   readonly run: LoadedRun;
   readonly resumed: boolean;
@@ -58,10 +58,11 @@ export interface CoreOptions {
 
 /**
  * Build the core of one run (the `LegionCore` front ends drive). Emits `run-start`,
- * reports what loading found, resumes the turns of the user's lanes that a previous process
- * left waiting on approvals (`run.kept`, see resume.ts: their requests are re-offered under
- * the same ids), and expires every other request left pending (its turn died with that
- * process; the history answers the call "interrupted"). Expiries are audited.
+ * reports what loading found, resumes the turns a previous process left waiting on approvals
+ * (`run.kept`: the user's lanes, and the call chains below them, see resume.ts; their
+ * requests are re-offered under the same ids), and expires every other request left pending
+ * (its turn died with that process; the history answers the call "interrupted"). Expiries
+ * are audited.
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
   const clock = options.clock ?? (() => new Date());
@@ -104,20 +105,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   for (const repair of options.run.repairs) {
     hub.notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
   }
-  let plan: { resumes: PlannedResume[]; dropped: OpenCalls[] } = { resumes: [], dropped: [...(options.run.kept ?? [])] };
+  let plan: ResumePlan = { resumes: [], dropped: [...(options.run.kept ?? [])], requestIds: new Set() };
   try {
     const loaded = await options.approvals.load();
     for (const issue of loaded.issues) hub.notice('warn', issue);
     plan = planResumes(hub, options.run.kept ?? []);
-    const kept = new Set(plan.resumes.flatMap((r) => [...r.point.requests.values()].map((request) => request.requestId)));
-    const expired = options.approvals.expire(loaded.pending.filter((r) => !kept.has(r.requestId)).map((r) => r.requestId));
-    for (const requestId of expired) {
-      const request = options.approvals.get(requestId)!.request;
-      env.audit({
-        sessionId: request.sessionId, participantId: request.participantId, chain: request.chain, toolName: request.toolName, input: request.input,
-        decision: 'expired', decidedBy: 'cancel', ruleId: request.ruleId, reason: EXPIRED_REASON, requestId,
-      });
-    }
+    const expired = options.approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
+    for (const requestId of expired) auditExpired(hub, requestId);
     if (expired.length > 0) {
       hub.notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
     }

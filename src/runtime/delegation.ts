@@ -6,6 +6,7 @@ import { Delegation, nextNews, type Turn } from './turn';
 import { approvalsBlock, firstLine, outcomeText } from './format';
 import { climb, undecided } from './approval-route';
 import { askUser } from './user-questions';
+import { takeReattach } from './resume';
 
 export interface CommunicateInput {
   readonly targetId: string;
@@ -66,12 +67,15 @@ export async function communicate(hub: Hub, context: ToolContext, input: Communi
   const { slot } = hub.open(key);
   const delegation = new Delegation(turn, sessionId, target.id);
   turn.delegations.add(delegation);
+  // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume.ts).
+  const resume = takeReattach(hub, context.toolUseId, sessionId);
   enqueue(hub, slot, {
     text: input.message,
     chain,
     sessionChain: [...turn.sessionChain, sessionId],
     parent: delegation,
     signal: turn.controller.signal,
+    ...(resume ? { resume } : {}),
     settle: (outcome) => delegation.settle(outcome),
   });
 

@@ -1,6 +1,7 @@
 import type { ToolResultBlock, ToolUseBlock } from '../model/message';
 import type { Verdict } from '../authz/types';
 import type { ApprovalRequest } from '../authz/approvals';
+import { abandon, MAY_HAVE_RUN, READ_ONLY_TOOLS, type ResumePoint } from './resume';
 import type { Tool, ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
@@ -44,13 +45,26 @@ export interface BatchOutcome {
  * 3. run what is allowed (independent calls in parallel, see parallel.ts).
  * Denied and rejected calls get error results naming the reason; every decision is audited.
  * On cancel, calls without an outcome are answered "interrupted by the user". Never throws.
- * `resumed` (a turn resumed after a restart): the requests raised for these calls before it;
- * a call that has one is not asked again — its request is re-offered (or its decision taken) —
- * unless the rules now deny it, which withdraws the request.
+ * `resumed` (a batch resumed after a restart, see resume.ts): a call with a request from
+ * before is not asked again — its request is re-offered (or its decision taken) — unless the
+ * rules now deny it, which withdraws the request. A batch resumed at stage `running` runs
+ * only its re-attached communicator calls and read-only calls again; the rest may have run
+ * and are answered so. `turn.stage` tells shutdown which phase the batch is in.
  */
 export async function executeBatch(
   hub: Hub, slot: SessionSlot, turn: Turn, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>,
-  resumed?: ReadonlyMap<string, ApprovalRequest>,
+  resumed?: ResumePoint,
+): Promise<BatchOutcome> {
+  try {
+    return await runBatch(hub, slot, turn, uses, inputErrors, resumed);
+  } finally {
+    turn.stage = undefined;
+  }
+}
+
+async function runBatch(
+  hub: Hub, slot: SessionSlot, turn: Turn, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>,
+  resumed: ResumePoint | undefined,
 ): Promise<BatchOutcome> {
   const { env } = hub;
   const sessionId = turn.session.id;
@@ -105,7 +119,7 @@ export async function executeBatch(
     } catch (error) {
       verdict = { decision: 'deny', ruleId: null, reason: `authorization failed: ${messageOf(error)}`, source: 'rule' };
     }
-    const earlier = resumed?.get(use.id);
+    const earlier = resumed?.requests.get(use.id);
     if (earlier && verdict.decision !== 'deny') {
       call.request = earlier;
       verdict = { decision: 'ask', ruleId: earlier.ruleId, reason: earlier.reason, source: 'rule' };
@@ -126,19 +140,50 @@ export async function executeBatch(
   // A request found again for a call that now ends otherwise (rules deny it now, tool gone, bad input) is withdrawn.
   if (resumed) {
     for (const call of calls) {
-      const earlier = resumed.get(call.use.id);
+      const earlier = resumed.requests.get(call.use.id);
       if (earlier && call.result) env.approvals.withdraw([earlier.requestId], `withdrawn after the restart: ${call.result.content}`);
     }
   }
+
+  // A batch that was running when Legion stopped: what may have run is not repeated.
+  const attached = new Set<string>();
+  if (resumed?.stage === 'running') {
+    for (const call of calls) {
+      if (call.result || !call.tool) continue;
+      const outcome = call.request ? env.approvals.get(call.request.requestId)?.outcome : undefined;
+      if (call.request && outcome?.decision !== 'approved') {
+        // Decided (and audited) before the stop, not approved: it never ran.
+        finish(call, { content: outcome ? `rejected by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}` : MAY_HAVE_RUN, isError: true });
+        continue;
+      }
+      const child = resumed.children.get(call.use.id);
+      if (child) {
+        hub.reattach.set(call.use.id, child);
+        attached.add(call.use.id);
+      } else if (!READ_ONLY_TOOLS.has(call.use.name)) {
+        finish(call, { content: MAY_HAVE_RUN, isError: true });
+        continue;
+      }
+      if (call.request) call.verdict = { ...call.verdict!, decision: 'allow' }; // approved before the stop
+    }
+  }
+  const keptAtStop = (): boolean => hub.stopping && hub.keepAtStop.has(turn);
+  /** Resumed turns below this batch that will not run after all are answered and expired. */
+  const releaseChildren = (): void => {
+    for (const [useId, child] of resumed?.children ?? []) {
+      const consumed = attached.has(useId) && !hub.reattach.has(useId);
+      hub.reattach.delete(useId);
+      if (!consumed && !hub.stopping) abandon(hub, child);
+    }
+  };
 
   // Phase 2: approvals, raised together.
   const asks = calls.filter((c) => c.verdict?.decision === 'ask' && !c.result);
   if (asks.length > 0) {
     hub.setStatus(slot, 'waiting-approval', `${asks.length} approval${asks.length > 1 ? 's' : ''}`);
+    turn.stage = 'approvals';
     const decisions = await decideAsks(hub, turn, asks);
-    if (hub.stopping && !turn.parent && asks.some((c) => c.request && !env.approvals.get(c.request.requestId)?.outcome)) {
-      return { results: [], notes, leftOpen: true };
-    }
+    if (keptAtStop()) return { results: [], notes, leftOpen: true };
     for (const [call, outcome] of decisions) {
       if (outcome.decision === 'approved') {
         track(call, 'allowed');
@@ -155,6 +200,7 @@ export async function executeBatch(
   const runnable = calls.filter((c) => !c.result && c.tool);
   if (runnable.length > 0 && !signal.aborted) {
     hub.setStatus(slot, 'running-tool', runnable.map((c) => c.use.name).join(', '));
+    turn.stage = 'running';
     await runScheduled(hub, runnable, signal, async (call) => {
       const context: ToolContext = hub.toolContext(turn, call.use.id);
       let result: ToolResult;
@@ -166,6 +212,9 @@ export async function executeBatch(
       if (!signal.aborted) finish(call, result);
     });
   }
+
+  if (keptAtStop()) return { results: [], notes, leftOpen: true };
+  releaseChildren();
 
   const reason = interruptedText(hub);
   for (const call of calls) if (!call.result) finish(call, { content: reason, isError: true });

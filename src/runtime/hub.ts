@@ -5,6 +5,7 @@ import { sessionIdOf } from '../session/ids';
 import type { RuntimeEnv } from './env';
 import type { Turn, TurnRequest } from './turn';
 import type { Question } from './user-questions';
+import type { ResumeChild } from './resume';
 import type { ToolContext } from '../tools/types';
 
 /** Runtime state of one session: its turn queue, the running turn, the responder's status. */
@@ -37,6 +38,10 @@ export class Hub {
   readonly askers = new Map<string, Turn>();
   /** Every running turn, for shutdown. */
   readonly running = new Set<Turn>();
+  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (resume.ts). */
+  readonly reattach = new Map<string, ResumeChild>();
+  /** Set at shutdown: turns whose open batch stays on disk for the next start to resume. */
+  keepAtStop: ReadonlySet<Turn> = new Set();
   private turnSeq = 0;
   private drainWaiters: (() => void)[] = [];
   stopping = false;

@@ -2,6 +2,7 @@ import type { Agent } from '../collective/participant';
 import type { ApprovalRequest } from '../authz/approvals';
 import type { SessionHandle } from '../session/types';
 import type { ResumePoint } from './resume';
+import type { ResumeStage } from './resume-plan';
 
 /** How a turn (or a question to the user) ended, as its caller sees it. */
 export type TurnOutcome =
@@ -44,6 +45,8 @@ export interface Turn {
   readonly delivered: Set<string>;
   /** Called whenever a delegation of this turn has news (an outcome or requests for this agent). */
   readonly wakers: Set<() => void>;
+  /** The phase of the current tool batch: waiting on its approvals, or running its calls. */
+  stage?: ResumeStage;
   finished: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { planRepair } from '../model/repair';
+import { toolUsesOf } from '../model/message';
 import { LegionError, messageOf } from '../errors';
 import { writeJsonAtomic } from '../storage/atomic';
 import { appendJsonl, type JsonlIssue } from '../storage/jsonl';
@@ -89,23 +90,29 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
     const kept: OpenCalls[] = [];
     const seeds: SessionSeed[] = [];
     const at = now.toISOString();
-    for (const file of files) {
+    const plans = files.map((file) => planRepair(file.messages, at));
+    const open: OpenCalls[] = [];
+    files.forEach((file, i) => {
+      const last = file.messages[file.messages.length - 1];
+      if (plans[i]!.append.length > 0 && last) open.push({ sessionId: file.id, key: file.key, toolUseIds: plans[i]!.answered, uses: toolUsesOf(last) });
+    });
+    const keep = open.length > 0 && options.keepOpen ? options.keepOpen(open) : new Set<string>();
+    files.forEach((file, i) => {
+      const plan = plans[i]!;
       issues.push(...file.issues);
-      const plan = planRepair(file.messages, at);
       for (const problem of plan.problems) {
         issues.push({ file: file.file, line: 0, kind: 'invalid', message: `${file.file}: ${problem} (kept; left out of what providers are sent)` });
       }
       if (write) fixTail(file);
-      const open: OpenCalls = { sessionId: file.id, key: file.key, toolUseIds: plan.answered };
-      if (plan.append.length > 0 && options.keepOpen?.(open)) {
-        kept.push(open);
+      if (plan.append.length > 0 && keep.has(file.id)) {
+        kept.push(open.find((o) => o.sessionId === file.id)!);
       } else if (plan.append.length > 0) {
         if (write) appendJsonl(file.file, ...plan.append);
         file.messages.push(...plan.append);
         repairs.push({ sessionId: file.id, answered: plan.answered });
       }
       seeds.push(seedOf(file));
-    }
+    });
     const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write });
     return { run, sessions, issues, repairs, kept };
   }

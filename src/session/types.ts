@@ -1,4 +1,4 @@
-import type { Message } from '../model/message';
+import type { Message, ToolUseBlock } from '../model/message';
 import type { JsonlIssue } from '../storage/jsonl';
 
 /** `runs/<runId>/run.json` (versioned). */
@@ -61,15 +61,17 @@ export interface OpenCalls {
   readonly key: SessionKey;
   /** The tool_use ids of the last (assistant) message, in order. */
   readonly toolUseIds: readonly string[];
+  /** Those tool_use blocks. */
+  readonly uses: readonly ToolUseBlock[];
 }
 
 export interface LoadOptions {
   /**
-   * Asked for each session that ends with unanswered tool calls: true leaves it open (no
-   * "interrupted" results appended; see `LoadedRun.kept`) because the caller resumes that
-   * turn. Default: every session is repaired.
+   * Asked once with every session that ends with unanswered tool calls; the ids it returns are
+   * left open (no "interrupted" results appended; see `LoadedRun.kept`) because the caller
+   * resumes those turns. Default: every session is repaired.
    */
-  readonly keepOpen?: (open: OpenCalls) => boolean;
+  readonly keepOpen?: (open: readonly OpenCalls[]) => ReadonlySet<string>;
 }
 
 /** Runs of a workspace. */

@@ -27,7 +27,7 @@ import type { Core } from '../../src/runtime/commands';
 import type { HeadlessMode } from '../../src/runtime/env';
 import type { AuditRecord, Authorize, Triage } from '../../src/runtime/ports';
 import { lastLedgerSeq } from '../../src/runtime/ledger-seq';
-import { keepOpenFor } from '../../src/runtime/resume';
+import { keepOpenFor } from '../../src/runtime/resume-plan';
 
 /** The repository root (holds config/). */
 export const APP_DIR = join(import.meta.dirname, '..', '..');

@@ -3,7 +3,7 @@ import { LegionError } from '../../errors';
 import { planRepair } from '../../model/repair';
 import { toolUsesOf } from '../../model/message';
 import { readPendingApprovals } from '../../authz/approvals';
-import { keepOpenFor } from '../../runtime/resume';
+import { raisedFor } from '../../runtime/resume-plan';
 import { layoutFor, type Layout } from '../../storage/layout';
 import { checkWorkspace } from '../../storage/workspace';
 import { createRunStore, type FileRunStore } from '../../session/run-store';
@@ -44,13 +44,20 @@ async function showTranscript(io: CliIo, layout: Layout, run: RunRecord, wanted:
   const read = await readSessionFile(layout, run.id, sessionId);
   if (!read) throw new LegionError(`no session "${wanted}" in run ${run.id} (see \`legion show ${run.id}\`)`);
   for (const issue of read.issues) io.stderr(`legion: note: ${issue.message}\n`);
-  // Repaired for display only: `show` never writes. A batch that waits for approvals (the next
-  // start resumes it) says so instead of "interrupted".
-  const pending = (await readPendingApprovals(layout.approvals(run.id))).filter((r) => r.sessionId === sessionId);
+  // Repaired for display only: `show` never writes. A batch left open while approvals were
+  // pending (its own, or of a call chain below it) says so instead of "interrupted".
+  const pending = (await readPendingApprovals(layout.approvals(run.id))).filter((r) => r.chain.length >= 2);
   const last = read.messages[read.messages.length - 1];
-  const open = { sessionId, key: read.key, toolUseIds: last && last.role === 'assistant' ? toolUsesOf(last).map((u) => u.id) : [] };
-  const waiting = keepOpenFor(pending, () => true)(open)
-    ? `not run yet: waiting for approval (${pending.filter((r) => open.toolUseIds.includes(r.toolUseId)).map((r) => r.requestId).join(', ')}); the turn resumes when Legion starts`
+  const uses = last && last.role === 'assistant' ? toolUsesOf(last) : [];
+  const open = { sessionId, key: read.key, toolUseIds: uses.map((u) => u.id), uses };
+  const own = pending.filter((r) => raisedFor(r, open)).map((r) => r.requestId);
+  const below = pending.filter((r) => {
+    const at = r.chain.indexOf(read.key.responderId);
+    return at > 0 && at < r.chain.length - 1 && r.chain[at - 1] === read.key.initiatorId;
+  }).map((r) => r.requestId);
+  const ids = own.length > 0 ? own : below;
+  const waiting = uses.length > 0 && ids.length > 0
+    ? `open: ${own.length > 0 ? 'waiting for approval' : 'a call below waits for approval'} (${ids.join(', ')}); resumed or expired when Legion starts`
     : undefined;
   const repair = planRepair(read.messages, systemClock().toISOString(), waiting);
   io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append]));

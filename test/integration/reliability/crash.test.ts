@@ -169,7 +169,7 @@ async function verify(dir: string, server: StrictApiServer, round: number, torn:
     const offered = app.core.pendingApprovals();
     for (const request of offered) {
       assert.ok(pendingBefore.has(request.requestId), where(`${request.requestId} was pending before the kill`));
-      assert.match(request.sessionId, /^session-user__/, where('only a user lane resumes'));
+      assert.match(request.sessionId, /^session-user__/, where('this workload has no delegation: what resumes is a user lane'));
       assert.ok(events.some((e) => e.type === 'approval-request' && e.requestId === request.requestId), where(`${request.requestId} is offered again (approval-request)`));
     }
     const expired = events.filter((e) => e.type === 'approval-resolve' && pendingBefore.has(e.requestId));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planRepair } from '../../../src/model/repair';
 import { toolUsesOf, type Message } from '../../../src/model/message';
@@ -110,7 +110,7 @@ test('restart: Esc on a resumed turn withdraws its request and leaves a valid hi
   });
 });
 
-test('restart: a nested request (lead → worker, the lead\'s communicator call died) expires "interrupted, ask again"', async () => {
+test('restart: a nested request (user → lead → worker) is offered again; approving it finishes the worker, whose reply reaches the lead\'s resumed communicator call', async () => {
   await withTempDir(async (dir) => {
     const first = await startRestartHarness(dir);
     const sent = first.core.send('lead', 'delegate the write');
@@ -118,7 +118,41 @@ test('restart: a nested request (lead → worker, the lead\'s communicator call 
     const request = (await first.waitFor((e) => e.type === 'approval-request')) as Extract<LegionEvent, { type: 'approval-request' }>;
     assert.deepEqual(request.chain, ['user', 'lead', 'worker']);
     await first.close('quit');
-    assertAllValid(first.core);
+    const workerSession = 'session-lead__worker__default';
+    // Both batches stay open: the lead's communicator call, the worker's batch.
+    for (const id of [sent.sessionId, workerSession]) assert.equal(first.core.history(id).at(-1)!.role, 'assistant', id);
+    assertNoProblems(first);
+
+    const second = await startRestartHarness(dir);
+    assert.deepEqual(second.core.pendingApprovals().map((p) => [p.requestId, p.sessionId, p.chain.join(' → ')]), [[request.requestId, workerSession, 'user → lead → worker']]);
+    assert.ok(eventsOf(second.events, 'notice').some((n) => /lead resumes its turn in session-user__lead__default: 1 approval request\(s\) of worker/.test(n.message)));
+    await second.waitFor((e) => e.type === 'approval-request' && e.requestId === request.requestId);
+    assert.equal(eventsOf(second.events, 'message-add').length, 0, 'no new message to the worker: the call re-attaches');
+    assert.deepEqual(second.core.resolveApprovals([request.requestId], 'approved'), { ok: true });
+    assert.equal(await second.core.idle(sent.sessionId), 'the worker is done');
+    assert.match(second.core.history(workerSession).at(-1)!.content[0]!.type === 'text' ? (second.core.history(workerSession).at(-1)!.content[0] as { text: string }).text : '', /^wrote it after/);
+    assert.equal(readFileSync(join(dir, 'x.txt'), 'utf8'), 'hello');
+    const leadResults = toolResults(second.core.history(sent.sessionId));
+    assert.equal(leadResults.length, 1);
+    assert.match(leadResults[0]!.content, /wrote it after/);
+    assertAllValid(second.core);
+    assert.deepEqual(second.audit.filter((a) => a.requestId === request.requestId).map((a) => a.decision), ['approved']);
+    await second.close();
+  });
+});
+
+test('restart: a nested request whose caller\'s communicator call was already answered cannot resume: it expires "interrupted, ask again"', async () => {
+  await withTempDir(async (dir) => {
+    const first = await startRestartHarness(dir);
+    const sent = first.core.send('lead', 'delegate the write');
+    assert.ok(sent.ok);
+    const request = (await first.waitFor((e) => e.type === 'approval-request')) as Extract<LegionEvent, { type: 'approval-request' }>;
+    await first.close('quit');
+    // The lead's call answered "interrupted" (as an older Legion did at quit): the chain is broken.
+    const [call] = toolUsesOf(first.core.history(sent.sessionId).at(-1)!);
+    appendFileSync(first.layout.sessionFile(first.core.runId, sent.sessionId), JSON.stringify({
+      role: 'user', content: [{ type: 'tool_result', toolUseId: call!.id, content: 'interrupted by the user while waiting on worker', isError: true }], at: new Date().toISOString(),
+    }) + '\n');
 
     const second = await startRestartHarness(dir);
     assert.deepEqual(second.core.pendingApprovals(), []);

@@ -1,0 +1,133 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { planRepair } from '../../../src/model/repair';
+import type { LegionEvent } from '../../../src/events/types';
+import { MAY_HAVE_RUN } from '../../../src/runtime/resume';
+import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
+import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
+import { withTempDir } from '../../helpers/tmp';
+
+/**
+ * Call chains across a restart: the lead's batch delegates to two workers in parallel (each
+ * asks the user to write a file), writes its todo list and reads a file. Quitting keeps all
+ * three batches open; the next start re-attaches the lead's communicator calls to the
+ * resumed workers, re-reads the file, and does not repeat the todo write.
+ */
+const SCRIPT = `
+replies:
+  - agent: lead
+    when: "split"
+    toolCalls:
+      - { name: communicator, input: { targetId: worker, sessionName: a, message: "write a.txt" } }
+      - { name: communicator, input: { targetId: worker, sessionName: b, message: "write b.txt" } }
+      - { name: todo_write, input: { todos: [{ id: "1", content: "split", status: in_progress }] } }
+      - { name: file_read, input: { path: seed.txt } }
+  - { agent: lead, on: tool-error, repeat: true, text: "lead saw: {{lastText}}" }
+  - { agent: lead, on: tool-result, repeat: true, text: "lead: all good" }
+  - { agent: worker, when: "write a.txt", toolCalls: [{ name: file_write, input: { path: a.txt, content: A } }] }
+  - { agent: worker, when: "write b.txt", toolCalls: [{ name: file_write, input: { path: b.txt, content: B } }] }
+  - { agent: worker, on: tool-error, repeat: true, text: "worker could not: {{lastText}}" }
+  - { agent: worker, on: tool-result, repeat: true, text: "worker wrote it" }
+`;
+
+function start(dir: string): Promise<Harness> {
+  writeFileSync(join(dir, 'seed.txt'), 'seed text\n');
+  return startHarness({
+    dir, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }),
+    agents: [{ id: 'lead', tools: ['communicator', 'todo_write', 'file_read'] }, { id: 'worker', tools: ['file_write'] }],
+  });
+}
+
+const LEAD = 'session-user__lead__default';
+const A = 'session-lead__worker__a';
+const B = 'session-lead__worker__b';
+
+/** First process: both workers wait on the user's approval; then quit. Returns request ids by session. */
+async function quitWithTwoPending(dir: string): Promise<Map<string, string>> {
+  const first = await start(dir);
+  assert.ok(first.core.send('lead', 'split the work').ok);
+  await waitUntil(() => first.core.pendingApprovals().length === 2);
+  const ids = new Map(first.core.pendingApprovals().map((p) => [p.sessionId, p.requestId]));
+  await first.close('quit');
+  for (const id of [LEAD, A, B]) {
+    const history = first.core.history(id);
+    assert.equal(history.at(-1)!.role, 'assistant', `${id} stays open`);
+    assert.deepEqual(planRepair(history, new Date().toISOString()).problems, [], id);
+  }
+  return ids;
+}
+
+async function waitUntil(check: () => boolean, ms = 4000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('waitUntil: timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('restart, two parallel delegations waiting: both re-offered; approve one, reject one; the lead gets both replies, re-reads, does not repeat its todo write', async () => {
+  await withTempDir(async (dir) => {
+    const ids = await quitWithTwoPending(dir);
+    const second = await start(dir);
+    await waitUntil(() => eventsOf(second.events, 'approval-request').length === 2);
+    assert.deepEqual(second.core.pendingApprovals().map((p) => p.requestId).sort(), [...ids.values()].sort());
+    second.core.resolveApprovals([ids.get(A)!], 'approved');
+    second.core.resolveApprovals([ids.get(B)!], 'rejected', { reason: 'not b' });
+    const text = await second.core.idle(LEAD);
+    assert.equal(readFileSync(join(dir, 'a.txt'), 'utf8'), 'A');
+    assert.equal(existsSync(join(dir, 'b.txt')), false);
+    const results = toolResults(second.core.history(LEAD));
+    assert.equal(results.length, 4, 'one result per call of the lead\'s batch');
+    assert.match(results[0]!.content, /worker wrote it/);
+    assert.match(results[1]!.content, /worker could not: rejected by user: not b/);
+    assert.deepEqual([results[2]!.content, results[2]!.isError], [MAY_HAVE_RUN, true], 'the todo write may have run: not repeated');
+    assert.match(results[3]!.content, /seed text/, 'the read runs again');
+    assert.match(text, /^lead saw:/);
+    assertAllValid(second.core);
+    assert.equal(eventsOf(second.events, 'message-add').filter((e) => e.sessionId === A || e.sessionId === B).filter((e) => e.message.role === 'user' && e.message.content.some((b) => b.type === 'text')).length, 0, 'no message re-sent to the workers');
+    await second.close();
+  });
+});
+
+test('restart, chain: Esc on the lead withdraws both re-offered requests and answers every open batch; quitting again while a chain waits keeps it for the next start', async () => {
+  await withTempDir(async (dir) => {
+    await quitWithTwoPending(dir);
+    // Quit again at once: everything stays open, the third start still has both requests.
+    const second = await start(dir);
+    await waitUntil(() => eventsOf(second.events, 'approval-request').length === 2);
+    await second.close('quit again');
+    for (const id of [LEAD, A, B]) assert.equal(second.core.history(id).at(-1)!.role, 'assistant', `${id} stays open again`);
+
+    const third = await start(dir);
+    await waitUntil(() => eventsOf(third.events, 'approval-request').length === 2);
+    third.core.cancel(LEAD);
+    await third.core.idle(LEAD);
+    await waitUntil(() => third.core.pendingApprovals().length === 0);
+    const resolved = eventsOf(third.events, 'approval-resolve') as Extract<LegionEvent, { type: 'approval-resolve' }>[];
+    assert.deepEqual(resolved.map((r) => r.decidedBy), ['cancel', 'cancel']);
+    assertAllValid(third.core);
+    await third.close();
+    const fourth = await start(dir);
+    assert.equal(eventsOf(fourth.events, 'approval-request').length, 0);
+    assertAllValid(fourth.core);
+    await fourth.close();
+  });
+});
+
+test('restart, chain: Esc on one resumed worker interrupts only it; the lead hears so and finishes with the other reply', async () => {
+  await withTempDir(async (dir) => {
+    const ids = await quitWithTwoPending(dir);
+    const second = await start(dir);
+    await waitUntil(() => eventsOf(second.events, 'approval-request').length === 2);
+    second.core.cancel(B);
+    second.core.resolveApprovals([ids.get(A)!], 'approved');
+    await second.core.idle(LEAD);
+    const results = toolResults(second.core.history(LEAD));
+    assert.match(results[0]!.content, /worker wrote it/);
+    assert.match(results[1]!.content, /interrupted/);
+    assertAllValid(second.core);
+    await second.close();
+  });
+});
