@@ -92,17 +92,23 @@ export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
       if (childNode && point) children.set(useId, { sessionId: childId, agentId: childNode.open.key.responderId, point });
     }
     if (node.stage === 'running' && children.size === 0) return null;
-    resumed.add(node.open.sessionId);
-    for (const request of requests.values()) requestIds.add(request.requestId);
     const notes = node.stage === 'approvals' ? lostDelegations(hub, node.open.key.responderId, messages, new Set(nodes.keys())) : [];
     return { message: last, stage: node.stage, requests, children, notes };
+  };
+  /** Only chains that start (from a user's lane) count as resumed. */
+  const collect = (sessionId: string, point: ResumePoint): void => {
+    resumed.add(sessionId);
+    for (const request of point.requests.values()) requestIds.add(request.requestId);
+    for (const child of point.children.values()) collect(child.sessionId, child.point);
   };
 
   const resumes: PlannedResume[] = [];
   for (const node of nodes.values()) {
     if (node.open.key.initiatorId !== USER_ID) continue;
     const point = pointOf(node);
-    if (point) resumes.push({ sessionId: node.open.sessionId, agentId: node.open.key.responderId, point });
+    if (!point) continue;
+    resumes.push({ sessionId: node.open.sessionId, agentId: node.open.key.responderId, point });
+    collect(node.open.sessionId, point);
   }
   return { resumes, dropped: kept.filter((o) => !resumed.has(o.sessionId)), requestIds };
 }
