@@ -29,7 +29,7 @@ function rssMB(): number {
   return process.memoryUsage().rss / MB;
 }
 
-test('a 1 MB model reply streamed through the core: no crash, bounded memory, valid history, the next turn is accepted', { timeout: 60_000 }, async () => {
+test('a 1 MB model reply streamed through the core: no crash, bounded memory, valid history, the next turn is accepted', { timeout: 60_000 }, async (t) => {
   // 1,024 deltas of 1 KiB, with multi-byte characters that SSE chunking may split.
   const piece = `é漢🙂${'abcdefghijklmnopqrstuvwxyz0123456789 '.repeat(30)}`.slice(0, 1020);
   const chunks = Array.from({ length: 1024 }, (_, i) => `${String(i).padStart(4, '0')}${piece}`);
@@ -56,6 +56,7 @@ test('a 1 MB model reply streamed through the core: no crash, bounded memory, va
       assert.equal(text, reply, 'the whole reply, byte for byte');
       assert.equal(events.map((e) => (e.type === 'text-delta' ? e.text : '')).join(''), reply);
       assert.ok(peak - before < 150, `RSS grew by ${Math.round(peak - before)} MB for a 1 MB reply`);
+      t.diagnostic(JSON.stringify({ replyChars: reply.length, deltas: events.length, peakRssGrowthMB: Math.round(peak - before) }));
 
       const again = app.core.send('ur-agent', 'now briefly');
       assert.ok(again.ok);
