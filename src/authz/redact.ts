@@ -47,8 +47,8 @@ export function redact(text: string, secrets: readonly string[] = []): string {
   return out;
 }
 
-/** The values of the provider key variables present in `env`, for `redact(text, secrets)`. */
+/** The values of the provider credential variables present in `env`, for `redact(text, secrets)`. */
 export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  const names = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'];
+  const names = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
   return names.map((n) => env[n]?.trim()).filter((v): v is string => v !== undefined && v.length > 0);
 }
