@@ -152,3 +152,13 @@ test('damaged on disk, non-fatal: todos.json cut in half → the todo tool fails
   assert.equal(a.get(file.replace('<run>', runId)), '{"version": 1, "partic');
   assertOnlyAppended(b, a);
 });
+
+test('damaged on disk, non-fatal: a garbage run lock → taken over with one warning, released at exit', async () => {
+  const file = 'runs/<run>/lock';
+  const { r, before: b, after: a, dir } = await damaged((l) => writeFile(join(l, file.replace('<run>', runId)), '{"pid": 12'));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr.replaceAll(dir, '<ws>'), `legion: warning: took over the lock of run ${runId} (the lock file was unreadable)\n`);
+  assert.equal(a.has(file.replace('<run>', runId)), false, 'the lock is gone after the run');
+  b.delete(file.replace('<run>', runId));
+  assertOnlyAppended(b, a);
+});
