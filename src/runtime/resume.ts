@@ -3,7 +3,8 @@ import { EXPIRED_REASON, type ApprovalRequest } from '../authz/approvals';
 import { toolResultsOf, toolUsesOf, type Message } from '../model/message';
 import { INTERRUPTED_RESULT } from '../model/repair';
 import type { OpenCalls } from '../session/types';
-import { raisedFor, resumableChains, type ChainNode, type ResumeStage } from './resume-plan';
+import { sessionIdOf } from '../session/ids';
+import { communicatorTarget, raisedFor, resumableChains, type ChainNode, type ResumeStage } from './resume-plan';
 import type { Hub } from './hub';
 import type { Turn } from './turn';
 import { answerOpenCalls } from './agent-loop';
@@ -92,7 +93,12 @@ export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
       if (childNode && point) children.set(useId, { sessionId: childId, agentId: childNode.open.key.responderId, point });
     }
     if (node.stage === 'running' && children.size === 0) return null;
-    const notes = node.stage === 'approvals' ? lostDelegations(hub, node.open.key.responderId, messages, new Set(nodes.keys())) : [];
+    // Sessions this batch talks to itself get their own results; the others were earlier delegations.
+    const own = node.open.uses.flatMap((u) => {
+      const target = communicatorTarget(u);
+      return target ? [sessionIdOf({ initiatorId: node.open.key.responderId, responderId: target.targetId, name: target.name })] : [];
+    });
+    const notes = lostDelegations(hub, node.open.key.responderId, messages, new Set([...nodes.keys(), ...own]));
     return { message: last, stage: node.stage, requests, children, notes };
   };
   /** Only chains that start (from a user's lane) count as resumed. */
@@ -114,9 +120,10 @@ export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
 }
 
 /**
- * Sessions the agent sent messages to during this turn that were cut off before replying
- * (their last message is still the agent's or an "interrupted" result): the communicator
- * promised the agent their replies, which will not come now.
+ * Sessions the agent sent a message to during this turn (the delegations whose calls returned
+ * early) that were cut off before replying (their last message is still the agent's or an
+ * "interrupted" result): the communicator promised the agent their replies, which will not
+ * come now.
  */
 function lostDelegations(hub: Hub, agentId: string, messages: readonly Message[], kept: ReadonlySet<string>): string[] {
   let turnStart = '';
@@ -131,10 +138,12 @@ function lostDelegations(hub: Hub, agentId: string, messages: readonly Message[]
     if (s.key.initiatorId !== agentId || s.key.responderId === USER_ID || kept.has(s.id)) return false;
     const all = s.messages();
     const end = all[all.length - 1];
-    return end !== undefined && end.role === 'user' && end.at >= turnStart;
+    // The agent's last message there (what started that session's last turn) was sent during this turn.
+    const sent = all.findLast((m) => m.role === 'user' && toolResultsOf(m).length === 0);
+    return end !== undefined && end.role === 'user' && sent !== undefined && sent.at >= turnStart;
   });
   if (lost.length === 0) return [];
-  return [`[Legion restarted while your tool calls waited for approval. These sessions had not replied yet and were interrupted: ${lost.map((s) => s.id).join(', ')}. Ask again if you still need their replies.]`];
+  return [`[Legion restarted while this turn was waiting. These sessions had not replied yet and were interrupted: ${lost.map((s) => s.id).join(', ')}. Ask again if you still need their replies.]`];
 }
 
 /** Answer the open calls of sessions kept open that will not resume ("interrupted"), with a notice. */

@@ -131,3 +131,55 @@ test('restart, chain: Esc on one resumed worker interrupts only it; the lead hea
     await second.close();
   });
 });
+
+/**
+ * The lead may approve writes: the worker's request is handed to it (its communicator call
+ * returns early, the delegation is detached), and the lead, instead of deciding, asks the
+ * user for a write of its own. Quitting there keeps the lead's lane (it waits on its own
+ * request) but not the worker (its caller's call was already answered): the worker's request
+ * expires, and the resumed lead is told that the worker was cut off.
+ */
+const APPROVER = `
+replies:
+  - { agent: lead, when: "delegate", toolCalls: [{ name: communicator, input: { targetId: worker, message: "write it" } }] }
+  - { agent: lead, when: "has not finished", toolCalls: [{ name: file_write, input: { path: own.txt, content: own } }] }
+  - { agent: lead, on: tool-error, repeat: true, text: "lead saw: {{lastText}}" }
+  - { agent: lead, on: tool-result, repeat: true, text: "lead: {{lastText}}" }
+  - { agent: worker, when: "write it", toolCalls: [{ name: file_write, input: { path: x.txt, content: x } }] }
+  - { agent: worker, on: tool-result, repeat: true, text: "worker wrote it" }
+`;
+
+test('restart: a request handed to an agent approver (its caller\'s call returned early) cannot resume and expires; the caller resumes its own request and is told the worker was cut off', async () => {
+  await withTempDir(async (dir) => {
+    const startApprover = (): Promise<Harness> => startHarness({
+      dir, script: APPROVER, authorize: authorizeBy({ file_write: 'ask' }),
+      agents: [
+        { id: 'lead', tools: ['communicator', 'resolve_approval', 'file_write'], approvalAuthority: ['file_write'] },
+        { id: 'worker', tools: ['file_write'] },
+      ],
+    });
+    const first = await startApprover();
+    const sent = first.core.send('lead', 'delegate the write');
+    assert.ok(sent.ok);
+    const handed = await first.waitFor((e) => e.type === 'approval-request' && e.participantId === 'worker');
+    assert.equal(handed.type === 'approval-request' && handed.approverId, 'lead');
+    const own = await first.waitFor((e) => e.type === 'approval-request' && e.participantId === 'lead');
+    await first.close('quit');
+    assert.equal(first.core.history(sent.sessionId).at(-1)!.role, 'assistant', 'the lead waits on its own request: kept open');
+    assert.equal(first.core.history('session-lead__worker__default').at(-1)!.role, 'user', 'the worker is answered at the quit');
+
+    const second = await startApprover();
+    const expired = eventsOf(second.events, 'approval-resolve');
+    assert.deepEqual(expired.map((r) => [r.requestId, r.reason]), [[handed.type === 'approval-request' ? handed.requestId : '', 'interrupted, ask again']]);
+    assert.deepEqual(second.core.pendingApprovals().map((p) => p.requestId), [own.type === 'approval-request' ? own.requestId : '']);
+    second.core.resolveApprovals([second.core.pendingApprovals()[0]!.requestId], 'approved');
+    await second.core.idle(sent.sessionId);
+    const notes = second.core.history(sent.sessionId).flatMap((m) => m.content).filter((b) => b.type === 'text' && b.text.startsWith('[Legion restarted'));
+    assert.equal(notes.length, 1);
+    assert.match((notes[0] as { text: string }).text, /interrupted: session-lead__worker__default\./);
+    assert.equal(readFileSync(join(dir, 'own.txt'), 'utf8'), 'own');
+    assert.equal(existsSync(join(dir, 'x.txt')), false);
+    assertAllValid(second.core);
+    await second.close();
+  });
+});
