@@ -1,4 +1,4 @@
-import React, { memo, useCallback, useMemo, useRef, useSyncExternalStore } from 'react';
+import React, { memo, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import type { LegionCore } from '../src/runtime/core-api';
 import type { Keymap } from './keymap';
@@ -20,6 +20,7 @@ import { useSpinner } from './use-spinner';
 import { useTerminalSize } from './use-terminal-size';
 import { handleKey } from './app-keys';
 import { lineToAnsi, sanitize } from './text/ansi';
+import { highlightVersion, loadHighlighter } from './markdown/highlight';
 import { truncate } from './text/width';
 import type { Span } from './text/line';
 
@@ -51,6 +52,7 @@ export function App(props: AppProps) {
   const height = Math.max(6, rows - 1);
 
   // Spinners only while something works: not while everyone waits (for an approval, say).
+  const highlight = useHighlighter();
   const spinner = useSpinner(anyWorking(state), theme.spinner, props.now);
   const session = focusedSession(state);
   const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
@@ -89,7 +91,7 @@ export function App(props: AppProps) {
         {state.modal ? (
           <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} store={store} close={close} />
         ) : (
-          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} />
+          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} />
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
@@ -107,6 +109,17 @@ export function anyWorking(state: UiState): boolean {
     if (s && (s.status === 'thinking' || (s.status === 'running-tool' && s.detail !== 'communicator'))) return true;
   }
   return false;
+}
+
+/** Load code highlighting once the first frame is drawn; its version re-renders the lanes. */
+function useHighlighter(): number {
+  const [version, setVersion] = useState(highlightVersion);
+  useEffect(() => {
+    let live = true;
+    const timer = setTimeout(() => void loadHighlighter().then(() => { if (live) setVersion(highlightVersion()); }), 0);
+    return () => { live = false; clearTimeout(timer); };
+  }, []);
+  return version;
 }
 
 /** The rule above the composer: a box's top border (Ink draws it without measuring text). */

@@ -10,6 +10,7 @@ import { formatCost, formatTokens, statusText } from '../format';
 import { lineSource } from './line-source';
 import { viewport } from './viewport';
 import type { LineContext } from './entry-lines';
+import { highlightVersion } from '../markdown/highlight';
 
 export interface LaneProps {
   readonly session: SessionView;
@@ -22,6 +23,8 @@ export interface LaneProps {
   /** Current spinner frame ('' when none). */
   readonly spinner: string;
   readonly theme: Theme;
+  /** `highlightVersion()`: a new value re-renders the lane with highlighted code. */
+  readonly highlight: number;
 }
 
 /** Lines of transcript a lane of `height` rows shows (header and activity row excluded). */
@@ -32,9 +35,10 @@ export function laneBodyHeight(height: number, hasActivity: boolean): number {
 /** Context for wrapping a lane's lines; stable per (width, expanded, theme) so caches hit. */
 const contexts = new Map<string, LineContext>();
 export function lineContext(width: number, expanded: boolean, theme: Theme): LineContext {
-  const key = `${width}:${expanded}:${theme.plain}`;
+  const highlight = highlightVersion();
+  const key = `${width}:${expanded}:${theme.plain}:${highlight}`;
   let ctx = contexts.get(key);
-  if (!ctx) contexts.set(key, (ctx = { width: Math.max(1, width), expanded, glyphs: theme.transcript }));
+  if (!ctx) contexts.set(key, (ctx = { width: Math.max(1, width), expanded, glyphs: theme.transcript, highlight }));
   return ctx;
 }
 

@@ -13,10 +13,12 @@ export interface LaneGridProps {
   readonly height: number;
   readonly spinner: string;
   readonly theme: Theme;
+  /** `highlightVersion()` (see Lane). */
+  readonly highlight: number;
 }
 
 /** The visible lanes in a grid (see `laneGrid`), separated by a vertical rule. */
-export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme }: LaneGridProps) {
+export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme, highlight }: LaneGridProps) {
   const rows = laneGrid(width, height, state.lanes.length, theme.plain);
   if (rows.length === 0) {
     return <Box height={height}><Text>{theme.color ? '\x1b[90mNo session yet.\x1b[0m' : 'No session yet.'}</Text></Box>;
@@ -41,6 +43,7 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
                 activity={activity}
                 spinner={isBusy(session.status) ? spinner : ''}
                 theme={theme}
+                highlight={highlight}
               />
             );
             if (c === 0) return lane;

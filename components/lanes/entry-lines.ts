@@ -24,19 +24,21 @@ export interface LineContext {
   readonly width: number;
   readonly expanded: boolean;
   readonly glyphs: TranscriptGlyphs;
+  /** `highlightVersion()` when made: lines cached before code highlighting loaded are rebuilt. */
+  readonly highlight: number;
 }
 
 /** Lines shown for an expanded tool result at most. */
 export const EXPANDED_RESULT_LINES = 40;
 
-// Finished text never changes: its wrapped lines are kept per (block, width, glyphs).
-const textCache = new WeakMap<object, { width: number; glyphs: TranscriptGlyphs; lines: Line[] }>();
+// Finished text never changes: its wrapped lines are kept per (block, width, glyphs, highlighting).
+const textCache = new WeakMap<object, { width: number; glyphs: TranscriptGlyphs; highlight: number; lines: Line[] }>();
 
 function cached(key: object, ctx: LineContext, make: () => Line[]): Line[] {
   const hit = textCache.get(key);
-  if (hit && hit.width === ctx.width && hit.glyphs === ctx.glyphs) return hit.lines;
+  if (hit && hit.width === ctx.width && hit.glyphs === ctx.glyphs && hit.highlight === ctx.highlight) return hit.lines;
   const lines = make();
-  textCache.set(key, { width: ctx.width, glyphs: ctx.glyphs, lines });
+  textCache.set(key, { width: ctx.width, glyphs: ctx.glyphs, highlight: ctx.highlight, lines });
   return lines;
 }
 

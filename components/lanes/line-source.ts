@@ -26,15 +26,15 @@ export function lineSource(session: SessionView, ctx: LineContext): LineSource {
 // Streamed text only grows within an epoch. The part before its last paragraph break outside
 // a code fence is stable: each newly stable paragraph is rendered once and kept as a block;
 // only the growing last paragraph is rendered per frame. Cost per frame: that paragraph.
-interface TailCache { epoch: number; width: number; glyphs: object; cut: number; blocks: Line[][] }
+interface TailCache { epoch: number; ctx: LineContext; cut: number; blocks: Line[][] }
 const tails = new Map<string, TailCache>();
 const MAX_TAILS = 16;
 
 function tailBlocks(session: SessionView, ctx: LineContext): readonly (readonly Line[])[] {
   const text = session.streaming;
   let cache = tails.get(session.id);
-  if (!cache || cache.epoch !== session.streamEpoch || cache.width !== ctx.width || cache.glyphs !== ctx.glyphs || cache.cut > text.length) {
-    cache = { epoch: session.streamEpoch, width: ctx.width, glyphs: ctx.glyphs, cut: 0, blocks: [] };
+  if (!cache || cache.epoch !== session.streamEpoch || cache.ctx.width !== ctx.width || cache.ctx.glyphs !== ctx.glyphs || cache.ctx.highlight !== ctx.highlight || cache.cut > text.length) {
+    cache = { epoch: session.streamEpoch, ctx, cut: 0, blocks: [] };
     tails.delete(session.id);
     tails.set(session.id, cache);
     if (tails.size > MAX_TAILS) tails.delete(tails.keys().next().value!);

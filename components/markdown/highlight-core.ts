@@ -32,13 +32,14 @@ const TONES: Readonly<Record<string, Tone>> = {
 const ENTITIES: Readonly<Record<string, string>> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'" };
 const decode = (s: string): string => s.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (e) => ENTITIES[e] ?? e);
 
-export function isKnownLanguage(lang: string): boolean {
+function isKnownLanguage(lang: string): boolean {
   return lang !== '' && hljs.getLanguage(lang) !== undefined;
 }
 
 /**
  * Highlight `code` in `lang` into one span list per source line. Unknown languages come back
  * unstyled (no auto-detection: it is slow and often wrong on short snippets).
+ * Loaded on demand through `./highlight` (it costs start-up time).
  */
 export function highlightLines(code: string, lang: string): Span[][] {
   const sourceLines = code.split('\n');

@@ -1,11 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { markdownLines, PLAIN_MARKDOWN } from '../../components/markdown/markdown-lines';
-import { highlightLines } from '../../components/markdown/highlight';
+import { highlightLines, loadHighlighter } from '../../components/markdown/highlight';
 import { wrapSpans } from '../../components/text/wrap';
 import { cellWidth } from '../../components/text/width';
 import { lineText } from '../../components/text/line';
 import { sanitize } from '../../components/text/ansi';
+
+test('code is plain until the highlighter is loaded (after the first frame), then highlighted', async () => {
+  assert.deepEqual(highlightLines('const x = 1;', 'typescript'), [[{ text: 'const x = 1;', tone: 'code' }]]);
+  await loadHighlighter();
+  assert.ok(highlightLines('const x = 1;', 'typescript')[0]!.some((s) => s.tone === 'keyword'));
+});
 
 const md = [
   '# Title', '', 'Some **bold**, *em* and `code` with a [link](https://x.dev).', '',
@@ -13,7 +19,8 @@ const md = [
   '```ts', 'const x: number = 1; // note', '```', '', '> quoted', '', '---',
 ].join('\n');
 
-test('markdown: headings, inline styles, lists, code, quotes and rules', () => {
+test('markdown: headings, inline styles, lists, code, quotes and rules', async () => {
+  await loadHighlighter();
   const lines = markdownLines(md, 60);
   const text = lines.map(lineText);
   assert.equal(text[0], 'Title');
@@ -41,7 +48,8 @@ test('markdown lines never exceed the width; plain glyphs are ASCII', () => {
   assert.deepEqual(plain, ['- a', '', '> b']);
 });
 
-test('highlight: unknown languages stay unstyled; lines are kept', () => {
+test('highlight: unknown languages stay unstyled; lines are kept', async () => {
+  await loadHighlighter();
   assert.deepEqual(highlightLines('a\nb', 'nope').map((l) => l.map((s) => s.text).join('')), ['a', 'b']);
   const py = highlightLines('def f():\n    return "s"', 'python');
   assert.equal(py.length, 2);

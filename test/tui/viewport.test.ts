@@ -68,7 +68,7 @@ test('a session source: finished text wrapped once per width and cached; the str
   const msg = (role: 'user' | 'assistant', text: string): Message => ({ role, content: [{ type: 'text', text }], at: '' });
   const entries = [msg('user', 'question?'), msg('assistant', '# Answer\n\nsome *text* here')];
   const session = { ...newSessionView('s', 'user', 'ur-agent', 'default', ''), entries, streaming: 'more **stream**' };
-  const ctx = { width: 30, expanded: false, glyphs: theme.transcript };
+  const ctx = { width: 30, expanded: false, glyphs: theme.transcript, highlight: 0 };
   const src = lineSource(session, ctx);
   assert.equal(src.count, 3);
   const all = [0, 1, 2].flatMap((i) => texts(src.lines(i)));
