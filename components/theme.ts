@@ -29,10 +29,10 @@ const TONES: Readonly<Record<Tone, string>> = {
 };
 
 const FANCY_TRANSCRIPT: TranscriptGlyphs = {
-  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '○', waiting: '⏸ awaiting approval', more: '…',
+  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '○', waiting: '⏸ awaiting approval', more: '…', dot: '·',
 };
 const PLAIN_TRANSCRIPT: TranscriptGlyphs = {
-  markdown: PLAIN_MARKDOWN, prompt: '> ', tool: 'tool:', ok: 'done', error: 'failed', pending: 'running', waiting: 'awaiting approval', more: '...',
+  markdown: PLAIN_MARKDOWN, prompt: '> ', tool: 'tool:', ok: 'done', error: 'failed', pending: 'running', waiting: 'awaiting approval', more: '...', dot: '-',
 };
 
 export function createTheme(options: { color: boolean; plain: boolean }): Theme {

@@ -73,29 +73,41 @@ const Row = memo(function Row({ text }: { readonly text: string }) {
   return <Text>{text || ' '}</Text>;
 });
 
+/**
+ * `▶ initiator → responder · name  status ──── read-only · tokens`. When it does not fit, the
+ * right part goes first (tokens, then the scroll hint, then "read-only"), then the status is
+ * cut, then the title.
+ */
 function headerLine(props: LaneProps, scrolled: boolean): Line {
   const { session, width, focused, spinner, theme } = props;
   const busy = isBusy(session.status);
   const mark = focused ? theme.focusMark : ' ';
   const title = `${mark} ${session.initiatorId} ${theme.arrow} ${session.responderId} ${theme.dot} ${session.name}`;
-  const status = `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
+  let status = `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
   const parts: string[] = [];
   if (!isUserSession(session)) parts.push('read-only');
   if (scrolled) parts.push(theme.plain ? 'scrolled, End follows' : '↓ End follows');
   if (session.tokens > 0) parts.push(`${formatTokens(session.tokens)} tok ${formatCost(session.costUsd, session.costKnown)}`);
-  const right = parts.join(` ${theme.dot} `);
-  const titleRoom = Math.max(4, width - cellWidth(status) - cellWidth(right) - 4);
-  const left = truncate(title, titleRoom);
-  const used = cellWidth(left) + 2 + cellWidth(status) + cellWidth(right);
-  const fill = Math.max(1, width - used);
+  let right = parts.join(` ${theme.dot} `);
+  // title + 2 spaces + status + at least " ─ " + right
+  const room = (): number => width - cellWidth(title) - 2 - cellWidth(status) - 3;
+  while (parts.length > 0 && room() < cellWidth(right)) {
+    parts.pop(); // tokens go first, "read-only" last
+    right = parts.join(` ${theme.dot} `);
+  }
+  if (room() < cellWidth(right)) right = '';
+  const statusRoom = width - cellWidth(title) - 2 - 1;
+  if (cellWidth(status) > statusRoom) status = truncate(status, Math.max(0, statusRoom));
+  const left = truncate(title, Math.max(4, width - 2 - cellWidth(status) - 1));
+  const fill = Math.max(1, width - cellWidth(left) - 2 - cellWidth(status) - cellWidth(right));
   const statusTone = session.status === 'error' ? 'error' : session.status === 'waiting-approval' ? 'warn' : busy ? 'accent' : 'muted';
   const spans: Span[] = [
     { text: left, tone: focused ? 'accent' : undefined, bold: focused },
     { text: '  ' },
     { text: status, tone: statusTone },
-    { text: theme.plain ? ' '.repeat(fill) : ` ${theme.rule.repeat(Math.max(0, fill - 2))} `, tone: 'muted' },
+    { text: theme.plain || fill < 3 ? ' '.repeat(fill) : ` ${theme.rule.repeat(fill - 2)} `, tone: 'muted' },
   ];
   if (right) spans.push({ text: right, tone: 'muted' });
-  const line: Line = spans;
-  return cellWidth(spans.map((s) => s.text).join('')) > width ? [{ text: truncate(spans.map((s) => s.text).join(''), width), bold: focused }] : line;
+  const all = spans.map((x) => x.text).join('');
+  return cellWidth(all) > width ? [{ text: truncate(all, width), bold: focused }] : spans;
 }

@@ -18,6 +18,8 @@ export interface TranscriptGlyphs {
   readonly pending: string;
   readonly waiting: string;
   readonly more: string;
+  /** Separates a session's responder and name: `scribe · notes`. */
+  readonly dot: string;
 }
 
 export interface LineContext {
@@ -99,7 +101,7 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   const head = `${g.tool} ${use.name} `;
   const tail = ` ${mark}${summary ? ` ${summary}` : ''}`;
   const argRoom = Math.max(0, ctx.width - cellWidth(head) - Math.min(cellWidth(tail), Math.floor(ctx.width / 3)));
-  const arg = truncate(sanitize(keyArgument(use.name, use.input)), argRoom);
+  const arg = truncate(sanitize(keyArgument(use.name, use.input, g.dot)), argRoom);
   const rest = Math.max(0, ctx.width - cellWidth(head) - cellWidth(arg));
   const row: Line = [
     { text: head, tone: 'accent' },

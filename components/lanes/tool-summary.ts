@@ -2,7 +2,7 @@
  * The key argument of a tool call, as shown on its compact row (`⚙ file_write docs/a.md ✓`).
  * Pure; unknown tools show their first short string argument.
  */
-export function keyArgument(name: string, input: unknown): string {
+export function keyArgument(name: string, input: unknown, dot = '·'): string {
   const o = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const s = (k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   switch (name) {
@@ -21,7 +21,7 @@ export function keyArgument(name: string, input: unknown): string {
     case 'communicator': {
       const to = s('targetId') ?? '?';
       const session = s('sessionName');
-      return `${to}${session ? ` · ${session}` : ''}: ${oneLine(s('message') ?? '')}`;
+      return `${to}${session ? ` ${dot} ${session}` : ''}: ${oneLine(s('message') ?? '')}`;
     }
     case 'spawn_agent':
     case 'modify_agent':

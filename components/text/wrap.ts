@@ -10,6 +10,27 @@ export interface WrapOptions {
 
 const PIECES = /\n|[^\S\n]+|[^\s]+/g;
 
+/** A run of text with one style, part of a word, a space or a line break. */
+interface Piece { readonly span: Span; readonly text: string }
+type Token = { kind: 'space'; piece: Piece } | { kind: 'break' } | { kind: 'word'; pieces: Piece[]; width: number };
+
+/** Words may span several styles (`(**Ctrl+Y**).` is one word): they break only at spaces. */
+function tokens(spans: readonly Span[]): Token[] {
+  const out: Token[] = [];
+  let word: Extract<Token, { kind: 'word' }> | null = null;
+  for (const span of spans) {
+    for (const match of span.text.matchAll(PIECES)) {
+      const text = match[0];
+      if (text === '\n') { word = null; out.push({ kind: 'break' }); continue; }
+      if (/^\s/.test(text)) { word = null; out.push({ kind: 'space', piece: { span, text } }); continue; }
+      if (!word) out.push((word = { kind: 'word', pieces: [], width: 0 }));
+      word.pieces.push({ span, text });
+      word.width += cellWidth(text);
+    }
+  }
+  return out;
+}
+
 /**
  * Word-wrap styled text into lines of at most `width` cells. Newlines break lines; words
  * longer than a line are broken hard; spaces at a wrap point are dropped.
@@ -40,32 +61,42 @@ export function wrapSpans(spans: readonly Span[], width: number, options: WrapOp
     hasContent = true;
   };
 
-  for (const span of spans) {
-    PIECES.lastIndex = 0;
-    for (const match of span.text.matchAll(PIECES)) {
-      const piece = match[0];
-      if (piece === '\n') { push(false); continue; }
-      const cells = cellWidth(piece);
-      if (/^\s/.test(piece)) {
-        if (lineWidth + cells <= w) { if (hasContent || !softWrapped) append(span, piece, cells); }
-        else if (hasContent) push();
-        continue;
-      }
-      if (lineWidth + cells <= w) { append(span, piece, cells); continue; }
-      if (hasContent) push();
-      let word = piece;
-      while (lineWidth + cellWidth(word) > w) {
-        const room = Math.max(1, w - lineWidth);
-        const { head, width } = fitPrefix(word, room);
+  for (const token of tokens(spans)) {
+    if (token.kind === 'break') { push(false); continue; }
+    if (token.kind === 'space') {
+      const cells = cellWidth(token.piece.text);
+      if (lineWidth + cells <= w) { if (hasContent || !softWrapped) append(token.piece.span, token.piece.text, cells); }
+      else if (hasContent) push();
+      continue;
+    }
+    if (lineWidth + token.width <= w) {
+      for (const p of token.pieces) append(p.span, p.text, cellWidth(p.text));
+      continue;
+    }
+    if (hasContent) push();
+    if (lineWidth + token.width <= w) {
+      for (const p of token.pieces) append(p.span, p.text, cellWidth(p.text));
+      continue;
+    }
+    // Longer than a line: break it hard, piece by piece.
+    for (const p of token.pieces) {
+      let text = p.text;
+      while (text !== '') {
+        const room = w - lineWidth;
+        if (cellWidth(text) <= room) { append(p.span, text, cellWidth(text)); break; }
+        const { head, width: headWidth } = fitPrefix(text, room);
         if (head === '') {
-          if (!hasContent && lineWidth > 0) { line = []; lineWidth = 0; continue; } // indent wider than the line
-          break;
+          if (hasContent) { push(); continue; }
+          if (lineWidth > 0) { line = []; lineWidth = 0; continue; } // the indent leaves no room: drop it
+          const ch = [...text][0]!; // a wide character in a one-cell line
+          append(p.span, ch, cellWidth(ch));
+          text = text.slice(ch.length);
+          continue;
         }
-        append(span, head, width);
-        word = word.slice(head.length);
-        push();
+        append(p.span, head, headWidth);
+        text = text.slice(head.length);
+        if (text !== '') push();
       }
-      if (word !== '') append(span, word, cellWidth(word));
     }
   }
   if (hasContent || lines.length === 0 || !softWrapped) lines.push(line);

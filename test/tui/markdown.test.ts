@@ -67,3 +67,8 @@ test('wrapping: words, hard breaks, hanging indent, wide characters', () => {
 test('sanitize: tabs become spaces, escape sequences and control characters go', () => {
   assert.equal(sanitize('a\tb\x1b[31mred\x1b[0m\x07\r\n'), 'a    bred\n');
 });
+
+test('wrapping keeps a word whole across styles: `(**Ctrl+Y**).` never breaks after the parenthesis', () => {
+  const lines = markdownLines('look at the approval queue (**Ctrl+Y**).', 30).map(lineText);
+  assert.deepEqual(lines, ['look at the approval queue ', '(Ctrl+Y).']);
+});
