@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import type { LegionEvent } from '../../../src/events/types';
@@ -20,51 +20,55 @@ import {
  */
 test('two processes, one run: the second `legion run` is refused with one clear line, `legion show` reads, --new works; after a SIGKILL the lock is taken over', { timeout: 120_000 }, async () => {
   const driver = await buildCrashDriver();
-  await withTempDir(async (dir) => {
-    await setupCrashWorkspace(dir);
-    const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, '.legion', 'crash-script.yaml') };
-    const child = startDriver(driver, dir, 3);
-    const runId = await child.ready;
-    assert.ok(runId, child.stderr());
-    try {
-      const lockFile = layoutFor(dir).runLock(runId);
-      const before = await readFile(lockFile, 'utf8');
+  try {
+    await withTempDir(async (dir) => {
+      await setupCrashWorkspace(dir);
+      const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, '.legion', 'crash-script.yaml') };
+      const child = startDriver(driver, dir, 3);
+      const runId = await child.ready;
+      assert.ok(runId, child.stderr());
+      try {
+        const lockFile = layoutFor(dir).runLock(runId);
+        const before = await readFile(lockFile, 'utf8');
 
-      const refused = await runCli(['run', '--to', 'w2', 'hello'], { cwd: dir, env, appDir: APP_DIR });
-      assert.equal(refused.code, 1);
-      assert.equal(refused.stdout, '');
-      assert.match(refused.stderr, new RegExp(`^legion: run ${runId} is in use by another Legion \\(pid ${child.child.pid}, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\): open it read-only with \`legion show\`, or start a new run with --new\\n$`));
-      const explicit = await runCli(['run', '--run', runId, 'hello'], { cwd: dir, env, appDir: APP_DIR });
-      assert.equal(explicit.code, 1);
-      assert.match(explicit.stderr, /is in use by another Legion/);
-      assert.equal(await readFile(lockFile, 'utf8'), before, 'the refused process left the lock alone');
+        const refused = await runCli(['run', '--to', 'w2', 'hello'], { cwd: dir, env, appDir: APP_DIR });
+        assert.equal(refused.code, 1);
+        assert.equal(refused.stdout, '');
+        assert.match(refused.stderr, new RegExp(`^legion: run ${runId} is in use by another Legion \\(pid ${child.child.pid}, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\): open it read-only with \`legion show\`, or start a new run with --new\\n$`));
+        const explicit = await runCli(['run', '--run', runId, 'hello'], { cwd: dir, env, appDir: APP_DIR });
+        assert.equal(explicit.code, 1);
+        assert.match(explicit.stderr, /is in use by another Legion/);
+        assert.equal(await readFile(lockFile, 'utf8'), before, 'the refused process left the lock alone');
 
-      const firstSession = layoutFor(dir).sessionFile(runId, 'session-user__w1__default');
-      for (let i = 0; i < 100 && !existsSync(firstSession); i++) await new Promise((r) => setTimeout(r, 50));
-      const show = await runCli(['show'], { cwd: dir, env, appDir: APP_DIR });
-      assert.equal(show.code, 0, show.stderr);
-      assert.match(show.stdout, new RegExp(`^run ${runId} · created `));
-      assert.match(show.stdout, /session-user__w1__default +user → w1 +default +\d+/);
-      assert.doesNotMatch(show.stderr, /in use|error/i);
-      const runs = await runCli(['runs'], { cwd: dir, env, appDir: APP_DIR });
-      assert.equal(runs.code, 0);
-      assert.match(runs.stdout, new RegExp(runId));
+        const firstSession = layoutFor(dir).sessionFile(runId, 'session-user__w1__default');
+        for (let i = 0; i < 100 && !existsSync(firstSession); i++) await new Promise((r) => setTimeout(r, 50));
+        const show = await runCli(['show'], { cwd: dir, env, appDir: APP_DIR });
+        assert.equal(show.code, 0, show.stderr);
+        assert.match(show.stdout, new RegExp(`^run ${runId} · created `));
+        assert.match(show.stdout, /session-user__w1__default +user → w1 +default +\d+/);
+        assert.doesNotMatch(show.stderr, /in use|error/i);
+        const runs = await runCli(['runs'], { cwd: dir, env, appDir: APP_DIR });
+        assert.equal(runs.code, 0);
+        assert.match(runs.stdout, new RegExp(runId));
 
-      const fresh = await runCli(['run', '--new', '--to', 'w2', 'hello'], { cwd: dir, env, appDir: APP_DIR });
-      assert.equal(fresh.code, 0, fresh.stderr);
-      assert.match(fresh.stdout, /Some calls failed; summing up what I have\.\n$/);
-      assert.equal(await readFile(lockFile, 'utf8'), before, 'the other run did not touch this lock');
-    } finally {
-      child.child.kill('SIGKILL');
-      await child.exited;
-    }
+        const fresh = await runCli(['run', '--new', '--to', 'w2', 'hello'], { cwd: dir, env, appDir: APP_DIR });
+        assert.equal(fresh.code, 0, fresh.stderr);
+        assert.match(fresh.stdout, /Some calls failed; summing up what I have\.\n$/);
+        assert.equal(await readFile(lockFile, 'utf8'), before, 'the other run did not touch this lock');
+      } finally {
+        child.child.kill('SIGKILL');
+        await child.exited;
+      }
 
-    // The holder died without releasing: the next start takes the lock over and says so.
-    const resumed = await runCli(['run', '--run', runId, '--to', 'w3', 'after the crash'], { cwd: dir, env, appDir: APP_DIR });
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stderr, new RegExp(`^legion: warning: took over the lock of run ${runId} from pid ${child.child.pid}, which is gone\\n`, 'm'));
-    assert.equal(await readFile(layoutFor(dir).runLock(runId), 'utf8').catch(() => 'gone'), 'gone', 'released at exit');
-  });
+      // The holder died without releasing: the next start takes the lock over and says so.
+      const resumed = await runCli(['run', '--run', runId, '--to', 'w3', 'after the crash'], { cwd: dir, env, appDir: APP_DIR });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stderr, new RegExp(`^legion: warning: took over the lock of run ${runId} from pid ${child.child.pid}, which is gone\\n`, 'm'));
+      assert.equal(await readFile(layoutFor(dir).runLock(runId), 'utf8').catch(() => 'gone'), 'gone', 'released at exit');
+    });
+  } finally {
+    await rm(driver, { force: true });
+  }
 });
 
 const N = 20;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, truncate } from 'node:fs/promises';
+import { readFile, rm, truncate } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import type { LegionEvent } from '../../../src/events/types';
@@ -100,6 +100,7 @@ test(`crash safety: ${KILLS} SIGKILLs of a driving process lose nothing and leav
     });
   } finally {
     await server.close();
+    await rm(driver, { force: true });
   }
   figures.tmpLeftovers = tmpLeftovers.size;
   t.diagnostic(JSON.stringify(figures));
