@@ -1,7 +1,8 @@
 import type { ToolResultBlock, ToolUseBlock } from '../model/message';
 import type { Verdict } from '../authz/types';
 import type { ApprovalRequest } from '../authz/approvals';
-import { abandon, MAY_HAVE_RUN, READ_ONLY_TOOLS, type ResumePoint } from './resume';
+import { abandon, MAY_HAVE_RUN, READ_ONLY_TOOLS, SECRET_NOT_KEPT, type ResumePoint } from './resume';
+import { REDACTED } from '../authz/redact';
 import type { Tool, ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
@@ -95,6 +96,11 @@ async function runBatch(
     const inputError = inputErrors.get(use.id);
     if (inputError !== undefined) {
       finish(call, { content: describeInputProblem(use.name, `the arguments are not valid JSON (${inputError})`), isError: true });
+      continue;
+    }
+    if (resumed && JSON.stringify(use.input ?? null).includes(REDACTED)) {
+      // What is on disk is scrubbed: running it now would use "[REDACTED]" instead of the key.
+      finish(call, { content: SECRET_NOT_KEPT, isError: true });
       continue;
     }
     const tool = env.tools.get(use.name);

@@ -7,7 +7,7 @@ import { toolUsesOf, type Message } from '../../../src/model/message';
 import type { LegionEvent } from '../../../src/events/types';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { startRestartHarness } from '../../helpers/restart-fixture';
-import type { Harness } from '../../helpers/runtime-harness';
+import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
 import { withTempDir } from '../../helpers/tmp';
 
 /** No problem appending cannot fix, in every session (an open last batch is allowed: it resumes). */
@@ -193,6 +193,29 @@ test('restart: a message sent to the resumed session waits for the resumed turn,
     await second.core.idle(sessionId);
     const texts = second.core.history(sessionId).filter((m: Message) => m.role === 'user' && m.content.some((b) => b.type === 'text')).map((m) => m.content[0]);
     assert.deepEqual(texts.map((b) => b?.type === 'text' && b.text), ['write it', 'something else']);
+    assertAllValid(second.core);
+    await second.close();
+  });
+});
+
+test('restart: a resumed call whose stored input holds a scrubbed secret ([REDACTED]) is not run with the placeholder; its request is withdrawn', async () => {
+  await withTempDir(async (dir) => {
+    const script = `
+replies:
+  - { agent: worker, when: "store the key", toolCalls: [{ name: file_write, input: { path: key.txt, content: "key=[REDACTED]" } }] }
+  - { agent: worker, on: tool-error, text: "could not: {{lastText}}" }
+`;
+    const start = (): Promise<Harness> => startHarness({ dir, script, agents: [{ id: 'worker', tools: ['file_write'] }], authorize: authorizeBy({ file_write: 'ask' }) });
+    const first = await start();
+    const sent = first.core.send('worker', 'store the key');
+    assert.ok(sent.ok);
+    await first.waitFor((e) => e.type === 'approval-request');
+    await first.close('quit');
+    const second = await start();
+    assert.match(await second.core.idle(sent.sessionId), /could not: .*secret value that is not kept on disk/s);
+    assert.deepEqual(second.core.pendingApprovals(), []);
+    assert.deepEqual(eventsOf(second.events, 'approval-resolve').map((r) => r.decidedBy), ['cancel']);
+    assert.equal(existsSync(join(dir, 'key.txt')), false);
     assertAllValid(second.core);
     await second.close();
   });
