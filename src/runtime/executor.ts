@@ -98,7 +98,8 @@ async function runBatch(
       finish(call, { content: describeInputProblem(use.name, `the arguments are not valid JSON (${inputError})`), isError: true });
       continue;
     }
-    if (resumed && JSON.stringify(use.input ?? null).includes(REDACTED)) {
+    const rerun = resumed && (resumed.stage === 'approvals' || READ_ONLY_TOOLS.has(use.name));
+    if (rerun && JSON.stringify(use.input ?? null).includes(REDACTED)) {
       // What is on disk is scrubbed: running it now would use "[REDACTED]" instead of the key.
       finish(call, { content: SECRET_NOT_KEPT, isError: true });
       continue;

@@ -64,7 +64,7 @@ export interface ResumePlan {
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['file_read', 'file_list', 'glob', 'grep', 'list_participants', 'list_tools', 'todo_read']);
 
 /** A resumed call whose stored input holds a scrubbed secret (see authz/scrub.ts) is not run with the placeholder. */
-export const SECRET_NOT_KEPT = 'interrupted: Legion stopped before this call ran, and its input held a secret value that is not kept on disk; ask again';
+export const SECRET_NOT_KEPT = 'interrupted: Legion stopped while this call was pending, and its input held a secret value that is not kept on disk; ask again';
 
 export const MAY_HAVE_RUN = 'interrupted: Legion stopped while this call was running; it may or may not have taken effect — check before doing it again';
 
