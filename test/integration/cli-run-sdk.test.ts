@@ -42,16 +42,16 @@ test('legion run over the OpenAI SDK: a refused tool call is answered, the next 
     await withTempDir(async (dir) => {
       const env = { HOME: dir, OPENAI_API_KEY: 'sk-test-openai-0123456789abcdef', OPENAI_BASE_URL: server.openaiURL, LEGION_PROVIDER: 'openai' };
       server.enqueue(
-        sse(openaiStream({ toolDeltas: [{ index: 0, id: 'call_1', name: 'spawn_agent', args: '{"id":"scribe","name":"Scribe",' }, { index: 0, args: '"systemPrompt":"You write.","tools":["shell"]}' }] })),
+        sse(openaiStream({ toolDeltas: [{ index: 0, id: 'call_1', name: 'spawn_agent', args: '{"id":"scribe","name":"Scribe",' }, { index: 0, args: '"systemPrompt":"You write.","tools":["file_read"],"approvalAuthority":"*"}' }] })),
         sse(openaiStream({ text: ['Could not: ', 'spawn refused.'] })),
       );
-      const result = await runCli(['run', '--to', 'resource-agent', 'make a scribe with shell'], { cwd: dir, env, appDir: APP_DIR });
+      const result = await runCli(['run', '--to', 'resource-agent', 'make a scribe that approves everything'], { cwd: dir, env, appDir: APP_DIR });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, 'Could not: spawn refused.\n');
       assert.deepEqual(server.requests.map((r) => r.rejected), [null, null]);
       const toolMessage = (server.requests[1]!.body as { messages: { role: string; content: string; tool_call_id?: string }[] }).messages.find((m) => m.role === 'tool');
       assert.equal(toolMessage?.tool_call_id, 'call_1');
-      assert.match(toolMessage!.content, /cannot grant tools you do not hold: shell/);
+      assert.match(toolMessage!.content, /cannot grant approvalAuthority/);
 
       server.enqueue(json(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
       const failed = await runCli(['run', 'hello'], { cwd: dir, env, appDir: APP_DIR });
