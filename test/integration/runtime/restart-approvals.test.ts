@@ -128,6 +128,8 @@ test('restart: a nested request (user → lead → worker) is offered again; app
     assert.ok(eventsOf(second.events, 'notice').some((n) => /lead resumes its turn in session-user__lead__default: 1 approval request\(s\) of worker/.test(n.message)));
     await second.waitFor((e) => e.type === 'approval-request' && e.requestId === request.requestId);
     assert.equal(eventsOf(second.events, 'message-add').length, 0, 'no new message to the worker: the call re-attaches');
+    const status = new Map(second.core.sessions().map((x) => [x.id, x.status]));
+    assert.deepEqual([status.get(workerSession), status.get(sent.sessionId)], ['waiting-approval', 'running-tool']);
     assert.deepEqual(second.core.resolveApprovals([request.requestId], 'approved'), { ok: true });
     assert.equal(await second.core.idle(sent.sessionId), 'the worker is done');
     assert.match(second.core.history(workerSession).at(-1)!.content[0]!.type === 'text' ? (second.core.history(workerSession).at(-1)!.content[0] as { text: string }).text : '', /^wrote it after/);
