@@ -3,8 +3,9 @@
  * blocks and tool calls).
  * 1. In process: the real App (Ink's throttled renderer on fake TTY streams, production React)
  *    on a fake core holding the run. Each action is timed from the key (or command) to the
- *    frame showing it: open (show a 10,000-message session in a lane, every session once,
- *    cold), scroll (PgUp / PgDn / Home / End in it), type (a keystroke in its composer).
+ *    frame showing it: open (show a 10,000-message session in a lane, each session cold, in
+ *    three rounds at three terminal widths), scroll (PgUp / PgDn / Home / End in it), type
+ *    (a keystroke in its composer).
  * 2. The built CLI resuming the same run from disk (`legion --run <id>`) in tmux: its RSS once
  *    the first frame is up (the core's histories and the UI's, as a user would run it).
  * Budgets: each p95 ≤ 16 ms; RSS ≤ 150 MB.
@@ -87,6 +88,7 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
   const app = mountBenchApp(core, { columns: 160, rows: 48, maxLanes: 1 });
   try {
     await sleep(300);
+    gc(); // the set-up's garbage (100,000 messages built) is not the actions' cost
     const frame = (): Promise<number> => app.stdout.next().then((t) => t);
     const time = async (act: () => void): Promise<number> => {
       await sleep(25); // past Ink's frame throttle, so the frame is not held back
@@ -96,10 +98,21 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
       return (await drawn) - t0;
     };
 
-    // open: every session into the focused lane, cold (never shown before).
+    // open: every session into the lane, cold (never drawn at that width): three rounds at
+    // three terminal widths, so each open wraps its visible messages afresh.
     const open: number[] = [];
     await time(() => app.store.dispatch({ type: 'show-session', sessionId: ids[0]! })); // warm-up (JIT)
-    for (const id of ids.slice(1)) open.push(await time(() => app.store.dispatch({ type: 'show-session', sessionId: id })));
+    for (const [round, columns] of (smoke ? [160] : [160, 150, 140]).entries()) {
+      if (round > 0) {
+        app.stdout.columns = columns;
+        app.stdout.emit('resize');
+        await sleep(100);
+      }
+      for (const id of ids) {
+        if (app.store.getState().lanes.includes(id)) continue; // already shown: not an "open"
+        open.push(await time(() => app.store.dispatch({ type: 'show-session', sessionId: id })));
+      }
+    }
 
     // scroll and type in the focused 10,000-message lane.
     const scroll: number[] = [];
