@@ -52,5 +52,5 @@ export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatc
     return rules.decision === 'allow' ? fromPolicy('ask', policy) : fromRule('ask');
   }
   if (policy) return fromPolicy(policy.level === 'auto' ? 'allow' : policy.level === 'deny' ? 'deny' : 'ask', policy);
-  return { decision: unmatched, ruleId: null, reason: `no rule or policy matches (${rules.reason}); defaults.unmatched is ${unmatched}`, source: 'default' };
+  return { decision: unmatched, ruleId: null, reason: `${rules.reason} and no policy applies: defaults.unmatched is ${unmatched}`, source: 'default' };
 }
