@@ -12,6 +12,7 @@ import { createUiStore } from './state/store';
 import { isUserSession } from './state/ui-state';
 import { terminalModes } from './terminal';
 import { INK_MAX_FPS } from './render-options';
+import { installInkOutputCache } from './text/ink-output';
 import { ModalServices } from './modals/history-providers';
 import { watchApprovals } from './modals/approval-watch';
 
@@ -90,6 +91,7 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
     void shutdown('switch run', 0);
   };
 
+  installInkOutputCache(); // frames cost their changed rows, not the whole screen
   modes.enter();
   process.on('exit', onExit);
   process.on('uncaughtException', onCrash);

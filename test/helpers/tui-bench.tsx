@@ -14,6 +14,7 @@ import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
 import { createUiStore, type UiStore } from '../../components/state/store';
 import { INK_MAX_FPS } from '../../components/render-options';
+import { installInkOutputCache } from '../../components/text/ink-output';
 import type { FakeCore } from './fake-core';
 
 export class BenchStdout extends EventEmitter {
@@ -76,6 +77,7 @@ export interface BenchApp {
 }
 
 export function mountBenchApp(core: FakeCore, options: { columns: number; rows: number; maxFps?: number; maxLanes?: number }): BenchApp {
+  installInkOutputCache(); // as run-tui does before its first render
   const keymap = buildKeymap();
   if (!keymap.ok) throw new Error(keymap.error);
   const theme = createTheme({ color: true, plain: false });

@@ -1,0 +1,245 @@
+/**
+ * A faster `get()` for Ink's `Output` (the screen buffer Ink rebuilds on every frame).
+ *
+ * Ink 6.8 builds each frame from scratch: a cell object for every cell of the screen (7,680 at
+ * 160×48), every written line tokenized into styled characters, and every row turned back
+ * into a string by diffing the styles of each pair of neighbouring cells (three Sets per
+ * cell). That is ~5 ms per frame at 160×48 whatever changed, most of a streaming frame.
+ *
+ * This replacement produces the same string, byte for byte (test/tui/ink-output.test.ts
+ * compares it with Ink's own on many screens), by the same steps, but:
+ * - per row: a row whose writes (position and text) are the same as in one of the last two
+ *   frames reuses that row's string, so a frame costs its changed rows only;
+ * - a row that changed reuses the styled characters of lines already seen, and skips the
+ *   style diff between neighbours with the same styles (the diff of equal styles is empty).
+ * Caches keep the last two frames only (memory is bounded by two screens).
+ *
+ * It is installed on Ink's Output class (`installInkOutputCache`, called before the first
+ * render), and only when Ink's class has the shape this was written for and a probe frame
+ * comes out identical; otherwise Ink's own `get()` stays.
+ */
+import Output from '../../node_modules/ink/build/output.js';
+import sliceAnsi from 'slice-ansi';
+import stringWidth from 'string-width';
+import { ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize } from '@alcalzone/ansi-tokenize';
+
+type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
+type AnsiCode = StyledChar['styles'][number];
+type Transformer = (line: string, index: number) => string;
+interface Clip { x1?: number; x2?: number; y1?: number; y2?: number }
+type Operation =
+  | { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] }
+  | { type: 'clip'; clip: Clip }
+  | { type: 'unclip' };
+/** The fields of Ink's Output this relies on (private in its typings). */
+interface OutputFields { width: number; height: number; operations: Operation[] }
+type GetResult = { output: string; height: number };
+
+const NO_STYLES: AnsiCode[] = [];
+const BLANK: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: NO_STYLES } as StyledChar;
+
+/** Two-generation cache: entries used in this frame or the previous one survive. */
+class FrameCache<V> {
+  private current = new Map<string, V>();
+  private previous = new Map<string, V>();
+  get(key: string): V | undefined {
+    let value = this.current.get(key);
+    if (value === undefined) {
+      value = this.previous.get(key);
+      if (value !== undefined) this.current.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.current.set(key, value);
+  }
+  /** Start a frame: what the frame before last used (and the last did not) is dropped. */
+  turn(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+}
+
+const rows = new FrameCache<string>();
+const styled = new FrameCache<StyledChar[]>();
+/** Widths of single characters (graphemes); the set of characters on screens is small. */
+const charWidths = new Map<string, number>();
+const MAX_CHAR_WIDTHS = 10_000;
+
+function charWidth(value: string): number {
+  let w = charWidths.get(value);
+  if (w === undefined) {
+    if (charWidths.size >= MAX_CHAR_WIDTHS) charWidths.clear();
+    w = stringWidth(value);
+    charWidths.set(value, w);
+  }
+  return w;
+}
+
+function styledChars(line: string): StyledChar[] {
+  let chars = styled.get(line);
+  if (chars === undefined) {
+    chars = styledCharsFromTokens(tokenize(line));
+    styled.set(line, chars);
+  }
+  return chars;
+}
+
+function sameStyles(a: readonly AnsiCode[], b: readonly AnsiCode[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.code !== b[i]!.code) return false;
+  return true;
+}
+
+/** `styledCharsToString` of ansi-tokenize, skipping the (empty) diff between equal styles. */
+function charsToString(chars: readonly StyledChar[]): string {
+  let out = '';
+  let prev: AnsiCode[] = NO_STYLES;
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (i === 0) out += ansiCodesToString(ch.styles);
+    else if (!sameStyles(prev, ch.styles)) out += ansiCodesToString(diffAnsiCodes(prev, ch.styles));
+    out += ch.value;
+    prev = ch.styles;
+  }
+  if (chars.length > 0 && prev.length > 0) out += ansiCodesToString(diffAnsiCodes(prev, []));
+  return out;
+}
+
+/** One row from its writes (`[x, line, x, line, …]`), as Ink's `get()` builds it. */
+function buildRow(width: number, writes: readonly (number | string)[]): string {
+  const cells: (StyledChar | undefined)[] = new Array<StyledChar>(width).fill(BLANK);
+  for (let w = 0; w < writes.length; w += 2) {
+    let offsetX = writes[w] as number;
+    for (const ch of styledChars(writes[w + 1] as string)) {
+      cells[offsetX] = ch;
+      const cw = Math.max(1, charWidth(ch.value));
+      for (let k = 1; k < cw; k++) cells[offsetX + k] = { type: 'char', value: '', fullWidth: false, styles: ch.styles } as StyledChar;
+      offsetX += cw;
+    }
+  }
+  // Ink drops holes (a write past the end) before joining.
+  const dense = cells.filter((c): c is StyledChar => c !== undefined);
+  return charsToString(dense).trimEnd();
+}
+
+const blockWidths = new Map<string, number>();
+
+function widestLine(text: string): number {
+  let w = blockWidths.get(text);
+  if (w === undefined) {
+    w = 0;
+    for (const line of text.split('\n')) w = Math.max(w, stringWidth(line));
+    blockWidths.set(text, w);
+  }
+  return w;
+}
+
+/** The replacement of `Output.prototype.get` (same result as Ink's). */
+export function fastGet(this: OutputFields): GetResult {
+  const { width, height, operations } = this;
+  rows.turn();
+  styled.turn();
+  blockWidths.clear();
+  const writes: (number | string)[][] = [];
+  for (let y = 0; y < height; y++) writes.push([]);
+  const clips: Clip[] = [];
+  for (const operation of operations) {
+    if (operation.type === 'clip') { clips.push(operation.clip); continue; }
+    if (operation.type === 'unclip') { clips.pop(); continue; }
+    if (operation.type !== 'write') continue;
+    const { text, transformers } = operation;
+    let { x, y } = operation;
+    let lines = text.split('\n');
+    const clip = clips.at(-1);
+    if (clip) {
+      const clipHorizontally = typeof clip.x1 === 'number' && typeof clip.x2 === 'number';
+      const clipVertically = typeof clip.y1 === 'number' && typeof clip.y2 === 'number';
+      if (clipHorizontally) {
+        const w = widestLine(text);
+        if (x + w < clip.x1! || x > clip.x2!) continue;
+      }
+      if (clipVertically) {
+        if (y + lines.length < clip.y1! || y > clip.y2!) continue;
+      }
+      if (clipHorizontally) {
+        lines = lines.map((line) => {
+          const from = x < clip.x1! ? clip.x1! - x : 0;
+          const w = stringWidth(line);
+          const to = x + w > clip.x2! ? clip.x2! - x : w;
+          return sliceAnsi(line, from, to);
+        });
+        if (x < clip.x1!) x = clip.x1!;
+      }
+      if (clipVertically) {
+        const from = y < clip.y1! ? clip.y1! - y : 0;
+        const to = y + lines.length > clip.y2! ? clip.y2! - y : lines.length;
+        lines = lines.slice(from, to);
+        if (y < clip.y1!) y = clip.y1!;
+      }
+    }
+    let offsetY = 0;
+    for (let index = 0; index < lines.length; index++) {
+      const row = writes[y + offsetY];
+      // A line outside the screen: Ink skips it without moving down (so the rest go too).
+      if (!row) continue;
+      let line = lines[index]!;
+      for (const transformer of transformers) line = transformer(line, index);
+      row.push(x, line);
+      offsetY++;
+    }
+  }
+  const out: string[] = [];
+  for (const rowWrites of writes) {
+    if (rowWrites.length === 0) { out.push(''); continue; }
+    let key = `${width}`;
+    for (let w = 0; w < rowWrites.length; w += 2) key += `\u0000${rowWrites[w]}\u0000${rowWrites[w + 1]}`;
+    let row = rows.get(key);
+    if (row === undefined) {
+      row = buildRow(width, rowWrites);
+      rows.set(key, row);
+    }
+    out.push(row);
+  }
+  return { output: out.join('\n'), height };
+}
+
+type OutputClass = { new (options: { width: number; height: number }): { get(): GetResult; write(x: number, y: number, text: string, o: { transformers: Transformer[] }): void; clip(c: Clip): void; unclip(): void } };
+
+/** Ink's own `get()`, kept for tests and for the fallback. */
+export const inkGet: (this: unknown) => GetResult = (Output as unknown as OutputClass).prototype.get as (this: unknown) => GetResult;
+
+let installed: boolean | null = null;
+
+/**
+ * Put `fastGet` on Ink's Output class (once per process). Returns whether it is in place:
+ * false when Ink's Output does not look like the one this was written for, or a probe frame
+ * (styles, wide characters, clipping) differs from Ink's own.
+ */
+export function installInkOutputCache(): boolean {
+  if (installed !== null) return installed;
+  installed = false;
+  const cls = Output as unknown as OutputClass;
+  if (typeof cls !== 'function' || typeof cls.prototype.get !== 'function') return false;
+  const probe = (get: (this: unknown) => GetResult): string | null => {
+    try {
+      const o = new cls({ width: 12, height: 3 });
+      if (!Array.isArray((o as unknown as OutputFields).operations)) return null;
+      o.write(0, 0, '\x1b[1mab\x1b[22m c', { transformers: [] });
+      o.write(8, 0, '界x', { transformers: [(l) => `\x1b[31m${l}\x1b[39m`] });
+      o.clip({ x1: 1, x2: 5, y1: 1, y2: 3 });
+      o.write(0, 1, 'hello\nworld\nmore', { transformers: [] });
+      o.unclip();
+      return get.call(o).output;
+    } catch {
+      return null;
+    }
+  };
+  const want = probe(inkGet);
+  const got = probe(fastGet as (this: unknown) => GetResult);
+  if (want === null || got !== want) return false;
+  cls.prototype.get = fastGet as unknown as () => GetResult;
+  installed = true;
+  return true;
+}

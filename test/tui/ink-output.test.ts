@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Output from '../../node_modules/ink/build/output.js';
+import { fastGet, inkGet, installInkOutputCache } from '../../components/text/ink-output';
+
+type Transformer = (line: string, index: number) => string;
+type Op =
+  | { kind: 'write'; x: number; y: number; text: string; transformers: Transformer[] }
+  | { kind: 'clip'; clip: { x1?: number; x2?: number; y1?: number; y2?: number } }
+  | { kind: 'unclip' };
+
+/** A deterministic pseudo-random generator (so a failure reproduces). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const PIECES = ['hello', ' ', 'wörld', '界', '👍', '─', '→', '·', 'é', 'x', '  ', 'é\u0301', '⚙', '✓', 'A'];
+const STYLES = ['\x1b[1m', '\x1b[2m', '\x1b[22m', '\x1b[31m', '\x1b[39m', '\x1b[90m', '\x1b[0m', '\x1b[7m', '\x1b[27m', '\x1b[3m', '\x1b[4m'];
+
+function randomLine(r: () => number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    if (r() < 0.3) s += STYLES[Math.floor(r() * STYLES.length)];
+    s += PIECES[Math.floor(r() * PIECES.length)];
+  }
+  return r() < 0.5 ? `${s}\x1b[0m` : s;
+}
+
+function randomOps(r: () => number, width: number, height: number): Op[] {
+  const ops: Op[] = [];
+  let depth = 0;
+  const count = 1 + Math.floor(r() * 12);
+  for (let i = 0; i < count; i++) {
+    const pick = r();
+    if (pick < 0.1) {
+      depth += 1;
+      const x1 = Math.floor(r() * width);
+      const y1 = Math.floor(r() * height);
+      ops.push({ kind: 'clip', clip: r() < 0.5 ? { x1, x2: x1 + Math.floor(r() * width), y1, y2: y1 + Math.floor(r() * height) } : { x1, x2: x1 + 5 } });
+    } else if (pick < 0.15 && depth > 0) {
+      depth -= 1;
+      ops.push({ kind: 'unclip' });
+    } else {
+      const lines = Array.from({ length: 1 + Math.floor(r() * 3) }, () => randomLine(r, Math.floor(r() * 10)));
+      const transformers: Transformer[] = r() < 0.3 ? [(l) => `\x1b[32m${l}\x1b[39m`] : [];
+      // Mostly on screen; sometimes past an edge (Ink drops or extends those rows).
+      const x = Math.floor(r() * (width + 4)) - (r() < 0.05 ? 2 : 0);
+      const y = Math.floor(r() * (height + 2)) - (r() < 0.05 ? 1 : 0);
+      ops.push({ kind: 'write', x, y, text: lines.join('\n'), transformers });
+    }
+  }
+  return ops;
+}
+
+function build(ops: readonly Op[], width: number, height: number): Output {
+  const o = new Output({ width, height });
+  for (const op of ops) {
+    if (op.kind === 'write') o.write(op.x, op.y, op.text, { transformers: op.transformers });
+    else if (op.kind === 'clip') o.clip(op.clip as Parameters<Output['clip']>[0]);
+    else o.unclip();
+  }
+  return o;
+}
+
+test('the cached get() gives Ink\'s output byte for byte (styles, wide characters, clips, off-screen writes)', () => {
+  const r = rng(42);
+  for (let screen = 0; screen < 400; screen++) {
+    const width = 1 + Math.floor(r() * 30);
+    const height = 1 + Math.floor(r() * 6);
+    const ops = randomOps(r, width, height);
+    const want = inkGet.call(build(ops, width, height));
+    const got = fastGet.call(build(ops, width, height) as never);
+    assert.deepEqual(got, want, `screen ${screen} (${width}×${height}): ${JSON.stringify(ops.map((o) => (o.kind === 'write' ? [o.x, o.y, o.text] : o.kind)))}`);
+  }
+});
+
+test('a row reused from an earlier frame is the same as a fresh one; changed rows are rebuilt', () => {
+  const frames = [
+    ['\x1b[1mheader\x1b[22m', 'line one', 'line two'],
+    ['\x1b[1mheader\x1b[22m', 'line one', 'line two, longer'],
+    ['\x1b[1mheader\x1b[22m', 'line one', 'line two'],
+    ['\x1b[31mheader\x1b[39m', 'line one', ''],
+  ];
+  for (const rows of frames) {
+    const ops: Op[] = rows.map((text, y) => ({ kind: 'write', x: 2, y, text, transformers: [] }));
+    ops.push({ kind: 'write', x: 0, y: 0, text: '│\n│\n│', transformers: [(l) => `\x1b[90m${l}\x1b[39m`] });
+    assert.deepEqual(fastGet.call(build(ops, 20, 3) as never), inkGet.call(build(ops, 20, 3)));
+  }
+  // Same writes at another width: not the cached rows of the first.
+  const ops: Op[] = [{ kind: 'write', x: 25, y: 0, text: 'far', transformers: [] }];
+  assert.deepEqual(fastGet.call(build(ops, 20, 1) as never), inkGet.call(build(ops, 20, 1)));
+  assert.deepEqual(fastGet.call(build(ops, 30, 1) as never), inkGet.call(build(ops, 30, 1)));
+});
+
+test('installInkOutputCache puts the cached get() on Ink\'s Output class, once', () => {
+  assert.equal(installInkOutputCache(), true);
+  assert.equal(Output.prototype.get, fastGet);
+  assert.equal(installInkOutputCache(), true);
+});
