@@ -6,6 +6,11 @@ import { processIo } from '../src/cli/io';
 const code = await main(process.argv.slice(2), {
   io: processIo(),
   startTui: async (options) => {
+    // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
+    // must not put Ink in its CI mode, which draws no frame until exit. Ink reads the flag
+    // when its module is first evaluated: here, at this lazy import.
+    delete process.env.CI;
+    delete process.env.CONTINUOUS_INTEGRATION;
     const { startTui } = await import('../components/start-tui');
     return startTui(options);
   },
