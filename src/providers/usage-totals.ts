@@ -62,9 +62,10 @@ export interface UsageAccumulator {
   sessions(): ReadonlyMap<string, UsageTotals>;
 }
 
-export function createUsageAccumulator(): UsageAccumulator {
-  const perSession = new Map<string, UsageTotals>();
-  let run = EMPTY_TOTALS;
+/** `seed`: totals to continue from (a resumed run's, read back from disk). */
+export function createUsageAccumulator(seed?: { run: UsageTotals; sessions: Readonly<Record<string, UsageTotals>> }): UsageAccumulator {
+  const perSession = new Map<string, UsageTotals>(Object.entries(seed?.sessions ?? {}));
+  let run = seed?.run ?? EMPTY_TOTALS;
   return {
     add(record) {
       perSession.set(record.sessionId, addUsage(perSession.get(record.sessionId) ?? EMPTY_TOTALS, record));

@@ -9,11 +9,13 @@ import { cancelSlot, enqueue } from './scheduler';
 import { answerQuestion } from './user-questions';
 import { turnsToKeepOpen } from './resume';
 import type { TurnOutcome } from './turn';
+import type { RunUsage } from './usage-book';
 
 /** The core as the composition root sees it: `LegionCore` plus what `legion run` needs. */
 export interface Core extends LegionCore {
   /** Answer the question waiting in a user lane (`session-<agent>__user__<name>`). */
   reply(sessionId: string, text: string): SendOutcome;
+  usage(): RunUsage;
   /** How the last finished turn of a session started by the user ended (undefined before any). */
   lastOutcome(sessionId: string): TurnOutcome | undefined;
 }
@@ -32,6 +34,8 @@ export function lastAssistantText(messages: readonly Message[]): string {
 interface CommandDeps {
   readonly runStore?: Pick<RunStore, 'save'>;
   readonly run: RunRecord;
+  /** Token and cost totals of the run and its sessions, since the run began. */
+  usage(): RunUsage;
   close(): Promise<void>;
 }
 
@@ -92,6 +96,8 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
     },
 
     reply,
+
+    usage: () => deps.usage(),
 
     idle(sessionId) {
       const slot = hub.slot(sessionId);

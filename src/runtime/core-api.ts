@@ -2,6 +2,7 @@ import type { EventBus } from '../events/bus';
 import type { Message } from '../model/message';
 import type { Participant } from '../collective/participant';
 import type { AgentStatus } from '../events/types';
+import type { UsageTotals } from '../providers/usage-totals';
 
 /** One directional named session of the run (DESIGN §5). */
 export interface SessionInfo {
@@ -59,6 +60,11 @@ export interface LegionCore {
    * `send(agentId, text, name)` does the same when that agent waits in the lane named `name`.
    */
   reply?(sessionId: string, text: string): SendOutcome;
+  /**
+   * Token and cost totals of the run and of each session since the run began, restarts
+   * included (kept in `runs/<runId>/usage.json`); `usage` events add to them from then on.
+   */
+  usage?(): { readonly run: UsageTotals; readonly sessions: Readonly<Record<string, UsageTotals>> };
   /** Wait until the session has no running or queued turn; resolves with the responder's last text. */
   idle(sessionId: string): Promise<string>;
   /** Create (or reuse) `user → responderId · name` without sending; emits `session-open` when new. */

@@ -18,6 +18,7 @@ import { communicate } from './delegation';
 import { resolveByAgent } from './agent-approval';
 import { createCommands, type Core } from './commands';
 import { answerDropped, auditExpired, planResumes, startResumes, type ResumePlan } from './resume';
+import { createUsageBook, readRunUsage } from './usage-book';
 
 export interface CoreOptions {
   readonly config: LegionConfig;
@@ -99,8 +100,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   let ledger: Ledger | undefined;
   if (options.ledger !== false) ledger = attachLedger(options.bus, options.layout.events(env.runId));
+  // Token and cost totals continue across restarts (runs/<runId>/usage.json).
+  const usageFile = options.layout.usage(env.runId);
+  const usageRead = await readRunUsage(usageFile);
+  const usage = createUsageBook({ file: usageFile, seed: usageRead.usage, onError: (message) => hub.notice('warn', message) });
+  options.bus.subscribe('usage', (event) => usage.add(event));
   options.bus.emit({ type: 'run-start', resumed: options.resumed });
   for (const notice of options.startNotices ?? []) hub.notice(notice.level, notice.message);
+  if (usageRead.issue) hub.notice('warn', usageRead.issue);
   for (const issue of [...options.run.issues, ...(ledger?.issues ?? [])]) hub.notice('warn', issue.message);
   for (const repair of options.run.repairs) {
     hub.notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
@@ -123,7 +130,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const core = createCommands(hub, {
     runStore: options.runStore,
     run: options.run.run,
+    usage: () => usage.totals(),
     async close() {
+      await usage.close();
       ledger?.close();
       options.onShutdown?.();
     },

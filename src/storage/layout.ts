@@ -22,6 +22,8 @@ export interface Layout {
   events(runId: string): string;
   approvals(runId: string): string;
   todos(runId: string): string;
+  /** Token and cost totals of the run and its sessions (src/runtime/usage-book.ts). */
+  usage(runId: string): string;
   audit(date: Date): string;
 }
 
@@ -48,6 +50,7 @@ export function layoutFor(workspaceRoot: string): Layout {
     events: (runId) => join(runsDir, runId, 'events.jsonl'),
     approvals: (runId) => join(runsDir, runId, 'approvals.jsonl'),
     todos: (runId) => join(runsDir, runId, 'todos.json'),
+    usage: (runId) => join(runsDir, runId, 'usage.json'),
     audit: (date) => join(auditDir, `audit-${date.toISOString().slice(0, 10)}.jsonl`),
   };
 }

@@ -25,7 +25,7 @@ import type { Tool } from '../../src/tools/types';
 import { createCore } from '../../src/runtime/core';
 import type { Core } from '../../src/runtime/commands';
 import type { HeadlessMode } from '../../src/runtime/env';
-import type { AuditRecord, Authorize, Triage } from '../../src/runtime/ports';
+import type { AuditRecord, Authorize, PriceOf, Triage } from '../../src/runtime/ports';
 import { lastLedgerSeq } from '../../src/runtime/ledger-seq';
 import { keepOpenFor } from '../../src/runtime/resume-plan';
 
@@ -46,6 +46,8 @@ export interface HarnessOptions {
   readonly triage?: Triage;
   readonly headless?: HeadlessMode;
   readonly newRun?: boolean;
+  /** Prices of model calls (default: none known). */
+  readonly priceOf?: PriceOf;
 }
 
 export interface Harness {
@@ -111,6 +113,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     denials: createDenialTracker({ threshold: config.escalation.denialLoopThreshold }),
     clock,
     ...(options.headless ? { headless: options.headless } : {}),
+    ...(options.priceOf ? { priceOf: options.priceOf } : {}),
     onShutdown: () => locked.lock.release(),
   });
   return {
