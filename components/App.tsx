@@ -6,7 +6,7 @@ import { formatKey } from './keymap';
 import type { Theme } from './theme';
 import type { UiStore } from './state/store';
 import type { UiState } from './state/ui-state';
-import { EMPTY_DRAFT, focusedSession, isUserSession, viewOf } from './state/ui-state';
+import { EMPTY_DRAFT, awaitsUser, canType, focusedSession, viewOf } from './state/ui-state';
 import { LaneGrid } from './lanes/LaneGrid';
 import { laneGrid } from './lanes/layout';
 import { laneBodyHeight } from './lanes/Lane';
@@ -56,7 +56,7 @@ export function App(props: AppProps) {
   const spinner = useSpinner(anyWorking(state), theme.spinner, props.now);
   const session = focusedSession(state);
   const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
-  const readOnly = session ? !isUserSession(session) : true;
+  const readOnly = session ? !canType(session) : true;
   const maxComposer = Math.max(1, Math.min(8, Math.floor(height / 4)));
   const cRows = composerRows(draft, width, maxComposer, theme);
   const lanesHeight = Math.max(1, height - (demo ? 1 : 0) - (theme.plain ? 0 : 1) - cRows - 2);
@@ -81,6 +81,8 @@ export function App(props: AppProps) {
 
   const close = useCallback(() => store.dispatch({ type: 'close-modal' }), [store]);
   const placeholder = !session ? 'no session'
+    : awaitsUser(session) ? `answer ${session.initiatorId}…  (${formatKey(keymap.keysOf('send')[0] ?? 'enter')} sends your answer)`
+    : readOnly && session.responderId === 'user' ? `read-only: no question of ${session.initiatorId} is open`
     : readOnly ? `read-only: ${session.initiatorId} ${theme.arrow} ${session.responderId} (agents talking)`
       : `message ${session.responderId}${session.name === 'default' ? '' : ` ${theme.dot} ${session.name}`}…  (${formatKey(keymap.keysOf('help')[0] ?? 'f1')} help)`;
 
@@ -96,17 +98,21 @@ export function App(props: AppProps) {
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
         <Text>{lineToAnsi(hintLine(state, keymap, theme, width, readOnly), theme)}</Text>
-        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')} theme={theme} />
+        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')}
+          laneKey={formatKey(keymap.keysOf('nextLane')[0] ?? '')} switcherKey={formatKey(keymap.keysOf('switcher')[0] ?? '')} theme={theme} />
       </Box>
     </ModalKeysContext.Provider>
   );
 }
 
-/** Some agent thinks or runs a tool. A communicator call only waits on another session, which has its own status. */
+/**
+ * Some agent thinks or runs a tool. A communicator call only waits on another session, which
+ * has its own status; a question waits on the user.
+ */
 export function anyWorking(state: UiState): boolean {
   for (const id of state.order) {
     const s = state.sessions[id];
-    if (s && (s.status === 'thinking' || (s.status === 'running-tool' && s.detail !== 'communicator'))) return true;
+    if (s && ((s.status === 'thinking' && !awaitsUser(s)) || (s.status === 'running-tool' && s.detail !== 'communicator'))) return true;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 import React, { memo } from 'react';
 import { Text } from 'ink';
 import type { UiState } from './state/ui-state';
-import { isBusy } from './state/ui-state';
+import { awaitsUser, isBusy } from './state/ui-state';
 import type { Theme } from './theme';
 import type { Span } from './text/line';
 import { lineToAnsi } from './text/ansi';
@@ -16,26 +16,44 @@ export interface StatusBarProps {
   readonly spinner: string;
   /** How the approval queue opens (from the keymap), shown on the badge. */
   readonly approvalsKey: string;
+  /** How to reach another lane and the session switcher (from the keymap), for the question hint. */
+  readonly laneKey: string;
+  readonly switcherKey: string;
   readonly theme: Theme;
 }
 
-/** Participants working right now (any session not idle), in the order they started. */
+/** Participants working right now (any session not idle, questions to the user aside), in the order they started. */
 export function busyAgents(state: UiState): string[] {
   const out: string[] = [];
   for (const id of state.order) {
     const s = state.sessions[id];
-    if (s && isBusy(s.status) && !out.includes(s.responderId)) out.push(s.responderId);
+    if (s && isBusy(s.status) && !awaitsUser(s) && !out.includes(s.responderId)) out.push(s.responderId);
   }
   return out;
 }
 
 /**
- * One line: run, provider/model (or DEMO), tokens and cost, busy agents, pending approvals.
- * When it does not fit, the run id goes first, then the busy list shrinks to a count, then
- * the provider is cut; the approvals badge always shows.
+ * Questions of agents waiting for the user's answer outside the focused lane, as a hint:
+ * "scribe asks you (Tab)", "2 questions for you (Tab)"; the switcher's key when none of them
+ * has a lane. Null when there is none.
  */
-export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, theme }: StatusBarProps) {
+export function questionHint(state: UiState, laneKey: string, switcherKey: string): string | null {
+  const focused = state.lanes[state.focus];
+  const asking = state.order.filter((id) => id !== focused && state.sessions[id] !== undefined && awaitsUser(state.sessions[id]!));
+  if (asking.length === 0) return null;
+  const key = asking.some((id) => state.lanes.includes(id)) ? laneKey : switcherKey;
+  const what = asking.length === 1 ? `${state.sessions[asking[0]!]!.initiatorId} asks you` : `${asking.length} questions for you`;
+  return key ? `${what} (${key})` : what;
+}
+
+/**
+ * One line: run, provider/model (or DEMO), tokens and cost, busy agents, questions waiting for
+ * you, pending approvals. When it does not fit, the run id goes first, then the busy list
+ * shrinks to a count, then the provider is cut; the question hint and approvals badge always show.
+ */
+export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, laneKey, switcherKey, theme }: StatusBarProps) {
   const busy = busyAgents(state);
+  const question = questionHint(state, laneKey, switcherKey);
   const pending = Object.keys(state.pending).length;
   const model = state.model && !providerLabel.includes(state.model) ? `${providerLabel} ${state.model}` : providerLabel;
   const spin = spinner ? `${spinner} ` : '';
@@ -48,10 +66,11 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
     pending: pending > 0
       ? ({ text: `${pending} approval${pending === 1 ? '' : 's'} pending${approvalsKey ? ` (${approvalsKey})` : ''}`, tone: 'warn', bold: true, inverse: !theme.plain && theme.color } as Span)
       : null,
+    question: question ? ({ text: question, tone: 'warn', bold: true } as Span) : null,
   };
   const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const build = (): Span[] => {
-    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
+    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
     return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
   };
   const size = (): number => cellWidth(build().map((s) => s.text).join(''));

@@ -1,11 +1,11 @@
-import type { LegionCore } from '../src/runtime/core-api';
+import type { LegionCore, SendOutcome } from '../src/runtime/core-api';
 import type { KeyPress } from './input/decode-keys';
 import type { Action, Keymap } from './keymap';
 import { formatKey } from './keymap';
 import type { UiAction } from './state/actions';
 import type { UiStore } from './state/store';
 import type { Draft, ModalKind, SessionView, UiState } from './state/ui-state';
-import { EMPTY_DRAFT, FOLLOW, focusedSession, isBusy, isUserSession, viewOf } from './state/ui-state';
+import { EMPTY_DRAFT, FOLLOW, awaitsUser, canType, focusedSession, isBusy, viewOf } from './state/ui-state';
 import type { ModalKeyHandler } from './modals/modal-api';
 import type { Theme } from './theme';
 import * as edit from './composer/draft-edit';
@@ -79,7 +79,7 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       return;
     case 'nextLane':
     case 'prevLane': {
-      if (action === 'nextLane' && session && isUserSession(session)) {
+      if (action === 'nextLane' && session && canType(session)) {
         const ids = state.participants.filter((p) => p.status === 'active' && p.kind === 'agent').map((p) => p.id);
         const done = completeMention(draft, ids);
         if (done) {
@@ -110,7 +110,8 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       if (!session) return;
       if (isBusy(session.status) || session.streaming !== '') {
         deps.core.cancel(session.id);
-        out.push({ type: 'flash', flash: { level: 'info', text: `interrupting ${session.responderId}…` } });
+        const what = awaitsUser(session) ? `dismissing ${session.initiatorId}'s question…` : `interrupting ${session.responderId}…`;
+        out.push({ type: 'flash', flash: { level: 'info', text: what } });
       } else {
         out.push({ type: 'flash', flash: { level: 'info', text: 'nothing to interrupt in this lane' } });
       }
@@ -145,11 +146,17 @@ function quitPress(state: UiState, deps: KeyDeps): UiAction[] {
   return [{ type: 'arm-quit', at: now }, { type: 'flash', flash: { level: 'info', text: `press ${again} again to quit` } }];
 }
 
+/**
+ * Enter: the draft goes to the lane's responder (`core.send`), or, in a user lane whose agent
+ * waits for the user, answers that question (`core.reply`).
+ */
 function send(state: UiState, session: SessionView, draft: Draft, out: UiAction[], deps: KeyDeps): void {
-  if (!isUserSession(session)) return void out.push(readOnlyHint(session, deps));
+  if (!canType(session)) return void out.push(readOnlyHint(session, deps));
   const text = edit.expandDraft(draft);
   if (text.trim() === '') return;
-  const outcome = deps.core.send(session.responderId, text, session.name);
+  const outcome: SendOutcome = !awaitsUser(session) ? deps.core.send(session.responderId, text, session.name)
+    : deps.core.reply ? deps.core.reply(session.id, text)
+      : { ok: false, error: 'this core cannot take answers to questions' };
   if (!outcome.ok) return void out.push({ type: 'flash', flash: { level: 'error', text: outcome.error } });
   out.push(
     { type: 'set-draft', sessionId: session.id, draft: EMPTY_DRAFT },
@@ -164,6 +171,12 @@ function send(state: UiState, session: SessionView, draft: Draft, out: UiAction[
 function readOnlyHint(session: SessionView, deps: KeyDeps): UiAction {
   const tab = formatKey(deps.keymap.keysOf('nextLane')[0] ?? 'tab');
   const esc = formatKey(deps.keymap.keysOf('interrupt')[0] ?? 'escape');
+  if (session.responderId === 'user') {
+    return {
+      type: 'flash',
+      flash: { level: 'warn', text: `read-only: no question of ${session.initiatorId} is waiting for your answer here. ${tab} moves to your lane.` },
+    };
+  }
   return {
     type: 'flash',
     flash: { level: 'warn', text: `read-only: ${session.initiatorId} ${deps.theme.arrow} ${session.responderId} is between agents. ${esc} interrupts, ${tab} moves to your lane.` },
@@ -179,7 +192,7 @@ function editDraft(key: KeyPress, state: UiState, session: SessionView, draft: D
   if (key.name === 'up' || key.name === 'down') {
     const moved = edit.moveVertical(draft, key.name === 'up' ? -1 : 1);
     if (moved) return set(moved);
-    if (!browsing || !isUserSession(session)) return;
+    if (!browsing || !canType(session)) return;
     if (key.name === 'up') {
       const index = (state.sentIndex ?? state.sent.length) - 1;
       if (index < 0) return;
@@ -197,7 +210,7 @@ function editDraft(key: KeyPress, state: UiState, session: SessionView, draft: D
   }
   const change = draftChange(key, draft);
   if (change === undefined) return; // not an editing key
-  if (!isUserSession(session)) return void out.push(readOnlyHint(session, deps));
+  if (!canType(session)) return void out.push(readOnlyHint(session, deps));
   set(change);
 }
 

@@ -17,7 +17,8 @@ export function formatCost(usd: number, known = true): string {
 export function statusText(status: AgentStatus, detail: string | undefined): string {
   switch (status) {
     case 'idle': return 'idle';
-    case 'thinking': return 'thinking';
+    // The core gives `thinking` a detail only for a question waiting on the user ("waiting for your answer").
+    case 'thinking': return detail ?? 'thinking';
     case 'running-tool': return detail ? `running ${detail}` : 'running tool';
     case 'waiting-approval': return 'waiting approval';
     case 'error': return detail ? `error: ${detail}` : 'error';

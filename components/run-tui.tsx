@@ -15,6 +15,7 @@ import { INK_MAX_FPS } from './render-options';
 import { installInkOutputCache } from './text/ink-output';
 import { ModalServices } from './modals/history-providers';
 import { watchApprovals } from './modals/approval-watch';
+import { watchQuestions } from './question-watch';
 
 export interface TuiOutcome {
   readonly code: number;
@@ -43,6 +44,8 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
   const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => performance.now() });
+  // A question of an agent opens its lane (the reducer); one that could not take the focus rings the bell.
+  const unwatchQuestions = watchQuestions({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07') });
 
   const modes = terminalModes(1);
   let code = 0;
@@ -108,6 +111,7 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
     await finished;
   } finally {
     unwatch();
+    unwatchQuestions();
     store.dispose();
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
     process.off('uncaughtException', onCrash);

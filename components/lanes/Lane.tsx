@@ -1,7 +1,7 @@
 import React, { memo, useMemo } from 'react';
 import { Box, Text } from 'ink';
 import type { LaneView, SessionView } from '../state/ui-state';
-import { isBusy, isUserSession } from '../state/ui-state';
+import { awaitsUser, canType, isBusy } from '../state/ui-state';
 import type { Theme } from '../theme';
 import type { Line, Span } from '../text/line';
 import { lineToAnsi } from '../text/ansi';
@@ -80,12 +80,14 @@ const Row = memo(function Row({ text }: { readonly text: string }) {
  */
 function headerLine(props: LaneProps, scrolled: boolean): Line {
   const { session, width, focused, spinner, theme } = props;
-  const busy = isBusy(session.status);
+  // A question to the user is nobody working: no spinner, and the lane takes typing while it is open.
+  const asking = awaitsUser(session);
+  const busy = isBusy(session.status) && !asking;
   const mark = focused ? theme.focusMark : ' ';
   const title = `${mark} ${session.initiatorId} ${theme.arrow} ${session.responderId} ${theme.dot} ${session.name}`;
-  let status = `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
+  let status = asking ? 'waiting for your answer' : `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
   const parts: string[] = [];
-  if (!isUserSession(session)) parts.push('read-only');
+  if (!canType(session)) parts.push('read-only');
   if (scrolled) parts.push(theme.plain ? 'scrolled, End follows' : '↓ End follows');
   if (session.tokens > 0) parts.push(`${formatTokens(session.tokens)} tok ${formatCost(session.costUsd, session.costKnown)}`);
   let right = parts.join(` ${theme.dot} `);
@@ -100,7 +102,7 @@ function headerLine(props: LaneProps, scrolled: boolean): Line {
   if (cellWidth(status) > statusRoom) status = truncate(status, Math.max(0, statusRoom));
   const left = truncate(title, Math.max(4, width - 2 - cellWidth(status) - 1));
   const fill = Math.max(1, width - cellWidth(left) - 2 - cellWidth(status) - cellWidth(right));
-  const statusTone = session.status === 'error' ? 'error' : session.status === 'waiting-approval' ? 'warn' : busy ? 'accent' : 'muted';
+  const statusTone = session.status === 'error' ? 'error' : session.status === 'waiting-approval' || asking ? 'warn' : busy ? 'accent' : 'muted';
   const spans: Span[] = [
     { text: left, tone: focused ? 'accent' : undefined, bold: focused },
     { text: '  ' },

@@ -1,5 +1,5 @@
 import type { UiState } from './ui-state';
-import { isBusy } from './ui-state';
+import { focusedSession, isBusy, viewOf } from './ui-state';
 
 /**
  * Put `sessionId` in a lane. With room, a new lane is added; when all lanes are taken, the
@@ -30,6 +30,17 @@ export function placeLane(state: UiState, sessionId: string, options: { focus: b
   }
   const lanes = state.lanes.map((id, index) => (index === victim ? sessionId : id));
   return { ...state, lanes, focus: options.focus ? victim : state.focus };
+}
+
+/**
+ * A question of an agent to the user just opened in `sessionId`: show it in a lane and focus
+ * it when that takes nothing from the user (no modal open, the focused lane's composer empty);
+ * otherwise it gets a lane only where one is free or idle, and the status bar points to it.
+ */
+export function presentQuestion(state: UiState, sessionId: string): UiState {
+  const focused = focusedSession(state);
+  const free = state.modal === null && (!focused || viewOf(state, focused.id).draft.text === '');
+  return placeLane(state, sessionId, { focus: free, force: free });
 }
 
 /** Parse `session-{initiator}__{responder}__{name}` (DESIGN §5); null when malformed. */

@@ -1,8 +1,8 @@
 import type { LegionEvent } from '../../src/events/types';
 import type { Message } from '../../src/model/message';
 import type { SessionView, ToolLive, UiState } from './ui-state';
-import { newSessionView } from './ui-state';
-import { parseSessionId, placeLane } from './lanes';
+import { awaitsUser, newSessionView } from './ui-state';
+import { parseSessionId, placeLane, presentQuestion } from './lanes';
 
 /**
  * The one place where events become UI state. Pure: the same event list always gives the
@@ -54,12 +54,17 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
         return setTool(s, request.toolUseId, { ...tool, state: 'error', summary: why });
       });
     }
-    case 'agent-status':
-      return update(state, event.sessionId, event.at, (s) => ({
+    case 'agent-status': {
+      const before = state.sessions[event.sessionId];
+      const next = update(state, event.sessionId, event.at, (s) => ({
         // A turn that ends without a persisted message (cancel, error) drops its partial text.
         ...(event.status === 'idle' || event.status === 'error' ? endStream(s) : s),
         status: event.status, detail: event.detail,
       }));
+      const after = next.sessions[event.sessionId];
+      // An agent asks the user: its lane opens (whatever `autoOpenLanes` says) and takes the focus when free.
+      return after && awaitsUser(after) && !(before && awaitsUser(before)) ? presentQuestion(next, after.id) : next;
+    }
     case 'usage': {
       const tokens = event.inputTokens + event.outputTokens + event.cacheReadTokens + event.cacheWriteTokens;
       const cost = event.costUsd ?? 0;

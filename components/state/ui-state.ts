@@ -148,11 +148,25 @@ export function viewOf(state: UiState, sessionId: string): LaneView {
   return state.views[sessionId] ?? DEFAULT_VIEW;
 }
 
-/** Sessions the user can type into: the user is the initiator. Others are read-only. */
+/** The user's own sessions: the user is the initiator. */
 export function isUserSession(session: SessionView): boolean {
   return session.initiatorId === 'user';
 }
 
 export function isBusy(status: AgentStatus): boolean {
   return status !== 'idle' && status !== 'error';
+}
+
+/**
+ * A user lane (`<agent> → user · name`, an agent asked the user) whose question is open: the
+ * core reports the lane busy (`thinking`, "waiting for your answer") until it is answered,
+ * withdrawn or interrupted.
+ */
+export function awaitsUser(session: SessionView): boolean {
+  return session.responderId === 'user' && isBusy(session.status);
+}
+
+/** Lanes the user can type into: the user's own, and a user lane while its question is open. Others are read-only. */
+export function canType(session: SessionView): boolean {
+  return isUserSession(session) || awaitsUser(session);
 }

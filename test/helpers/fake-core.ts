@@ -3,19 +3,26 @@ import type { AgentStatus, EventInput, LegionEvent } from '../../src/events/type
 import type { Message } from '../../src/model/message';
 import type { Participant } from '../../src/collective/participant';
 import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from '../../src/runtime/core-api';
+import { createUsageAccumulator, type UsageTotals } from '../../src/providers/usage-totals';
 
 /**
  * A `LegionCore` for UI tests: a real bus that the test drives by emitting events, with
  * sessions, histories, statuses and pending approvals kept from those events (as the real
  * core would report them). Commands are recorded; `send` behaves like the core's: it opens
  * the session when new, adds the user's message, and says `queued` when the session is busy.
+ * `ask` plays an agent asking the user (as src/runtime/user-questions.ts does) and `reply`
+ * answers it like the core's: refused unless a question is open in that lane.
  */
 export interface FakeCore extends LegionCore {
   emit(input: EventInput): LegionEvent;
+  /** `agentId` asks the user in `session-<agentId>__user__<name>`: session-open, the question, status "waiting for your answer". */
+  ask(agentId: string, question: string, name?: string): string;
+  reply(sessionId: string, text: string): SendOutcome;
   /** Put a history in place without events (a resumed run). */
   seed(session: { initiatorId: string; responderId: string; name?: string }, messages: readonly Message[]): string;
   readonly calls: {
     readonly send: { responderId: string; text: string; name: string }[];
+    readonly reply: { sessionId: string; text: string }[];
     readonly cancel: string[];
     readonly openSession: { responderId: string; name: string }[];
     readonly resolve: { ids: readonly string[]; decision: string }[];
@@ -44,12 +51,23 @@ export function sessionIdOf(initiatorId: string, responderId: string, name = 'de
   return `session-${initiatorId}__${responderId}__${name}`;
 }
 
-export function createFakeCore(options: { runId?: string; participants?: Participant[]; now?: () => Date } = {}): FakeCore {
+export interface FakeCoreOptions {
+  runId?: string;
+  participants?: Participant[];
+  now?: () => Date;
+  /** Totals from before a restart; `usage()` goes on from them with every `usage` event, like the core's. */
+  usage?: { run: UsageTotals; sessions: Record<string, UsageTotals> };
+}
+
+export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
   const runId = options.runId ?? 'run-test';
   const bus: EventBus = createBus({ runId, ...(options.now ? { now: options.now } : {}) });
-  const sessions = new Map<string, { info: Omit<SessionInfo, 'status' | 'lastActivity' | 'messageCount'>; messages: Message[]; status: AgentStatus; last: string }>();
+  const sessions = new Map<string, {
+    info: Omit<SessionInfo, 'status' | 'lastActivity' | 'messageCount'>; messages: Message[]; status: AgentStatus; last: string; asking?: boolean;
+  }>();
   const pending = new Map<string, PendingApproval>();
   const participants = options.participants ?? DEFAULT_PARTICIPANTS;
+  const usage = createUsageAccumulator(options.usage);
 
   const ensure = (id: string, initiatorId: string, responderId: string, name: string, at: string) => {
     let s = sessions.get(id);
@@ -64,18 +82,23 @@ export function createFakeCore(options: { runId?: string; participants?: Partici
         if (s) { s.messages.push(e.message); s.last = e.at; }
         break;
       }
-      case 'agent-status': { const s = sessions.get(e.sessionId); if (s) s.status = e.status; break; }
+      case 'agent-status': {
+        const s = sessions.get(e.sessionId);
+        if (s) { s.status = e.status; s.asking = s.info.responderId === 'user' && e.status !== 'idle' && e.status !== 'error'; }
+        break;
+      }
       case 'approval-request': {
         const { type: _t, seq: _s, runId: _r, at, ...rest } = e;
         pending.set(e.requestId, { ...rest, chain: [...e.chain], at });
         break;
       }
       case 'approval-resolve': pending.delete(e.requestId); break;
+      case 'usage': usage.add(e); break;
       default: break;
     }
   });
 
-  const calls: FakeCore['calls'] = { send: [], cancel: [], openSession: [], resolve: [], shutdown: [] };
+  const calls: FakeCore['calls'] = { send: [], reply: [], cancel: [], openSession: [], resolve: [], shutdown: [] };
   const open = (responderId: string, name: string): string => {
     const id = sessionIdOf('user', responderId, name);
     if (!sessions.has(id)) bus.emit({ type: 'session-open', sessionId: id, initiatorId: 'user', responderId, name });
@@ -102,7 +125,24 @@ export function createFakeCore(options: { runId?: string; participants?: Partici
       if (!queued) bus.emit({ type: 'message-add', sessionId: id, message: { role: 'user', content: [{ type: 'text', text }], at: new Date().toISOString() } });
       return { ok: true, sessionId: id, queued };
     },
+    ask(agentId, question, name = 'default') {
+      const id = sessionIdOf(agentId, 'user', name);
+      if (!sessions.has(id)) bus.emit({ type: 'session-open', sessionId: id, initiatorId: agentId, responderId: 'user', name });
+      bus.emit({ type: 'message-add', sessionId: id, message: { role: 'user', content: [{ type: 'text', text: question }], at: new Date().toISOString() } });
+      bus.emit({ type: 'agent-status', sessionId: id, participantId: 'user', status: 'thinking', detail: 'waiting for your answer' });
+      bus.emit({ type: 'notice', level: 'info', message: `${agentId} asks you: ${question}`, sessionId: id });
+      return id;
+    },
+    reply(sessionId, text) {
+      calls.reply.push({ sessionId, text });
+      const s = sessions.get(sessionId);
+      if (!s?.asking) return { ok: false, error: `no question is waiting for your answer in ${sessionId}` };
+      bus.emit({ type: 'message-add', sessionId, message: { role: 'assistant', content: [{ type: 'text', text }], at: new Date().toISOString() } });
+      bus.emit({ type: 'agent-status', sessionId, participantId: 'user', status: 'idle' });
+      return { ok: true, sessionId, queued: false };
+    },
     idle: async () => '',
+    usage: () => ({ run: usage.run(), sessions: Object.fromEntries(usage.sessions()) }),
     openSession(responderId, name = 'default') {
       calls.openSession.push({ responderId, name });
       return { ok: true, sessionId: open(responderId, name) };
@@ -114,7 +154,7 @@ export function createFakeCore(options: { runId?: string; participants?: Partici
     cancel(sessionId) { calls.cancel.push(sessionId); },
     participants: () => participants,
     sessions: () => [...sessions.values()].map((s) => ({
-      ...s.info, status: s.status, lastActivity: s.last, messageCount: s.messages.length,
+      ...s.info, status: s.status, lastActivity: s.last, messageCount: s.messages.length, ...(s.asking ? { awaitingUser: true } : {}),
     })),
     history: (id) => sessions.get(id)?.messages ?? [],
     pendingApprovals: () => [...pending.values()],

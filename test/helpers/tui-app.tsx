@@ -6,6 +6,7 @@ import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
 import { createUiStore, type Timers, type UiStore } from '../../components/state/store';
 import { createFakeCore, type FakeCore } from './fake-core';
+import { watchQuestions } from '../../components/question-watch';
 import type { EventInput } from '../../src/events/types';
 
 /** Key names → the bytes a terminal sends. */
@@ -45,6 +46,8 @@ export interface AppHarness {
   paste(text: string): Promise<void>;
   resize(columns: number, rows: number): Promise<void>;
   quits: number;
+  /** Terminal bells rung for questions (`ui.bell`, see `HarnessOptions.bell`). */
+  readonly bells: { count: number };
   clock: { now: number };
   unmount(): void;
 }
@@ -62,6 +65,8 @@ export interface HarnessOptions {
   readonly autoOpenLanes?: boolean;
   /** Open `user → ur-agent · default` first (as start-tui does). Default true. */
   readonly openDefault?: boolean;
+  /** `ui.bell` for the question watcher, as run-tui installs it. Default true. */
+  readonly bell?: boolean;
 }
 
 /** Let React commit and Ink draw: a few rounds of immediates and timers (robust under load). */
@@ -87,6 +92,8 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
     const opened = core.openSession('ur-agent');
     if (opened.ok) store.dispatch({ type: 'show-session', sessionId: opened.sessionId });
   }
+  const bells = { count: 0 };
+  const unwatch = watchQuestions({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; } });
   const clock = { now: 1_000_000 };
   const harness: { quits: number } = { quits: 0 };
   const ui = render(
@@ -108,7 +115,7 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
     await tick();
   };
   return {
-    core, store, clock,
+    core, store, clock, bells,
     get quits() { return harness.quits; },
     frame: () => stripAnsi(ui.lastFrame() ?? ''),
     async emit(...inputs) { for (const input of inputs) core.emit(input); await tick(); },
@@ -117,6 +124,6 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
     async press(...names) { for (const n of names) await write(keyBytes(n)); },
     paste: (text) => write(`${KEYS['paste-start']}${text}${KEYS['paste-end']}`),
     resize,
-    unmount: () => { ui.unmount(); ui.cleanup(); store.dispose(); },
+    unmount: () => { unwatch(); ui.unmount(); ui.cleanup(); store.dispose(); },
   } as AppHarness;
 }
