@@ -109,6 +109,8 @@ function assertOnlyAppended(b: Map<string, string>, a: Map<string, string>): voi
     const now = a.get(file);
     assert.ok(now !== undefined, `${file} still exists`);
     if (file.endsWith('.jsonl')) assert.ok(now.startsWith(old), `${file} was appended to, never rewritten`);
+    // The usage totals are rewritten whole (atomically) as the run counts on.
+    else if (file.endsWith('usage.json')) assert.doesNotThrow(() => JSON.parse(now), `${file} is whole`);
     else if (!file.endsWith('run.json')) assert.equal(now, old, `${file} unchanged`);
   }
 }
