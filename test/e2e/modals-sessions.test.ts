@@ -111,8 +111,8 @@ test('Ctrl+O finds a word from an earlier run and resumes that run', { skip, tim
       assert.match(s, /user → ur-agent · default +The secret word is zanzibar\./);
       // Enter shows the hit in its transcript; Enter again resumes that run in the app.
       second.keys('Enter');
-      s = await second.waitFor(/Enter resume run/);
-      assert.match(s, /what is the secret word\?/);
+      // The transcript loads asynchronously ("reading the transcript…"): wait for its text.
+      s = await second.waitFor((screen) => /Enter resume run/.test(screen) && /what is the secret word\?/.test(screen), 20_000, 'the transcript of the old run');
       second.keys('Enter');
       s = await second.waitFor(new RegExp(`run ${oldRun} \\(resumed\\)`), 30_000);
       await second.waitGone(/History ·/);
