@@ -32,9 +32,11 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
   const name = `legion-modals-${process.pid}-${Date.now()}-${++counter}`;
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
   const cmd = `env ${envArgs} ${command.map(shellQuote).join(' ')}; echo "[exited $?]"; sleep 30`;
-  execFileSync('tmux', ['new-session', '-d', '-s', name, '-x', String(size.columns), '-y', String(size.rows), cmd]);
+  // A private tmux server per session: no interference with the user's tmux or other tests.
+  const tmux = (...args: string[]): string[] => ['-L', name, ...args];
+  execFileSync('tmux', tmux('-f', '/dev/null', 'new-session', '-d', '-s', name, '-x', String(size.columns), '-y', String(size.rows), cmd));
   const screen = (): string => {
-    const r = spawnSync('tmux', ['capture-pane', '-p', '-t', name], { encoding: 'utf8' });
+    const r = spawnSync('tmux', tmux('capture-pane', '-p', '-t', name), { encoding: 'utf8' });
     return r.status === 0 ? r.stdout : '';
   };
   const wait = async (test: (s: string) => boolean, what: string, timeoutMs: number): Promise<string> => {
@@ -50,11 +52,11 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
   return {
     name,
     screen,
-    keys: (...keys) => void execFileSync('tmux', ['send-keys', '-t', name, ...keys]),
-    type: (text) => void execFileSync('tmux', ['send-keys', '-t', name, '-l', text]),
+    keys: (...keys) => void execFileSync('tmux', tmux('send-keys', '-t', name, ...keys)),
+    type: (text) => void execFileSync('tmux', tmux('send-keys', '-t', name, '-l', text)),
     waitFor: (pattern, timeoutMs = 20_000) => wait((s) => pattern.test(s), String(pattern), timeoutMs),
     waitGone: (pattern, timeoutMs = 20_000) => wait((s) => !pattern.test(s), `${pattern} to go`, timeoutMs),
-    kill: () => void spawnSync('tmux', ['kill-session', '-t', name]),
+    kill: () => void spawnSync('tmux', tmux('kill-server')),
   };
 }
 
