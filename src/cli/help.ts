@@ -11,7 +11,6 @@ const GLOBAL_FLAGS = `global flags:
 /** The `--help` text: every command, or one command's usage. */
 export function helpText(commands: readonly Command[], only?: Command): string {
   if (only) return `usage: ${only.usage}\n\n${only.summary}\n\n${GLOBAL_FLAGS}`;
-  const width = Math.max(...commands.map((c) => c.usage.length));
-  const lines = commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`);
+  const lines = commands.map((c) => `  ${c.usage}\n      ${c.summary}`);
   return `Legion: a terminal for a persistent multi-agent collective\n\nusage:\n${lines.join('\n')}\n\n${GLOBAL_FLAGS}\nenvironment: ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL\n             LEGION_PROVIDER LEGION_MODEL LEGION_FAUX_SCRIPT LEGION_DEBUG=1 NO_COLOR\n`;
 }
