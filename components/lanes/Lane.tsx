@@ -1,4 +1,4 @@
-import React, { memo, useMemo } from 'react';
+import React, { memo, useMemo, useRef } from 'react';
 import { Box, Text } from 'ink';
 import type { LaneView, SessionView } from '../state/ui-state';
 import { awaitsUser, canType, isBusy } from '../state/ui-state';
@@ -9,6 +9,7 @@ import { truncate, cellWidth } from '../text/width';
 import { formatCost, formatTokens, statusText } from '../format';
 import { lineSource } from './line-source';
 import { viewport } from './viewport';
+import { RowSlots } from './row-slots';
 import type { LineContext } from './entry-lines';
 import { highlightVersion } from '../markdown/highlight';
 
@@ -47,15 +48,18 @@ export const Lane = memo(function Lane(props: LaneProps) {
   const { session, view, width, height, focused, activity, spinner, theme } = props;
   const bodyHeight = laneBodyHeight(height, activity !== null);
   const ctx = lineContext(width, view.expanded, theme);
-  const shown = useMemo(
-    () => viewport(lineSource(session, ctx), view.scroll, bodyHeight),
-    [session, ctx, view.scroll, bodyHeight],
-  );
+  const slots = useRef<RowSlots | null>(null);
+  const shown = useMemo(() => {
+    const v = viewport(lineSource(session, ctx), view.scroll, bodyHeight);
+    const ids: (string | null)[] = [];
+    for (let i = 0; i < bodyHeight; i++) ids.push(v.ids[i] ?? null);
+    return { ...v, keys: (slots.current ??= new RowSlots()).assign(ids) };
+  }, [session, ctx, view.scroll, bodyHeight]);
   const header = headerLine(props, shown.below);
   const rows: React.ReactNode[] = [<Row key="h" text={lineToAnsi(header, theme)} />];
   for (let i = 0; i < bodyHeight; i++) {
     const line = shown.lines[i];
-    rows.push(<Row key={i} text={line ? lineToAnsi(line, theme) : ''} />);
+    rows.push(<Row key={shown.keys[i]} text={line ? lineToAnsi(line, theme) : ''} />);
   }
   if (activity !== null) {
     rows.push(<Row key="a" text={lineToAnsi([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme)} />);

@@ -34,7 +34,7 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
             const activity = activityRow(state, session, theme, spinner);
             const lane = (
               <Lane
-                key={id}
+                key={cell.index}
                 session={session}
                 view={viewOf(state, id)}
                 width={cell.width}
@@ -48,7 +48,7 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
             );
             if (c === 0) return lane;
             return (
-              <React.Fragment key={id}>
+              <React.Fragment key={cell.index}>
                 <Separator height={cell.height} theme={theme} />
                 {lane}
               </React.Fragment>

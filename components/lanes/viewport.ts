@@ -5,6 +5,8 @@ import type { LineSource } from './line-source';
 export interface Viewport {
   /** At most `height` lines, top to bottom. */
   readonly lines: readonly Line[];
+  /** Where each line is in the transcript (`block:line`): the same line keeps its id while the view moves. */
+  readonly ids: readonly string[];
   /** Lines exist above the first one shown. */
   readonly above: boolean;
   /** Lines exist below the last one shown (the view is scrolled back). */
@@ -19,14 +21,15 @@ interface Pos { readonly entry: number; readonly line: number }
  * Either way only the blocks on screen are visited.
  */
 export function viewport(source: LineSource, scroll: ScrollPos, height: number): Viewport {
-  if (height <= 0) return { lines: [], above: false, below: false };
+  if (height <= 0) return { lines: [], ids: [], above: false, below: false };
   if (scroll.kind === 'anchor') {
-    const forward = collectForward(source, clampPos(source, scroll), height + 1);
-    if (forward.lines.length > height) return { lines: forward.lines.slice(0, height), above: scroll.entry > 0 || scroll.line > 0, below: true };
+    const forward = collectForward(source, clampPos(source, scroll), height + 1, true);
+    if (forward.lines.length > height) {
+      return { lines: forward.lines.slice(0, height), ids: forward.ids.slice(0, height), above: scroll.entry > 0 || scroll.line > 0, below: true };
+    }
   }
-  const back = collectBackward(source, source.count, height + 1);
-  const above = back.length > height;
-  return { lines: above ? back.slice(back.length - height) : back, above, below: false };
+  const back = collectBackward(source, source.count, height);
+  return { lines: back.lines, ids: back.ids, above: back.above, below: false };
 }
 
 /** Move the view `delta` lines (negative: up). Reaching the bottom resumes following. */
@@ -92,27 +95,48 @@ function clampPos(source: LineSource, pos: Pos): Pos {
   return pos.line < n ? { entry: pos.entry, line: pos.line } : { entry: pos.entry + 1, line: 0 };
 }
 
-function collectForward(source: LineSource, from: Pos, max: number): { lines: Line[] } {
+function collectForward(source: LineSource, from: Pos, max: number, withIds = false): { lines: Line[]; ids: string[] } {
   const lines: Line[] = [];
+  const ids: string[] = [];
   let line = from.line;
   for (let i = from.entry; i < source.count && lines.length < max; i++) {
     const block = source.lines(i);
-    for (let j = line; j < block.length && lines.length < max; j++) lines.push(block[j]!);
+    for (let j = line; j < block.length && lines.length < max; j++) {
+      lines.push(block[j]!);
+      if (withIds) ids.push(`${i}:${j}`);
+    }
     line = 0;
   }
-  return { lines };
+  return { lines, ids };
 }
 
-function collectBackward(source: LineSource, end: number, max: number): Line[] {
-  const chunks: (readonly Line[])[] = [];
+/** The last `height` lines before block `end` (walking back only as far as they reach), and whether more exist above. */
+function collectBackward(source: LineSource, end: number, height: number): { lines: Line[]; ids: string[]; above: boolean } {
+  const indices: number[] = [];
+  const blocks: (readonly Line[])[] = [];
   let total = 0;
-  for (let i = end - 1; i >= 0 && total < max; i--) {
+  let i = end - 1;
+  for (; i >= 0 && total < height; i--) {
     const block = source.lines(i);
     if (block.length === 0) continue;
-    chunks.push(block);
+    indices.push(i);
+    blocks.push(block);
     total += block.length;
   }
-  const out: Line[] = [];
-  for (let c = chunks.length - 1; c >= 0; c--) out.push(...chunks[c]!);
-  return out.length > max ? out.slice(out.length - max) : out;
+  // More above: the first block is cut, or a block with lines comes before it.
+  let above = total > height;
+  for (; !above && i >= 0; i--) if (source.lines(i).length > 0) above = true;
+  const lines: Line[] = [];
+  const ids: string[] = [];
+  let skip = Math.max(0, total - height);
+  for (let c = blocks.length - 1; c >= 0; c--) {
+    const b = indices[c]!;
+    const block = blocks[c]!;
+    for (let j = skip; j < block.length; j++) {
+      lines.push(block[j]!);
+      ids.push(`${b}:${j}`);
+    }
+    skip = 0;
+  }
+  return { lines, ids, above };
 }
