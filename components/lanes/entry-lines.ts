@@ -68,7 +68,24 @@ export function entryLines(session: SessionView, i: number, ctx: LineContext): r
   return assistantLines(session, entry, i, ctx);
 }
 
+// An assistant message's lines, kept while its context and its tool calls' states (live state
+// and result, both replaced, never mutated, when they change) are the same.
+const assistantCache = new WeakMap<object, { ctx: LineContext; first: boolean; deps: unknown[]; lines: Line[] }>();
+
 function assistantLines(session: SessionView, message: Message, i: number, ctx: LineContext): Line[] {
+  const next = session.entries[i + 1];
+  const deps: unknown[] = [];
+  for (const block of message.content) {
+    if (block.type === 'tool_use') deps.push(session.tools[block.id], next && next.role === 'user' ? findResult(next, block.id) : undefined);
+  }
+  const hit = assistantCache.get(message);
+  if (hit && hit.ctx === ctx && hit.first === (i === 0) && hit.deps.length === deps.length && hit.deps.every((d, k) => d === deps[k])) return hit.lines;
+  const lines = buildAssistantLines(session, message, i, ctx);
+  assistantCache.set(message, { ctx, first: i === 0, deps, lines });
+  return lines;
+}
+
+function buildAssistantLines(session: SessionView, message: Message, i: number, ctx: LineContext): Line[] {
   const out: Line[] = [];
   const next = session.entries[i + 1];
   let separated = false;
