@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createAnthropicAssembler, toAnthropicRequest } from './anthropic-translate';
 import { createHttpWatch, untilAborted } from './http-watch';
@@ -20,6 +19,7 @@ export interface AnthropicProviderOptions {
  * The Anthropic provider: streaming Messages API through `@anthropic-ai/sdk`
  * (`messages.create({ stream: true })`, which tolerates streams without usage, unlike
  * `messages.stream()`). One SDK client per call, so each call has its own watched fetch.
+ * The SDK is imported at the first call (a large module: start-up does not pay for it).
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const warned = new Set<string>();
@@ -63,6 +63,7 @@ async function* streamAnthropic(
   const assembler = createAnthropicAssembler(request.model);
   let failure: ProviderEvent | null = null;
   try {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
     const client = new Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? 'https://api.anthropic.com',

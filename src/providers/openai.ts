@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createOpenAIAssembler, toOpenAIRequest } from './openai-translate';
 import { createHttpWatch, untilAborted } from './http-watch';
@@ -31,6 +30,7 @@ export function isOfficialOpenAI(baseURL: string | undefined): boolean {
  * `stream_options.include_usage`. Against a compatible server (Ollama, llama.cpp, vLLM)
  * the token limit is sent as `max_tokens`, which they all understand; OpenAI itself gets
  * `max_completion_tokens`, which its reasoning models require.
+ * The SDK is imported at the first call (start-up does not pay for it).
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   return {
@@ -53,6 +53,7 @@ async function* streamOpenAI(options: OpenAIProviderOptions, request: ProviderRe
   const assembler = createOpenAIAssembler(request.model);
   let failure: ProviderEvent | null = null;
   try {
+    const { default: OpenAI } = await import('openai');
     const client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? OPENAI_DEFAULT_BASE_URL,

@@ -254,7 +254,7 @@ export function prepareWorkspace(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-ws-'));
   const r = spawnSync(process.execPath, [BUNDLE, 'init'], { cwd: dir, env: appEnv(), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`legion init failed: ${r.stderr.trim()}`);
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }) }; // the app may still be writing as it exits
 }
 
 /** The shell command tmux runs: `exec` so the pane's pid is the app itself. */
