@@ -151,7 +151,8 @@ test('resuming a run another Legion holds fails cleanly: the run you came from c
       other.keys('Enter');
       await other.waitFor(/History · run /);
       other.keys('Enter');
-      await other.waitFor(/Enter resume run/);
+      // Enter acts once the transcript has loaded ("reading the transcript…" before).
+      await other.waitFor(/(?=[\s\S]*Enter resume run)(?=[\s\S]*what is the secret word\?)/, 20_000);
       other.keys('Enter');
       const s = await other.waitFor(new RegExp(`could not resume run ${held}`), 30_000);
       assert.match(s, new RegExp(`run ${current} \\(resumed\\)`));
