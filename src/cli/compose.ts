@@ -36,6 +36,7 @@ import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
 import { keepOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
+import { withoutYoungGrowth } from './young-generation';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -144,7 +145,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // Turns of the user's lanes left waiting on approvals stay open: the core resumes them.
     const pendingApprovals = await readPendingApprovals(layout.approvals(run.id));
     const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
-    const loadedRun = await runStore.load(run, clock(), { keepOpen: keepOpenFor(pendingApprovals, isActiveAgent) });
+    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { keepOpen: keepOpenFor(pendingApprovals, isActiveAgent) }));
     const bus = createBus({
       runId: run.id,
       startSeq: await lastLedgerSeq(layout.events(run.id)),

@@ -1,7 +1,8 @@
 import { appendFileSync, truncateSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import type { Message } from '../model/message';
-import { parseJsonl, type JsonlIssue } from '../storage/jsonl';
+import type { JsonlIssue } from '../storage/jsonl';
+import { createJsonlByteParser, parseJsonlBytes, type JsonlBytesRead } from '../storage/jsonl-bytes';
 import type { Layout } from '../storage/layout';
 import { parseSessionId } from './ids';
 import { validateMessage } from './message-check';
@@ -29,26 +30,45 @@ export interface SessionFileRead {
 
 /** Parse one session file's bytes (tolerant, see `parseJsonl`). */
 export function parseSessionBytes(id: string, key: SessionKey, file: string, bytes: Buffer): Omit<SessionFileRead, 'fileTime'> {
-  const { records, issues } = parseJsonl<Message>(bytes.toString('utf8'), file, validateMessage);
-  const completeBytes = bytes.lastIndexOf(10) + 1;
+  return sessionRead(id, key, file, parseJsonlBytes<Message>(bytes, file, validateMessage));
+}
+
+function sessionRead(id: string, key: SessionKey, file: string, read: JsonlBytesRead<Message>): Omit<SessionFileRead, 'fileTime'> {
+  const { records, issues, bytes, completeBytes } = read;
   let tail: TailState = 'clean';
-  if (completeBytes < bytes.length) tail = issues.some((i) => i.kind === 'torn') ? 'torn' : 'unterminated';
+  if (completeBytes < bytes) tail = issues.some((i) => i.kind === 'torn') ? 'torn' : 'unterminated';
   return { id, key, file, messages: records, issues, tail, completeBytes };
 }
+
+/** Bytes read at a time: the file is parsed as it is read, never held whole (see `createJsonlByteParser`). */
+const READ_CHUNK = 64 * 1024;
 
 /** Read one session file; `null` when it does not exist. */
 export async function readSessionFile(layout: Layout, runId: string, sessionId: string): Promise<SessionFileRead | null> {
   const key = parseSessionId(sessionId);
   if (!key) return null;
   const file = layout.sessionFile(runId, sessionId);
-  let bytes: Buffer;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    bytes = await readFile(file);
+    handle = await open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const read = parseSessionBytes(sessionId, key, file, bytes);
+  let parsed: JsonlBytesRead<Message>;
+  try {
+    const parser = createJsonlByteParser<Message>(file, validateMessage);
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      parser.push(chunk.subarray(0, bytesRead));
+    }
+    parsed = parser.end();
+  } finally {
+    await handle.close();
+  }
+  const read = sessionRead(sessionId, key, file, parsed);
   if (read.messages.length > 0) return read;
   const fileTime = await stat(file).then((s) => s.mtime.toISOString(), () => undefined);
   return { ...read, fileTime };
