@@ -3,7 +3,14 @@
 import { main } from '../src/cli/main';
 import { processIo } from '../src/cli/io';
 
-const code = await main(process.argv.slice(2), {
+/**
+ * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
+ * cache: told when the full-screen UI starts, so the cache it writes holds the UI's code too.
+ * Absent under tsx.
+ */
+declare const __legionStart: { tuiStarted(): void } | undefined;
+
+void main(process.argv.slice(2), {
   io: processIo(),
   startTui: async (options) => {
     // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
@@ -11,8 +18,10 @@ const code = await main(process.argv.slice(2), {
     // when its module is first evaluated: here, at this lazy import.
     delete process.env.CI;
     delete process.env.CONTINUOUS_INTEGRATION;
+    if (typeof __legionStart !== 'undefined') __legionStart.tuiStarted();
     const { startTui } = await import('../components/start-tui');
     return startTui(options);
   },
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;

@@ -1,29 +1,35 @@
-// Bundle the CLI: dist/legion.js (the entry) and dist/chunks/*.js (code loaded on demand).
+// Bundle the CLI: dist/legion-app-<build>.cjs (everything, one CommonJS file) and
+// dist/legion.js (the entry: a small loader, scripts/legion-loader.mjs, that runs the bundle
+// through V8's code cache).
 //
 // Start-up speed is the point (test/bench/startup.ts, budget 200 ms to the first frame):
-// - Code splitting: what is reached only through `await import()` (the provider SDKs,
-//   highlight.js, subcommands…) lands in its own chunk, which Node neither reads nor parses
-//   until it is needed. The SDKs alone are ~1.6 MB of the ~4.6 MB.
+// - V8's code cache (see scripts/legion-loader.mjs): compiling the bundle is the largest
+//   single cost of a start; Node 20 caches no ES module code, so the bundle is CommonJS.
+// - What is reached only through `await import()` (the provider SDKs, highlight.js,
+//   subcommands…) is evaluated only when first imported (esbuild's lazy module wrappers).
 // - Whitespace and syntax minified; identifiers kept, so stack traces (LEGION_DEBUG=1) name
 //   the real functions.
 // - The YAML files shipped in config/ are parsed here, by the app's own parser
 //   (src/config/yaml-source.ts, through tsx), and carried in the bundle keyed by their text:
 //   start-up skips parsing them (an edited file is parsed as usual).
-// - zod's message locales other than English are left out (290 kB parsed at every start).
-// - yoga-layout (Ink's layout engine) is patched to decode its embedded WebAssembly with
-//   Buffer instead of `fetch(data: URL)`, which loads Node's whole fetch stack (~20 ms).
+// - zod's message locales other than English are left out (290 kB).
+// - yoga-layout (Ink's layout engine) instantiates its embedded WebAssembly synchronously
+//   from a Buffer, instead of through `fetch(data: URL)` (which loads Node's whole fetch
+//   stack, ~20 ms) and a top-level await (which CommonJS cannot have).
 // - string-width (Ink's text measure) defers its ICU segmenter and emoji expression to their
 //   first use and answers simple text from a table (scripts/string-width-fast.mjs, ~18 ms);
 //   slice-ansi creates its segmenter at first use too (~6 ms).
 //
-// Tests build while other tests run the app, so a build never leaves a half-written or missing
-// file behind: each output is written to a temp file and renamed into place (unchanged
-// files are not touched), and chunks of earlier builds are removed only once they are an
-// hour old (an app started before the build may still load them).
+// Tests build while other tests run the app, so a build never leaves a half-written file
+// behind or changes a file a running app may still read: the bundle's name carries its
+// content hash (so does its code cache), each file is written to a temp file and renamed
+// into place, dist/legion.js last, and bundles of earlier builds are removed only once they
+// are an hour old.
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { patchOnce, patchStringWidth } from './string-width-fast.mjs';
@@ -50,17 +56,21 @@ async function parsedShippedYaml() {
   return out;
 }
 
+/** A dependency's source with `edits` ([from, to, what]) applied, each exactly once. */
+const patched = (edits) => async (args) => ({
+  contents: edits.reduce((text, [from, to, what]) => patchOnce(text, from, to, what), await readFile(args.path, 'utf8')),
+  loader: 'js',
+});
+
 const result = await build({
   write: false,
+  metafile: true,
   absWorkingDir: ROOT,
-  entryPoints: { legion: 'bin/legion.ts' },
-  outdir: DIST,
-  entryNames: '[name]',
-  chunkNames: 'chunks/[name]-[hash]',
-  splitting: true,
+  entryPoints: ['bin/legion.ts'],
+  outfile: join(DIST, 'legion-app.cjs'),
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   jsx: 'automatic',
   minifySyntax: true,
@@ -70,64 +80,92 @@ const result = await build({
     name: 'legion-start-up',
     setup(b) {
       // ink imports react-devtools-core (and `ws`, through its devtools module) only when
-      // DEV=true, but an external import would be hoisted and fail at load: bundle empty
-      // stand-ins instead.
+      // DEV=true: bundle empty stand-ins instead.
       b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'legion-stub' }));
       b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (/[\\/]ink[\\/]build[\\/]/.test(args.importer) ? { path: 'ink-devtools', namespace: 'legion-stub' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'legion-stub' }, () => ({ contents: 'export default { initialize() {}, connectToDevTools() {} };', loader: 'js' }));
-      // zod re-exports its ~50 message locales (290 kB, parsed at every start); Legion uses
-      // only English, which zod sets itself: `z.locales` keeps `en` alone.
+      // Ink's two top-level awaits only run with DEV=true (React devtools, which the bundle does not carry).
+      b.onLoad({ filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, patched([
+        ["await import('./devtools.js');", "throw Object.assign(new Error('React devtools are not bundled'), { code: 'ERR_MODULE_NOT_FOUND' });", 'ink (devtools)'],
+        ['? await loadPackageJson()', '? { name: undefined, version: undefined }', 'ink (package.json)'],
+      ]));
+      // zod re-exports its ~50 message locales; Legion uses only English, which zod sets itself.
       b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: "export { default as en } from './en.js';", loader: 'js' }));
       b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => ({ contents: await patchStringWidth(args.path), loader: 'js' }));
-      b.onLoad({ filter: /[\\/]slice-ansi[\\/]tokenize-ansi\.js$/ }, async (args) => ({
-        contents: patchOnce(
-          await readFile(args.path, 'utf8'),
-          "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
-          "let __legionSegmenter;\nconst GRAPHEME_SEGMENTER = { segment: (s) => (__legionSegmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(s) };",
-          'slice-ansi (segmenter)',
-        ),
-        loader: 'js',
-      }));
-      b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
-        const source = await readFile(args.path, 'utf8');
-        const contents = patchOnce(
-          source,
-          'function ya(){return w||"function"!=typeof fetch?',
-          'function ya(){w||(w=Buffer.from(H.slice(37),"base64"));return w||"function"!=typeof fetch?',
-          'yoga-layout (wasm loading)',
-        );
-        return { contents, loader: 'js' };
-      });
+      b.onLoad({ filter: /[\\/]slice-ansi[\\/]tokenize-ansi\.js$/ }, patched([[
+        "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
+        "let __legionSegmenter;\nconst GRAPHEME_SEGMENTER = { segment: (s) => (__legionSegmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(s) };",
+        'slice-ansi (segmenter)',
+      ]]));
+      // Emscripten's hook for custom instantiation, filled with a synchronous one (H is the data: URL of the WebAssembly).
+      b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, patched([[
+        'if(h.instantiateWasm)try{return h.instantiateWasm(d,',
+        'if(h.instantiateWasm||(h.instantiateWasm=function(i,done){var m=new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(H.slice(H.indexOf(",")+1),"base64")),i);done(m);return m.exports}))try{return h.instantiateWasm(d,',
+        'yoga-layout (wasm instantiation)',
+      ]]));
+      b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/ }, patched([[
+        'const Yoga = wrapAssembly(await loadYoga());',
+        "const yogaModule = {};\nloadYoga(yogaModule).catch(() => undefined);\nif (!yogaModule.calledRun) throw new Error('yoga-layout did not start');\nconst Yoga = wrapAssembly(yogaModule);",
+        'yoga-layout (top-level await)',
+      ]]));
     },
   }],
-  define: { 'process.env.NODE_ENV': '"production"', __LEGION_PARSED_YAML__: JSON.stringify(await parsedShippedYaml()) },
-  banner: {
-    // Some bundled CommonJS dependencies call require(); give them one.
-    js: "#!/usr/bin/env node\nimport { createRequire as __legionCreateRequire } from 'node:module';\nconst require = __legionCreateRequire(import.meta.url);",
+  define: {
+    'process.env.NODE_ENV': '"production"',
+    'import.meta.url': '__legionImportMetaUrl',
+    __LEGION_PARSED_YAML__: JSON.stringify(await parsedShippedYaml()),
   },
   logLevel: 'warning',
 });
 
-const written = new Set();
-for (const file of result.outputFiles) {
-  written.add(file.path);
-  mkdirSync(join(file.path, '..'), { recursive: true });
-  let same = false;
+/** Write `contents` to `path` through a temp file and a rename, unless it is there already. */
+function put(path, contents, mode = 0o644) {
   try {
-    same = readFileSync(file.path).equals(file.contents);
+    if (readFileSync(path).equals(Buffer.from(contents))) return;
   } catch { /* new file */ }
-  if (same) continue;
-  const temp = `${file.path}.${process.pid}.tmp`;
-  writeFileSync(temp, file.contents, { mode: 0o644 });
-  renameSync(temp, file.path);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, contents, { mode });
+  renameSync(temp, path);
+  chmodSync(path, mode);
 }
-chmodSync(join(DIST, 'legion.js'), 0o755);
-const chunks = join(DIST, 'chunks');
-for (const name of readdirSync(chunks)) {
-  const path = join(chunks, name);
-  if (written.has(path)) continue;
+
+const [bundle] = result.outputFiles;
+if (!bundle || result.outputFiles.length !== 1) throw new Error(`build: expected one output file, got ${result.outputFiles.length}`);
+const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import');
+if (dynamic.length > 0) {
+  throw new Error(`build: the bundle still imports ${dynamic.map((i) => i.path).join(', ')} with import(), which vm.Script cannot run: bundle it`);
+}
+// esbuild escapes non-ASCII characters everywhere but in regular expression literals; one such
+// character would make V8 hold the whole source as two-byte text (6 MB instead of 3). `\uXXXX`
+// means the same there (also in u and v mode, where an escaped surrogate pair is one character).
+const ascii = bundle.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// The file holds the wrapper the loader compiles (Node's CommonJS parameters, plus what stands
+// for `import.meta.url` and the loader's hooks), so the loader makes no copy of 3 MB of text.
+const app = `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {${ascii}\n})`;
+const buildId = createHash('sha256').update(app).digest('hex').slice(0, 16);
+const appName = `legion-app-${buildId}.cjs`;
+mkdirSync(DIST, { recursive: true });
+put(join(DIST, appName), app);
+const loader = readFileSync(join(ROOT, 'scripts', 'legion-loader.mjs'), 'utf8');
+put(
+  join(DIST, 'legion.js'),
+  patchOnce(patchOnce(loader, "'__LEGION_BUILD_ID__'", `'${buildId}'`, 'loader (build id)'), "'legion-app.cjs'", `'${appName}'`, 'loader (bundle name)'),
+  0o755,
+);
+
+// Bundles of earlier builds (and the chunks of the earlier split build), once an hour old.
+const stale = (path) => {
   try {
-    if (Date.now() - statSync(path).mtimeMs > STALE_MS) unlinkSync(path);
-  } catch { /* removed meanwhile */ }
+    return Date.now() - statSync(path).mtimeMs > STALE_MS;
+  } catch {
+    return false;
+  }
+};
+for (const name of readdirSync(DIST)) {
+  if (/^legion-app-[0-9a-f]+\.cjs$/.test(name) && name !== appName && stale(join(DIST, name))) unlinkSync(join(DIST, name));
 }
-if (!written.has(join(DIST, 'legion.js'))) throw new Error(`build: no dist/legion.js among ${[...written].map((p) => relative(DIST, p)).join(', ')}`);
+const chunks = join(DIST, 'chunks');
+if (existsSync(chunks)) {
+  for (const name of readdirSync(chunks)) if (stale(join(chunks, name))) unlinkSync(join(chunks, name));
+  if (readdirSync(chunks).length === 0) rmSync(chunks, { recursive: true, force: true });
+}

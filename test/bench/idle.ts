@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { appEnv, hasTmux, launchTui, openTmux, prepareWorkspace, processCpuMs, screenSummary, sleep, stats, type BenchOptions } from './harness';
+import { exited } from './startup';
 
 export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
   if (!hasTmux()) {
@@ -18,13 +19,14 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
   const windows = smoke ? 1 : 3;
   const ws = prepareWorkspace();
   const pane = openTmux({ width: 120, height: 40, env: appEnv(), cwd: ws.dir });
+  let pid: number | null = null;
   try {
     const r = await launchTui(pane, { timeoutMs: smoke ? 3_000 : 5_000 });
     if (!r.ok) {
       note?.(`TUI not measurable yet: ${r.reason}; screen: ${screenSummary(r.screen)}`);
       return { cpuMs5s: NaN };
     }
-    const pid = r.pid;
+    pid = r.pid;
     if (pid === null || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('legion')) {
       throw new Error(`the pane's process (${pid}) is not the app`);
     }
@@ -45,6 +47,7 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
     return { cpuMs5s: stats(samples).median, cpuMs5sMax: stats(samples).max, idleRssMb: rss };
   } finally {
     pane.close();
+    await exited(pid);
     ws.cleanup();
   }
 }

@@ -1,16 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /**
- * What start-up must not pay for (scripts/build.mjs, test/bench/startup.ts): the files the
- * entry loads before any `await import()` hold neither provider SDK, nor highlight.js, nor
- * zod's foreign locales, nor yoga's fetch path; the shipped YAML is pre-parsed.
+ * The start path of the built CLI (scripts/build.mjs, scripts/legion-loader.mjs,
+ * test/bench/startup.ts): what the bundle evaluates only on demand, what the build patched,
+ * and the loader's code cache.
  */
 const ROOT = process.cwd();
-const BUNDLE = resolve(ROOT, 'dist', 'legion.js');
+const DIST = resolve(ROOT, 'dist');
+const BUNDLE = join(DIST, 'legion.js');
 
 function newest(path: string): number {
   const s = statSync(path);
@@ -29,44 +31,65 @@ function ensureBundle(): void {
   assert.equal(r.status, 0, `build failed: ${r.stderr}`);
 }
 
-/** The files reached from `file` through static imports only (`import … from "./x.js"`), itself included. */
-function staticGraph(file: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const text = readFileSync(file, 'utf8');
-  // Static: `import{a}from"./chunks/x.js"` or `import"./x.js"`; dynamic `import("./x.js")` is not followed.
-  for (const m of text.matchAll(/\bimport\s*(?:[\w$*{}\s,]*?\s*from\s*)?["'](\.{1,2}\/[^"']+)["']/g)) staticGraph(resolve(dirname(file), m[1]!), seen);
-  for (const m of text.matchAll(/\bexport\s*(?:\*|\{[^}]*\})\s*from\s*["'](\.{1,2}\/[^"']+)["']/g)) staticGraph(resolve(dirname(file), m[1]!), seen);
-  return seen;
+/** The bundle the entry loads (its name carries its hash). */
+function appBundle(): string {
+  const name = /'(legion-app-[0-9a-f]+\.cjs)'/.exec(readFileSync(BUNDLE, 'utf8'))?.[1];
+  assert.ok(name, 'dist/legion.js names its bundle');
+  return join(DIST, name);
 }
 
-test('bundle start path: the provider SDKs, highlight.js and zod locales load only on demand', () => {
+test('bundle: the provider SDKs, highlight.js and the TUI are evaluated on demand; the start-up patches are in', () => {
   ensureBundle();
-  const entryGraph = staticGraph(BUNDLE);
-  const startTui = [...readFileSync(BUNDLE, 'utf8').matchAll(/import\(["'](\.\/chunks\/start-tui-[^"']+)["']\)/g)];
-  assert.equal(startTui.length, 1, 'the entry imports the TUI on demand');
-  const tui = staticGraph(resolve(dirname(BUNDLE), startTui[0]![1]!));
-  const runTui = [...readFileSync(resolve(dirname(BUNDLE), startTui[0]![1]!), 'utf8').matchAll(/import\(["'](\.\/run-tui-[^"']+)["']\)/g)];
-  assert.equal(runTui.length, 1, 'start-tui imports the screen on demand');
-  const screen = staticGraph(resolve(dirname(BUNDLE), 'chunks', runTui[0]![1]!.slice(2)));
-  const startFiles = new Set([...entryGraph, ...tui, ...screen]);
-  const text = [...startFiles].map((f) => readFileSync(f, 'utf8')).join('\n');
-  assert.ok(text.includes('createRoot') || text.includes('createContainer'), 'the screen (React) is on the start path');
-  assert.doesNotMatch(text, /api\.anthropic\.com\/v1|anthropic-version/, 'the Anthropic SDK is not on the start path');
-  assert.doesNotMatch(text, /OPENAI_ORG_ID|openai-organization/i, 'the OpenAI SDK is not on the start path');
-  assert.doesNotMatch(text, /registerLanguage\("typescript"|hljs-/, 'highlight.js is not on the start path');
-  assert.doesNotMatch(text, /Ungültige Eingabe|Nieprawidłow/, "zod's foreign locales are not bundled");
+  const text = readFileSync(appBundle(), 'latin1');
+  // esbuild's lazy module wrappers: `init_x = __esm({"path"() {…}})`, run at the first import().
+  for (const path of ['node_modules/@anthropic-ai/sdk/client.mjs', 'node_modules/openai/client.mjs', 'components/markdown/highlight-core.ts', 'components/start-tui.tsx']) {
+    assert.ok(text.includes(`__esm({"${path}"(){`), `${path} is evaluated on demand`);
+  }
+  assert.match(text, /^\(function \(exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart\) \{/, 'the file is the wrapper the loader compiles');
+  assert.match(text, /^[\x00-\x7f]*$/, 'ASCII only (one-byte source in V8)');
+  assert.doesNotMatch(text, /Ungültige Eingabe|Nieprawidłow|\\u00fcltige/, "zod's foreign locales are not bundled");
   assert.match(text, /__legionWidths/, 'string-width is patched');
-  assert.match(text, /Buffer\.from\(H\.slice\(37\),"base64"\)/, 'yoga decodes its WebAssembly without fetch');
-  assert.match(text, /claude-sonnet-5-5/, 'the shipped YAML is pre-parsed into the start path');
+  assert.match(text, /h\.instantiateWasm=function/, 'yoga instantiates its WebAssembly synchronously');
+  assert.match(text, /claude-sonnet-5-5/, 'the shipped YAML is pre-parsed into the bundle');
 });
 
-test('bundle start path: `legion --version` and `legion rules list` work from the split bundle', () => {
+test('bundle: the code cache is written once per kind, reused, rewritten when damaged, and skipped when unsafe or turned off', () => {
   ensureBundle();
-  const version = spawnSync(process.execPath, [BUNDLE, '--version'], { encoding: 'utf8', timeout: 20_000 });
-  assert.equal(version.status, 0, version.stderr);
-  assert.match(version.stdout, /^legion \d+\.\d+\.\d+/);
+  const dir = mkdtempSync(join(tmpdir(), 'legion-cache-test-'));
+  const cacheDir = join(dir, 'cache');
+  const run = (env: Record<string, string> = {}) => {
+    const r = spawnSync(process.execPath, [BUNDLE, '--version'], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, LEGION_CACHE_DIR: cacheDir, ...env } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^legion \d+\.\d+\.\d+/);
+  };
+  const files = (): string[] => { try { return readdirSync(cacheDir).sort(); } catch { return []; } };
+  try {
+    run({ LEGION_COMPILE_CACHE: '0' });
+    assert.deepEqual(files(), [], 'LEGION_COMPILE_CACHE=0 writes nothing');
+    run();
+    const [file, ...rest] = files();
+    assert.ok(file && rest.length === 0, `one cache file: ${files().join(', ')}`);
+    assert.match(file, /^compile-[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+-cli\.bin$/);
+    assert.equal(statSync(cacheDir).mode & 0o777, 0o700);
+    const first = readFileSync(join(cacheDir, file));
+    const mtime = statSync(join(cacheDir, file)).mtimeMs;
+    run();
+    assert.equal(statSync(join(cacheDir, file)).mtimeMs, mtime, 'an accepted cache is not rewritten');
+    writeFileSync(join(cacheDir, file), Buffer.alloc(first.length, 7));
+    run();
+    assert.ok(!readFileSync(join(cacheDir, file)).equals(Buffer.alloc(first.length, 7)), 'a damaged cache is rejected by V8 and rewritten');
+    rmSync(join(cacheDir, file));
+    chmodSync(cacheDir, 0o777);
+    run();
+    assert.deepEqual(files(), [], 'a directory others may write to is not used');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('bundle: `legion rules list` works from the bundle and keeps the rules\' source lines', () => {
+  ensureBundle();
   const rules = spawnSync(process.execPath, [BUNDLE, 'rules', 'list', '--cwd', ROOT], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(rules.status, 0, rules.stderr);
-  assert.match(rules.stdout, /config[\\/]rules\.yaml\n\s+\d+\s+\S+/, 'rules keep their source lines');
+  assert.match(rules.stdout, /config[\\/]rules\.yaml\n\s+\d+\s+\S+/);
 });
