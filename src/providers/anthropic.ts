@@ -1,7 +1,7 @@
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createAnthropicAssembler, toAnthropicRequest } from './anthropic-translate';
-import { createHttpWatch, untilAborted } from './http-watch';
-import { describeFailure, endedEarly } from './failure';
+import { untilAborted } from './http-watch';
+import { drainStream } from './drain';
 
 export interface AnthropicProviderOptions {
   readonly apiKey: string;
@@ -44,64 +44,41 @@ function createQuietly<T>(call: () => T, onWarning: (text: string) => void): T {
   }
 }
 
-async function* streamAnthropic(
+function streamAnthropic(
   options: AnthropicProviderOptions,
   request: ProviderRequest,
   signal: AbortSignal,
   warned: Set<string>,
 ): AsyncGenerator<ProviderEvent> {
   const { maxRetries, idleTimeoutMs } = options;
-  const watch = createHttpWatch({
+  return drainStream({
     vendor: 'anthropic',
     maxRetries,
     idleTimeoutMs,
+    fetch: options.fetch,
+    request,
     signal,
-    baseFetch: options.fetch,
-    onNotice: request.onNotice,
+    assembler: createAnthropicAssembler(request.model),
+    open: async (watch) => {
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      const client = new Anthropic({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL ?? 'https://api.anthropic.com',
+        maxRetries,
+        timeout: Math.max(600_000, idleTimeoutMs + 1_000),
+        fetch: watch.fetch,
+        logLevel: 'off',
+        openTelemetry: false,
+      });
+      const params = toAnthropicRequest(request);
+      return createQuietly(
+        () => untilAborted(client.messages.create(params, { signal: watch.signal }), watch.signal),
+        (text) => {
+          if (warned.has(request.model)) return;
+          warned.add(request.model);
+          request.onNotice?.('info', `anthropic: ${text}`);
+        },
+      );
+    },
   });
-  const ctx = { watch, callerSignal: signal, idleTimeoutMs, maxRetries };
-  const assembler = createAnthropicAssembler(request.model);
-  let failure: ProviderEvent | null = null;
-  try {
-    const { default: Anthropic } = await import('@anthropic-ai/sdk');
-    const client = new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? 'https://api.anthropic.com',
-      maxRetries,
-      timeout: Math.max(600_000, idleTimeoutMs + 1_000),
-      fetch: watch.fetch,
-      logLevel: 'off',
-      openTelemetry: false,
-    });
-    const params = toAnthropicRequest(request);
-    const stream = await createQuietly(
-      () => untilAborted(client.messages.create(params, { signal: watch.signal }), watch.signal),
-      (text) => {
-        if (warned.has(request.model)) return;
-        warned.add(request.model);
-        request.onNotice?.('info', `anthropic: ${text}`);
-      },
-    );
-    for await (const event of stream) {
-      for (const out of assembler.push(event)) yield out;
-    }
-    // The SDK ends an aborted stream silently: say why it stopped.
-    if (watch.signal.aborted) failure = describeFailure('anthropic', new Error('aborted'), ctx);
-    else {
-      const finish = assembler.finish();
-      if (finish) {
-        yield* finish;
-        return;
-      }
-      failure = endedEarly('anthropic', watch);
-    }
-  } catch (error) {
-    failure = describeFailure('anthropic', error, ctx);
-  } finally {
-    watch.dispose();
-  }
-  // Tokens already billed are still reported.
-  const usage = assembler.usage();
-  if (usage) yield usage;
-  yield failure;
 }

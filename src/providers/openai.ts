@@ -1,7 +1,7 @@
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createOpenAIAssembler, toOpenAIRequest } from './openai-translate';
-import { createHttpWatch, untilAborted } from './http-watch';
-import { describeFailure, endedEarly } from './failure';
+import { untilAborted } from './http-watch';
+import { drainStream } from './drain';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -39,54 +39,33 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   };
 }
 
-async function* streamOpenAI(options: OpenAIProviderOptions, request: ProviderRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
+function streamOpenAI(options: OpenAIProviderOptions, request: ProviderRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
   const { maxRetries, idleTimeoutMs } = options;
-  const watch = createHttpWatch({
+  return drainStream({
     vendor: 'openai',
     maxRetries,
     idleTimeoutMs,
+    fetch: options.fetch,
+    request,
     signal,
-    baseFetch: options.fetch,
-    onNotice: request.onNotice,
+    assembler: createOpenAIAssembler(request.model),
+    open: async (watch) => {
+      const { default: OpenAI } = await import('openai');
+      const client = new OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
+        maxRetries,
+        timeout: Math.max(600_000, idleTimeoutMs + 1_000),
+        fetch: watch.fetch,
+        logLevel: 'off',
+        // Keys from the environment of tests or the user's shell are never read implicitly.
+        organization: null,
+        project: null,
+      });
+      const params = toOpenAIRequest(request, {
+        maxTokensField: isOfficialOpenAI(options.baseURL) ? 'max_completion_tokens' : 'max_tokens',
+      });
+      return untilAborted(client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
+    },
   });
-  const ctx = { watch, callerSignal: signal, idleTimeoutMs, maxRetries };
-  const assembler = createOpenAIAssembler(request.model);
-  let failure: ProviderEvent | null = null;
-  try {
-    const { default: OpenAI } = await import('openai');
-    const client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
-      maxRetries,
-      timeout: Math.max(600_000, idleTimeoutMs + 1_000),
-      fetch: watch.fetch,
-      logLevel: 'off',
-      // Keys from the environment of tests or the user's shell are never read implicitly.
-      organization: null,
-      project: null,
-    });
-    const params = toOpenAIRequest(request, {
-      maxTokensField: isOfficialOpenAI(options.baseURL) ? 'max_completion_tokens' : 'max_tokens',
-    });
-    const stream = await untilAborted(client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
-    for await (const chunk of stream) {
-      for (const out of assembler.push(chunk)) yield out;
-    }
-    if (watch.signal.aborted) failure = describeFailure('openai', new Error('aborted'), ctx);
-    else {
-      const finish = assembler.finish();
-      if (finish) {
-        yield* finish;
-        return;
-      }
-      failure = endedEarly('openai', watch);
-    }
-  } catch (error) {
-    failure = describeFailure('openai', error, ctx);
-  } finally {
-    watch.dispose();
-  }
-  const usage = assembler.usage();
-  if (usage) yield usage;
-  yield failure;
 }
