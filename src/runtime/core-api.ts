@@ -29,7 +29,9 @@ export interface PendingApproval {
   readonly input: unknown;
   readonly ruleId: string | null;
   readonly reason?: string;
+  /** Who the request waits on now (changes when the cascade climbs). */
   readonly approverId: string;
+  /** ISO time the request was raised. */
   readonly at: string;
 }
 

@@ -1,21 +1,13 @@
 import type { DecidedBy } from '../../events/types';
+import type { PendingApproval } from '../../runtime/core-api';
 import type { ApprovalLine, FinalDecision, RequestLine } from './schema';
 
-/** A request as the UI, `legion run` and the runtime see it (same shape as core-api `PendingApproval`). */
-export interface ApprovalRequest {
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly participantId: string;
-  readonly chain: readonly string[];
-  readonly toolUseId: string;
-  readonly toolName: string;
-  readonly input: unknown;
-  readonly ruleId: string | null;
+/**
+ * A request as the UI, `legion run` and the runtime see it: core-api's `PendingApproval`
+ * (the public contract) with its reason always present.
+ */
+export interface ApprovalRequest extends PendingApproval {
   readonly reason: string;
-  /** Who the request waits on now (changes when the cascade climbs). */
-  readonly approverId: string;
-  /** ISO time the request was raised. */
-  readonly at: string;
 }
 
 /** How a request ended. `expired`: its waiting turn died with the process ("interrupted, ask again"). */
