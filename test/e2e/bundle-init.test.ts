@@ -1,32 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withTempDir } from '../helpers/tmp';
+import { bundlePath as BUNDLE, ensureBundle } from '../helpers/bundle';
 
 const ROOT = process.cwd();
-const BUNDLE = resolve(ROOT, 'dist', 'legion.js');
-
-function newest(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
-}
-
-/**
- * Build the bundle once: only when missing or older than a source. Under scripts/test.mjs
- * (LEGION_TEST=1) it was just built, and rebuilding could race other e2e tests running it.
- */
-function ensureBundle(): void {
-  let built = 0;
-  try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
-  if (built > 0 && process.env.LEGION_TEST === '1') return;
-  const sources = Math.max(...['src', 'components', 'bin', 'package.json'].map((p) => newest(resolve(ROOT, p))));
-  if (built >= sources) return;
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, `build failed: ${r.stderr}`);
-}
 
 function legion(args: string[], cwd: string) {
   const env = { ...process.env, LEGION_DEBUG: '' };
@@ -34,7 +14,7 @@ function legion(args: string[], cwd: string) {
 }
 
 test('bundle: `node dist/legion.js init` in an empty folder creates the collective; a second run changes nothing', async () => {
-  ensureBundle();
+  ensureBundle({ e2e: true });
   await withTempDir(async (dir) => {
     const first = legion(['init'], dir);
     assert.equal(first.status, 0, first.stderr);
@@ -54,7 +34,7 @@ test('bundle: `node dist/legion.js init` in an empty folder creates the collecti
 });
 
 test('bundle: --version, and an unknown command exits 2 with one line', () => {
-  ensureBundle();
+  ensureBundle({ e2e: true });
   const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
   const version = legion(['--version'], ROOT);
   assert.equal(version.status, 0);

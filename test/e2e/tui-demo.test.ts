@@ -1,31 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeTempDir } from '../helpers/tmp';
+import { bundlePath as BUNDLE, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
 
-const ROOT = process.cwd();
-const BUNDLE = resolve(ROOT, 'dist', 'legion.js');
-
-function appEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
-  for (const k of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL', 'LEGION_PROVIDER', 'LEGION_MODEL', 'LEGION_FAUX_SCRIPT', 'LEGION_DEBUG', 'CI', 'NO_COLOR', 'TMUX']) delete env[k];
-  return env;
-}
-
-function ensureBundle(): void {
-  if (existsSync(BUNDLE) && process.env.LEGION_TEST === '1') return;
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-}
-
 test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; quitting mid-turn keeps a valid run', { skip: !hasTmux() && 'tmux is not installed', timeout: 90_000 }, async () => {
-  ensureBundle();
+  ensureBundle({ e2e: true, rebuild: 'always' });
   const ws = await makeTempDir('legion-tui-demo-');
   const command = shellCommand([process.execPath, BUNDLE, '--cwd', ws.dir]);
-  const tmux = startTmux({ command, cwd: ws.dir, env: appEnv(), width: 80, height: 24 });
+  const tmux = startTmux({ command, cwd: ws.dir, env: cleanAppEnv(), width: 80, height: 24 });
   try {
     let screen = await tmux.waitFor(/DEMO — no API key: set ANTHROPIC_API_KEY or OPENAI_API_KEY/, 15_000, 'the demo banner');
     assert.match(screen, /legion · .*DEMO/);

@@ -1,34 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { makeTempDir } from '../helpers/tmp';
+import { bundlePath as BUNDLE, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
 
 const ROOT = process.cwd();
-const BUNDLE = resolve(ROOT, 'dist', 'legion.js');
 const SCRIPT = resolve(ROOT, 'test', 'fixtures', 'faux', 'tui-e2e.yaml');
-
-function appEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', ...extra };
-  for (const k of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL', 'LEGION_PROVIDER', 'LEGION_MODEL', 'LEGION_DEBUG', 'CI', 'NO_COLOR', 'TMUX']) delete env[k];
-  return env;
-}
-
-function ensureBundle(): void {
-  if (existsSync(BUNDLE) && process.env.LEGION_TEST === '1') return; // scripts/test.mjs just built it
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-}
 
 const headerOf = (screen: string, pattern: RegExp): string | undefined => screen.split('\n').find((l) => pattern.test(l));
 
 test('tmux: first frame, send, a delegate lane opens and streams, Tab, Esc interrupts, Ctrl+C twice quits, restart shows the history', { skip: !hasTmux() && 'tmux is not installed', timeout: 90_000 }, async () => {
-  ensureBundle();
+  ensureBundle({ e2e: true, rebuild: 'always' });
   const ws = await makeTempDir('legion-tui-e2e-');
   const command = shellCommand([process.execPath, BUNDLE, '--cwd', ws.dir]);
-  const tmux = startTmux({ command, cwd: ws.dir, env: appEnv({ LEGION_FAUX_SCRIPT: SCRIPT }), width: 120, height: 40 });
+  const tmux = startTmux({ command, cwd: ws.dir, env: cleanAppEnv({ LEGION_FAUX_SCRIPT: SCRIPT }), width: 120, height: 40 });
   try {
     // First frame: the user's lane, the composer and the status bar.
     let screen = await tmux.waitFor((s) => /▶ user → ur-agent · default/.test(s) && /^legion · run /m.test(s), 15_000, 'the first frame');

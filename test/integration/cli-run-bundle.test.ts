@@ -1,30 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { withTempDir } from '../helpers/tmp';
+import { bundlePath as BUNDLE, ensureBundle } from '../helpers/bundle';
 import { EVENT_TYPES, type LegionEvent } from '../../src/events/types';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const BUNDLE = join(ROOT, 'dist', 'legion.js');
-
-function newest(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
-}
-
-/** Build the bundle when it is missing or older than a source (under `npm test` it was just built). */
-function ensureBundle(): void {
-  let built = 0;
-  try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
-  const sources = Math.max(...['src', 'components', 'bin', 'package.json'].map((p) => newest(join(ROOT, p))));
-  if (built >= sources) return;
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, `build failed: ${r.stderr}`);
-}
 
 test('bundle: `legion run --json` with a faux script prints the event stream and the run resumes', async () => {
   ensureBundle();

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createParticipantStore } from '../../../src/collective/store';
@@ -11,6 +10,7 @@ import { initWorkspace } from '../../../src/collective/init';
 import { layoutFor } from '../../../src/storage/layout';
 import { runCli, type CliRun } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
+import { bundlePath as BUNDLE, ensureBundle } from '../../helpers/bundle';
 import { APP_DIR, listFiles } from '../../helpers/crash-workspace';
 import { startStrictApiServer, type StrictApiServer } from '../../helpers/strict-api-server';
 import { anthropicStream } from '../../helpers/vendor-streams';
@@ -24,24 +24,6 @@ import { anthropicStream } from '../../helpers/vendor-streams';
  * still run with the real input: the file the model was asked to write holds the real key.
  * Checked through `main()` and through the built bundle `dist/legion.js`.
  */
-const ROOT = APP_DIR;
-const BUNDLE = join(ROOT, 'dist', 'legion.js');
-
-function newest(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
-}
-
-/** Build the bundle when it is missing or older than a source (under `npm test` it was just built). */
-function ensureBundle(): void {
-  let built = 0;
-  try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
-  const sources = Math.max(...['src', 'components', 'bin', 'package.json'].map((p) => newest(join(ROOT, p))));
-  if (built >= sources) return;
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, `build failed: ${r.stderr}`);
-}
 
 /**
  * The model's side of the conversation: it echoes the key in streamed text (split mid-key),
