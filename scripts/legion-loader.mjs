@@ -44,11 +44,12 @@ cachedData = undefined;
 /** What the app tells the loader (bin/legion.ts): the full-screen UI started. */
 let tui = false;
 const start = { tuiStarted: () => void (tui = true) };
-if (cache) {
+// Listeners only when this process may write a cache (none is in use, or a `cli` one).
+if (cache && !(accepted && kind === 'tui')) {
   let saved = false;
   const save = () => {
     const want = tui ? 'tui' : 'cli';
-    if (saved || (accepted && (kind === want || kind === 'tui'))) return;
+    if (saved || (accepted && kind === want)) return;
     saved = true;
     cache.write(want, script.createCachedData());
   };

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cleanAppEnv, ensureBundle as ensureBuilt } from '../helpers/bundle';
+import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -13,23 +15,7 @@ import { join, resolve } from 'node:path';
 const ROOT = process.cwd();
 const DIST = resolve(ROOT, 'dist');
 const BUNDLE = join(DIST, 'legion.js');
-
-function newest(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((n) => newest(join(path, n))));
-}
-
-/** As in bundle-init.test.ts: build only when missing or stale (scripts/test.mjs built it). */
-function ensureBundle(): void {
-  let built = 0;
-  try { built = statSync(BUNDLE).mtimeMs; } catch { /* not built */ }
-  if (built > 0 && process.env.LEGION_TEST === '1') return;
-  const sources = Math.max(...['src', 'components', 'bin', 'config', 'scripts', 'package.json'].map((p) => newest(resolve(ROOT, p))));
-  if (built >= sources) return;
-  const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(r.status, 0, `build failed: ${r.stderr}`);
-}
+const ensureBundle = (): void => ensureBuilt({ e2e: true });
 
 /** The bundle the entry loads (its name carries its hash). */
 function appBundle(): string {
@@ -84,6 +70,42 @@ test('bundle: the code cache is written once per kind, reused, rewritten when da
     assert.deepEqual(files(), [], 'a directory others may write to is not used');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('bundle: a start of the full-screen UI writes the `tui` cache when it ends, by quitting or by a hangup; the next start uses it', { skip: !hasTmux() && 'tmux is not installed', timeout: 60_000 }, async () => {
+  ensureBundle();
+  const dir = mkdtempSync(join(tmpdir(), 'legion-cache-tui-'));
+  const cacheDir = join(dir, 'cache');
+  const command = shellCommand([process.execPath, BUNDLE, '--cwd', dir]);
+  const tmux = startTmux({ command, cwd: dir, env: cleanAppEnv({ LEGION_CACHE_DIR: cacheDir }), width: 100, height: 30 });
+  const tuiCache = (): string[] => { try { return readdirSync(cacheDir).filter((n) => n.endsWith('-tui.bin')); } catch { return []; } };
+  try {
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame');
+    assert.deepEqual(tuiCache(), [], 'nothing is written before the end');
+    tmux.keys('C-c', 'C-c');
+    await tmux.waitFor(() => tmux.dead(), 10_000, 'the app to quit');
+    const [file] = tuiCache();
+    assert.ok(file, 'quitting wrote the tui cache');
+    const mtime = statSync(join(cacheDir, file)).mtimeMs;
+    tmux.respawn(command);
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, from the cache');
+    tmux.respawn(command); // a hangup (SIGHUP) of the running app
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, again');
+    assert.equal(statSync(join(cacheDir, file)).mtimeMs, mtime, 'a start that used the cache does not rewrite it');
+    rmSync(join(cacheDir, file));
+    tmux.respawn(command); // hangs up the app that found the cache: it writes nothing
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, with no cache');
+    tmux.respawn(command); // hangs up the app that found no cache: it writes it before it goes
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, once more');
+    for (let i = 0; i < 100 && tuiCache().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(tuiCache().length, 1, 'a hangup wrote the tui cache');
+    tmux.keys('C-c', 'C-c');
+    await tmux.waitFor(() => tmux.dead(), 10_000, 'the app to quit');
+  } finally {
+    tmux.kill();
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 });
 
