@@ -43,7 +43,10 @@ for (const name of names) {
     const exact = f.budget === undefined ? '' : f.budget.toLocaleString('en-US');
     const budget = f.budget === undefined ? '' : `${f.direction === 'lower' ? '≤' : '≥'} ${f.unit === '×' ? `${exact}×` : `${exact} ${f.unit ?? ''}`.trim()}`;
     const status = bench.smoke ? 'smoke' : f.pass === null ? '' : f.pass ? '✓' : '✗';
-    const what = f.label ?? key.slice(key.indexOf('.') + 1);
+    const short = key.slice(key.indexOf('.') + 1);
+    // A label several figures share (a `*` budget) names the figure too.
+    const shared = f.label !== undefined && figures.filter(([, g]) => g.label === f.label).length > 1;
+    const what = f.label ? (shared ? `${f.label}: ${short}` : f.label) : short;
     rows.push([name, cell(what), withUnit(f.value, f.unit), budget, status]);
   }
   if (figures.some(([, f]) => f.value === null) && bench.notes.length) rows.push(['', cell(`note: ${bench.notes.join('; ')}`), '', '', '']);
