@@ -32,7 +32,8 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
     const overhead: number[] = [];
     for (let i = 0; i < (smoke ? 1 : 5); i++) {
       const since = performance.now();
-      pane.respawn(`exec printf '%s\\n' '${FIRST_FRAME_MARKERS.join(' ')}'`);
+      // It stays alive: tmux may drop the last output of a process that exits at once.
+      pane.respawn(`printf '%s\\n' '${FIRST_FRAME_MARKERS.join(' ')}'; exec sleep 60`);
       const r = await waitForScreen(pane, isFirstFrame, { since, timeoutMs });
       if (r.ok) overhead.push(r.ms);
     }
