@@ -34,6 +34,8 @@ interface Local {
   readonly sessions: readonly SessionSummary[] | null;
   readonly sessionIndex: number;
   readonly transcript: { readonly sessionId: string; readonly lines: readonly TranscriptLine[] } | null;
+  /** The session of the transcript level, known before its lines have loaded. */
+  readonly transcriptSessionId: string | null;
   /** First transcript row shown. */
   readonly top: number;
   /** Where ← from the transcript goes. */
@@ -50,7 +52,7 @@ interface Local {
 }
 
 const INITIAL: Local = {
-  level: 'runs', runs: null, runIndex: 0, runId: null, sessions: null, sessionIndex: 0, transcript: null, top: 0, back: 'sessions',
+  level: 'runs', runs: null, runIndex: 0, runId: null, sessions: null, sessionIndex: 0, transcript: null, transcriptSessionId: null, top: 0, back: 'sessions',
   searching: false, field: draftOf(''), query: '', hits: null, hitIndex: 0, hitsBack: 'runs', note: null, loading: 'reading runs',
 };
 
@@ -90,7 +92,7 @@ export function HistoryBrowser(props: ModalProps) {
   }, [update, load, source]);
 
   const openTranscript = useCallback((runId: string, sessionId: string, back: 'sessions' | 'hits', line: number | null) => {
-    update({ level: 'transcript', runId, transcript: null, top: 0, back });
+    update({ level: 'transcript', runId, transcript: null, transcriptSessionId: sessionId, top: 0, back });
     load('reading the transcript', () => source.transcript(runId, sessionId), (lines) => {
       if (line === null) return { transcript: { sessionId, lines } };
       const start = rowsOf(lines, get().query).lineStart[line] ?? 0;
@@ -163,7 +165,11 @@ export function HistoryBrowser(props: ModalProps) {
         return false;
       }
       case 'transcript': {
-        if (!local.transcript) return up ? (update({ level: local.back }), true) : false;
+        if (!local.transcript) {
+          // Enter works before the lines have loaded: the session is already known.
+          if (key.name === 'enter' && local.runId && local.transcriptSessionId) { openInLane(local.runId, local.transcriptSessionId); return true; }
+          return up ? (update({ level: local.back }), true) : false;
+        }
         const { rows: all, lineStart } = rowsOf(local.transcript.lines, local.query);
         const maxTop = Math.max(0, all.length - rows);
         if (delta) { update({ top: Math.max(0, Math.min(maxTop, local.top + delta)) }); return true; }

@@ -13,7 +13,7 @@ interface Setup {
 }
 
 /** A fake core as the current run (two sessions), and one older run on disk. */
-async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun?: boolean } = {}): Promise<void> {
+async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun?: boolean; transcriptNeverLoads?: boolean } = {}): Promise<void> {
   const temp = await makeTempDir();
   const { layout, runs } = await writeRuns(temp.dir, [{
     at: new Date('2026-01-02T10:00:00Z'), title: 'plan the garden',
@@ -29,7 +29,8 @@ async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun
   const source: HistorySource = createHistorySource({
     layout, core, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
   });
-  const h = await renderModals({ core, history: source, columns: 110, rows: 28 });
+  const history: HistorySource = options.transcriptNeverLoads ? { ...source, transcript: () => new Promise(() => undefined) } : source;
+  const h = await renderModals({ core, history, columns: 110, rows: 28 });
   try {
     await fn({ h, oldRunId: runs[0]!.id, switches });
   } finally {
@@ -200,4 +201,19 @@ test('transcript: n / N jump between hits, PgDn scrolls', async () => {
   } finally {
     h.unmount();
   }
+});
+
+test('Enter in a transcript that is still loading opens that session (the key is not lost)', async () => {
+  await withHistory(async ({ h, oldRunId, switches }) => {
+    await h.press('ctrl+o');
+    await settle(h);
+    await h.press('end', 'enter');
+    await settle(h);
+    const selected = h.frame().split('\n').find((l) => l.includes('▶'))!;
+    const sessionId = selected.includes('scribe') ? sessionIdOf('ur-agent', 'scribe', 'notes') : sessionIdOf('user', 'ur-agent');
+    await h.press('enter');
+    assert.match(h.frame(), /reading the transcript…/);
+    await h.press('enter');
+    assert.deepEqual(switches, [{ runId: oldRunId, sessionId }]);
+  }, { switchRun: true, transcriptNeverLoads: true });
 });
