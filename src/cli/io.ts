@@ -7,7 +7,17 @@ export interface CliIo {
   readonly isTTY: boolean;
 }
 
+/**
+ * The real process streams. A reader that goes away (`legion show | head`) is not an error:
+ * output stops and the process exits 0, without a stack trace.
+ */
 export function processIo(): CliIo {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   return {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
