@@ -2,14 +2,17 @@ import { USER_ID } from '../collective/participant';
 import type { ApprovalRequest } from '../authz/approvals';
 import type { Hub } from './hub';
 import type { Turn } from './turn';
+import { deliverOutsideChain } from './approver-turn';
 
 /**
  * Where an approval request goes (DESIGN §7.4 cascade):
  * - the user: the approval queue the UI shows; headless, decided at once per `--approve`
  *   (decidedBy `headless`);
  * - an agent: delivered to the communicator call through which that agent waits on the
- *   asking turn (its result will list the request); an agent that cannot answer now
- *   (not waiting on the asker, finished, cancelled) is skipped and the request climbs.
+ *   asking turn (its result will list the request); a caller on the chain that cannot
+ *   answer now (finished, cancelled) is skipped and the request climbs;
+ * - an agent outside the chain (an explicit approver): a turn of its own is started to
+ *   decide it (approver-turn.ts).
  */
 export function routeRequest(hub: Hub, asker: Turn | undefined, request: ApprovalRequest): void {
   if (request.approverId === USER_ID) return toUser(hub, request);
@@ -20,6 +23,7 @@ export function routeRequest(hub: Hub, asker: Turn | undefined, request: Approva
     link.deliver(request);
     return;
   }
+  if (!request.chain.includes(request.approverId)) return deliverOutsideChain(hub, request);
   climb(hub, request);
 }
 

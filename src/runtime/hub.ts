@@ -40,6 +40,8 @@ export class Hub {
   readonly running = new Set<Turn>();
   /** Communicator calls of resumed batches → the resumed turn each re-attaches to (resume.ts). */
   readonly reattach = new Map<string, ResumeChild>();
+  /** Request ids bound for an approver outside their chain, gathered until the next tick (approver-turn.ts). */
+  readonly approverInbox = new Map<string, string[]>();
   /** Set at shutdown: turns whose open batch stays on disk for the next start to resume. */
   keepAtStop: ReadonlySet<Turn> = new Set();
   private turnSeq = 0;
