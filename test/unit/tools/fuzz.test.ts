@@ -9,6 +9,7 @@ import { createGrepTool } from '../../../src/tools/builtin/grep';
 import { createShellTool } from '../../../src/tools/builtin/shell';
 import { executeTool } from '../../../src/tools/execute-tool';
 import type { Tool } from '../../../src/tools/types';
+import { prng as rng } from '../../helpers/prng';
 
 /**
  * Hostile input fuzzing (issue 9): random and adversarial inputs to every builtin tool via
@@ -23,16 +24,6 @@ const ITERATIONS = LONG ? 20_000 : 600;
 const SEED = Number(process.env.LEGION_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const OUTPUT_LIMIT = 4000;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeGen(random: () => number, sb: Sandbox) {
   const int = (n: number) => Math.floor(random() * n);

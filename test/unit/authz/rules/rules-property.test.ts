@@ -8,18 +8,8 @@ import { createAllowanceSet } from '../../../../src/authz/allowances';
 import { escapeGlob, escapeRegex } from '../../../../src/authz/rules/glob';
 import type { Participant } from '../../../../src/collective/participant';
 import type { RuleSet } from '../../../../src/authz/rules/rule-set';
+import { prng } from '../../../helpers/prng';
 
-/** mulberry32: a small seeded PRNG, so a failure names a reproducible seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env.LEGION_PROPERTY_SEED ?? 20240611);
 const ITERATIONS = Number(process.env.LEGION_PROPERTY_ITERATIONS ?? 300);
