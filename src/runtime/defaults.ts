@@ -3,7 +3,7 @@ import { capText } from '../tools/output-cap';
 import { createApproverPolicy } from '../authz/approver';
 import type { Participant } from '../collective/participant';
 import { messageOf } from '../errors';
-import type { ApproverPolicy, Authorize, ExecuteTool, ToolCatalog } from './ports';
+import type { ApproverPolicy, Authorize, ExecuteTool } from './ports';
 
 /**
  * Stand-ins used when the composition root passes no implementation: a permissive
@@ -32,14 +32,3 @@ export const plainExecuteTool: ExecuteTool = async (tool: Tool, input: unknown, 
     return { content: `${tool.name} failed: ${messageOf(error)}`, isError: true };
   }
 };
-
-/** A catalog over a list of tools (names must be unique; a later duplicate is an error). */
-export function catalogOf(tools: readonly Tool[]): ToolCatalog {
-  const byName = new Map<string, Tool>();
-  for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`two tools are named "${tool.name}"`);
-    byName.set(tool.name, tool);
-  }
-  const list = [...byName.values()];
-  return { get: (name) => byName.get(name), list: () => list };
-}

@@ -2,7 +2,7 @@ import { appendFileSync, closeSync, openSync, readSync, truncateSync } from 'nod
 import { readdir, stat } from 'node:fs/promises';
 import type { Message } from '../model/message';
 import type { JsonlIssue } from '../storage/jsonl';
-import { createJsonlByteParser, parseJsonlBytes, type JsonlBytesRead } from '../storage/jsonl-bytes';
+import { createJsonlByteParser, type JsonlBytesRead } from '../storage/jsonl-bytes';
 import type { Layout } from '../storage/layout';
 import { parseSessionId } from './ids';
 import { validateMessage } from './message-check';
@@ -26,11 +26,6 @@ export interface SessionFileRead {
   readonly completeBytes: number;
   /** mtime (ISO) when the history is empty, for "last activity". */
   readonly fileTime?: string;
-}
-
-/** Parse one session file's bytes (tolerant, see `parseJsonl`). */
-export function parseSessionBytes(id: string, key: SessionKey, file: string, bytes: Buffer): Omit<SessionFileRead, 'fileTime'> {
-  return sessionRead(id, key, file, parseJsonlBytes<Message>(bytes, file, validateMessage));
 }
 
 function sessionRead(id: string, key: SessionKey, file: string, read: JsonlBytesRead<Message>): Omit<SessionFileRead, 'fileTime'> {
