@@ -41,14 +41,13 @@ export async function writeFileConfined(root: string, inputPath: string, content
     // does not exist yet
   }
 
+  const swapped = (): ConfinedWrite => ({ ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` });
   const parent = dirname(first.absolute);
   try {
     await mkdirPinned(parent);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ESWAPPED') {
-      return { ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` };
-    }
+    if (code === 'ELOOP' || code === 'ESWAPPED') return swapped();
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code ?? (error as Error).message;
     return { ok: false, error: `cannot create the parent directory of ${first.relative}: ${why}` };
   }
@@ -57,12 +56,9 @@ export async function writeFileConfined(root: string, inputPath: string, content
   // Re-check right before writing: the directories now exist, a symlink may have appeared.
   const second = await resolveWorkspacePath(root, inputPath);
   if (!second.ok) return second;
-  if (second.absolute !== first.absolute) {
-    return { ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` };
-  }
+  if (second.absolute !== first.absolute) return swapped();
 
   const data = Buffer.from(content, 'utf8');
-  const swapped = (): ConfinedWrite => ({ ok: false, error: `path "${clip(inputPath)}" changed while being written (a symlink appeared); refused` });
   let pinned: PinnedDir;
   try {
     pinned = await pinDirectory(parent);
