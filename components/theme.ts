@@ -15,7 +15,6 @@ export interface Theme {
   readonly transcript: TranscriptGlyphs;
   readonly arrow: string;
   readonly dot: string;
-  readonly separator: string;
   readonly rule: string;
   readonly focusMark: string;
   /** Spinner frames; empty in plain mode (status words only). */
@@ -44,7 +43,6 @@ export function createTheme(options: { color: boolean; plain: boolean }): Theme 
     transcript: plain ? PLAIN_TRANSCRIPT : FANCY_TRANSCRIPT,
     arrow: plain ? '->' : '→',
     dot: plain ? '-' : '·',
-    separator: plain ? ' ' : '│',
     rule: plain ? '-' : '─',
     focusMark: plain ? '>' : '▶',
     spinner: plain ? [] : ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'],

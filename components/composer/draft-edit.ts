@@ -98,10 +98,6 @@ export function expandDraft(d: Draft): string {
   return d.text.replace(PLACEHOLDER, (token, n: string) => d.pastes[Number(n) - 1] ?? token);
 }
 
-export function isEmptyDraft(d: Draft): boolean {
-  return d.text === '';
-}
-
 export { EMPTY_DRAFT };
 
 function prevCharLength(before: string): number {

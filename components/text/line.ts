@@ -21,10 +21,6 @@ export type Line = readonly Span[];
 
 export const EMPTY_LINE: Line = [];
 
-export function plainLine(text: string, style: Omit<Span, 'text'> = {}): Line {
-  return text === '' ? EMPTY_LINE : [{ ...style, text }];
-}
-
 export function lineText(line: Line): string {
   let out = '';
   for (const span of line) out += span.text;
