@@ -6,6 +6,7 @@ import type { Theme } from '../theme';
 import { Lane } from './Lane';
 import { laneGrid } from './layout';
 import { activityRow } from './activity';
+import { lineToAnsi } from '../text/ansi';
 
 export interface LaneGridProps {
   readonly state: UiState;
@@ -21,7 +22,7 @@ export interface LaneGridProps {
 export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme, highlight }: LaneGridProps) {
   const rows = laneGrid(width, height, state.lanes.length, theme.plain);
   if (rows.length === 0) {
-    return <Box height={height}><Text>{theme.color ? '\x1b[90mNo session yet.\x1b[0m' : 'No session yet.'}</Text></Box>;
+    return <Box height={height}><Text>{lineToAnsi([{ text: 'No session yet.', tone: 'muted' }], theme)}</Text></Box>;
   }
   return (
     <Box flexDirection="column" width={width} height={height}>
