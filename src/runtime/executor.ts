@@ -10,7 +10,7 @@ import type { Hub, SessionSlot } from './hub';
 import type { Turn } from './turn';
 import { decideAsks } from './approval-phase';
 import { runScheduled } from './parallel';
-import { summaryOf, describeInputProblem, verdictDenial, unavailableTool } from './format';
+import { summaryOf, describeInputProblem, rejectionText, verdictDenial, unavailableTool } from './format';
 import { interruptedText } from './agent-loop';
 
 /** One call of the batch as it moves through the phases. */
@@ -160,7 +160,7 @@ async function runBatch(
       const outcome = call.request ? env.approvals.get(call.request.requestId)?.outcome : undefined;
       if (call.request && outcome?.decision !== 'approved') {
         // Decided (and audited) before the stop, not approved: it never ran.
-        finish(call, { content: outcome ? `rejected by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}` : MAY_HAVE_RUN, isError: true });
+        finish(call, { content: outcome ? rejectionText(outcome) : MAY_HAVE_RUN, isError: true });
         continue;
       }
       const child = resumed.children.get(call.use.id);
@@ -197,7 +197,7 @@ async function runBatch(
         continue;
       }
       if (turn.controller.signal.aborted) continue;
-      finish(call, { content: `rejected by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`, isError: true });
+      finish(call, { content: rejectionText(outcome), isError: true });
       track(call, 'denied');
     }
   }

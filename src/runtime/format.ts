@@ -23,6 +23,11 @@ export function verdictDenial(verdict: Verdict): string {
   return `denied${verdict.ruleId ? ` by rule ${verdict.ruleId}` : ''}: ${verdict.reason}`;
 }
 
+/** The result text of a call whose approval request was rejected. */
+export function rejectionText(outcome: { decidedBy: string; reason?: string }): string {
+  return `rejected by ${outcome.decidedBy}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+}
+
 export function unavailableTool(name: string, agentId: string, tools: readonly string[]): string {
   return `tool "${name}" is not available to ${agentId}; its tools are: ${tools.length ? tools.join(', ') : '(none)'}`;
 }
