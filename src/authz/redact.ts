@@ -8,7 +8,7 @@
 export const REDACTED = '[REDACTED]';
 
 /** Literal secrets shorter than this are ignored (redacting "ab" everywhere would shred text). */
-const MIN_SECRET_LENGTH = 6;
+export const MIN_SECRET_LENGTH = 6;
 
 const PEM = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
 

@@ -1,4 +1,4 @@
-import { REDACTED } from './redact';
+import { MIN_SECRET_LENGTH, REDACTED } from './redact';
 
 /**
  * Keeps known secret values (the provider API keys of the environment, see
@@ -25,8 +25,6 @@ export interface SecretScrubber {
    */
   stream(): { push(chunk: string): string; flush(): string };
 }
-
-const MIN_SECRET_LENGTH = 6;
 
 const identity = <T>(value: T): T => value;
 
