@@ -1,3 +1,4 @@
+import { CREDENTIAL_VARIABLES } from '../providers/credentials';
 /**
  * Secret redaction for anything Legion writes or prints about tool inputs (audit log,
  * ledger previews, `--json`). Contract: the result never contains a literal `secrets`
@@ -49,6 +50,5 @@ export function redact(text: string, secrets: readonly string[] = []): string {
 
 /** The values of the provider credential variables present in `env`, for `redact(text, secrets)`. */
 export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  const names = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
-  return names.map((n) => env[n]?.trim()).filter((v): v is string => v !== undefined && v.length > 0);
+  return CREDENTIAL_VARIABLES.map((n) => env[n]?.trim()).filter((v): v is string => v !== undefined && v.length > 0);
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Tool, ToolResult } from '../types';
 import { HeadTailBuffer } from '../output-cap';
 import { errorResult, okResult } from '../result';
+import { CREDENTIAL_VARIABLES } from '../../providers/credentials';
 
 /** Upper bound for `timeoutMs`. */
 export const SHELL_MAX_TIMEOUT_MS = 60 * 60 * 1000;
@@ -13,7 +14,7 @@ export const SHELL_DRAIN_MS = 250;
 const MAX_COMMAND_LENGTH = 100_000;
 
 /** Variables removed from the shell's environment: Legion's provider credentials stay out of agents' reach. */
-export const SHELL_SCRUBBED_ENV: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
+export const SHELL_SCRUBBED_ENV: readonly string[] = CREDENTIAL_VARIABLES;
 
 const schema = z.strictObject({
   command: z.string().describe('A bash command line, run with the workspace root as working directory'),
