@@ -1,5 +1,5 @@
 /**
- * The keymap (DESIGN §10) as data: action → keys. Defaults are a contract (external tests
+ * The keymap (docs/design.md#the-tui) as data: action → keys. Defaults are a contract (external tests
  * drive the app by them); `keymap:` in config replaces the keys of the actions it names.
  * Keys are written like `ctrl+n`, `shift+tab`, `pageup`, `f1`, `?`. A key bound to a
  * printable character (like `?`) acts only while the composer is empty; otherwise it types.

@@ -1,10 +1,15 @@
-// Print the README performance table (markdown) from test/bench/results.json.
-// Usage: node scripts/perf-table.mjs [--all] [results.json]
-//   --all  also list the figures that have no budget (spreads, components).
-import { readFileSync } from 'node:fs';
+// The performance table (markdown) of docs/performance.md, from test/bench/results.json.
+// Usage: node scripts/perf-table.mjs [--all] [--write[=<page>]] [results.json]
+//   --all    also list the figures that have no budget (spreads, components).
+//   --write  replace the table between the `<!-- perf-table:start -->` and
+//            `<!-- perf-table:end -->` lines of <page> (default docs/performance.md) instead
+//            of printing it; exit 1 when the page has no such markers.
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const all = args.includes('--all');
+const writeArg = args.find((a) => a === '--write' || a.startsWith('--write='));
+const page = writeArg === undefined ? null : writeArg.includes('=') ? writeArg.slice('--write='.length) : 'docs/performance.md';
 const file = args.find((a) => !a.startsWith('--')) ?? 'test/bench/results.json';
 
 let results;
@@ -61,4 +66,24 @@ const out = [
   '',
   `Measured on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB RAM, ${m.os}, Node ${results.node}, ${date} (\`npm run bench\`; medians).`,
 ];
-console.log(out.join('\n'));
+if (page === null) {
+  console.log(out.join('\n'));
+} else {
+  const START = '<!-- perf-table:start -->';
+  const END = '<!-- perf-table:end -->';
+  let text;
+  try {
+    text = readFileSync(page, 'utf8');
+  } catch (error) {
+    console.error(`perf-table: cannot read ${page}: ${error.message}`);
+    process.exit(1);
+  }
+  const from = text.indexOf(START);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) {
+    console.error(`perf-table: ${page} has no ${START} … ${END} block to replace`);
+    process.exit(1);
+  }
+  writeFileSync(page, `${text.slice(0, from)}${START}\n${out.join('\n')}\n${text.slice(to)}`);
+  console.log(`perf-table: wrote the table into ${page}`);
+}

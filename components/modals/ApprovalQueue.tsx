@@ -12,7 +12,7 @@ import { ModalFrame, editField, emptyField, fieldSpans, hardWrap, innerSize, lis
 import { sessionLabel } from './switcher-filter';
 
 /**
- * The approval queue (DESIGN §10, Ctrl+Y; opens by itself, see approval-watch.ts).
+ * The approval queue (docs/design.md#the-tui, Ctrl+Y; opens by itself, see approval-watch.ts).
  * List: ↑ ↓ move, Space mark, Enter details, y / n approve / reject the marked (or the
  * highlighted), Y / N all shown, a approve and allow the same for the session; n / N ask for
  * an optional reason on one line (Enter confirms, Esc goes back). Details: the request, the

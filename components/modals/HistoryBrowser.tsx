@@ -15,7 +15,7 @@ import { closeAndShow } from './switcher-show';
 import { ModalFrame, age, editField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
- * The history browser (DESIGN §10, Ctrl+O): runs → sessions → transcript. Enter (or →) goes
+ * The history browser (docs/design.md#the-tui, Ctrl+O): runs → sessions → transcript. Enter (or →) goes
  * one level down; ← or Backspace one level up. `/` searches the transcripts of the run in
  * view (on the runs list: the highlighted run) and lists the hits, highlighted; Enter on a
  * hit shows the transcript at that line, `n` / `N` jump between hits there. In a transcript,

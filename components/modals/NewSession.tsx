@@ -12,7 +12,7 @@ import { closeAndShow } from './switcher-show';
 import { ModalFrame, editField, emptyField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
- * New named session (DESIGN §10, Ctrl+N): a participant field completed from the active
+ * New named session (docs/design.md#the-tui, Ctrl+N): a participant field completed from the active
  * agents (↑ ↓ pick, Tab completes and moves on), a session name field (empty: `default`),
  * Enter opens `user → participant · name` with `core.openSession` and shows it in a focused
  * lane. An unknown participant, an invalid name or a refusal of the core is shown inline and

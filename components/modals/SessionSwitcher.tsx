@@ -11,7 +11,7 @@ import { closeAndShow } from './switcher-show';
 import { ModalFrame, age, editField, emptyField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
- * The session switcher (DESIGN §10, Ctrl+P): every session of the run with its participants,
+ * The session switcher (docs/design.md#the-tui, Ctrl+P): every session of the run with its participants,
  * name, status and last activity, most recent first. Typing filters (switcher-filter.ts);
  * ↑ ↓ PgUp PgDn move; Enter shows the session in a lane and focuses it; Esc closes.
  */

@@ -16,7 +16,7 @@ export interface ApprovalWatchOptions {
 export const BELL_GAP_MS = 1000;
 
 /**
- * What a new request for the user does (DESIGN §10): the approval queue opens by itself when
+ * What a new request for the user does (docs/design.md#the-tui): the approval queue opens by itself when
  * no modal is open and the focused lane's composer is empty (so no typing is taken from the
  * user); the terminal bell rings (`ui.bell`) when the user's lane is not focused — the
  * focused lane is agents talking, or there is none — or when the queue could not open.

@@ -43,7 +43,7 @@ export function presentQuestion(state: UiState, sessionId: string): UiState {
   return placeLane(state, sessionId, { focus: free, force: free });
 }
 
-/** Parse `session-{initiator}__{responder}__{name}` (DESIGN §5); null when malformed. */
+/** Parse `session-{initiator}__{responder}__{name}` (docs/design.md#participants-sessions-runs); null when malformed. */
 export function parseSessionId(id: string): { initiatorId: string; responderId: string; name: string } | null {
   const m = /^session-([^_]+(?:_[^_]+)*)__([^_]+(?:_[^_]+)*)__(.+)$/.exec(id);
   return m ? { initiatorId: m[1]!, responderId: m[2]!, name: m[3]! } : null;

@@ -13,7 +13,7 @@ import { normalizeRulePath } from './rules/paths';
 import { ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
 
 /**
- * Session allowances: "approve and allow the same for this session" (DESIGN §10, `a` in the
+ * Session allowances: "approve and allow the same for this session" (docs/design.md#the-tui, `a` in the
  * approval queue) adds an allow rule scoped as narrowly as the call allows:
  *   - the exact tool and the participant who asked, in the session where it asked;
  *   - the key argument: `shell` → the exact command line (whole, not split);

@@ -1,7 +1,7 @@
 import micromatch from 'micromatch';
 import { USER_ID, type Participant } from '../collective/participant';
 
-/** The tool an agent approver answers with; an agent without it cannot answer (DESIGN §6). */
+/** The tool an agent approver answers with; an agent without it cannot answer (docs/design.md#tools). */
 export const RESOLVE_APPROVAL_TOOL = 'resolve_approval';
 
 export interface ApproverQuery {
@@ -55,7 +55,7 @@ export function approverLadder(query: Omit<ApproverQuery, 'explicitApprover'>): 
 }
 
 /**
- * The first approver of an `ask` (DESIGN §7.4): the explicit approver when it can answer,
+ * The first approver of an `ask` (docs/design.md#authorization, step 4): the explicit approver when it can answer,
  * else the nearest caller up the chain with authority over the tool, else `user`.
  * An explicit approver may be outside the chain: the runtime must then deliver the request
  * to it (or climb at once with `nextApprover`).

@@ -29,7 +29,7 @@ export interface AuthorizerOptions {
 export type Authorizer = (call: CallToAuthorize) => Verdict;
 
 /**
- * Authorize one tool call (DESIGN §7.1–7.3), synchronously and without side effects:
+ * Authorize one tool call (docs/design.md#authorization, steps 1–3), synchronously and without side effects:
  *   1. the participant must exist, be active and hold the tool (`tools`, exact names or
  *      globs; the user holds every tool) — else deny, source `tools`;
  *   2. path fields must stay in the workspace and out of `.legion/` (lexical; the tools

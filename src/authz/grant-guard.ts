@@ -4,7 +4,7 @@ import { policyFor } from './policy';
 import { hasGlobSyntax, KNOWN_TOOLS } from './rules/known-tools';
 
 /**
- * No privilege escalation (DESIGN §7): what `spawn_agent` / `modify_agent` may grant and
+ * No privilege escalation (docs/design.md#authorization): what `spawn_agent` / `modify_agent` may grant and
  * who may be retired. The user holds everything. For an agent caller:
  *   - every requested tool must be covered by the caller's own `tools`;
  *   - a requested `approvalAuthority` must be covered by the caller's (only `*` covers `*`);

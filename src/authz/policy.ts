@@ -4,7 +4,7 @@ import type { Decision, Verdict } from './types';
 import type { RuleOutcome } from './rules/evaluate';
 
 /**
- * Participant policies (DESIGN §7.3): `toolAuthorizations` maps tool-name globs to
+ * Participant policies (docs/design.md#authorization, step 3): `toolAuthorizations` maps tool-name globs to
  * `auto | requires_approval | deny`. When several globs match a tool, the strictest wins
  * (deny > requires_approval > auto), whatever their order or specificity.
  */

@@ -4,7 +4,7 @@ import { canonicalJson } from './audit';
 import { redact } from './redact';
 
 /**
- * Optional LLM triage of an `ask` (DESIGN §7.4, `escalation.llm`). Contract: it only ever
+ * Optional LLM triage of an `ask` (docs/design.md#authorization, step 4, `escalation.llm`). Contract: it only ever
  * sees calls the rules already sent to `ask`, and it answers `approve` only when the model
  * said `approve` with confidence ≥ `minConfidence`. Everything else — `escalate`, low
  * confidence, an attempted deny, malformed output, a provider error, a timeout, a cancel, an

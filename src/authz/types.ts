@@ -1,4 +1,4 @@
-/** The outcome of authorizing one tool call (DESIGN §7). */
+/** The outcome of authorizing one tool call (docs/design.md#authorization). */
 export type Decision = 'allow' | 'ask' | 'deny';
 
 /** What the rule engine + policies say about one call, before any approval. */

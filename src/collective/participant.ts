@@ -23,7 +23,7 @@ export const agentSchema = z.strictObject({
   /** Model name or 'default'. */
   model: z.string().default('default'),
   tools: z.array(z.string().min(1)).default([]),
-  /** Tool-name glob → policy; can only tighten the rules (DESIGN §7.3). */
+  /** Tool-name glob → policy; can only tighten the rules (docs/design.md#authorization, step 3). */
   toolAuthorizations: z.record(z.string(), toolAuthorizationSchema).default({}),
   /** Tool-name globs this participant may approve for others ('*' = all, [] = none). */
   approvalAuthority: z.union([z.literal('*'), z.array(z.string())]).default([]),

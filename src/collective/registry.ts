@@ -5,7 +5,7 @@ import type { ParticipantStore } from './store';
 import type { GrantGuard } from '../runtime/ports';
 import { messageOf } from '../errors';
 
-/** Fields of `spawn_agent` (DESIGN §6); `modify_agent` takes `id` plus any of the others. */
+/** Fields of `spawn_agent` (docs/design.md#tools); `modify_agent` takes `id` plus any of the others. */
 export const spawnSpecSchema = z.strictObject({
   id: agentSchema.shape.id,
   name: z.string().min(1),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The merged configuration (DESIGN §8, issues 2–7). Every object is strict so an unknown
+ * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
  * key is found; the loader turns unknown keys into warnings, anything else into an error.
  */
 const providerName = z.enum(['auto', 'anthropic', 'openai', 'faux']);

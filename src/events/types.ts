@@ -14,7 +14,7 @@ export interface EventEnvelope {
   readonly runId: string;
 }
 
-/** Event bodies, keyed by `type` (DESIGN §3). */
+/** Event bodies, keyed by `type` (docs/design.md#events). */
 export interface EventBodies {
   'run-start': { resumed: boolean };
   'run-end': { reason: string };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Internal content blocks: Anthropic-shaped, camelCase (DESIGN §2). Providers translate at their edge. */
+/** Internal content blocks: Anthropic-shaped, camelCase (docs/design.md#message-format). Providers translate at their edge. */
 export type TextBlock = { type: 'text'; text: string };
 export type ToolUseBlock = { type: 'tool_use'; id: string; name: string; input: unknown };
 export type ToolResultBlock = { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean };

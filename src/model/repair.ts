@@ -13,7 +13,7 @@ export interface Repair {
 }
 
 /**
- * The DESIGN §2 invariant: each `tool_use` is answered by exactly one `tool_result`
+ * The history invariant (docs/design.md#message-format): each `tool_use` is answered by exactly one `tool_result`
  * in the next message. Histories are append-only, so repair only ever appends:
  * when the last message is an assistant message with unanswered `tool_use` blocks,
  * a user message answering each with an `isError` result is appended.

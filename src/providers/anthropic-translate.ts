@@ -11,7 +11,7 @@ import type { ProviderEvent, ProviderRequest, StopReason } from './types';
 import { toolCallEvent } from './tool-call';
 
 /**
- * Internal format (DESIGN §2) → Anthropic Messages API, and the API's stream events →
+ * Internal format (docs/design.md#message-format) → Anthropic Messages API, and the API's stream events →
  * ProviderEvents. Near identity: camelCase ↔ snake_case. Prompt caching: `cache_control`
  * marks the system prompt, the last tool definition and the last block of the last message
  * (3 of the 4 breakpoints the API allows), so each call of a long agent loop re-reads the

@@ -10,7 +10,7 @@ import type { ProviderEvent, ProviderRequest, StopReason } from './types';
 import { toolCallEvent } from './tool-call';
 
 /**
- * Internal format (DESIGN §2) ↔ OpenAI Chat Completions. Structural translation:
+ * Internal format (docs/design.md#message-format) ↔ OpenAI Chat Completions. Structural translation:
  * - system prompt → a leading `system` message;
  * - assistant `tool_use` blocks → `tool_calls` (arguments as JSON text);
  * - `tool_result` blocks → one `role: tool` message each, placed before any user text of the

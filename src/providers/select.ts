@@ -8,7 +8,7 @@ import { loadFauxScript, type FauxScript } from './faux-script';
 import { KEY_VARIABLE } from './failure';
 
 /**
- * Provider and model selection (DESIGN §8).
+ * Provider and model selection (docs/design.md#providers).
  * Provider: `--provider` > `LEGION_PROVIDER` > config `provider` (default `auto`).
  * `auto`: ANTHROPIC_API_KEY → anthropic; else OPENAI_API_KEY → openai; else OPENAI_BASE_URL
  * (a local compatible server, no key needed) → openai; else the labelled demo (faux with the

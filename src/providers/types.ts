@@ -10,7 +10,7 @@ export interface ToolDefinition {
 
 export interface ProviderRequest {
   readonly system: string;
-  /** Internal format (DESIGN §2), already sanitized (`sanitizeForProvider`). */
+  /** Internal format (docs/design.md#message-format), already sanitized (`sanitizeForProvider`). */
   readonly messages: readonly Message[];
   readonly tools: readonly ToolDefinition[];
   readonly model: string;

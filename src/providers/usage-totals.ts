@@ -1,5 +1,5 @@
 /**
- * Token and cost totals per session and per run, fed with `usage` events (DESIGN §3).
+ * Token and cost totals per session and per run, fed with `usage` events (docs/design.md#events).
  * Cost is null-aware: `costUsd` sums the calls whose price is known (null when none is),
  * and `partial` says some call had no price, so the UI shows "≥ $0.12" or "cost unknown"
  * instead of a wrong figure.

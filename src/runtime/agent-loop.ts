@@ -13,7 +13,7 @@ export function interruptedText(hub: Hub): string {
   return hub.stopping ? 'interrupted: Legion stopped while this call was pending; ask again' : INTERRUPTED_BY_USER;
 }
 
-/** Answer the open tool_uses of the last message, if any (keeps the DESIGN §2 invariant). */
+/** Answer the open tool_uses of the last message, if any (keeps the history invariant, docs/design.md#message-format). */
 export function answerOpenCalls(hub: Hub, session: SessionHandle, reason: string): void {
   const messages = session.messages();
   const last = messages[messages.length - 1];
@@ -27,7 +27,7 @@ export function answerOpenCalls(hub: Hub, session: SessionHandle, reason: string
 const textBlocks = (notes: readonly string[]): ContentBlock[] => notes.map((text) => ({ type: 'text', text }));
 
 /**
- * One turn of `turn.agent` in its session (DESIGN §2, issue 4): append the initiator's
+ * One turn of `turn.agent` in its session (docs/design.md#message-format, issue 4): append the initiator's
  * message, then call the model, run the tool calls of its message (three phases, see
  * executor), append one message with every result, and repeat until a message has no
  * tool calls or `runtime.maxIterations` model calls were made. Never throws; the history

@@ -5,7 +5,7 @@ import type { Turn } from './turn';
 import { deliverOutsideChain } from './approver-turn';
 
 /**
- * Where an approval request goes (DESIGN §7.4 cascade):
+ * Where an approval request goes (docs/design.md#authorization, step 4 cascade):
  * - the user: the approval queue the UI shows; headless, decided at once per `--approve`
  *   (decidedBy `headless`);
  * - an agent: delivered to the communicator call through which that agent waits on the

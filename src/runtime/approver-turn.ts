@@ -10,7 +10,7 @@ export const APPROVALS_SESSION_NAME = 'approvals';
 
 /**
  * Deliver a request to an agent approver that is not waiting on the asker's chain (an
- * explicit approver named by the rule, DESIGN §7.4): the core starts a turn for it in
+ * explicit approver named by the rule, docs/design.md#authorization, step 4): the core starts a turn for it in
  * `session-user__<approver>__approvals` (initiator the user) whose message lists the
  * request(s) as a communicator result would. Requests routed in the same tick go in one
  * message. What is still undecided and waiting on it when that turn ends (or if it cannot

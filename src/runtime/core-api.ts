@@ -4,7 +4,7 @@ import type { Participant } from '../collective/participant';
 import type { AgentStatus } from '../events/types';
 import type { UsageTotals } from '../providers/usage-totals';
 
-/** One directional named session of the run (DESIGN §5). */
+/** One directional named session of the run (docs/design.md#participants-sessions-runs). */
 export interface SessionInfo {
   readonly id: string;
   readonly initiatorId: string;

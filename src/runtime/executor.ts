@@ -40,7 +40,7 @@ export interface BatchOutcome {
 }
 
 /**
- * Execute the tool calls of one assistant message (DESIGN §7, issue 4):
+ * Execute the tool calls of one assistant message (docs/design.md#authorization, issue 4):
  * 1. pre-scan every call: arguments parse, tool granted, input valid, `authorize` → allow | deny | ask;
  * 2. raise every `ask` together and wait for each decision (see approval-phase);
  * 3. run what is allowed (independent calls in parallel, see parallel.ts).

@@ -11,7 +11,7 @@ import { answerOpenCalls } from './agent-loop';
 import { enqueue } from './scheduler';
 
 /**
- * Pending approvals survive a restart (DESIGN §7, issue 5). When Legion stops (quit or crash)
+ * Pending approvals survive a restart (docs/design.md#authorization, issue 5). When Legion stops (quit or crash)
  * while a batch waits on approval requests, the batch stays open on disk; the next start
  * resumes it when its whole call chain can be rebuilt (see resume-plan.ts): the user's lane
  * `user → agent` directly, or through communicator calls (`user → ur-agent → scribe`) whose

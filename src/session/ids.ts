@@ -28,7 +28,7 @@ export function checkSessionName(name: string): string | null {
   return `invalid session name "${name}": 1–41 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit`;
 }
 
-/** `session-{initiatorId}__{responderId}__{name}` (DESIGN §5). Throws on an invalid key (a programming error). */
+/** `session-{initiatorId}__{responderId}__{name}` (docs/design.md#participants-sessions-runs). Throws on an invalid key (a programming error). */
 export function sessionIdOf(key: SessionKey): string {
   if (!PARTICIPANT_ID.test(key.initiatorId)) throw new Error(`sessionIdOf: invalid initiator id "${key.initiatorId}"`);
   if (!PARTICIPANT_ID.test(key.responderId)) throw new Error(`sessionIdOf: invalid responder id "${key.responderId}"`);

@@ -1,7 +1,7 @@
 import type { Message } from '../model/message';
 
 /**
- * Thrown by `SessionHandle.append` when a message would break the DESIGN §2 invariant.
+ * Thrown by `SessionHandle.append` when a message would break the history invariant (docs/design.md#message-format).
  * A programming error: the runtime must never attempt it, so it is not a LegionError.
  */
 export class SessionInvariantError extends Error {

@@ -20,8 +20,8 @@ export interface SessionKey {
 
 /**
  * One session's persisted history. `append` writes one JSONL line synchronously before it
- * returns (append-only; cost independent of history length) and checks the DESIGN §2
- * invariant for what it appends (a result must answer a tool_use of the previous message).
+ * returns (append-only; cost independent of history length) and checks the history
+ * invariant (docs/design.md#message-format) for what it appends (a result must answer a tool_use of the previous message).
  */
 export interface SessionHandle {
   readonly id: string;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 /** The on-disk format version this build reads and writes. */
 export const WORKSPACE_VERSION = 1;
 
-/** Paths of the `.legion/` workspace (DESIGN §4). Pure: creates nothing. */
+/** Paths of the `.legion/` workspace (docs/design.md#files-on-disk). Pure: creates nothing. */
 export interface Layout {
   readonly root: string;
   readonly legionDir: string;

@@ -2,7 +2,7 @@ import { realpath, lstat, readlink } from 'node:fs/promises';
 import { isAbsolute, resolve, relative, dirname, basename, join, sep } from 'node:path';
 
 /**
- * Workspace confinement (DESIGN §6), a hard invariant that runs before any rule.
+ * Workspace confinement (docs/design.md#tools), a hard invariant that runs before any rule.
  *
  * `resolveWorkspacePath(root, input)` accepts a path only when, after resolving it the way
  * the OS would (symlinks included, also for the not-yet-existing tail of a path under a

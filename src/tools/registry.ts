@@ -62,7 +62,7 @@ export interface BuiltinToolDeps {
   readonly todoStore: TodoStore;
 }
 
-/** The workspace tools of DESIGN §6 (the collective tools live in src/runtime). */
+/** The workspace tools (docs/design.md#tools) (the collective tools live in src/runtime). */
 export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
   return [
     fileReadTool,

@@ -1,6 +1,6 @@
 /**
  * append: the cost of appending one message to a session JSONL file does not grow with
- * the session (DESIGN §4). Appends a realistic message with `appendJsonl` to a file with
+ * the session (docs/design.md#files-on-disk). Appends a realistic message with `appendJsonl` to a file with
  * 10 prior lines and to one with 10,000, interleaved so machine noise hits both alike;
  * each file is truncated back to its prior length after every append (untimed).
  * Budget: median at 10,000 ≤ 1.5 × median at 10.

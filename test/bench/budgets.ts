@@ -1,5 +1,5 @@
 /**
- * The benchmarks the harness knows, and the budget of each figure (issue 8, DESIGN).
+ * The benchmarks the harness knows, and the budget of each figure (issue 8).
  * A benchmark is a module `test/bench/<name>.ts` exporting `run(opts): Promise<Record<string, number>>`;
  * its figures are reported as `<prefix>.<key>` where prefix is the camelCase name
  * (`long-session` → `longSession`). A figure without a budget here is reported, not judged.
@@ -14,7 +14,7 @@ export interface Budget {
   readonly budget: number;
   readonly direction: Direction;
   readonly unit: string;
-  /** What it measures, for the README table. */
+  /** What it measures, for the table in docs/performance.md. */
   readonly label: string;
   /**
    * Absolute tolerance for the baseline comparison: a figure regresses only when it is

@@ -228,7 +228,7 @@ export function screenSummary(screen: string, maxChars = 160): string {
 
 /**
  * What marks the TUI's first full frame on screen: every string must be visible.
- * The status bar names the app and, with no API key, the demo provider (DESIGN §8, §10).
+ * The status bar names the app and, with no API key, the demo provider (docs/design.md#providers and #the-tui).
  * One constant so the marker follows the TUI as it evolves.
  */
 export const FIRST_FRAME_MARKERS: readonly string[] = ['legion', 'demo'];

@@ -31,8 +31,8 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
     const dir = join(ws.dir, '.legion', 'runs', runs[0]!);
     for (const file of readdirSync(join(dir, 'sessions'))) {
       const messages = readFileSync(join(dir, 'sessions', file), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      // Every tool_use is answered by a tool_result in the next message (DESIGN §2), except the
-      // open batches of turns waiting on an approval: kept for the next start (docs/readme/approvals.md).
+      // Every tool_use is answered by a tool_result in the next message (docs/design.md#message-format), except the
+      // open batches of turns waiting on an approval: kept for the next start (docs/approvals.md).
       messages.forEach((m: { role: string; content: { type: string; id?: string; toolUseId?: string }[] }, i: number) => {
         const uses = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id);
         const next = messages[i + 1] as typeof m | undefined;

@@ -6,7 +6,7 @@ import type { Core } from '../../src/runtime/commands';
 import { z as zod } from 'zod';
 import type { Tool } from '../../src/tools/types';
 
-/** The DESIGN §2 invariant holds: nothing to repair, no problem anywhere. */
+/** The history invariant (docs/design.md#message-format) holds: nothing to repair, no problem anywhere. */
 export function assertValidHistory(messages: readonly Message[], label = 'history'): void {
   const plan = planRepair(messages, new Date().toISOString());
   assert.deepEqual(plan.problems, [], `${label}: ${plan.problems.join('; ')}`);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildKeymap, DEFAULT_KEYMAP, formatKey, normalizeKey } from '../../components/keymap';
 
-test('defaults are DESIGN §10 keys', () => {
+test('defaults are the keys of docs/design.md#the-tui', () => {
   const r = buildKeymap();
   assert.ok(r.ok);
   const k = r.keymap;

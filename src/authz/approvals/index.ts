@@ -1,4 +1,4 @@
-/** The approval queue (DESIGN §7.4, §4): persisted requests, batch resolution, restart. */
+/** The approval queue (docs/design.md#authorization, step 4 and #files-on-disk): persisted requests, batch resolution, restart. */
 export { createApprovalQueue, EXPIRED_REASON, CANCELLED_REASON, SHUTDOWN_REASON } from './queue';
 export type { ApprovalQueue, ApprovalQueueOptions, RaiseInput, QueueResult } from './queue';
 export type { ApprovalRequest, ApprovalOutcome, ApprovalRecord } from './state';

@@ -5,7 +5,7 @@ import { approvalLineSchema, type ApprovalLine } from './schema';
 import { ApprovalState, type ApprovalRequest } from './state';
 
 /**
- * Read `approvals.jsonl` into state. Tolerance (DESIGN §4): a torn last line is dropped and
+ * Read `approvals.jsonl` into state. Tolerance (docs/design.md#files-on-disk): a torn last line is dropped and
  * reported; other bad lines are reported and skipped. When the torn tail has no final newline
  * the fragment is cut off, so it is reported once and does not stay behind as a broken line
  * in the middle of the file (appendJsonl would start the next line after it). Missing file = empty state.

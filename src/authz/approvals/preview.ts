@@ -4,7 +4,7 @@ import { looksBinary, openForRead, BINARY_SNIFF_BYTES } from '../../tools/text-f
 import { occurrences } from '../../tools/builtin/file-edit';
 
 /**
- * What an approval would do, for the approval queue's details view (DESIGN §10):
+ * What an approval would do, for the approval queue's details view (docs/design.md#the-tui):
  * - `file_write` / `file_edit`: a unified diff of the file on disk now against the file the
  *   call would leave (`--- a/<path>` / `+++ b/<path>`, 3 lines of context). A new file diffs
  *   against `/dev/null`.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DecidedBy } from '../../events/types';
 
 /**
- * Lines of `.legion/runs/<runId>/approvals.jsonl` (DESIGN §4). Append-only:
+ * Lines of `.legion/runs/<runId>/approvals.jsonl` (docs/design.md#files-on-disk). Append-only:
  * a `request` line opens a request, `reassign` lines move it to another approver
  * (the cascade climbing), one `resolve` line closes it. pending = requested − resolved.
  * Read back through zod (files are a trust boundary).

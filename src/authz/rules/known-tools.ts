@@ -1,5 +1,5 @@
 /**
- * The built-in tools (DESIGN §6) and their input fields, used to check rule files: a literal
+ * The built-in tools (docs/design.md#tools) and their input fields, used to check rule files: a literal
  * tool name must be one of these (globs such as `mcp__*` and names in the `mcp__` namespace
  * are not checked), and a `match` field of a rule naming only known tools must be an input
  * field of one of them. Keep in sync with src/tools/ when a tool gains a field.

@@ -26,7 +26,7 @@ export function normalizeRulePath(value: string, workspaceRoot: string): string 
  * Why a normalized path is outside what tools may touch, or null: absolute paths outside
  * the workspace, `..` escapes, `~` home paths, and anything under `.legion/` (compared
  * case-insensitively, so `.LEGION/x` is refused too). Lexical only; the tools re-check
- * with realpath (DESIGN §6), which also catches symlinks.
+ * with realpath (docs/design.md#tools), which also catches symlinks.
  */
 export function confinementProblem(normalized: string): string | null {
   if (normalized === '..' || normalized.startsWith('../')) return `"${normalized}" is outside the workspace`;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { didYouMean } from './did-you-mean';
 
 /**
- * The shape of a rules file (DESIGN §7), strict: an unknown field is an error.
+ * The shape of a rules file (docs/design.md#authorization), strict: an unknown field is an error.
  * Semantic checks (tool names, match fields, globs, regexes, duplicate ids) happen in
  * compile.ts; this file only describes the shape and turns zod issues into one line.
  */

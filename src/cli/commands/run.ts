@@ -5,7 +5,7 @@ import { REDACTED, secretsFromEnv } from '../../authz/redact';
 import type { LegionEvent } from '../../events/types';
 import { composeApp } from '../compose';
 
-/** Exit codes of `legion run` (also in docs/readme/core.md). */
+/** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
   ok: 0,
   /** Configuration, workspace, rules, run lock, unknown participant (LegionError default). */

@@ -8,7 +8,7 @@ const schema = z.strictObject({
   sessionName: z.string().min(1).optional().describe('names the conversation (default "default"); different names run in parallel'),
 });
 
-/** Talk to another participant; the result is its final answer (DESIGN §5, §6). */
+/** Talk to another participant; the result is its final answer (docs/design.md#participants-sessions-runs and #tools). */
 export const communicatorTool: Tool<z.infer<typeof schema>> = {
   name: 'communicator',
   description:

@@ -10,7 +10,7 @@ import { resolveApprovalTool } from './resolve-approval';
 export type { CollectiveServices, ResolveApprovalInput } from './services';
 export { servicesOf } from './services';
 
-/** The collective tools of DESIGN §6 (they reach the runtime through `ToolContext.services`). */
+/** The collective tools (docs/design.md#tools) (they reach the runtime through `ToolContext.services`). */
 export function createCollectiveTools(): Tool[] {
   return [communicatorTool, listParticipantsTool, listToolsTool, spawnAgentTool, modifyAgentTool, retireAgentTool, resolveApprovalTool];
 }

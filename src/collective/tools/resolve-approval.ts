@@ -8,7 +8,7 @@ const schema = z.strictObject({
   reason: z.string().optional().describe('one line the asking agent will read'),
 });
 
-/** An agent approver decides one request delivered to it (DESIGN §7.4). */
+/** An agent approver decides one request delivered to it (docs/design.md#authorization, step 4). */
 export const resolveApprovalTool: Tool<z.infer<typeof schema>> = {
   name: 'resolve_approval',
   description:

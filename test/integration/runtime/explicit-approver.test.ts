@@ -7,7 +7,7 @@ import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-ass
 import { withTempDir } from '../../helpers/tmp';
 
 /**
- * An explicit approver outside the call chain (DESIGN §7.4): the rule names `reviewer`,
+ * An explicit approver outside the call chain (docs/design.md#authorization, step 4): the rule names `reviewer`,
  * who is not on `user → worker`; the core starts a turn for it in
  * `session-user__reviewer__approvals` listing the request. What it leaves undecided climbs
  * to the user.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { budgetFor, figurePrefix, regressed, unitOf, withinBudget, BENCHMARKS, BUDGETS } from '../../bench/budgets';
 import { percentile, stats } from '../../bench/harness';
@@ -125,6 +125,18 @@ test('perf-table: prints a markdown table with the machine line', async () => {
     assert.ok(lines.includes('| loop | faux-provider agent turns per second | 12,345 turns/s | ≥ 2,000 turns/s | ✓ |'), r.stdout);
     assert.ok(!r.stdout.includes('at10Micros'), 'unbudgeted figures only with --all');
     assert.equal(lines[lines.length - 1], 'Measured on Test CPU, 2 cores, 4 GB RAM, Linux, Node v20, 2026-01-01 (`npm run bench`; medians).');
+
+    // --write replaces the table between the markers of the page, and only there.
+    const page = join(dir, 'performance.md');
+    await writeFile(page, 'intro\n<!-- perf-table:start -->\nold table\n<!-- perf-table:end -->\noutro\n');
+    const written = spawnSync(process.execPath, ['scripts/perf-table.mjs', `--write=${page}`, file], { encoding: 'utf8' });
+    assert.equal(written.status, 0, written.stderr);
+    const text = await readFile(page, 'utf8');
+    assert.equal(text, `intro\n<!-- perf-table:start -->\n${r.stdout}<!-- perf-table:end -->\noutro\n`);
+    await writeFile(page, 'no markers\n');
+    const unmarked = spawnSync(process.execPath, ['scripts/perf-table.mjs', `--write=${page}`, file], { encoding: 'utf8' });
+    assert.equal(unmarked.status, 1);
+    assert.match(unmarked.stderr, /no <!-- perf-table:start -->/);
     const missing = spawnSync(process.execPath, ['scripts/perf-table.mjs', join(dir, 'none.json')], { encoding: 'utf8' });
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /cannot read .*none\.json/);

@@ -8,7 +8,7 @@ import { withTempDir } from '../../helpers/tmp';
 
 /**
  * The headless core (src/) never imports ink, react, ink-testing-library or components/
- * (DESIGN §1). Two independent checks per file: esbuild's own import graph (static and
+ * (docs/design.md#layout). Two independent checks per file: esbuild's own import graph (static and
  * literal dynamic imports, re-exports, require) and a text scan that also catches
  * imports esbuild would not see (non-literal dynamic imports of a forbidden name).
  */

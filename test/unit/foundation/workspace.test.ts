@@ -9,7 +9,7 @@ import { checkWorkspace, ensureWorkspace } from '../../../src/storage/workspace'
 import { LegionError } from '../../../src/errors';
 import { withTempDir } from '../../helpers/tmp';
 
-test('layout: paths of DESIGN §4', () => {
+test('layout: the paths of docs/design.md#files-on-disk', () => {
   const l = layoutFor('/w');
   assert.equal(l.legionDir, '/w/.legion');
   assert.equal(l.participant('ur-agent'), '/w/.legion/collective/participants/ur-agent.json');
