@@ -5,6 +5,11 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly isTTY: boolean;
+  /**
+   * Standard input when it is piped or redirected (a file, a pipe, /dev/null); absent when it
+   * is a terminal, which is never read.
+   */
+  readonly stdin?: AsyncIterable<Uint8Array | string>;
 }
 
 /**
@@ -24,5 +29,6 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+    ...(process.stdin.isTTY ? {} : { stdin: { [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator]() } }),
   };
 }

@@ -4,6 +4,7 @@ import { UR_AGENT_ID } from '../../collective/participant';
 import { REDACTED, secretsFromEnv } from '../../authz/redact';
 import type { LegionEvent } from '../../events/types';
 import { composeApp } from '../compose';
+import { composeRunMessage, cutNote, readPipedInput } from '../piped-input';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -21,13 +22,11 @@ export const RUN_EXIT = {
 
 export const runCommand: Command = {
   name: 'run',
-  usage: 'legion run [--to <id>] [--session <name>] [--json] [--approve deny|all] [--new | --run <id>] <message...>',
-  summary: 'send one message headlessly; print the answer (or every event with --json)',
+  usage: 'legion run [--to <id>] [--session <name>] [--json] [--approve deny|all] [--new | --run <id>] <message...> | -',
+  summary: 'send one message headlessly; print the answer (or every event with --json); piped stdin is attached, or is the message',
   flags: { to: 'value', session: 'value', json: 'boolean', approve: 'value', new: 'boolean', run: 'value' },
   async run(context) {
     const { args, io } = context;
-    const message = args.positionals.join(' ').trim();
-    if (!message) throw new LegionError('legion run needs a message, e.g. legion run "summarize README.md"', RUN_EXIT.usage);
     const approve = (args.flags.get('approve') ?? 'deny') as string;
     if (approve !== 'deny' && approve !== 'all') throw new LegionError(`--approve must be deny or all, not "${approve}"`, RUN_EXIT.usage);
     const runFlag = args.flags.get('run');
@@ -35,6 +34,13 @@ export const runCommand: Command = {
     const to = (args.flags.get('to') as string | undefined) ?? UR_AGENT_ID;
     const name = args.flags.get('session') as string | undefined;
     const json = args.flags.has('json');
+    // Piped stdin is attached to the message, or is the message (docs/cli-conventions.md); a terminal is never read.
+    const piped = io.stdin
+      ? await readPipedInput(io.stdin, { onWaiting: () => io.stderr('legion: waiting for piped input on stdin (redirect </dev/null to run without it)\n') })
+      : null;
+    const message = composeRunMessage(args.positionals, piped);
+    const cut = piped ? cutNote(piped) : null;
+    if (cut) io.stderr(`legion: note: ${cut}\n`);
     const secrets = secretsFromEnv(io.env);
     // API keys never reach stdout/stderr: their literal values are cut from everything printed.
     const clean = (text: string): string => {

@@ -134,7 +134,7 @@ test('secrets through the built bundle: dist/legion.js run --json never writes o
     await withTempDir(async (dir) => {
       await workspace(dir);
       const env = { PATH: process.env.PATH ?? '', HOME: dir, ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url, LEGION_MODEL: 'claude-haiku-4-5' };
-      const child = spawn(process.execPath, [BUNDLE, 'run', '--to', 'keeper', '--approve', 'all', '--json', `store ${key}`], { cwd: dir, env });
+      const child = spawn(process.execPath, [BUNDLE, 'run', '--to', 'keeper', '--approve', 'all', '--json', `store ${key}`], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
