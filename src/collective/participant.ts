@@ -47,3 +47,8 @@ export type Participant = z.infer<typeof participantSchema>;
 export const USER_ID = 'user';
 export const UR_AGENT_ID = 'ur-agent';
 export const RESOURCE_AGENT_ID = 'resource-agent';
+/**
+ * Talking is universal (docs/design.md#participants-sessions-runs): an agent spawned without
+ * an explicit `tools` list gets these, so every agent can ask others.
+ */
+export const TALK_TOOLS: readonly string[] = ['communicator', 'list_participants'];

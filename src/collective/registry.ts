@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventBus } from '../events/bus';
-import { agentSchema, USER_ID, type Agent, type Participant } from './participant';
+import { agentSchema, TALK_TOOLS, USER_ID, type Agent, type Participant } from './participant';
 import type { ParticipantStore } from './store';
 import type { GrantGuard } from '../runtime/ports';
 import { messageOf } from '../errors';
@@ -21,10 +21,20 @@ export type SpawnSpec = z.input<typeof spawnSpecSchema>;
 export const modifySpecSchema = spawnSpecSchema.partial().required({ id: true });
 export type ModifySpec = z.input<typeof modifySpecSchema>;
 
-export type RegistryResult = { ok: true; participant: Participant } | { ok: false; error: string };
+/**
+ * Why a change was refused; the tool result turns it into what to do instead
+ * (src/collective/tools/registry-result.ts).
+ */
+export type RefusalKind =
+  | 'caller' | 'invalid-input' | 'exists' | 'not-found' | 'not-agent' | 'retired'
+  | 'unknown-tools' | 'grant' | 'protected' | 'save-failed';
+export type RegistryResult = { ok: true; participant: Participant } | { ok: false; kind: RefusalKind; error: string };
+
+const refuse = (kind: RefusalKind, error: string): RegistryResult => ({ ok: false, kind, error });
 
 /**
  * The collective in memory over the participant store. Contracts:
+ * - An agent spawned without a `tools` list gets TALK_TOOLS (still subject to the grant rules).
  * - A change is written atomically (store.save) before memory changes and before
  *   `participant-change` is emitted; a failed write changes nothing.
  * - A spawned or modified agent is usable at once (the next `get` returns it).
@@ -58,12 +68,13 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
     return next;
   };
 
-  const callerOf = (callerId: string): Participant | string => {
+  const callerOf = (callerId: string): Participant | RegistryResult => {
     const caller = byId.get(callerId);
-    if (!caller) return `unknown caller "${callerId}"`;
-    if (caller.status !== 'active') return `${callerId} is retired`;
+    if (!caller) return refuse('caller', `unknown caller "${callerId}"`);
+    if (caller.status !== 'active') return refuse('caller', `${callerId} is retired`);
     return caller;
   };
+  const isRefusal = (x: Participant | RegistryResult): x is RegistryResult => 'ok' in x;
 
   const unknownTools = (tools: readonly string[]): string | null => {
     const known = new Set(options.toolNames());
@@ -76,7 +87,7 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
     try {
       await options.store.save(participant);
     } catch (error) {
-      return { ok: false, error: `could not save ${participant.id}: ${messageOf(error)}` };
+      return refuse('save-failed', `could not save ${participant.id}: ${messageOf(error)}`);
     }
     byId.set(participant.id, participant);
     options.bus?.emit({ type: 'participant-change', participantId: participant.id, change });
@@ -95,48 +106,53 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
     spawn: (callerId, spec) =>
       serial(async () => {
         const caller = callerOf(callerId);
-        if (typeof caller === 'string') return { ok: false, error: caller };
+        if (isRefusal(caller)) return caller;
         const parsed = spawnSpecSchema.safeParse(spec);
-        if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+        if (!parsed.success) return refuse('invalid-input', firstIssue(parsed.error));
         const existing = byId.get(parsed.data.id);
-        if (existing && existing.status === 'active') return { ok: false, error: `"${parsed.data.id}" already exists (use modify_agent to change it)` };
-        if (existing && existing.kind === 'user') return { ok: false, error: `"${parsed.data.id}" is the user` };
-        const candidate = agentSchema.safeParse({ ...parsed.data, kind: 'agent', status: 'active', createdBy: callerId });
-        if (!candidate.success) return { ok: false, error: firstIssue(candidate.error) };
+        if (existing && existing.status === 'active') return refuse('exists', `"${parsed.data.id}" already exists (use modify_agent to change it)`);
+        if (existing && existing.kind === 'user') return refuse('exists', `"${parsed.data.id}" is the user`);
+        const tools = parsed.data.tools ?? [...TALK_TOOLS];
+        const candidate = agentSchema.safeParse({ ...parsed.data, tools, kind: 'agent', status: 'active', createdBy: callerId });
+        if (!candidate.success) return refuse('invalid-input', firstIssue(candidate.error));
         const agent = candidate.data;
-        const problem = unknownTools(agent.tools) ?? options.guard.grant(caller, agent, undefined);
-        if (problem) return { ok: false, error: problem };
+        const unknown = unknownTools(agent.tools);
+        if (unknown) return refuse('unknown-tools', unknown);
+        const problem = options.guard.grant(caller, agent, undefined);
+        if (problem) return refuse('grant', parsed.data.tools ? problem : `${problem} (an agent spawned without a tools list gets ${TALK_TOOLS.join(' and ')})`);
         return commit(agent, 'added');
       }),
 
     modify: (callerId, spec) =>
       serial(async () => {
         const caller = callerOf(callerId);
-        if (typeof caller === 'string') return { ok: false, error: caller };
+        if (isRefusal(caller)) return caller;
         const parsed = modifySpecSchema.safeParse(spec);
-        if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+        if (!parsed.success) return refuse('invalid-input', firstIssue(parsed.error));
         const existing = byId.get(parsed.data.id);
-        if (!existing) return { ok: false, error: `no participant "${parsed.data.id}" (see list_participants)` };
-        if (existing.kind !== 'agent') return { ok: false, error: `"${existing.id}" is not an agent` };
-        if (existing.status !== 'active') return { ok: false, error: `"${existing.id}" is retired` };
+        if (!existing) return refuse('not-found', `no participant "${parsed.data.id}" (see list_participants)`);
+        if (existing.kind !== 'agent') return refuse('not-agent', `"${existing.id}" is not an agent`);
+        if (existing.status !== 'active') return refuse('retired', `"${existing.id}" is retired`);
         const patch = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
         const candidate = agentSchema.safeParse({ ...existing, ...patch });
-        if (!candidate.success) return { ok: false, error: firstIssue(candidate.error) };
+        if (!candidate.success) return refuse('invalid-input', firstIssue(candidate.error));
         const agent: Agent = candidate.data;
-        const problem = (parsed.data.tools ? unknownTools(agent.tools) : null) ?? options.guard.grant(caller, agent, existing);
-        if (problem) return { ok: false, error: problem };
+        const unknown = parsed.data.tools ? unknownTools(agent.tools) : null;
+        if (unknown) return refuse('unknown-tools', unknown);
+        const problem = options.guard.grant(caller, agent, existing);
+        if (problem) return refuse('grant', problem);
         return commit(agent, 'modified');
       }),
 
     retire: (callerId, id) =>
       serial(async () => {
         const caller = callerOf(callerId);
-        if (typeof caller === 'string') return { ok: false, error: caller };
+        if (isRefusal(caller)) return caller;
         const target = byId.get(id);
-        if (!target) return { ok: false, error: `no participant "${id}" (see list_participants)` };
-        if (target.status === 'retired') return { ok: false, error: `"${id}" is already retired` };
+        if (!target) return refuse('not-found', `no participant "${id}" (see list_participants)`);
+        if (target.status === 'retired') return refuse('retired', `"${id}" is already retired`);
         const problem = options.guard.retire(caller, target);
-        if (problem) return { ok: false, error: problem };
+        if (problem) return refuse('protected', problem);
         return commit({ ...target, status: 'retired' }, 'retired');
       }),
   };

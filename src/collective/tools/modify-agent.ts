@@ -13,6 +13,6 @@ export const modifyAgentTool: Tool<z.input<typeof modifySpecSchema>> = {
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;
-    return outcome(await services.registry.modify(context.participantId, input), 'modified');
+    return outcome(await services.registry.modify(context.participantId, input), 'modify', String(input.id));
   },
 };

@@ -14,6 +14,6 @@ export const retireAgentTool: Tool<z.infer<typeof retireSchema>> = {
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;
-    return outcome(await services.registry.retire(context.participantId, input.id), 'retired');
+    return outcome(await services.registry.retire(context.participantId, input.id), 'retire', input.id);
   },
 };

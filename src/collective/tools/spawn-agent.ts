@@ -9,12 +9,13 @@ export const spawnAgentTool: Tool<z.input<typeof spawnSpecSchema>> = {
   name: 'spawn_agent',
   description:
     'Create a new agent. id: short lowercase id; systemPrompt: its job description; tools: the narrowest set it needs ' +
-    '(see list_tools); provider/model default to the run\'s. You cannot grant tools or approvalAuthority you do not hold.',
+    '(see list_tools); without tools it gets communicator and list_participants, so it can talk to others. ' +
+    'provider/model default to the run\'s. You cannot grant tools or approvalAuthority you do not hold.',
   schema: spawnSpecSchema,
   keyArgument: (input) => input.id,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;
-    return outcome(await services.registry.spawn(context.participantId, input), 'spawned');
+    return outcome(await services.registry.spawn(context.participantId, input), 'spawn', String(input.id));
   },
 };

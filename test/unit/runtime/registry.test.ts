@@ -10,7 +10,7 @@ import type { LegionEvent } from '../../../src/events/types';
 import { layoutFor } from '../../../src/storage/layout';
 import { withTempDir } from '../../helpers/tmp';
 
-const TOOLS = ['communicator', 'file_read', 'file_write', 'shell', 'spawn_agent', 'modify_agent', 'retire_agent', 'resolve_approval'];
+const TOOLS = ['communicator', 'list_participants', 'file_read', 'file_write', 'shell', 'spawn_agent', 'modify_agent', 'retire_agent', 'resolve_approval'];
 
 async function setup(dir: string) {
   const layout = layoutFor(dir);
@@ -40,7 +40,7 @@ test('registry: spawn persists atomically, is usable at once, emits participant-
     assert.equal(file.createdBy, 'boss');
     assert.deepEqual(events.map((e) => e.type === 'participant-change' && [e.participantId, e.change]), [['scribe', 'added']]);
     const again = await registry.spawn('boss', spec);
-    assert.deepEqual(again, { ok: false, error: '"scribe" already exists (use modify_agent to change it)' });
+    assert.deepEqual(again, { ok: false, kind: 'exists', error: '"scribe" already exists (use modify_agent to change it)' });
     // Two concurrent spawns of one id: exactly one wins.
     const [x, y] = await Promise.all([registry.spawn('user', { ...spec, id: 'twin' }), registry.spawn('user', { ...spec, id: 'twin' })]);
     assert.equal([x, y].filter((r) => r.ok).length, 1);
@@ -55,6 +55,12 @@ test('registry: no participant grants more than it holds; unknown tools and bad 
     assert.match((await registry.spawn('user', { ...spec, tools: ['teleport'] }) as { error: string }).error, /unknown tool "teleport"/);
     assert.match((await registry.spawn('user', { ...spec, id: 'Bad Id' }) as { error: string }).error, /^id: /);
     assert.ok((await registry.spawn('user', { ...spec, tools: ['shell'] })).ok, 'the user holds everything');
+    // Without a tools list an agent gets the talk tools, which the caller must hold too.
+    const { tools: _omitted, ...noTools } = spec;
+    assert.deepEqual(await registry.spawn('boss', { ...noTools, id: 'quiet' }), {
+      ok: false, kind: 'grant',
+      error: 'cannot grant tools you do not hold: communicator, list_participants (an agent spawned without a tools list gets communicator and list_participants)',
+    });
     assert.equal(registry.get('scribe')?.kind === 'agent' && registry.get('scribe')?.status, 'active');
   });
 });
