@@ -3,13 +3,11 @@ import { render } from 'ink';
 import type { CommandContext } from '../src/cli/command';
 import type { AppSession } from '../src/cli/compose';
 import { messageOf } from '../src/errors';
-import { UR_AGENT_ID } from '../src/collective/participant';
 import { App } from './App';
 import type { Keymap } from './keymap';
 import { themeFromEnv } from './theme';
-import { stateFromCore } from './state/from-core';
+import { startState } from './state/home-lane';
 import { createUiStore } from './state/store';
-import { isUserSession } from './state/ui-state';
 import { terminalModes } from './terminal';
 import { INK_MAX_FPS } from './render-options';
 import { installInkOutputCache } from './text/ink-output';
@@ -32,15 +30,11 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
   const { core, config } = app;
   const theme = themeFromEnv(context.io.env, context.args.global.plain, config.ui.plain);
   const settings = { maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes };
-  let initial = stateFromCore(core, settings, app.resumed);
-  if (app.warnings.length > 0) initial = { ...initial, notice: { level: 'warn', text: app.warnings.join(' · ') } };
+  // The home lane `user → ur-agent · default` comes first and has the focus (state/home-lane.ts).
+  const start = startState(core, settings, app.resumed);
+  const warnings = [...app.warnings, ...(start.problem ? [start.problem] : [])];
+  const initial = warnings.length > 0 ? { ...start.state, notice: { level: 'warn' as const, text: warnings.join(' · ') } } : start.state;
   const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
-  if (!Object.values(initial.sessions).some(isUserSession)) {
-    const opened = core.openSession(UR_AGENT_ID);
-    if (opened.ok) store.dispatch({ type: 'show-session', sessionId: opened.sessionId });
-  } else {
-    store.dispatch({ type: 'focus-index', index: 0 });
-  }
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
   const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => performance.now() });

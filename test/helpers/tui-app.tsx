@@ -4,6 +4,7 @@ import { App } from '../../components/App';
 import { buildKeymap } from '../../components/keymap';
 import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
+import { startState } from '../../components/state/home-lane';
 import { createUiStore, type Timers, type UiStore } from '../../components/state/store';
 import { createFakeCore, type FakeCore } from './fake-core';
 import { watchQuestions } from '../../components/question-watch';
@@ -63,7 +64,7 @@ export interface HarnessOptions {
   readonly providerLabel?: string;
   readonly maxLanes?: number;
   readonly autoOpenLanes?: boolean;
-  /** Open `user → ur-agent · default` first (as start-tui does). Default true. */
+  /** Start as run-tui does: the home lane `user → ur-agent · default` first and focused. Default true. */
   readonly openDefault?: boolean;
   /** `ui.bell` for the question watcher, as run-tui installs it. Default true. */
   readonly bell?: boolean;
@@ -87,11 +88,8 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
   if (!keymap.ok) throw new Error(keymap.error);
   const theme = createTheme({ color: options.color ?? true, plain: options.plain ?? false });
   const settings = { maxLanes: options.maxLanes ?? 4, autoOpenLanes: options.autoOpenLanes ?? true };
-  const store = createUiStore({ core, initial: stateFromCore(core, settings, false), frameMs: 0, timers: SYNC_TIMERS });
-  if (options.openDefault !== false && !core.sessions().some((s) => s.initiatorId === 'user')) {
-    const opened = core.openSession('ur-agent');
-    if (opened.ok) store.dispatch({ type: 'show-session', sessionId: opened.sessionId });
-  }
+  const initial = options.openDefault === false ? stateFromCore(core, settings, false) : startState(core, settings, false).state;
+  const store = createUiStore({ core, initial, frameMs: 0, timers: SYNC_TIMERS });
   const bells = { count: 0 };
   const unwatch = watchQuestions({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; } });
   const clock = { now: 1_000_000 };
