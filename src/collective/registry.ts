@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventBus } from '../events/bus';
 import { agentSchema, TALK_TOOLS, USER_ID, type Agent, type Participant } from './participant';
 import type { ParticipantStore } from './store';
-import type { GrantGuard } from '../runtime/ports';
+import type { GrantGuard } from './grant';
 import { messageOf } from '../errors';
 
 /** Fields of `spawn_agent` (docs/design.md#tools); `modify_agent` takes `id` plus any of the others. */

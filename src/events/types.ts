@@ -5,6 +5,12 @@ export type AgentStatus = 'idle' | 'thinking' | 'running-tool' | 'waiting-approv
 export type NoticeLevel = 'info' | 'warn' | 'error';
 export type ApprovalDecision = 'approved' | 'rejected';
 /** Who made an authorization decision: `rule`, `policy`, `llm`, `agent:<id>`, `user`, `headless`, `cancel`. */
+/**
+ * Why a tool call failed, carried by its result and `tool-call-end` so front ends and tests
+ * need not match on text: bad arguments, refused by policy or rules, an approval rejected,
+ * cut short (cancel, stop), or the tool itself failed.
+ */
+export type ToolFailureKind = 'invalid-input' | 'denied' | 'rejected' | 'interrupted' | 'failed';
 export type DecidedBy = 'rule' | 'policy' | 'llm' | 'user' | 'headless' | 'cancel' | `agent:${string}`;
 
 /** The fields every event carries. `seq` grows by one per run. */
@@ -24,6 +30,8 @@ export interface EventBodies {
   'tool-call-start': { sessionId: string; participantId: string; toolUseId: string; name: string; input: unknown };
   'tool-call-end': {
     sessionId: string; participantId: string; toolUseId: string; name: string; isError: boolean; summary: string;
+    /** Why the call failed (present exactly when `isError`). */
+    failure?: ToolFailureKind;
   };
   'approval-request': {
     requestId: string; sessionId: string; participantId: string; chain: string[]; toolUseId: string;

@@ -1,14 +1,15 @@
 import type { ToolContext, ToolResult } from '../tools/types';
 import type { ResolveApprovalInput } from '../collective/tools/services';
-import type { Hub } from './hub';
+import type { ApprovalQueue } from '../authz/approvals';
+import type { ToolCatalog } from '../tools/types';
 import { keyArgumentOf } from './format';
 
 /**
  * `resolve_approval` of an agent approver: it may decide only requests that wait on it
  * (delivered through its communicator results); decidedBy `agent:<id>`.
  */
-export function resolveByAgent(hub: Hub, context: ToolContext, input: ResolveApprovalInput): ToolResult {
-  const { approvals, tools } = hub.env;
+export function resolveByAgent(deps: { approvals: ApprovalQueue; tools: ToolCatalog }, context: ToolContext, input: ResolveApprovalInput): ToolResult {
+  const { approvals, tools } = deps;
   const me = context.participantId;
   const record = approvals.get(input.requestId);
   if (!record) return { content: `unknown approval request "${input.requestId}"`, isError: true };

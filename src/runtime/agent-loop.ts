@@ -1,128 +1,169 @@
-import type { ContentBlock, Message, ToolResultBlock } from '../model/message';
-import { textOf, toolUsesOf } from '../model/message';
-import type { SessionHandle } from '../session/types';
-import type { Hub, SessionSlot } from './hub';
-import { streamOnce } from './stream';
-import { executeBatch, type BatchOutcome } from './executor';
-import { collectDelegations } from './delegation';
-import { INTERRUPTED_BY_USER, type Turn, type TurnOutcome } from './turn';
-import type { ResumePoint } from './resume';
+import type { Agent } from '../collective/participant';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message';
+import { textOf } from '../model/message';
+import type { Batch } from './call-state';
+import type { Journal } from './journal';
+import type { ProviderChoice } from './ports';
+import type { StreamOnce } from './stream';
+import type { ResumeCalls } from './resume-prepass';
+import type { DecideAsks } from './approval-phase';
+import type { Turn, TurnOutcome, TurnStart } from './turn';
+import { answerOpenCalls } from './open-calls';
+import { interruptedText } from './format';
 
-/** The result text of a call cut short: by the user, or by Legion stopping. */
-export function interruptedText(hub: Hub): string {
-  return hub.stopping ? 'interrupted: Legion stopped while this call was pending; ask again' : INTERRUPTED_BY_USER;
-}
-
-/** Answer the open tool_uses of the last message, if any (keeps the history invariant, docs/design.md#message-format). */
-export function answerOpenCalls(hub: Hub, session: SessionHandle, reason: string): void {
-  const messages = session.messages();
-  const last = messages[messages.length - 1];
-  if (!last || last.role !== 'assistant') return;
-  const uses = toolUsesOf(last);
-  if (uses.length === 0) return;
-  const content: ToolResultBlock[] = uses.map((u) => ({ type: 'tool_result', toolUseId: u.id, content: reason, isError: true }));
-  hub.append(session, { role: 'user', content, at: hub.now() });
+/**
+ * What one turn needs, built once by the core (core.ts). Each step is a function so a test
+ * can drive a turn with a stub stream and a stub authorizer (test/unit/runtime/agent-loop.test.ts).
+ */
+export interface TurnDeps {
+  readonly maxIterations: number;
+  resolveProvider(agent: Agent): ProviderChoice;
+  /** Call the model once (stream.ts). */
+  readonly stream: StreamOnce;
+  /** A new, empty batch for `turn`. */
+  openBatch(turn: Turn): Batch;
+  /** Phase 1, the pre-scan of a new message's calls (prescan.ts). */
+  prescan(turn: Turn, batch: Batch, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): void;
+  /** Phase 1 of a batch resumed after a restart (resume-prepass.ts). */
+  readonly resumeCalls: ResumeCalls;
+  /** Phase 2, decide the asks (approval-phase.ts). */
+  readonly decideAsks: DecideAsks;
+  /** Phase 3, run the allowed calls (execute-phase.ts). */
+  runCalls(turn: Turn, batch: Batch): Promise<void>;
+  /** Answer what is left "interrupted"; one result per call (execute-phase.ts). */
+  closeBatch(turn: Turn, batch: Batch): ToolResultBlock[];
+  readonly append: Journal['append'];
+  readonly now: Journal['now'];
+  readonly setStatus: Journal['setStatus'];
+  readonly notice: Journal['notice'];
+  /** News of detached delegations, as notes for the agent (delegation.ts). */
+  collectNews(turn: Turn, atEnd: boolean): Promise<string[]>;
+  isStopping(): boolean;
+  /** Legion is stopping and this turn's open batch stays on disk for the next start. */
+  keptAtStop(turn: Turn): boolean;
 }
 
 const textBlocks = (notes: readonly string[]): ContentBlock[] => notes.map((text) => ({ type: 'text', text }));
 
 /**
- * One turn of `turn.agent` in its session (docs/design.md#message-format, issue 4): append the initiator's
- * message, then call the model, run the tool calls of its message (three phases, see
- * executor), append one message with every result, and repeat until a message has no
- * tool calls or `runtime.maxIterations` model calls were made. Never throws; the history
- * is valid whatever happens (every tool_use answered before the turn returns) — except that
- * when Legion stops while the user's lane waits on approvals, the calls are left open on
- * purpose for the next start to resume (`resume`, see resume.ts: the turn starts at its open
- * batch instead of a new message).
+ * One turn of `turn.agent` in its session: append the initiator's message, then call the
+ * model, run the tool calls of its message as one batch (pre-scan, approvals, execution),
+ * append one message with every result, and repeat until a message has no tool calls or
+ * `maxIterations` model calls were made. Never throws; the history is valid whatever happens
+ * (every tool_use answered before the turn returns) — except that when Legion stops while the
+ * user's lane waits on approvals, the calls are left open on purpose for the next start,
+ * which starts the turn at its open batch (`start.kind === 'resume'`) instead of a new message.
  */
-export async function runTurn(hub: Hub, slot: SessionSlot, turn: Turn, text: string, resume?: ResumePoint): Promise<TurnOutcome> {
-  const { env } = hub;
-  const session = turn.session;
+export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Promise<TurnOutcome> {
+  const { session, slot } = turn;
   const sessionId = session.id;
   const signal = turn.controller.signal;
   const agentId = turn.agent.id;
 
   const interrupted = (): TurnOutcome => {
-    answerOpenCalls(hub, session, interruptedText(hub));
-    hub.setStatus(slot, 'idle');
-    if (!hub.stopping) hub.notice('info', `${agentId}: turn interrupted`, sessionId);
+    answerOpenCalls(deps, session, interruptedText(deps.isStopping()));
+    deps.setStatus(slot, 'idle');
+    if (!deps.isStopping()) deps.notice('info', `${agentId}: turn interrupted`, sessionId);
     return { kind: 'interrupted' };
   };
 
-  /** Append a batch's results (with news of delegations); an outcome ends the turn. */
-  const afterBatch = async (batch: BatchOutcome): Promise<TurnOutcome | undefined> => {
-    if (batch.leftOpen) {
+  /** The phases of one batch, then its results (with news of delegations) appended; an outcome ends the turn. */
+  const runBatch = async (batch: Batch): Promise<TurnOutcome | undefined> => {
+    let results: ToolResultBlock[] | undefined;
+    try {
+      const asks = batch.of('ask').length;
+      if (asks > 0) {
+        deps.setStatus(slot, 'waiting-approval', `${asks} approval${asks > 1 ? 's' : ''}`);
+        turn.stage = 'approvals';
+        await deps.decideAsks(turn, batch);
+      }
+      if (!deps.keptAtStop(turn)) {
+        const runnable = batch.of('run');
+        if (runnable.length > 0 && !signal.aborted) {
+          deps.setStatus(slot, 'running-tool', runnable.map((c) => c.use.name).join(', '));
+          turn.stage = 'running';
+          await deps.runCalls(turn, batch);
+        }
+        if (!deps.keptAtStop(turn)) results = deps.closeBatch(turn, batch);
+      }
+    } finally {
+      turn.stage = undefined;
+    }
+    if (!results) {
       // Legion is stopping while the user's approvals are pending: the calls stay open on disk.
-      hub.setStatus(slot, 'idle');
+      deps.setStatus(slot, 'idle');
       return { kind: 'interrupted' };
     }
-    const notes = signal.aborted ? batch.notes : [...batch.notes, ...(await collectDelegations(hub, slot, turn, false))];
-    hub.append(session, { role: 'user', content: [...batch.results, ...textBlocks(notes)], at: hub.now() });
+    const own = [...batch.notes, ...batch.restartNotes];
+    const notes = signal.aborted ? own : [...own, ...(await deps.collectNews(turn, false))];
+    deps.append(session, { role: 'user', content: [...results, ...textBlocks(notes)], at: deps.now() });
     return signal.aborted ? interrupted() : undefined;
   };
 
   let lastText = '';
-  if (resume) {
-    lastText = textOf(resume.message);
-    const batch = await executeBatch(hub, slot, turn, toolUsesOf(resume.message), new Map(), resume);
-    const ended = await afterBatch({ ...batch, notes: [...batch.notes, ...resume.notes] });
+  if (start.kind === 'resume') {
+    lastText = textOf(start.point.message);
+    const batch = deps.openBatch(turn);
+    deps.resumeCalls(turn, batch, start.point);
+    const ended = await runBatch(batch);
     if (ended) return ended;
   } else {
-    answerOpenCalls(hub, session, interruptedText(hub));
-    hub.append(session, { role: 'user', content: [{ type: 'text', text }], at: hub.now() });
+    answerOpenCalls(deps, session, interruptedText(deps.isStopping()));
+    deps.append(session, { role: 'user', content: [{ type: 'text', text: start.text }], at: deps.now() });
     if (signal.aborted) return interrupted();
   }
 
-  const choice = env.resolveProvider(turn.agent);
+  const choice = deps.resolveProvider(turn.agent);
   if (!choice.ok) {
-    hub.setStatus(slot, 'error', choice.error);
-    hub.notice('error', `${agentId}: ${choice.error}`, sessionId);
+    deps.setStatus(slot, 'error', choice.error);
+    deps.notice('error', `${agentId}: ${choice.error}`, sessionId);
     return { kind: 'failed', error: choice.error };
   }
 
-  const max = env.config.runtime.maxIterations;
+  const max = deps.maxIterations;
   for (let iteration = 0; ; iteration++) {
     if (signal.aborted) return interrupted();
     if (iteration >= max) {
       const why = `${agentId} stopped after ${max} model calls without a final answer (runtime.maxIterations)`;
-      hub.setStatus(slot, 'idle');
-      hub.notice('warn', why, sessionId);
+      deps.setStatus(slot, 'idle');
+      deps.notice('warn', why, sessionId);
       return { kind: 'done', text: lastText, incomplete: why };
     }
-    hub.setStatus(slot, 'thinking');
-    const streamed = await streamOnce(hub, turn, choice);
+    deps.setStatus(slot, 'thinking');
+    const streamed = await deps.stream(turn, choice);
     if (streamed.aborted) {
       const content: ContentBlock[] = streamed.text ? [{ type: 'text', text: streamed.text }] : [];
       content.push(...streamed.toolUses);
-      if (content.length > 0) hub.append(session, { role: 'assistant', content, at: hub.now() });
+      if (content.length > 0) deps.append(session, { role: 'assistant', content, at: deps.now() });
       return interrupted();
     }
     if (streamed.error !== undefined) {
       // Tool calls of a failed message are dropped: they were never authorized nor run.
-      if (streamed.text) hub.append(session, { role: 'assistant', content: [{ type: 'text', text: streamed.text }], at: hub.now() });
-      hub.setStatus(slot, 'error', streamed.error);
-      hub.notice('error', `${agentId}: ${streamed.error}`, sessionId);
+      if (streamed.text) deps.append(session, { role: 'assistant', content: [{ type: 'text', text: streamed.text }], at: deps.now() });
+      deps.setStatus(slot, 'error', streamed.error);
+      deps.notice('error', `${agentId}: ${streamed.error}`, sessionId);
       return { kind: 'failed', error: streamed.error };
     }
     const content: ContentBlock[] = streamed.text ? [{ type: 'text', text: streamed.text }] : [];
     content.push(...streamed.toolUses);
-    const message: Message = { role: 'assistant', content, at: hub.now() };
-    hub.append(session, message);
+    const message: Message = { role: 'assistant', content, at: deps.now() };
+    deps.append(session, message);
     if (streamed.text) lastText = streamed.text;
 
     if (streamed.toolUses.length === 0) {
-      const notes = await collectDelegations(hub, slot, turn, true);
+      const notes = await deps.collectNews(turn, true);
       if (signal.aborted) return interrupted();
       if (notes.length > 0) {
-        hub.append(session, { role: 'user', content: textBlocks(notes), at: hub.now() });
+        deps.append(session, { role: 'user', content: textBlocks(notes), at: deps.now() });
         continue;
       }
-      hub.setStatus(slot, 'idle');
+      deps.setStatus(slot, 'idle');
       return { kind: 'done', text: streamed.text };
     }
 
-    const ended = await afterBatch(await executeBatch(hub, slot, turn, streamed.toolUses, streamed.inputErrors));
+    const batch = deps.openBatch(turn);
+    deps.prescan(turn, batch, streamed.toolUses, streamed.inputErrors);
+    const ended = await runBatch(batch);
     if (ended) return ended;
   }
 }

@@ -1,11 +1,35 @@
 import { USER_ID } from '../collective/participant';
-import type { ApprovalRequest } from '../authz/approvals';
-import type { Hub } from './hub';
+import type { ApprovalQueue, ApprovalRequest } from '../authz/approvals';
+import type { HeadlessMode } from './env';
+import type { ApproverPolicy } from './ports';
 import type { Turn } from './turn';
-import { deliverOutsideChain } from './approver-turn';
+
+/** Where approval requests go, and how they climb (DESIGN §7.4 cascade, see docs/architecture.md). */
+export interface Router {
+  /** Route a request to its approver (`asker`: the turn that raised it, if it runs in this process). */
+  route(asker: Turn | undefined, request: ApprovalRequest): void;
+  /** Move a request to the next approver up its chain (ending with the user) and route it there. */
+  climb(request: ApprovalRequest): void;
+  /**
+   * When an agent's turn ends, what it was asked to decide and left undecided climbs to the
+   * next approver (a request never waits on a participant who cannot answer it).
+   */
+  climbUnanswered(turn: Turn): void;
+  /** Requests handed to `turn`'s agent that it has not decided yet. */
+  undecided(turn: Turn): ApprovalRequest[];
+}
+
+export interface RouterDeps {
+  readonly approvals: ApprovalQueue;
+  readonly approvers: ApproverPolicy;
+  readonly headless?: HeadlessMode;
+  /** The asking turn of each request raised by this process. */
+  readonly askers: ReadonlyMap<string, Turn>;
+  /** Hand a request to an agent approver outside the chain (approver-turn.ts, passed in: it starts a turn). */
+  deliverOutsideChain(request: ApprovalRequest): void;
+}
 
 /**
- * Where an approval request goes (docs/design.md#authorization, step 4 cascade):
  * - the user: the approval queue the UI shows; headless, decided at once per `--approve`
  *   (decidedBy `headless`);
  * - an agent: delivered to the communicator call through which that agent waits on the
@@ -14,59 +38,61 @@ import { deliverOutsideChain } from './approver-turn';
  * - an agent outside the chain (an explicit approver): a turn of its own is started to
  *   decide it (approver-turn.ts).
  */
-export function routeRequest(hub: Hub, asker: Turn | undefined, request: ApprovalRequest): void {
-  if (request.approverId === USER_ID) return toUser(hub, request);
-  for (let link = asker?.parent; link; link = link.owner.parent) {
-    const owner = link.owner;
-    if (owner.agent.id !== request.approverId) continue;
-    if (owner.finished || owner.controller.signal.aborted) break;
-    link.deliver(request);
-    return;
-  }
-  if (!request.chain.includes(request.approverId)) return deliverOutsideChain(hub, request);
-  climb(hub, request);
-}
+export function createRouter(deps: RouterDeps): Router {
+  const { approvals, approvers } = deps;
 
-/** Move a request to the next approver up its chain (ending with the user) and route it there. */
-export function climb(hub: Hub, request: ApprovalRequest): void {
-  const { approvals, approvers } = hub.env;
-  const next = approvers.next(request.approverId, { chain: request.chain, toolName: request.toolName }) ?? USER_ID;
-  const moved = approvals.reassign(request.requestId, next);
-  if (!moved.ok) return; // already decided (or the queue is closing): nothing to route
-  const updated = approvals.get(request.requestId)?.request;
-  if (updated) routeRequest(hub, hub.askers.get(request.requestId), updated);
-}
+  const toUser = (request: ApprovalRequest): void => {
+    const headless = deps.headless;
+    if (!headless) return; // the `approval-request` event put it in the UI's queue
+    const approve = headless.approve === 'all';
+    approvals.resolve([request.requestId], approve ? 'approved' : 'rejected', {
+      decidedBy: 'headless',
+      reason: approve ? 'approved by --approve all' : 'rejected: no user to ask in a headless run (--approve deny)',
+    });
+  };
 
-function toUser(hub: Hub, request: ApprovalRequest): void {
-  const headless = hub.env.headless;
-  if (!headless) return; // the `approval-request` event put it in the UI's queue
-  const approve = headless.approve === 'all';
-  hub.env.approvals.resolve([request.requestId], approve ? 'approved' : 'rejected', {
-    decidedBy: 'headless',
-    reason: approve ? 'approved by --approve all' : 'rejected: no user to ask in a headless run (--approve deny)',
-  });
-}
+  const route = (asker: Turn | undefined, request: ApprovalRequest): void => {
+    if (request.approverId === USER_ID) return toUser(request);
+    for (let link = asker?.parent; link; link = link.owner.parent) {
+      const owner = link.owner;
+      if (owner.agent.id !== request.approverId) continue;
+      if (owner.finished || owner.controller.signal.aborted) break;
+      link.deliver(request);
+      return;
+    }
+    if (!request.chain.includes(request.approverId)) return deps.deliverOutsideChain(request);
+    climb(request);
+  };
 
-/**
- * When an agent's turn ends, what it was asked to decide and left undecided climbs to the
- * next approver (a request never waits on a participant who cannot answer it).
- */
-export function climbUnanswered(hub: Hub, turn: Turn): void {
-  if (turn.delivered.size === 0) return;
-  for (const requestId of turn.delivered) {
-    const record = hub.env.approvals.get(requestId);
-    if (!record || record.outcome || record.request.approverId !== turn.agent.id) continue;
-    climb(hub, record.request);
-  }
-  turn.delivered.clear();
-}
+  const climb = (request: ApprovalRequest): void => {
+    const next = approvers.next(request.approverId, { chain: request.chain, toolName: request.toolName }) ?? USER_ID;
+    const moved = approvals.reassign(request.requestId, next);
+    if (!moved.ok) return; // already decided (or the queue is closing): nothing to route
+    const updated = approvals.get(request.requestId)?.request;
+    if (updated) route(deps.askers.get(request.requestId), updated);
+  };
 
-/** Requests handed to `turn`'s agent that it has not decided yet. */
-export function undecided(hub: Hub, turn: Turn): ApprovalRequest[] {
-  const out: ApprovalRequest[] = [];
-  for (const requestId of turn.delivered) {
-    const record = hub.env.approvals.get(requestId);
-    if (record && !record.outcome && record.request.approverId === turn.agent.id) out.push(record.request);
-  }
-  return out;
+  const undecided = (turn: Turn): ApprovalRequest[] => {
+    const out: ApprovalRequest[] = [];
+    for (const requestId of turn.delivered) {
+      const record = approvals.get(requestId);
+      if (record && !record.outcome && record.request.approverId === turn.agent.id) out.push(record.request);
+    }
+    return out;
+  };
+
+  return {
+    route,
+    climb,
+    undecided,
+    climbUnanswered(turn) {
+      if (turn.delivered.size === 0) return;
+      for (const requestId of turn.delivered) {
+        const record = approvals.get(requestId);
+        if (!record || record.outcome || record.request.approverId !== turn.agent.id) continue;
+        climb(record.request);
+      }
+      turn.delivered.clear();
+    },
+  };
 }

@@ -4,10 +4,17 @@ import type { RunRecord, RunStore } from '../session/types';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
 import { messageOf } from '../errors';
 import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from './core-api';
-import type { Hub } from './hub';
-import { cancelSlot, enqueue } from './scheduler';
+import type { EventBus } from '../events/bus';
+import type { CollectiveRegistry } from '../collective/registry';
+import type { SessionStore } from '../session/types';
+import type { ApprovalQueue } from '../authz/approvals';
+import type { SecretScrubber } from '../authz/scrub';
+import type { Journal } from './journal';
+import type { RunState, Slots } from './run-state';
+import type { Scheduler } from './scheduler';
+import type { AddAllowance } from './ports';
 import { answerQuestion } from './user-questions';
-import { turnsToKeepOpen } from './resume';
+import { turnsToKeepOpen } from './restart';
 import type { TurnOutcome } from './turn';
 import type { RunUsage } from './usage-book';
 
@@ -31,7 +38,18 @@ export function lastAssistantText(messages: readonly Message[]): string {
   return '';
 }
 
-interface CommandDeps {
+export interface CommandDeps {
+  readonly runId: string;
+  readonly bus: EventBus;
+  readonly registry: CollectiveRegistry;
+  readonly sessions: SessionStore;
+  readonly approvals: ApprovalQueue;
+  readonly addAllowance?: AddAllowance;
+  readonly scrub: SecretScrubber;
+  readonly state: RunState;
+  readonly slots: Slots;
+  readonly journal: Journal;
+  readonly scheduler: Scheduler;
   readonly runStore?: Pick<RunStore, 'save'>;
   readonly run: RunRecord;
   /** Token and cost totals of the run and its sessions, since the run began. */
@@ -39,55 +57,55 @@ interface CommandDeps {
   close(): Promise<void>;
 }
 
-/** The command side of the core: every `LegionCore` method over the hub. */
-export function createCommands(hub: Hub, deps: CommandDeps): Core {
-  const { env } = hub;
+/** The command side of the core: every `LegionCore` method over the run state. */
+export function createCommands(deps: CommandDeps): Core {
+  const { state, slots, journal, scheduler, registry, sessions, approvals } = deps;
   const outcomes = new Map<string, TurnOutcome>();
   let shutdown: Promise<void> | undefined;
   const run = deps.run;
 
   const saveRun = (): Promise<void> =>
-    deps.runStore ? deps.runStore.save(run).catch((error: unknown) => hub.notice('warn', `could not save run.json: ${messageOf(error)}`)) : Promise.resolve();
+    deps.runStore ? deps.runStore.save(run).catch((error: unknown) => journal.notice('warn', `could not save run.json: ${messageOf(error)}`)) : Promise.resolve();
 
   const checkTarget = (responderId: string, name: string): string | null => {
     const problem = checkSessionName(name);
     if (problem) return problem;
     if (responderId === USER_ID) return 'you cannot send a message to yourself';
-    const target = env.registry.get(responderId);
+    const target = registry.get(responderId);
     if (!target) return `no participant "${responderId}"`;
     if (target.status !== 'active') return `${responderId} is retired and takes no messages`;
     return null;
   };
 
   const reply = (sessionId: string, text: string): SendOutcome => {
-    const slot = hub.slot(sessionId);
+    const slot = slots.get(sessionId);
     if (!slot) return { ok: false, error: `no session ${sessionId}` };
     if (!text.trim()) return { ok: false, error: 'empty message' };
-    const problem = answerQuestion(hub, slot, text);
+    const problem = answerQuestion(journal, slot, text);
     return problem ? { ok: false, error: problem } : { ok: true, sessionId, queued: false };
   };
 
   const core: Core = {
-    runId: env.runId,
-    bus: env.bus,
+    runId: deps.runId,
+    bus: deps.bus,
 
     send(responderId, text, name = DEFAULT_SESSION_NAME) {
-      if (hub.stopping) return { ok: false, error: 'Legion is stopping' };
+      if (state.stopping) return { ok: false, error: 'Legion is stopping' };
       if (!text.trim()) return { ok: false, error: 'empty message' };
       const problem = checkTarget(responderId, name);
       if (problem) return { ok: false, error: problem };
       // The user writing to an agent that waits on the user's answer in the same-named lane answers it.
-      const lane = hub.slot(sessionIdOf({ initiatorId: responderId, responderId: USER_ID, name }));
+      const lane = slots.get(sessionIdOf({ initiatorId: responderId, responderId: USER_ID, name }));
       if (lane && lane.questions.length > 0) return reply(lane.handle.id, text);
-      const { slot } = hub.open({ initiatorId: USER_ID, responderId, name });
+      const { slot } = slots.open({ initiatorId: USER_ID, responderId, name });
       const sessionId = slot.handle.id;
       if (!run.title) {
-        run.title = env.scrub.text(text.trim().split('\n', 1)[0]!).slice(0, 80);
-        run.updatedAt = hub.now();
+        run.title = deps.scrub.text(text.trim().split('\n', 1)[0]!).slice(0, 80);
+        run.updatedAt = journal.now();
         void saveRun();
       }
-      const queued = enqueue(hub, slot, {
-        text,
+      const queued = scheduler.enqueue(slot, {
+        start: { kind: 'message', text },
         chain: [USER_ID, responderId],
         sessionChain: [sessionId],
         settle: (outcome) => void outcomes.set(sessionId, outcome),
@@ -100,8 +118,8 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
     usage: () => deps.usage(),
 
     idle(sessionId) {
-      const slot = hub.slot(sessionId);
-      const text = (): string => lastAssistantText(env.sessions.get(sessionId)?.messages() ?? []);
+      const slot = slots.get(sessionId);
+      const text = (): string => lastAssistantText(sessions.get(sessionId)?.messages() ?? []);
       if (!slot || !slot.busy) return Promise.resolve(text());
       return new Promise((resolve) => slot.idleWaiters.push(() => resolve(text())));
     },
@@ -111,33 +129,33 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
     openSession(responderId, name = DEFAULT_SESSION_NAME) {
       const problem = checkTarget(responderId, name);
       if (problem) return { ok: false, error: problem };
-      return { ok: true, sessionId: hub.open({ initiatorId: USER_ID, responderId, name }).slot.handle.id };
+      return { ok: true, sessionId: slots.open({ initiatorId: USER_ID, responderId, name }).slot.handle.id };
     },
 
     resolveApprovals(requestIds, decision, options = {}) {
-      const requests = requestIds.map((id) => env.approvals.get(id)?.request);
-      const result = env.approvals.resolve(requestIds, decision, { decidedBy: 'user', ...(options.reason ? { reason: options.reason } : {}) });
+      const requests = requestIds.map((id) => approvals.get(id)?.request);
+      const result = approvals.resolve(requestIds, decision, { decidedBy: 'user', ...(options.reason ? { reason: options.reason } : {}) });
       if (!result.ok) return result;
       if (options.allowForSession && decision === 'approved') {
         for (const request of requests) {
           if (!request) continue;
-          const refused = env.addAllowance ? env.addAllowance(request) : 'session allowances are not available';
-          if (refused) hub.notice('warn', `not allowed for the session: ${refused}`, request.sessionId);
+          const refused = deps.addAllowance ? deps.addAllowance(request) : 'session allowances are not available';
+          if (refused) journal.notice('warn', `not allowed for the session: ${refused}`, request.sessionId);
         }
       }
       return { ok: true };
     },
 
     cancel(sessionId) {
-      const slot = hub.slot(sessionId);
-      if (slot) cancelSlot(hub, slot);
+      const slot = slots.get(sessionId);
+      if (slot) scheduler.cancel(slot);
     },
 
-    participants: () => env.registry.list(),
+    participants: () => registry.list(),
 
     sessions() {
-      return env.sessions.list().map((handle): SessionInfo => {
-        const slot = hub.slots.get(handle.id);
+      return sessions.list().map((handle): SessionInfo => {
+        const slot = state.slots.get(handle.id);
         return {
           id: handle.id,
           initiatorId: handle.key.initiatorId,
@@ -151,27 +169,27 @@ export function createCommands(hub: Hub, deps: CommandDeps): Core {
       });
     },
 
-    history: (sessionId) => env.sessions.get(sessionId)?.messages() ?? [],
+    history: (sessionId) => sessions.get(sessionId)?.messages() ?? [],
 
     pendingApprovals: () =>
-      env.approvals.pending().map((r): PendingApproval => ({
+      approvals.pending().map((r): PendingApproval => ({
         requestId: r.requestId, sessionId: r.sessionId, participantId: r.participantId, chain: r.chain, toolUseId: r.toolUseId,
         toolName: r.toolName, input: r.input, ruleId: r.ruleId, reason: r.reason, approverId: r.approverId, at: r.at,
       })),
 
     shutdown(reason) {
       shutdown ??= (async () => {
-        hub.stopping = true;
+        state.stopping = true;
         // Batches waiting on approvals (and the callers waiting on them) stay open on disk for the next start.
-        hub.keepAtStop = turnsToKeepOpen(hub);
+        state.keepAtStop = turnsToKeepOpen(state.askers, approvals);
         // Close the queue first: waiting requests stay pending on disk for the next process.
-        env.approvals.close();
-        for (const slot of hub.slots.values()) cancelSlot(hub, slot);
+        approvals.close();
+        for (const slot of state.slots.values()) scheduler.cancel(slot);
         // Turns end promptly once aborted; a tool that ignores its signal is not waited for long.
-        await Promise.race([hub.drained(), new Promise((r) => setTimeout(r, 3000).unref())]);
-        run.updatedAt = hub.now();
+        await Promise.race([state.drained(), new Promise((r) => setTimeout(r, 3000).unref())]);
+        run.updatedAt = journal.now();
         await saveRun();
-        env.bus.emit({ type: 'run-end', reason });
+        deps.bus.emit({ type: 'run-end', reason });
         await deps.close();
       })();
       return shutdown;

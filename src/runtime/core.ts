@@ -11,14 +11,28 @@ import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
 import type {
   AddAllowance, ApproverPolicy, AuditSink, Authorize, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
 } from './ports';
-import type { HeadlessMode, RuntimeEnv } from './env';
-import { Hub } from './hub';
+import type { HeadlessMode } from './env';
+import { RunState, createSlots } from './run-state';
+import { createJournal } from './journal';
 import { allowGranted, approverPolicy, plainExecuteTool } from './defaults';
-import { communicate } from './delegation';
+import { createCommunicator } from './delegation';
 import { resolveByAgent } from './agent-approval';
 import { createCommands, type Core } from './commands';
-import { answerDropped, auditExpired, planResumes, startResumes, type ResumePlan } from './resume';
+import { answerDropped, planResumes, startResumes, type ResumePlan } from './restart';
+import { abandon, auditExpired } from './open-calls';
 import { createUsageBook, readRunUsage } from './usage-book';
+import { createRouter } from './approval-route';
+import { createApproverTurns } from './approver-turn';
+import { createScheduler, type Scheduler } from './scheduler';
+import { runTurn, type TurnDeps } from './agent-loop';
+import { createStreamOnce } from './stream';
+import { createPrescan } from './prescan';
+import { createResumePrepass } from './resume-prepass';
+import { createDecideAsks } from './approval-phase';
+import { createExecutePhase } from './execute-phase';
+import { askUser } from './user-questions';
+import type { Turn } from './turn';
+import type { ToolContext } from '../tools/types';
 
 export interface CoreOptions {
   readonly config: LegionConfig;
@@ -66,68 +80,116 @@ export interface CoreOptions {
  * are audited.
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
+  const { config, bus, registry, tools, approvals } = options;
+  const runId = options.run.run.id;
+  const sessions = options.run.sessions;
   const clock = options.clock ?? (() => new Date());
-  const env: RuntimeEnv = {
-    config: options.config,
-    workspaceRoot: options.workspaceRoot,
-    runId: options.run.run.id,
-    bus: options.bus,
-    sessions: options.run.sessions,
-    registry: options.registry,
-    tools: options.tools,
-    executeTool: options.executeTool ?? plainExecuteTool,
-    resolveProvider: options.resolveProvider,
-    authorize: options.authorize ?? allowGranted,
-    approvals: options.approvals,
-    approvers: options.approvers ?? approverPolicy((id) => options.registry.get(id)),
-    audit: options.audit ?? (() => undefined),
-    denials: options.denials,
-    triage: options.triage,
-    priceOf: options.priceOf,
-    addAllowance: options.addAllowance,
-    clock,
-    headless: options.headless,
-    scrub: options.scrub ?? NO_SECRETS,
-  };
-  const hub = new Hub(env);
+  const scrub = options.scrub ?? NO_SECRETS;
+  const audit = options.audit ?? (() => undefined);
+  const approvers = options.approvers ?? approverPolicy((id) => registry.get(id));
+  const headless = options.headless;
+
+  const state = new RunState();
+  const isStopping = (): boolean => state.stopping;
+  const journal = createJournal({ bus, scrub, clock });
+  const { notice } = journal;
+  const slots = createSlots(state.slots, sessions, bus);
+  const expiry = { approvals, audit };
+  const abandonChild = (child: Parameters<typeof abandon>[1]): void => abandon({ ...expiry, sessions, journal }, child);
+
+  // Lower modules that must start a turn get `enqueue` passed in; it is bound once the scheduler exists.
+  let scheduler: Scheduler | undefined;
+  const enqueue: Scheduler['enqueue'] = (slot, request) => scheduler!.enqueue(slot, request);
+
+  const deliverOutsideChain = createApproverTurns({ approvals, tools, slots, inbox: state.approverInbox, isStopping, enqueue, climb: (r) => router.climb(r) });
+  const router = createRouter({ approvals, approvers, headless, askers: state.askers, deliverOutsideChain });
+  const communicator = createCommunicator({
+    registry, tools, maxDepth: config.runtime.maxDepth, slots, reattach: state.reattach, setStatus: journal.setStatus, router, enqueue,
+    askUser: (turn, context, name, text) => askUser({ headless, slots, journal }, turn, context, name, text),
+  });
   const services: CollectiveServices = {
-    registry: options.registry,
-    tools: options.tools,
-    communicate: (context, input) => communicate(hub, context, input),
-    resolveApproval: (context, input) => resolveByAgent(hub, context, input),
+    registry,
+    tools,
+    communicate: (context, input) => communicator.communicate(context, input),
+    resolveApproval: (context, input) => resolveByAgent({ approvals, tools }, context, input),
   };
-  hub.services = services;
+  const toolContext = (turn: Turn, toolUseId: string): ToolContext => ({
+    workspaceRoot: options.workspaceRoot,
+    runId,
+    sessionId: turn.session.id,
+    participantId: turn.agent.id,
+    chain: turn.chain,
+    toolUseId,
+    signal: turn.controller.signal,
+    limits: { shellTimeoutMs: config.runtime.shellTimeoutMs, toolOutputLimit: config.runtime.toolOutputLimit },
+    services,
+  });
+
+  const prescan = createPrescan({ bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice });
+  const execute = createExecutePhase({
+    workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
+    reattach: state.reattach, isStopping, abandon: abandonChild,
+  });
+  const turnDeps: TurnDeps = {
+    maxIterations: config.runtime.maxIterations,
+    resolveProvider: options.resolveProvider,
+    stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice }),
+    openBatch: prescan.open,
+    prescan: prescan.scan,
+    resumeCalls: createResumePrepass({ prescan, approvals, reattach: state.reattach }),
+    decideAsks: createDecideAsks({
+      approvals, approvers, triage: config.escalation.llm.enabled ? options.triage : undefined, audit, notice,
+      askers: state.askers, route: router.route, track: prescan.track,
+    }),
+    runCalls: execute.runCalls,
+    closeBatch: execute.close,
+    append: journal.append,
+    now: journal.now,
+    setStatus: journal.setStatus,
+    notice,
+    collectNews: communicator.collectNews,
+    isStopping,
+    keptAtStop: (turn) => state.keptAtStop(turn),
+  };
+  scheduler = createScheduler({
+    state,
+    participant: (id) => registry.get(id),
+    notice,
+    runTurn: (turn, start) => runTurn(turn, start, turnDeps),
+    climbUnanswered: router.climbUnanswered,
+  });
 
   let ledger: Ledger | undefined;
-  if (options.ledger !== false) ledger = attachLedger(options.bus, options.layout.events(env.runId));
+  if (options.ledger !== false) ledger = attachLedger(bus, options.layout.events(runId));
   // Token and cost totals continue across restarts (runs/<runId>/usage.json).
-  const usageFile = options.layout.usage(env.runId);
+  const usageFile = options.layout.usage(runId);
   const usageRead = await readRunUsage(usageFile);
-  const usage = createUsageBook({ file: usageFile, seed: usageRead.usage, onError: (message) => hub.notice('warn', message) });
-  options.bus.subscribe('usage', (event) => usage.add(event));
-  options.bus.emit({ type: 'run-start', resumed: options.resumed });
-  for (const notice of options.startNotices ?? []) hub.notice(notice.level, notice.message);
-  if (usageRead.issue) hub.notice('warn', usageRead.issue);
-  for (const issue of [...options.run.issues, ...(ledger?.issues ?? [])]) hub.notice('warn', issue.message);
+  const usage = createUsageBook({ file: usageFile, seed: usageRead.usage, onError: (message) => notice('warn', message) });
+  bus.subscribe('usage', (event) => usage.add(event));
+  bus.emit({ type: 'run-start', resumed: options.resumed });
+  for (const startNotice of options.startNotices ?? []) notice(startNotice.level, startNotice.message);
+  if (usageRead.issue) notice('warn', usageRead.issue);
+  for (const issue of [...options.run.issues, ...(ledger?.issues ?? [])]) notice('warn', issue.message);
   for (const repair of options.run.repairs) {
-    hub.notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
+    notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
   }
   let plan: ResumePlan = { resumes: [], dropped: [...(options.run.kept ?? [])], requestIds: new Set() };
   try {
-    const loaded = await options.approvals.load();
-    for (const issue of loaded.issues) hub.notice('warn', issue);
-    plan = planResumes(hub, options.run.kept ?? []);
-    const expired = options.approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
-    for (const requestId of expired) auditExpired(hub, requestId);
+    const loaded = await approvals.load();
+    for (const issue of loaded.issues) notice('warn', issue);
+    plan = planResumes({ registry, approvals, sessions }, options.run.kept ?? []);
+    const expired = approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
+    for (const requestId of expired) auditExpired(expiry, requestId);
     if (expired.length > 0) {
-      hub.notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
+      notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
     }
   } catch (error) {
-    hub.notice('error', `could not read the approval requests of run ${env.runId}: ${messageOf(error)}`);
+    notice('error', `could not read the approval requests of run ${runId}: ${messageOf(error)}`);
   }
-  answerDropped(hub, plan.dropped);
+  answerDropped({ sessions, journal }, plan.dropped);
 
-  const core = createCommands(hub, {
+  const core = createCommands({
+    runId, bus, registry, sessions, approvals, addAllowance: options.addAllowance, scrub, state, slots, journal, scheduler,
     runStore: options.runStore,
     run: options.run.run,
     usage: () => usage.totals(),
@@ -137,6 +199,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       options.onShutdown?.();
     },
   });
-  startResumes(hub, plan.resumes);
+  startResumes({ approvals, slots, notice, headless: headless !== undefined, enqueue }, plan.resumes);
   return core;
 }

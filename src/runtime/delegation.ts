@@ -1,12 +1,12 @@
-import type { ToolContext, ToolResult } from '../tools/types';
+import type { ToolContext, ToolResult, ToolCatalog } from '../tools/types';
+import type { CollectiveRegistry } from '../collective/registry';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
-import type { Hub, SessionSlot } from './hub';
-import { enqueue } from './scheduler';
-import { Delegation, nextNews, type Turn } from './turn';
+import type { ResumeChild } from './call-state';
+import type { Journal } from './journal';
+import type { Router } from './approval-route';
+import type { Slots } from './run-state';
+import { Delegation, nextNews, type SessionSlot, type Turn, type TurnRequest } from './turn';
 import { approvalsBlock, firstLine, outcomeText } from './format';
-import { climb, undecided } from './approval-route';
-import { askUser } from './user-questions';
-import { takeReattach } from './resume';
 
 export interface CommunicateInput {
   readonly targetId: string;
@@ -14,123 +14,158 @@ export interface CommunicateInput {
   readonly sessionName?: string;
 }
 
-const fail = (content: string): ToolResult => ({ content, isError: true });
-
-/** The running turn that made a tool call (one turn at a time per session). */
-export function callerTurn(hub: Hub, context: ToolContext): Turn | undefined {
-  const turn = hub.slots.get(context.sessionId)?.running;
-  return turn && turn.agent.id === context.participantId ? turn : undefined;
+/** The communicator, and the news of detached delegations a turn collects. */
+export interface Communicator {
+  communicate(context: ToolContext, input: CommunicateInput): Promise<ToolResult>;
+  /** See `collectNews` below (the `collect news` step of a turn). */
+  collectNews(turn: Turn, atEnd: boolean): Promise<string[]>;
 }
+
+export interface CommunicatorDeps {
+  readonly registry: CollectiveRegistry;
+  readonly tools: ToolCatalog;
+  readonly maxDepth: number;
+  readonly slots: Slots;
+  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (consumed once). */
+  readonly reattach: Map<string, ResumeChild>;
+  readonly setStatus: Journal['setStatus'];
+  readonly router: Pick<Router, 'climb' | 'undecided'>;
+  /** Queue a turn (the scheduler's `enqueue`, passed in: the scheduler sits above). */
+  enqueue(slot: SessionSlot, request: TurnRequest): boolean;
+  /** An agent asks the user (user-questions.ts). */
+  askUser(turn: Turn, context: ToolContext, name: string, text: string): Promise<ToolResult>;
+}
+
+const fail = (content: string): ToolResult => ({ content, isError: true });
 
 const hasNewsForOwner = (turn: Turn): boolean => {
   for (const d of turn.delegations) if (d.inbox.length > 0) return true;
   return false;
 };
 
-/**
- * The communicator (docs/design.md#participants-sessions-runs): send `message` from the calling agent to `targetId` in
- * session `session-{caller}__{target}__{name}` and wait for the target's final text.
- * Refused with an error result: unknown or retired target, the depth cap, re-entering a
- * session already on the call chain (it would wait on itself), a second message to a
- * session still working on this turn's previous one. When approval requests for the
- * caller arrive from below, the call returns early listing them (the reply is delivered
- * later, see `collectDelegations`).
- */
-export async function communicate(hub: Hub, context: ToolContext, input: CommunicateInput): Promise<ToolResult> {
-  const turn = callerTurn(hub, context);
-  if (!turn) return fail('communicator: no running turn for this call');
-  const { registry, config } = hub.env;
-  const name = input.sessionName ?? DEFAULT_SESSION_NAME;
-  const nameProblem = checkSessionName(name);
-  if (nameProblem) return fail(nameProblem);
-  const callerId = turn.agent.id;
-  if (input.targetId === callerId) return fail('you cannot send a message to yourself');
-  const target = registry.get(input.targetId);
-  if (!target) return fail(`no participant "${input.targetId}"; see list_participants`);
-  if (target.status !== 'active') return fail(`${target.id} is retired and takes no messages`);
-  if (target.kind === 'user') return askUser(hub, turn, context, name, input.message);
+export function createCommunicator(deps: CommunicatorDeps): Communicator {
+  const { registry, tools, slots, router } = deps;
 
-  const chain = [...turn.chain, target.id];
-  const depth = chain.length - 1;
-  if (depth > config.runtime.maxDepth) {
-    return fail(`depth cap reached: ${chain.join(' → ')} would be ${depth} levels deep (runtime.maxDepth is ${config.runtime.maxDepth}); do this part yourself or report back to your caller`);
-  }
-  const key = { initiatorId: callerId, responderId: target.id, name };
-  const sessionId = sessionIdOf(key);
-  if (turn.sessionChain.includes(sessionId)) {
-    return fail(`refused: ${sessionId} is already waiting on this call chain (${turn.sessionChain.join(' → ')}); a message there would wait on itself. Answer your caller instead, or use another sessionName.`);
-  }
-  for (const d of turn.delegations) {
-    if (d.sessionId === sessionId) return fail(`${target.id} is still working on your previous message in session "${name}"; its reply will be delivered to you when it finishes`);
-  }
+  /** The running turn that made a tool call (one turn at a time per session). */
+  const callerTurn = (context: ToolContext): Turn | undefined => {
+    const turn = slots.get(context.sessionId)?.running;
+    return turn && turn.agent.id === context.participantId ? turn : undefined;
+  };
 
-  const { slot } = hub.open(key);
-  const delegation = new Delegation(turn, sessionId, target.id);
-  turn.delegations.add(delegation);
-  // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume.ts).
-  const resume = takeReattach(hub, context.toolUseId, sessionId);
-  enqueue(hub, slot, {
-    text: input.message,
-    chain,
-    sessionChain: [...turn.sessionChain, sessionId],
-    parent: delegation,
-    signal: turn.controller.signal,
-    ...(resume ? { resume } : {}),
-    settle: (outcome) => delegation.settle(outcome),
-  });
+  /** The communicator call `toolUseId` of a resumed batch re-attaches to the resumed turn of `sessionId`. */
+  const takeReattach = (toolUseId: string, sessionId: string): ResumeChild | undefined => {
+    const child = deps.reattach.get(toolUseId);
+    if (!child || child.sessionId !== sessionId) return undefined;
+    deps.reattach.delete(toolUseId);
+    return child;
+  };
 
-  for (;;) {
-    if (delegation.outcome) {
-      turn.delegations.delete(delegation);
-      const { content, isError } = outcomeText(target.id, delegation.outcome);
-      return { content, isError, summary: `${target.id}: ${firstLine(content, 80)}` };
+  /**
+   * The communicator (DESIGN §5): send `message` from the calling agent to `targetId` in
+   * session `session-{caller}__{target}__{name}` and wait for the target's final text.
+   * Refused with an error result: unknown or retired target, the depth cap, re-entering a
+   * session already on the call chain (it would wait on itself), a second message to a
+   * session still working on this turn's previous one. When approval requests for the
+   * caller arrive from below, the call returns early listing them (the reply is delivered
+   * later, see `collectNews`).
+   */
+  const communicate = async (context: ToolContext, input: CommunicateInput): Promise<ToolResult> => {
+    const turn = callerTurn(context);
+    if (!turn) return fail('communicator: no running turn for this call');
+    const name = input.sessionName ?? DEFAULT_SESSION_NAME;
+    const nameProblem = checkSessionName(name);
+    if (nameProblem) return fail(nameProblem);
+    const callerId = turn.agent.id;
+    if (input.targetId === callerId) return fail('you cannot send a message to yourself');
+    const target = registry.get(input.targetId);
+    if (!target) return fail(`no participant "${input.targetId}"; see list_participants`);
+    if (target.status !== 'active') return fail(`${target.id} is retired and takes no messages`);
+    if (target.kind === 'user') return deps.askUser(turn, context, name, input.message);
+
+    const chain = [...turn.chain, target.id];
+    const depth = chain.length - 1;
+    if (depth > deps.maxDepth) {
+      return fail(`depth cap reached: ${chain.join(' → ')} would be ${depth} levels deep (runtime.maxDepth is ${deps.maxDepth}); do this part yourself or report back to your caller`);
     }
-    if (context.signal.aborted) {
-      turn.delegations.delete(delegation);
-      return fail(`interrupted by the user while waiting on ${target.id}`);
+    const key = { initiatorId: callerId, responderId: target.id, name };
+    const sessionId = sessionIdOf(key);
+    if (turn.sessionChain.includes(sessionId)) {
+      return fail(`refused: ${sessionId} is already waiting on this call chain (${turn.sessionChain.join(' → ')}); a message there would wait on itself. Answer your caller instead, or use another sessionName.`);
     }
-    if (hasNewsForOwner(turn)) {
-      delegation.detached = true;
-      const requests = delegation.inbox.splice(0);
-      const waiting = requests.length > 0
-        ? approvalsBlock(hub.env.tools, requests)
-        : 'It is still working; meanwhile another delegation needs your decision.';
-      return {
-        content: `${target.id} has not finished yet (session "${name}").\n${waiting}\n${target.id}'s reply will be delivered to you in a later message when it finishes.`,
-        summary: requests.length > 0 ? `${target.id} waits for ${requests.length} approval${requests.length > 1 ? 's' : ''}` : `${target.id} still working`,
-      };
+    for (const d of turn.delegations) {
+      if (d.sessionId === sessionId) return fail(`${target.id} is still working on your previous message in session "${name}"; its reply will be delivered to you when it finishes`);
     }
-    await nextNews(turn, context.signal);
-  }
-}
 
-/**
- * After a tool batch (`atEnd` false) or when the model ended its turn (`atEnd` true):
- * gather news of detached delegations as notes for the agent — replies that arrived and
- * approval requests for it. With nothing new: return at once when the agent still has
- * requests to decide (mid-turn), else wait; at the turn's end, undecided requests first
- * climb to the next approver, so nothing waits on an agent that stopped answering.
- */
-export async function collectDelegations(hub: Hub, slot: SessionSlot, turn: Turn, atEnd: boolean): Promise<string[]> {
-  if (turn.delegations.size === 0) return [];
-  const signal = turn.controller.signal;
-  for (;;) {
-    const notes: string[] = [];
-    for (const d of [...turn.delegations]) {
-      if (d.inbox.length > 0) notes.push(`[from ${d.targetId}, session ${d.sessionId}]\n${approvalsBlock(hub.env.tools, d.inbox.splice(0))}`);
-      if (d.outcome) {
-        turn.delegations.delete(d);
-        notes.push(`[reply from ${d.targetId}, session ${d.sessionId}]\n${outcomeText(d.targetId, d.outcome).content}`);
+    const { slot } = slots.open(key);
+    const delegation = new Delegation(turn, sessionId, target.id);
+    turn.delegations.add(delegation);
+    // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume.ts).
+    const child = takeReattach(context.toolUseId, sessionId);
+    deps.enqueue(slot, {
+      start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text: input.message },
+      chain,
+      sessionChain: [...turn.sessionChain, sessionId],
+      parent: delegation,
+      signal: turn.controller.signal,
+      settle: (outcome) => delegation.settle(outcome),
+    });
+
+    for (;;) {
+      if (delegation.outcome) {
+        turn.delegations.delete(delegation);
+        const { content, isError } = outcomeText(target.id, delegation.outcome);
+        const failure = delegation.outcome.kind === 'interrupted' ? 'interrupted' : 'failed';
+        return { content, isError, summary: `${target.id}: ${firstLine(content, 80)}`, ...(isError ? { failure } : {}) };
       }
+      if (context.signal.aborted) {
+        turn.delegations.delete(delegation);
+        return { content: `interrupted by the user while waiting on ${target.id}`, isError: true, failure: 'interrupted' };
+      }
+      if (hasNewsForOwner(turn)) {
+        delegation.detached = true;
+        const requests = delegation.inbox.splice(0);
+        const waiting = requests.length > 0
+          ? approvalsBlock(tools, requests)
+          : 'It is still working; meanwhile another delegation needs your decision.';
+        return {
+          content: `${target.id} has not finished yet (session "${name}").\n${waiting}\n${target.id}'s reply will be delivered to you in a later message when it finishes.`,
+          summary: requests.length > 0 ? `${target.id} waits for ${requests.length} approval${requests.length > 1 ? 's' : ''}` : `${target.id} still working`,
+        };
+      }
+      await nextNews(turn, context.signal);
     }
-    if (notes.length > 0 || turn.delegations.size === 0) return notes;
-    const open = undecided(hub, turn);
-    if (open.length > 0) {
-      if (!atEnd) return [];
-      for (const request of open) climb(hub, request);
+  };
+
+  /**
+   * After a tool batch (`atEnd` false) or when the model ended its turn (`atEnd` true):
+   * gather news of detached delegations as notes for the agent — replies that arrived and
+   * approval requests for it. With nothing new: return at once when the agent still has
+   * requests to decide (mid-turn), else wait; at the turn's end, undecided requests first
+   * climb to the next approver, so nothing waits on an agent that stopped answering.
+   */
+  const collectNews = async (turn: Turn, atEnd: boolean): Promise<string[]> => {
+    if (turn.delegations.size === 0) return [];
+    const signal = turn.controller.signal;
+    for (;;) {
+      const notes: string[] = [];
+      for (const d of [...turn.delegations]) {
+        if (d.inbox.length > 0) notes.push(`[from ${d.targetId}, session ${d.sessionId}]\n${approvalsBlock(tools, d.inbox.splice(0))}`);
+        if (d.outcome) {
+          turn.delegations.delete(d);
+          notes.push(`[reply from ${d.targetId}, session ${d.sessionId}]\n${outcomeText(d.targetId, d.outcome).content}`);
+        }
+      }
+      if (notes.length > 0 || turn.delegations.size === 0) return notes;
+      const open = router.undecided(turn);
+      if (open.length > 0) {
+        if (!atEnd) return [];
+        for (const request of open) router.climb(request);
+      }
+      deps.setStatus(turn.slot, 'running-tool', `waiting on ${[...turn.delegations].map((d) => d.targetId).join(', ')}`);
+      await nextNews(turn, signal);
+      if (signal.aborted) return [];
     }
-    hub.setStatus(slot, 'running-tool', `waiting on ${[...turn.delegations].map((d) => d.targetId).join(', ')}`);
-    await nextNews(turn, signal);
-    if (signal.aborted) return [];
-  }
+  };
+
+  return { communicate, collectNews };
 }

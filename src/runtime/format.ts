@@ -1,10 +1,22 @@
 import type { ApprovalRequest } from '../authz/approvals';
 import type { Verdict } from '../authz/types';
-import type { ToolResult } from '../tools/types';
-import type { ToolCatalog } from './ports';
-import type { TurnOutcome } from './turn';
+import type { ToolCatalog, ToolResult } from '../tools/types';
+import { INTERRUPTED_BY_USER, type TurnOutcome } from './turn';
 
 /** Texts the models read. Short, specific, and saying what to do next. */
+
+/** The result text of a call cut short: by the user, or by Legion stopping. */
+export function interruptedText(stopping: boolean): string {
+  return stopping ? 'interrupted: Legion stopped while this call was pending; ask again' : INTERRUPTED_BY_USER;
+}
+
+/** Read-only tools: a resumed `running` batch runs them again (the others may have taken effect). */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['file_read', 'file_list', 'glob', 'grep', 'list_participants', 'list_tools', 'todo_read']);
+
+/** A resumed call whose stored input holds a scrubbed secret (see authz/scrub.ts) is not run with the placeholder. */
+export const SECRET_NOT_KEPT = 'interrupted: Legion stopped while this call was pending, and its input held a secret value that is not kept on disk; ask again';
+
+export const MAY_HAVE_RUN = 'interrupted: Legion stopped while this call was running; it may or may not have taken effect — check before doing it again';
 
 export function firstLine(text: string, max = 120): string {
   const line = text.split('\n', 1)[0]!.trim();

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import type { Hub } from './hub';
-import type { PlannedCall } from './executor';
+import type { CallRun } from './call-state';
 
 /**
  * Which calls of one batch may run at the same time. Two calls conflict when they share
@@ -12,15 +11,15 @@ import type { PlannedCall } from './executor';
  *   interleaving output on the same files is never what the model meant);
  * - `todo_write` calls share one key (last write wins in order).
  */
-export function conflictKeys(hub: Hub, call: PlannedCall): string[] {
-  const tool = call.tool!;
+export function conflictKeys(workspaceRoot: string, call: CallRun): string[] {
+  const tool = call.tool;
   const keys: string[] = [];
   if (tool.name === 'shell') keys.push('shell');
   if (tool.name === 'todo_write') keys.push('todo');
   const input = call.input as Record<string, unknown> | undefined;
   for (const field of tool.pathFields ?? []) {
     const value = input?.[field];
-    if (typeof value === 'string') keys.push(`path:${resolve(hub.env.workspaceRoot, value)}`);
+    if (typeof value === 'string') keys.push(`path:${resolve(workspaceRoot, value)}`);
   }
   return keys;
 }
@@ -43,11 +42,11 @@ export function untilAbort(work: Promise<unknown>, signal: AbortSignal): Promise
  * or at once when `signal` aborts (running tools see the abort through their context and
  * stop on their own; their late results are ignored by the caller).
  */
-export async function runScheduled(hub: Hub, calls: readonly PlannedCall[], signal: AbortSignal, run: (call: PlannedCall) => Promise<void>): Promise<void> {
+export async function runScheduled(workspaceRoot: string, calls: readonly CallRun[], signal: AbortSignal, run: (call: CallRun) => Promise<void>): Promise<void> {
   if (calls.length === 1) return untilAbort(run(calls[0]!), signal);
   const tails = new Map<string, Promise<void>>();
   const all = calls.map((call) => {
-    const keys = conflictKeys(hub, call);
+    const keys = conflictKeys(workspaceRoot, call);
     const before: Promise<void>[] = [];
     for (const key of keys) {
       const tail = tails.get(key);

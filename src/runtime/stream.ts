@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import type { Agent } from '../collective/participant';
+import type { EventBus } from '../events/bus';
 import type { ToolUseBlock } from '../model/message';
 import { sanitizeForProvider } from '../model/repair';
-import type { Provider, ProviderRequest, ToolDefinition } from '../providers/types';
-import type { Tool } from '../tools/types';
+import type { ProviderRequest, ToolDefinition } from '../providers/types';
+import type { Tool, ToolCatalog } from '../tools/types';
+import type { SecretScrubber } from '../authz/scrub';
 import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
-import type { Hub } from './hub';
+import type { Journal } from './journal';
+import type { ProviderChoice, PriceOf } from './ports';
 import type { Turn } from './turn';
 
 /** What one provider call produced. `error` and `aborted` exclude each other. */
@@ -17,6 +20,18 @@ export interface StreamResult {
   readonly inputErrors: Map<string, string>;
   readonly error?: string;
   readonly aborted: boolean;
+}
+
+/** Call the model once for `turn` (the `stream` step of a turn, see agent-loop.ts). */
+export type StreamOnce = (turn: Turn, choice: Extract<ProviderChoice, { ok: true }>) => Promise<StreamResult>;
+
+export interface StreamDeps {
+  readonly bus: EventBus;
+  readonly tools: ToolCatalog;
+  readonly workspaceRoot: string;
+  readonly scrub: SecretScrubber;
+  readonly priceOf?: PriceOf;
+  readonly notice: Journal['notice'];
 }
 
 const definitions = new WeakMap<Tool, ToolDefinition>();
@@ -40,24 +55,24 @@ export function toolDefinition(tool: Tool): ToolDefinition {
 }
 
 /** The definitions of the tools an agent holds (names or globs), in catalog order; cached per agent object. */
-export function agentToolDefinitions(hub: Hub, agent: Agent): ToolDefinition[] {
+export function agentToolDefinitions(tools: ToolCatalog, agent: Agent): ToolDefinition[] {
   let defs = agentDefinitions.get(agent);
   if (!defs) {
-    defs = hub.env.tools.list().filter((tool) => holdsTool(agent.tools, tool.name)).map(toolDefinition);
+    defs = tools.list().filter((tool) => holdsTool(agent.tools, tool.name)).map(toolDefinition);
     agentDefinitions.set(agent, defs);
   }
   return defs;
 }
 
 /** The system prompt: the agent's own, plus where it stands in the collective. */
-export function systemPromptOf(hub: Hub, turn: Turn): string {
+export function systemPromptOf(workspaceRoot: string, turn: Turn): string {
   const key = turn.session.key;
   return (
     `${turn.agent.systemPrompt.trimEnd()}\n\n` +
     `# Context\n` +
     `You are "${turn.agent.id}" in Legion, a collective of agents and one human user. ` +
     `You are answering "${key.initiatorId}" in session "${key.name}". ` +
-    `The workspace root is ${hub.env.workspaceRoot}; tools act inside it only. ` +
+    `The workspace root is ${workspaceRoot}; tools act inside it only. ` +
     `Your final message (one without tool calls) is what "${key.initiatorId}" receives.`
   );
 }
@@ -66,72 +81,74 @@ export function systemPromptOf(hub: Hub, turn: Turn): string {
  * Call the provider once and stream its answer: `text-delta` per chunk, `usage` with cost.
  * Never throws: a throwing provider (a contract breach) counts as a provider error.
  */
-export async function streamOnce(hub: Hub, turn: Turn, request: { provider: Provider; model: string; maxTokens: number }): Promise<StreamResult> {
-  const { bus } = hub.env;
-  const signal = turn.controller.signal;
-  const sessionId = turn.session.id;
-  const participantId = turn.agent.id;
-  let text = '';
-  const toolUses: ToolUseBlock[] = [];
-  const inputErrors = new Map<string, string>();
-  const seen = new Set<string>();
-  let error: string | undefined;
-  // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
-  const secrets = hub.env.scrub.stream();
-  const providerRequest: ProviderRequest = {
-    system: systemPromptOf(hub, turn),
-    messages: sanitizeForProvider(turn.session.messages()),
-    tools: agentToolDefinitions(hub, turn.agent),
-    model: request.model,
-    maxTokens: request.maxTokens,
-    meta: { participantId, sessionId, purpose: 'turn' },
-    onNotice: (level, message) => hub.notice(level, message, sessionId),
-  };
-  try {
-    for await (const event of request.provider.stream(providerRequest, signal)) {
-      if (signal.aborted) break;
-      switch (event.type) {
-        case 'text-delta': {
-          if (event.text.length === 0) break;
-          text += event.text;
-          const shown = secrets.push(event.text);
-          if (shown) bus.emit({ type: 'text-delta', sessionId, participantId, text: shown });
-          break;
+export function createStreamOnce(deps: StreamDeps): StreamOnce {
+  const { bus, priceOf } = deps;
+  return async (turn, request) => {
+    const signal = turn.controller.signal;
+    const sessionId = turn.session.id;
+    const participantId = turn.agent.id;
+    let text = '';
+    const toolUses: ToolUseBlock[] = [];
+    const inputErrors = new Map<string, string>();
+    const seen = new Set<string>();
+    let error: string | undefined;
+    // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
+    const secrets = deps.scrub.stream();
+    const providerRequest: ProviderRequest = {
+      system: systemPromptOf(deps.workspaceRoot, turn),
+      messages: sanitizeForProvider(turn.session.messages()),
+      tools: agentToolDefinitions(deps.tools, turn.agent),
+      model: request.model,
+      maxTokens: request.maxTokens,
+      meta: { participantId, sessionId, purpose: 'turn' },
+      onNotice: (level, message) => deps.notice(level, message, sessionId),
+    };
+    try {
+      for await (const event of request.provider.stream(providerRequest, signal)) {
+        if (signal.aborted) break;
+        switch (event.type) {
+          case 'text-delta': {
+            if (event.text.length === 0) break;
+            text += event.text;
+            const shown = secrets.push(event.text);
+            if (shown) bus.emit({ type: 'text-delta', sessionId, participantId, text: shown });
+            break;
+          }
+          case 'tool-call': {
+            // Ids must be unique within the message (the session store refuses duplicates).
+            let id = event.id || `call_${toolUses.length + 1}`;
+            while (seen.has(id)) id = `${id}_${toolUses.length + 1}`;
+            seen.add(id);
+            toolUses.push({ type: 'tool_use', id, name: event.name, input: event.input });
+            if (event.inputError !== undefined) inputErrors.set(id, event.inputError);
+            break;
+          }
+          case 'usage': {
+            const costUsd = priceOf ? priceOf(event) : null;
+            bus.emit({
+              type: 'usage', sessionId, participantId, model: event.model, inputTokens: event.inputTokens,
+              outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheWriteTokens: event.cacheWriteTokens, costUsd,
+            });
+            break;
+          }
+          case 'end':
+            break;
+          case 'error':
+            error = event.message;
+            break;
+          default: {
+            const never: never = event;
+            void never;
+          }
         }
-        case 'tool-call': {
-          // Ids must be unique within the message (the session store refuses duplicates).
-          let id = event.id || `call_${toolUses.length + 1}`;
-          while (seen.has(id)) id = `${id}_${toolUses.length + 1}`;
-          seen.add(id);
-          toolUses.push({ type: 'tool_use', id, name: event.name, input: event.input });
-          if (event.inputError !== undefined) inputErrors.set(id, event.inputError);
-          break;
-        }
-        case 'usage': {
-          const costUsd = hub.env.priceOf ? hub.env.priceOf(event) : null;
-          bus.emit({
-            type: 'usage', sessionId, participantId, model: event.model, inputTokens: event.inputTokens,
-            outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheWriteTokens: event.cacheWriteTokens, costUsd,
-          });
-          break;
-        }
-        case 'end':
-          break;
-        case 'error':
-          error = event.message;
-          break;
-        default: {
-          const never: never = event;
-          void never;
-        }
+        if (error !== undefined) break;
       }
-      if (error !== undefined) break;
+    } catch (thrown) {
+      if (!signal.aborted) error = `provider failed: ${messageOf(thrown)}`;
     }
-  } catch (thrown) {
-    if (!signal.aborted) error = `provider failed: ${messageOf(thrown)}`;
-  }
-  const held = secrets.flush();
-  if (held) bus.emit({ type: 'text-delta', sessionId, participantId, text: held });
-  if (signal.aborted) return { text, toolUses, inputErrors, aborted: true };
-  return { text, toolUses, inputErrors, aborted: false, ...(error !== undefined ? { error } : {}) };
+    const held = secrets.flush();
+    if (held) bus.emit({ type: 'text-delta', sessionId, participantId, text: held });
+    if (signal.aborted) return { text, toolUses, inputErrors, aborted: true };
+    return { text, toolUses, inputErrors, aborted: false, ...(error !== undefined ? { error } : {}) };
+  };
 }

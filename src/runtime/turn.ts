@@ -1,8 +1,15 @@
 import type { Agent } from '../collective/participant';
 import type { ApprovalRequest } from '../authz/approvals';
+import type { AgentStatus } from '../events/types';
 import type { SessionHandle } from '../session/types';
-import type { ResumePoint } from './resume';
+import type { ResumePoint } from './call-state';
 import type { ResumeStage } from './resume-plan';
+
+/**
+ * The session state at the bottom of the runtime: what a turn is, how it starts and ends,
+ * the slot of a session (its queue and running turn) and the delegations between turns.
+ * Nothing here imports another runtime module except for types.
+ */
 
 /** How a turn (or a question to the user) ended, as its caller sees it. */
 export type TurnOutcome =
@@ -12,9 +19,14 @@ export type TurnOutcome =
 
 export const INTERRUPTED_BY_USER = 'interrupted by the user';
 
+/** Where a turn starts: a new message of its initiator, or the open batch a restart left (resume.ts). */
+export type TurnStart =
+  | { readonly kind: 'message'; readonly text: string }
+  | { readonly kind: 'resume'; readonly point: ResumePoint };
+
 /** A message waiting for its turn in a session (one turn at a time per session). */
 export interface TurnRequest {
-  readonly text: string;
+  readonly start: TurnStart;
   /** Call chain for the responder, outermost first, ending with the responder. */
   readonly chain: readonly string[];
   /** Session ids along the call chain, ending with this session (re-entry check). */
@@ -23,9 +35,42 @@ export interface TurnRequest {
   readonly parent?: Delegation;
   /** Aborts the request (queued or running) when the caller is cancelled. */
   readonly signal?: AbortSignal;
-  /** Resume a turn a restart left waiting on approvals (see resume.ts) instead of sending `text`. */
-  readonly resume?: ResumePoint;
   settle(outcome: TurnOutcome): void;
+}
+
+/** A question of an agent to the user, waiting in the user's lane `session-<agent>__user__<name>` (user-questions.ts). */
+export interface Question {
+  readonly text: string;
+  readonly askedBy: string;
+  /** True once the question is the lane's open one (its message appended). */
+  presented: boolean;
+  answer(text: string): void;
+  cancel(): void;
+}
+
+/** Runtime state of one session: its turn queue, the running turn, the responder's status. */
+export class SessionSlot {
+  readonly queue: TurnRequest[] = [];
+  /** Removes the caller-abort listener of a queued request (once it starts or leaves). */
+  readonly queueListeners = new Map<TurnRequest, () => void>();
+  running: Turn | undefined;
+  status: AgentStatus = 'idle';
+  statusDetail: string | undefined;
+  /** Questions of agents to the user (sessions whose responder is the user), oldest first. */
+  readonly questions: Question[] = [];
+  readonly idleWaiters: (() => void)[] = [];
+
+  constructor(readonly handle: SessionHandle) {}
+
+  get busy(): boolean {
+    return this.running !== undefined || this.queue.length > 0 || this.questions.length > 0;
+  }
+
+  /** Wake `idle()` waiters when nothing is left to do. */
+  settleIdle(): void {
+    if (this.busy) return;
+    for (const wake of this.idleWaiters.splice(0)) wake();
+  }
 }
 
 /**
@@ -35,6 +80,7 @@ export interface TurnRequest {
  */
 export interface Turn {
   readonly id: number;
+  readonly slot: SessionSlot;
   readonly session: SessionHandle;
   readonly agent: Agent;
   readonly chain: readonly string[];

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolFailureKind } from '../events/types';
 
 /** What a tool returns. Failures are values: `isError: true` with a message the model can read. */
 export interface ToolResult {
@@ -6,6 +7,8 @@ export interface ToolResult {
   readonly isError?: boolean;
   /** One short line for UI rows and `tool-call-end.summary` (defaults to the first line of content). */
   readonly summary?: string;
+  /** Why it failed, when `isError` (the runtime sets it; a tool's own error result counts as `failed`). */
+  readonly failure?: ToolFailureKind;
 }
 
 /** Everything a tool may use, passed in (no globals). */
@@ -40,4 +43,10 @@ export interface Tool<I = any> {
   /** Input fields that hold workspace paths (normalized before rules match them). */
   readonly pathFields?: readonly string[];
   execute(input: I, context: ToolContext): Promise<ToolResult>;
+}
+
+/** The tools known to the process (builtin + collective). */
+export interface ToolCatalog {
+  get(name: string): Tool | undefined;
+  list(): readonly Tool[];
 }

@@ -1,6 +1,5 @@
-import type { ToolContext, ToolResult } from '../../tools/types';
+import type { ToolCatalog, ToolContext, ToolResult } from '../../tools/types';
 import type { CollectiveRegistry } from '../registry';
-import type { ToolCatalog } from '../../runtime/ports';
 
 export interface ResolveApprovalInput {
   readonly requestId: string;

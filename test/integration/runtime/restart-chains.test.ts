@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planRepair } from '../../../src/model/repair';
 import type { LegionEvent } from '../../../src/events/types';
-import { MAY_HAVE_RUN } from '../../../src/runtime/resume';
+import { MAY_HAVE_RUN } from '../../../src/runtime/format';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
 import { withTempDir } from '../../helpers/tmp';

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { lastLedgerSeq } from '../../../src/runtime/ledger-seq';
 import { conflictKeys, runScheduled } from '../../../src/runtime/parallel';
-import type { PlannedCall } from '../../../src/runtime/executor';
-import type { Hub } from '../../../src/runtime/hub';
+import type { CallRun } from '../../../src/runtime/call-state';
 import type { Tool } from '../../../src/tools/types';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -27,17 +26,17 @@ test('lastLedgerSeq: 0 for a missing file; the last complete event, skipping a t
   });
 });
 
-const fakeHub = { env: { workspaceRoot: '/ws' } } as unknown as Hub;
+const root = '/ws';
 const tool = (name: string, pathFields?: string[]): Tool => ({
   name, description: '', schema: z.any(), keyArgument: () => undefined, ...(pathFields ? { pathFields } : {}), execute: async () => ({ content: '' }),
 });
-const call = (t: Tool, input: unknown): PlannedCall => ({ use: { type: 'tool_use', id: `${t.name}-${JSON.stringify(input)}`, name: t.name, input }, tool: t, input });
+const call = (t: Tool, input: unknown): CallRun => ({ phase: 'run', use: { type: 'tool_use', id: `${t.name}-${JSON.stringify(input)}`, name: t.name, input }, tool: t, input });
 
 test('conflictKeys: paths resolve against the workspace; shells share a key; other calls have none', () => {
   const write = tool('file_write', ['path']);
-  assert.deepEqual(conflictKeys(fakeHub, call(write, { path: 'a/../b.txt' })), ['path:/ws/b.txt']);
-  assert.deepEqual(conflictKeys(fakeHub, call(tool('shell'), { command: 'ls' })), ['shell']);
-  assert.deepEqual(conflictKeys(fakeHub, call(tool('communicator'), { targetId: 'x' })), []);
+  assert.deepEqual(conflictKeys(root, call(write, { path: 'a/../b.txt' })), ['path:/ws/b.txt']);
+  assert.deepEqual(conflictKeys(root, call(tool('shell'), { command: 'ls' })), ['shell']);
+  assert.deepEqual(conflictKeys(root, call(tool('communicator'), { targetId: 'x' })), []);
 });
 
 test('runScheduled: conflicting calls run in order, the others in parallel; an abort returns at once', async () => {
@@ -45,7 +44,7 @@ test('runScheduled: conflicting calls run in order, the others in parallel; an a
   const log: string[] = [];
   const calls = [call(write, { path: 'a' }), call(write, { path: 'b' }), call(write, { path: 'a', n: 2 })];
   const ms: Record<string, number> = { [calls[0]!.use.id]: 30, [calls[1]!.use.id]: 5, [calls[2]!.use.id]: 1 };
-  await runScheduled(fakeHub, calls, new AbortController().signal, async (c) => {
+  await runScheduled(root, calls, new AbortController().signal, async (c) => {
     log.push(`start ${c.use.id}`);
     await new Promise((r) => setTimeout(r, ms[c.use.id]));
     log.push(`end ${c.use.id}`);
@@ -57,6 +56,6 @@ test('runScheduled: conflicting calls run in order, the others in parallel; an a
   const controller = new AbortController();
   const started = Date.now();
   setTimeout(() => controller.abort(), 20);
-  await runScheduled(fakeHub, [call(write, { path: 'x' }), call(write, { path: 'y' })], controller.signal, () => new Promise(() => undefined));
+  await runScheduled(root, [call(write, { path: 'x' }), call(write, { path: 'y' })], controller.signal, () => new Promise(() => undefined));
   assert.ok(Date.now() - started < 500);
 });

@@ -1,21 +1,23 @@
 import { USER_ID } from '../collective/participant';
-import { EXPIRED_REASON, type ApprovalRequest } from '../authz/approvals';
+import type { ApprovalQueue, ApprovalRequest } from '../authz/approvals';
+import type { CollectiveRegistry } from '../collective/registry';
 import { toolResultsOf, toolUsesOf, type Message } from '../model/message';
 import { INTERRUPTED_RESULT } from '../model/repair';
-import type { OpenCalls } from '../session/types';
+import type { OpenCalls, SessionStore } from '../session/types';
 import { sessionIdOf } from '../session/ids';
-import { communicatorTarget, raisedFor, resumableChains, type ChainNode, type ResumeStage } from './resume-plan';
-import type { Hub } from './hub';
-import type { Turn } from './turn';
-import { answerOpenCalls } from './agent-loop';
-import { enqueue } from './scheduler';
+import type { ResumeChild, ResumePoint } from './call-state';
+import type { Journal } from './journal';
+import type { Slots } from './run-state';
+import type { SessionSlot, Turn, TurnRequest } from './turn';
+import { communicatorTarget, raisedFor, resumableChains, type ChainNode } from './resume-plan';
+import { answerOpenCalls } from './open-calls';
 
 /**
- * Pending approvals survive a restart (docs/design.md#authorization, issue 5). When Legion stops (quit or crash)
- * while a batch waits on approval requests, the batch stays open on disk; the next start
- * resumes it when its whole call chain can be rebuilt (see resume-plan.ts): the user's lane
- * `user → agent` directly, or through communicator calls (`user → ur-agent → scribe`) whose
- * callers' batches are open too.
+ * Pending approvals survive a restart (docs/architecture.md, "Restart"). When Legion stops
+ * (quit or crash) while a batch waits on approval requests, the batch stays open on disk; the
+ * next start resumes it when its whole call chain can be rebuilt (see resume-plan.ts): the
+ * user's lane `user → agent` directly, or through communicator calls (`user → ur-agent →
+ * scribe`) whose callers' batches are open too.
  * - Stage `approvals` (the batch that asked): its calls never ran (calls run only once every
  *   request of the batch is decided). Each call is checked again, pending requests are
  *   re-offered under the same ids, decided ones keep their decision, then the batch runs.
@@ -23,27 +25,9 @@ import { enqueue } from './scheduler';
  *   resumed session is re-attached to it (no new message is sent); other calls may have run
  *   before the stop: read-only ones run again, the others are answered "interrupted … may have
  *   taken effect" rather than repeated.
- * Everything else left open is answered "interrupted" and its requests expire, as before.
+ * The turn starts at its open batch (`TurnStart` `resume`); resume-prepass.ts turns the batch
+ * into call states. Everything else left open is answered "interrupted" and its requests expire.
  */
-
-/** Where a resumed turn starts again. */
-export interface ResumePoint {
-  /** The open assistant message (the last of the session). */
-  readonly message: Message;
-  readonly stage: ResumeStage;
-  /** By tool_use id: the request raised for that call (still pending, or decided before the restart). */
-  readonly requests: ReadonlyMap<string, ApprovalRequest>;
-  /** Stage `running`: communicator tool_use id → the resumed turn it waits on. */
-  readonly children: ReadonlyMap<string, ResumeChild>;
-  /** Told to the agent with the batch's results (delegations the restart cut off). */
-  readonly notes: readonly string[];
-}
-
-export interface ResumeChild {
-  readonly sessionId: string;
-  readonly agentId: string;
-  readonly point: ResumePoint;
-}
 
 export interface PlannedResume {
   readonly sessionId: string;
@@ -60,31 +44,28 @@ export interface ResumePlan {
   readonly requestIds: ReadonlySet<string>;
 }
 
-/** Read-only tools: a resumed `running` batch runs them again (the others may have taken effect). */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['file_read', 'file_list', 'glob', 'grep', 'list_participants', 'list_tools', 'todo_read']);
-
-/** A resumed call whose stored input holds a scrubbed secret (see authz/scrub.ts) is not run with the placeholder. */
-export const SECRET_NOT_KEPT = 'interrupted: Legion stopped while this call was pending, and its input held a secret value that is not kept on disk; ask again';
-
-export const MAY_HAVE_RUN = 'interrupted: Legion stopped while this call was running; it may or may not have taken effect — check before doing it again';
+export interface PlanDeps {
+  readonly registry: CollectiveRegistry;
+  readonly approvals: ApprovalQueue;
+  readonly sessions: SessionStore;
+}
 
 /**
  * Which of the sessions the load kept open resume (after `approvals.load()`), as a tree per
  * user lane; the others are `dropped`.
  */
-export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
-  const { env } = hub;
+export function planResumes(deps: PlanDeps, kept: readonly OpenCalls[]): ResumePlan {
   const isActiveAgent = (id: string): boolean => {
-    const p = env.registry.get(id);
+    const p = deps.registry.get(id);
     return p?.kind === 'agent' && p.status === 'active';
   };
-  const nodes = resumableChains(env.approvals.pending(), kept, isActiveAgent);
-  const records = env.approvals.records();
+  const nodes = resumableChains(deps.approvals.pending(), kept, isActiveAgent);
+  const records = deps.approvals.records();
   const resumed = new Set<string>();
   const requestIds = new Set<string>();
 
   const pointOf = (node: ChainNode): ResumePoint | null => {
-    const messages = env.sessions.get(node.open.sessionId)?.messages() ?? [];
+    const messages = deps.sessions.get(node.open.sessionId)?.messages() ?? [];
     const last = messages[messages.length - 1];
     if (!last || last.role !== 'assistant' || toolUsesOf(last).length === 0) return null;
     const requests = new Map<string, ApprovalRequest>();
@@ -101,7 +82,7 @@ export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
       const target = communicatorTarget(u);
       return target ? [sessionIdOf({ initiatorId: node.open.key.responderId, responderId: target.targetId, name: target.name })] : [];
     });
-    const notes = lostDelegations(hub, node.open.key.responderId, messages, new Set([...nodes.keys(), ...own]));
+    const notes = lostDelegations(deps.sessions, node.open.key.responderId, messages, new Set([...nodes.keys(), ...own]));
     return { message: last, stage: node.stage, requests, children, notes };
   };
   /** Only chains that start (from a user's lane) count as resumed. */
@@ -128,7 +109,7 @@ export function planResumes(hub: Hub, kept: readonly OpenCalls[]): ResumePlan {
  * "interrupted" result): the communicator promised the agent their replies, which will not
  * come now.
  */
-function lostDelegations(hub: Hub, agentId: string, messages: readonly Message[], kept: ReadonlySet<string>): string[] {
+function lostDelegations(sessions: SessionStore, agentId: string, messages: readonly Message[], kept: ReadonlySet<string>): string[] {
   let turnStart = '';
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
@@ -137,7 +118,7 @@ function lostDelegations(hub: Hub, agentId: string, messages: readonly Message[]
       break;
     }
   }
-  const lost = hub.env.sessions.list().filter((s) => {
+  const lost = sessions.list().filter((s) => {
     if (s.key.initiatorId !== agentId || s.key.responderId === USER_ID || kept.has(s.id)) return false;
     const all = s.messages();
     const end = all[all.length - 1];
@@ -150,71 +131,45 @@ function lostDelegations(hub: Hub, agentId: string, messages: readonly Message[]
 }
 
 /** Answer the open calls of sessions kept open that will not resume ("interrupted"), with a notice. */
-export function answerDropped(hub: Hub, dropped: readonly OpenCalls[]): void {
+export function answerDropped(deps: { sessions: SessionStore; journal: Journal }, dropped: readonly OpenCalls[]): void {
   for (const open of dropped) {
-    const session = hub.env.sessions.get(open.sessionId);
+    const session = deps.sessions.get(open.sessionId);
     if (!session) continue;
-    answerOpenCalls(hub, session, INTERRUPTED_RESULT);
-    hub.notice('info', `${open.sessionId}: answered ${open.toolUseIds.length} tool call(s) left open when Legion stopped ("interrupted")`, open.sessionId);
+    answerOpenCalls(deps.journal, session, INTERRUPTED_RESULT);
+    deps.journal.notice('info', `${open.sessionId}: answered ${open.toolUseIds.length} tool call(s) left open when Legion stopped ("interrupted")`, open.sessionId);
   }
 }
 
 /** The pending requests of a resumed batch and of the batches it waits on. */
-function pendingIn(hub: Hub, point: ResumePoint): ApprovalRequest[] {
-  const own = [...point.requests.values()].filter((r) => !hub.env.approvals.get(r.requestId)?.outcome);
-  return [...own, ...[...point.children.values()].flatMap((child) => pendingIn(hub, child.point))];
+function pendingIn(approvals: ApprovalQueue, point: ResumePoint): ApprovalRequest[] {
+  const own = [...point.requests.values()].filter((r) => !approvals.get(r.requestId)?.outcome);
+  return [...own, ...[...point.children.values()].flatMap((child) => pendingIn(approvals, child.point))];
+}
+
+export interface StartResumeDeps {
+  readonly approvals: ApprovalQueue;
+  readonly slots: Slots;
+  readonly notice: Journal['notice'];
+  readonly headless: boolean;
+  enqueue(slot: SessionSlot, request: TurnRequest): boolean;
 }
 
 /** Start the resumed turns of the user's lanes (each takes its session's slot at once; messages sent to it queue behind). */
-export function startResumes(hub: Hub, resumes: readonly PlannedResume[]): void {
+export function startResumes(deps: StartResumeDeps, resumes: readonly PlannedResume[]): void {
   for (const resume of resumes) {
-    const slot = hub.slot(resume.sessionId);
+    const slot = deps.slots.get(resume.sessionId);
     if (!slot) continue;
-    const waiting = pendingIn(hub, resume.point);
+    const waiting = pendingIn(deps.approvals, resume.point);
     const askers = [...new Set(waiting.map((r) => r.participantId))].join(', ');
-    const who = hub.env.headless ? 'are decided per --approve (headless run)' : 'wait for a decision in the approval queue';
-    hub.notice('info', `${resume.agentId} resumes its turn in ${resume.sessionId}: ${waiting.length} approval request(s) of ${askers} from before the restart ${who}`, resume.sessionId);
-    enqueue(hub, slot, {
-      text: '',
+    const who = deps.headless ? 'are decided per --approve (headless run)' : 'wait for a decision in the approval queue';
+    deps.notice('info', `${resume.agentId} resumes its turn in ${resume.sessionId}: ${waiting.length} approval request(s) of ${askers} from before the restart ${who}`, resume.sessionId);
+    deps.enqueue(slot, {
+      start: { kind: 'resume', point: resume.point },
       chain: [USER_ID, resume.agentId],
       sessionChain: [resume.sessionId],
-      resume: resume.point,
       settle: () => undefined,
     });
   }
-}
-
-/**
- * The communicator call `toolUseId` of a resumed batch re-attaches to the resumed turn of
- * `sessionId` instead of sending a new message (consumed once; see delegation.ts).
- */
-export function takeReattach(hub: Hub, toolUseId: string, sessionId: string): ResumePoint | undefined {
-  const child = hub.reattach.get(toolUseId);
-  if (!child || child.sessionId !== sessionId) return undefined;
-  hub.reattach.delete(toolUseId);
-  return child.point;
-}
-
-/**
- * A resumed child that will not run after all (its caller was cancelled, or the call is now
- * refused): answer its open calls and those below it "interrupted", expire their requests.
- */
-export function abandon(hub: Hub, child: ResumeChild): void {
-  const session = hub.env.sessions.get(child.sessionId);
-  if (session) answerOpenCalls(hub, session, INTERRUPTED_RESULT);
-  const expired = hub.env.approvals.expire([...child.point.requests.values()].map((r) => r.requestId));
-  for (const requestId of expired) auditExpired(hub, requestId);
-  for (const below of child.point.children.values()) abandon(hub, below);
-}
-
-/** The audit line of a request that expired (its turn will not resume). */
-export function auditExpired(hub: Hub, requestId: string): void {
-  const request = hub.env.approvals.get(requestId)?.request;
-  if (!request) return;
-  hub.env.audit({
-    sessionId: request.sessionId, participantId: request.participantId, chain: request.chain, toolName: request.toolName, input: request.input,
-    decision: 'expired', decidedBy: 'cancel', ruleId: request.ruleId, reason: EXPIRED_REASON, requestId,
-  });
 }
 
 /**
@@ -223,10 +178,10 @@ export function auditExpired(hub: Hub, requestId: string): void {
  * above it that is running its batch and waiting on that very delegation (not detached), up
  * to a user's lane. Anything else is answered "interrupted" as the turns stop.
  */
-export function turnsToKeepOpen(hub: Hub): Set<Turn> {
+export function turnsToKeepOpen(askers: ReadonlyMap<string, Turn>, approvals: ApprovalQueue): Set<Turn> {
   const keep = new Set<Turn>();
-  for (const [requestId, leaf] of hub.askers) {
-    if (leaf.stage !== 'approvals' || hub.env.approvals.get(requestId)?.outcome) continue;
+  for (const [requestId, leaf] of askers) {
+    if (leaf.stage !== 'approvals' || approvals.get(requestId)?.outcome) continue;
     const path = [leaf];
     let turn = leaf;
     let ok = true;

@@ -1,0 +1,62 @@
+import type { ToolResultBlock } from '../model/message';
+import type { ToolContext, ToolResult } from '../tools/types';
+import { messageOf } from '../errors';
+import { failed, type Batch, type ResumeChild } from './call-state';
+import type { ExecuteTool } from './ports';
+import type { Turn } from './turn';
+import { runScheduled } from './parallel';
+import { interruptedText } from './format';
+
+/**
+ * Phase 3 of a batch: run every `run` call (independent calls in parallel, see parallel.ts),
+ * then close the batch. Never throws: a throwing tool gives a `failed` result.
+ */
+export interface ExecutePhase {
+  runCalls(turn: Turn, batch: Batch): Promise<void>;
+  /**
+   * Every call still without a result is answered "interrupted"; a re-attachment of a resumed
+   * batch that was not taken (the call did not run) abandons the resumed turn below it.
+   * Returns one result per call, in call order.
+   */
+  close(turn: Turn, batch: Batch): ToolResultBlock[];
+}
+
+export interface ExecuteDeps {
+  readonly workspaceRoot: string;
+  readonly executeTool: ExecuteTool;
+  toolContext(turn: Turn, toolUseId: string): ToolContext;
+  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (taken by the call). */
+  readonly reattach: Map<string, ResumeChild>;
+  isStopping(): boolean;
+  /** A resumed turn that will not run after all (open-calls.ts). */
+  abandon(child: ResumeChild): void;
+}
+
+export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
+  return {
+    async runCalls(turn, batch) {
+      const signal = turn.controller.signal;
+      await runScheduled(deps.workspaceRoot, batch.of('run'), signal, async (call) => {
+        let result: ToolResult;
+        try {
+          result = await deps.executeTool(call.tool, call.input, deps.toolContext(turn, call.use.id));
+        } catch (error) {
+          result = failed('failed', `${call.use.name} failed: ${messageOf(error)}`);
+        }
+        if (!signal.aborted) batch.end(call.use, result);
+      });
+    },
+
+    close(_turn, batch) {
+      const stopping = deps.isStopping();
+      for (const [useId, child] of batch.children) {
+        const taken = batch.attached.has(useId) && !deps.reattach.has(useId);
+        deps.reattach.delete(useId);
+        if (!taken && !stopping) deps.abandon(child);
+      }
+      const reason = interruptedText(stopping);
+      for (const call of batch.calls) if (call.phase !== 'done') batch.end(call.use, failed('interrupted', reason));
+      return batch.results();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { EventBus } from '../events/bus';
+import type { AgentStatus, NoticeLevel } from '../events/types';
+import type { Message } from '../model/message';
+import type { SessionHandle } from '../session/types';
+import type { SecretScrubber } from '../authz/scrub';
+import type { SessionSlot } from './turn';
+
+/**
+ * How the runtime records what happens: every message goes through `append` (persisted, then
+ * `message-add`), every status through `setStatus` (emitted on change only), so the UI and the
+ * ledger see exactly what is on disk.
+ */
+export interface Journal {
+  /** ISO time from the core's clock. */
+  now(): string;
+  append(session: SessionHandle, message: Message): void;
+  setStatus(slot: SessionSlot, status: AgentStatus, detail?: string): void;
+  notice(level: NoticeLevel, message: string, sessionId?: string): void;
+}
+
+export function createJournal(deps: { bus: EventBus; scrub: SecretScrubber; clock: () => Date }): Journal {
+  const { bus, scrub, clock } = deps;
+  return {
+    now: () => clock().toISOString(),
+    append(session, message) {
+      // Secrets scrubbed: what is kept in memory is what is on disk.
+      const stored = scrub.value(message);
+      session.append(stored);
+      bus.emit({ type: 'message-add', sessionId: session.id, message: stored });
+    },
+    setStatus(slot, status, detail) {
+      if (slot.status === status && slot.statusDetail === detail) return;
+      slot.status = status;
+      slot.statusDetail = detail;
+      bus.emit({
+        type: 'agent-status',
+        participantId: slot.handle.key.responderId,
+        sessionId: slot.handle.id,
+        status,
+        ...(detail !== undefined ? { detail } : {}),
+      });
+    },
+    notice(level, message, sessionId) {
+      bus.emit({ type: 'notice', level, message, ...(sessionId !== undefined ? { sessionId } : {}) });
+    },
+  };
+}

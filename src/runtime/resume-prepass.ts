@@ -1,0 +1,83 @@
+import type { ApprovalQueue } from '../authz/approvals';
+import { REDACTED } from '../authz/redact';
+import { toolUsesOf } from '../model/message';
+import { failed, type Batch, type ResumeChild, type ResumePoint } from './call-state';
+import type { Prescan } from './prescan';
+import type { Turn } from './turn';
+import { MAY_HAVE_RUN, READ_ONLY_TOOLS, rejectionText, SECRET_NOT_KEPT } from './format';
+
+/** The restart pre-pass: the open batch of `point` as call states, ready for the approval and execute phases. */
+export type ResumeCalls = (turn: Turn, batch: Batch, point: ResumePoint) => void;
+
+export interface PrepassDeps {
+  readonly prescan: Prescan;
+  readonly approvals: ApprovalQueue;
+  /** Communicator calls that re-attach to a resumed turn below (taken by delegation.ts). */
+  readonly reattach: Map<string, ResumeChild>;
+}
+
+/**
+ * A batch resumed after a restart (restart.ts) goes through the same phases as a new one;
+ * this pre-pass produces its call states instead of the pre-scan:
+ * - every call is checked again (tool held, input valid, rules); a call with a request from
+ *   before is not asked again — it becomes an `ask` holding that request (re-offered, or its
+ *   decision taken) — unless the rules now deny it, which withdraws the request;
+ * - a call whose stored input holds a scrubbed secret is not run with the placeholder;
+ * - stage `running` (the batch was running when Legion stopped): what may have run is not
+ *   repeated — only communicator calls re-attaching to a resumed turn below and read-only
+ *   calls run again; a call whose request was decided before the stop takes that decision.
+ */
+export function createResumePrepass(deps: PrepassDeps): ResumeCalls {
+  const { prescan, approvals } = deps;
+  return (turn, batch, point) => {
+    for (const use of toolUsesOf(point.message)) {
+      prescan.announce(turn, use);
+      const rerun = point.stage === 'approvals' || READ_ONLY_TOOLS.has(use.name);
+      if (rerun && JSON.stringify(use.input ?? null).includes(REDACTED)) {
+        // What is on disk is scrubbed: running it now would use "[REDACTED]" instead of the key.
+        batch.endNew(use, failed('interrupted', SECRET_NOT_KEPT));
+        continue;
+      }
+      const checked = prescan.screen(turn, batch, use);
+      if (!checked) continue;
+      const verdict = prescan.authorize(turn, use, checked.input);
+      const earlier = point.requests.get(use.id);
+      if (earlier && verdict.decision !== 'deny') {
+        const asked = { decision: 'ask', ruleId: earlier.ruleId, reason: earlier.reason, source: 'rule' } as const;
+        batch.add({ phase: 'ask', use, ...checked, verdict: asked, request: earlier });
+        continue;
+      }
+      prescan.settle(turn, batch, { use, ...checked }, verdict);
+    }
+
+    // A request found again for a call that now ends otherwise (rules deny it now, tool gone, bad input) is withdrawn.
+    for (const call of batch.calls) {
+      const earlier = point.requests.get(call.use.id);
+      if (earlier && call.phase === 'done') approvals.withdraw([earlier.requestId], `withdrawn after the restart: ${call.result.content}`);
+    }
+    for (const [useId, child] of point.children) batch.children.set(useId, child);
+    batch.restartNotes.push(...point.notes);
+    if (point.stage !== 'running') return;
+
+    // A batch that was running when Legion stopped: what may have run is not repeated.
+    for (const call of [...batch.calls]) {
+      if (call.phase === 'done') continue;
+      const request = call.phase === 'ask' ? call.request : undefined;
+      const outcome = request ? approvals.get(request.requestId)?.outcome : undefined;
+      if (request && outcome?.decision !== 'approved') {
+        // Decided (and audited) before the stop, not approved: it never ran.
+        batch.end(call.use, outcome ? failed('rejected', rejectionText(outcome)) : failed('interrupted', MAY_HAVE_RUN));
+        continue;
+      }
+      const child = point.children.get(call.use.id);
+      if (child) {
+        deps.reattach.set(call.use.id, child);
+        batch.attached.add(call.use.id);
+      } else if (!READ_ONLY_TOOLS.has(call.use.name)) {
+        batch.end(call.use, failed('interrupted', MAY_HAVE_RUN));
+        continue;
+      }
+      if (request) batch.set({ phase: 'run', use: call.use, tool: call.tool, input: call.input }); // approved before the stop
+    }
+  };
+}
