@@ -2,6 +2,7 @@
 // (components/). It is the only place that may import both.
 import { main } from '../src/cli/main';
 import { processIo } from '../src/cli/io';
+import { startScreen } from '../src/cli/start-screen';
 
 /**
  * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
@@ -12,16 +13,16 @@ declare const __legionStart: { tuiStarted(): void } | undefined;
 
 void main(process.argv.slice(2), {
   io: processIo(),
-  startTui: async (options) => {
-    // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
-    // must not put Ink in its CI mode, which draws no frame until exit. Ink reads the flag
-    // when its module is first evaluated: here, at this lazy import.
-    delete process.env.CI;
-    delete process.env.CONTINUOUS_INTEGRATION;
-    if (typeof __legionStart !== 'undefined') __legionStart.tuiStarted();
-    const { startTui } = await import('../components/start-tui');
-    return startTui(options);
-  },
+  startTui: (options) =>
+    startScreen(options.context, async () => {
+      // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
+      // must not put Ink in its CI mode, which draws no frame until exit. Ink reads the flag
+      // when its module is first evaluated: here, at this lazy import.
+      delete process.env.CI;
+      delete process.env.CONTINUOUS_INTEGRATION;
+      if (typeof __legionStart !== 'undefined') __legionStart.tuiStarted();
+      return (await import('../components/start-tui')).screen;
+    }),
 }).then((code) => {
   process.exitCode = code;
 });

@@ -1,7 +1,6 @@
 import React from 'react';
 import { render } from 'ink';
-import type { CommandContext } from '../src/cli/command';
-import type { AppSession } from '../src/cli/compose';
+import type { ScreenOptions, ScreenOutcome, ScreenSession } from '../src/runtime/core-api';
 import { messageOf } from '../src/errors';
 import { App } from './App';
 import type { Keymap } from './keymap';
@@ -15,20 +14,15 @@ import { ModalServices } from './modals/history-providers';
 import { watchApprovals } from './modals/approval-watch';
 import { watchQuestions } from './question-watch';
 
-export interface TuiOutcome {
-  readonly code: number;
-  /** The history browser asked to resume another run. */
-  readonly switchTo?: { readonly runId: string; readonly sessionId?: string };
-}
-
 /**
  * Run the full-screen UI on a composed run until the user quits (or asks to switch runs):
  * alternate screen, signals (SIGINT/SIGTERM close the run cleanly; SIGHUP and a dead terminal
  * close it fast), crash reporting with the terminal restored.
  */
-export async function runTui(app: AppSession, keymap: Keymap, context: CommandContext, show?: string): Promise<TuiOutcome> {
+export async function runTui(app: ScreenSession, keymap: Keymap, context: ScreenOptions): Promise<ScreenOutcome> {
+  const show = context.show;
   const { core, config } = app;
-  const theme = themeFromEnv(context.io.env, context.args.global.plain, config.ui.plain);
+  const theme = themeFromEnv(context.env, context.plain, config.ui.plain);
   const settings = { maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes };
   // The home lane `user → ur-agent · default` comes first and has the focus (state/home-lane.ts).
   const start = startState(core, settings, app.resumed);
@@ -50,7 +44,7 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
     if (closing) return closing;
     code = exitCode;
     closing = (async () => {
-      try { await app.close(reason); } catch (error) { context.io.stderr(`legion: closing the run failed: ${messageOf(error)}\n`); }
+      try { await app.close(reason); } catch (error) { context.stderr(`legion: closing the run failed: ${messageOf(error)}\n`); }
       instance.unmount();
       modes.leave();
       finish();
@@ -76,12 +70,12 @@ export async function runTui(app: AppSession, keymap: Keymap, context: CommandCo
     const code = (error as NodeJS.ErrnoException | null)?.code;
     if (code === 'EIO' || code === 'EPIPE' || code === 'ENXIO') return hangup();
     modes.leave();
-    context.io.stderr(`legion: ${messageOf(error)}\n`);
-    if (context.io.env.LEGION_DEBUG === '1' && error instanceof Error && error.stack) context.io.stderr(`${error.stack}\n`);
+    context.stderr(`legion: ${messageOf(error)}\n`);
+    if (context.env.LEGION_DEBUG === '1' && error instanceof Error && error.stack) context.stderr(`${error.stack}\n`);
     void shutdown('crash', 1);
   };
   const onExit = (): void => modes.leave();
-  let switchTo: TuiOutcome['switchTo'];
+  let switchTo: ScreenOutcome['switchTo'];
   const switchRun = (runId: string, sessionId?: string): void => {
     if (closing) return;
     switchTo = { runId, ...(sessionId ? { sessionId } : {}) };

@@ -1,6 +1,19 @@
 import type { Tone } from './text/line';
-import type { TranscriptGlyphs } from './lanes/entry-lines';
-import { FANCY_MARKDOWN, PLAIN_MARKDOWN } from './markdown/markdown-lines';
+import { FANCY_MARKDOWN, PLAIN_MARKDOWN, type MarkdownGlyphs } from './markdown/markdown-lines';
+
+/** The glyphs of a transcript (lanes/entry-lines.ts): fancy, or plain ASCII. */
+export interface TranscriptGlyphs {
+  readonly markdown: MarkdownGlyphs;
+  readonly prompt: string;
+  readonly tool: string;
+  readonly ok: string;
+  readonly error: string;
+  readonly pending: string;
+  readonly waiting: string;
+  readonly more: string;
+  /** Separates a session's responder and name: `scribe · notes`. */
+  readonly dot: string;
+}
 
 /**
  * How the UI looks: colours (none with NO_COLOR), glyphs and spinners (none in plain mode,

@@ -3,24 +3,13 @@ import type { Line, Span } from '../text/line';
 import { EMPTY_LINE } from '../text/line';
 import { hardWrap, wrapSpans } from '../text/wrap';
 import { truncate, cellWidth } from '../text/width';
-import { markdownLines, type MarkdownGlyphs } from '../markdown/markdown-lines';
+import { markdownLines } from '../markdown/markdown-lines';
+import type { TranscriptGlyphs } from '../theme';
 import type { Entry, SessionView, ToolLive, ToolState } from '../state/ui-state';
 import { keyArgument } from './tool-summary';
 import { sanitize } from '../text/ansi';
 
 /** Glyphs of transcript lines; plain mode swaps them for words a screen reader reads well. */
-export interface TranscriptGlyphs {
-  readonly markdown: MarkdownGlyphs;
-  readonly prompt: string;
-  readonly tool: string;
-  readonly ok: string;
-  readonly error: string;
-  readonly pending: string;
-  readonly waiting: string;
-  readonly more: string;
-  /** Separates a session's responder and name: `scribe · notes`. */
-  readonly dot: string;
-}
 
 export interface LineContext {
   readonly width: number;

@@ -9,8 +9,11 @@ export interface CommandContext {
   readonly appDir: string;
   /** Absolute workspace root (`--cwd` or the process cwd). */
   readonly workspaceRoot: string;
-  /** Injected by the entry point so `src/` never imports the UI. */
-  readonly startTui?: (options: unknown) => Promise<number>;
+  /**
+   * Injected by the entry point so `src/` never imports the UI: `bin/legion.ts` passes
+   * `startScreen` (start-screen.ts) with the loader of components/start-tui.tsx.
+   */
+  readonly startTui?: (options: { context: CommandContext }) => Promise<number>;
 }
 
 export interface Command {

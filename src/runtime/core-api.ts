@@ -1,8 +1,12 @@
 import type { EventBus } from '../events/bus';
+import type { LegionConfig } from '../config/schema';
 import type { Message } from '../model/message';
 import type { Participant } from '../collective/participant';
 import type { AgentStatus } from '../events/types';
 import type { UsageTotals } from '../providers/usage-totals';
+import type { PendingApproval } from '../model/approval';
+
+export type { PendingApproval } from '../model/approval';
 
 /** One directional named session of the run (docs/design.md#participants-sessions-runs). */
 export interface SessionInfo {
@@ -16,23 +20,6 @@ export interface SessionInfo {
   readonly messageCount: number;
   /** A user lane (`session-<agent>__user__<name>`) whose agent waits for the user's answer. */
   readonly awaitingUser?: boolean;
-}
-
-/** A pending approval as the UI and `legion run` see it. */
-export interface PendingApproval {
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly participantId: string;
-  readonly chain: readonly string[];
-  readonly toolUseId: string;
-  readonly toolName: string;
-  readonly input: unknown;
-  readonly ruleId: string | null;
-  readonly reason?: string;
-  /** Who the request waits on now (changes when the cascade climbs). */
-  readonly approverId: string;
-  /** ISO time the request was raised. */
-  readonly at: string;
 }
 
 export interface RunInfo {
@@ -85,4 +72,45 @@ export interface LegionCore {
   pendingApprovals(): PendingApproval[];
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
+}
+
+/**
+ * What the CLI hands a full-screen front end (components/start-tui.tsx): a composed run,
+ * ready. The front end never composes a run itself (src/cli does, see src/cli/start-screen.ts).
+ */
+export interface ScreenSession {
+  readonly core: LegionCore;
+  readonly config: LegionConfig;
+  /** For the status bar: "anthropic · claude-sonnet-4-5", "demo"… */
+  readonly providerLabel: string;
+  /** True in the no-key demo (scripted replies). */
+  readonly demo: boolean;
+  readonly runId: string;
+  readonly resumed: boolean;
+  /** Config warnings, stale-lock recovery, the demo notice…: show once at start. */
+  readonly warnings: string[];
+  /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
+  close(reason: string): Promise<void>;
+}
+
+/** The process around the screen. */
+export interface ScreenOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `--plain`. */
+  readonly plain: boolean;
+  readonly workspaceRoot: string;
+  stderr(text: string): void;
+  /** Show this session in a focused lane once drawn. */
+  readonly show?: string;
+}
+
+export interface ScreenOutcome {
+  readonly code: number;
+  /** The history browser asked to resume another run. */
+  readonly switchTo?: { readonly runId: string; readonly sessionId?: string };
+}
+
+/** A full-screen front end: runs on one composed run until the user quits or asks to switch runs. */
+export interface Screen {
+  run(session: ScreenSession, options: ScreenOptions): Promise<ScreenOutcome>;
 }

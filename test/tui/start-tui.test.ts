@@ -4,7 +4,12 @@ import { mkdir, writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../helpers/tmp';
 import { runCli } from '../helpers/cli';
-import { startTui } from '../../components/start-tui';
+import { screen } from '../../components/start-tui';
+import { startScreen } from '../../src/cli/start-screen';
+import type { CommandContext } from '../../src/cli/command';
+
+/** As bin/legion.ts wires it: the CLI composes the run, the screen gets it ready. */
+const startTui = (options: { context: CommandContext }): Promise<number> => startScreen(options.context, async () => screen);
 import { themeFromEnv } from '../../components/theme';
 
 test('a bad keymap in config stops the start with one line naming it (exit 2), before the screen opens', async () => {

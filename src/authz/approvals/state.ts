@@ -1,5 +1,5 @@
 import type { DecidedBy } from '../../events/types';
-import type { PendingApproval } from '../../runtime/core-api';
+import type { PendingApproval } from '../../model/approval';
 import type { ApprovalLine, FinalDecision, RequestLine } from './schema';
 
 /**
