@@ -4,7 +4,7 @@ import type { HeadlessMode } from './env';
 import type { ApproverPolicy } from './ports';
 import type { Turn } from './turn';
 
-/** Where approval requests go, and how they climb (DESIGN §7.4 cascade, see docs/architecture.md). */
+/** Where approval requests go, and how they climb (docs/design.md#authorization, step 4 cascade). */
 export interface Router {
   /** Route a request to its approver (`asker`: the turn that raised it, if it runs in this process). */
   route(asker: Turn | undefined, request: ApprovalRequest): void;

@@ -61,7 +61,7 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
   };
 
   /**
-   * The communicator (DESIGN §5): send `message` from the calling agent to `targetId` in
+   * The communicator (docs/design.md#participants-sessions-runs): send `message` from the calling agent to `targetId` in
    * session `session-{caller}__{target}__{name}` and wait for the target's final text.
    * Refused with an error result: unknown or retired target, the depth cap, re-entering a
    * session already on the call chain (it would wait on itself), a second message to a

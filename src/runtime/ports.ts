@@ -23,16 +23,16 @@ export type ProviderChoice =
   | { ok: false; error: string };
 export type ResolveProvider = (agent: Agent) => ProviderChoice;
 
-/** The rule engine + policies (DESIGN §7.1–7.3). May throw: the executor turns a throw into a deny. */
+/** The rule engine + policies (docs/design.md#authorization, steps 1–3). May throw: the executor turns a throw into a deny. */
 export type Authorize = (call: CallToAuthorize) => Verdict;
 
-/** Approver choice and the cascade (DESIGN §7.4); `next` returns null past the user. */
+/** Approver choice and the cascade (docs/design.md#authorization, step 4); `next` returns null past the user. */
 export interface ApproverPolicy {
   choose(query: { chain: readonly string[]; toolName: string; explicitApprover?: string }): string;
   next(current: string, query: { chain: readonly string[]; toolName: string }): string | null;
 }
 
-/** One authorization decision for the audit log (DESIGN §7.5); the sink adds the run id. */
+/** One authorization decision for the audit log (docs/design.md#authorization, step 5); the sink adds the run id. */
 export type AuditRecord = Omit<AuditEntry, 'runId'>;
 /** Never throws (a failing audit write is reported by the adapter as a notice). */
 export type AuditSink = (entry: AuditRecord) => void;
@@ -42,7 +42,7 @@ export interface DenialTracker {
   record(sessionId: string, participantId: string, outcome: 'denied' | 'allowed'): string | null;
 }
 
-/** Optional LLM triage of an `ask`: may only approve (DESIGN §7.4). */
+/** Optional LLM triage of an `ask`: may only approve (docs/design.md#authorization, step 4). */
 export type Triage = (
   request: { toolName: string; input: unknown; participantId: string; chain: readonly string[]; ruleId: string | null; reason: string; sessionId: string },
   signal: AbortSignal,

@@ -13,7 +13,7 @@ import { communicatorTarget, raisedFor, resumableChains, type ChainNode } from '
 import { answerOpenCalls } from './open-calls';
 
 /**
- * Pending approvals survive a restart (docs/architecture.md, "Restart"). When Legion stops
+ * Pending approvals survive a restart (docs/architecture.md#restart). When Legion stops
  * (quit or crash) while a batch waits on approval requests, the batch stays open on disk; the
  * next start resumes it when its whole call chain can be rebuilt (see resume-plan.ts): the
  * user's lane `user → agent` directly, or through communicator calls (`user → ur-agent →
