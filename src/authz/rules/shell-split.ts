@@ -1,4 +1,5 @@
 import { decodeAnsiC } from './shell-ansi-c';
+import { braceHazard, commandWordHazard, type Word } from './shell-hazards';
 
 /**
  * Split a shell command line into the simple commands it would run, for the rule engine.
@@ -17,9 +18,17 @@ import { decodeAnsiC } from './shell-ansi-c';
  * A subshell or group followed by a redirection is listed once more as a whole
  * (`kind: 'compound'`), so the redirection is never lost.
  *
- * Anything this scanner does not understand is a failure (the caller then asks, never
- * allows): unbalanced quotes, parentheses or braces, heredocs (`<<`), comments (`#`),
- * arithmetic `$(( ))` / `(( ))`, function definitions, nesting deeper than 32, more than
+ * Substitutions are extracted wherever bash might run them, erring towards too many:
+ * inside a double-quoted `${…}` single quotes are plain characters to bash
+ * (`"${x:-'$(cmd)'}"` runs `cmd`), and array subscripts expand even single-quoted text,
+ * so a single-quoted part of any `${…}` is searched for substitutions too.
+ *
+ * Anything this scanner does not understand, and every construct that builds code from
+ * data, is a failure (the caller then asks, never allows): unbalanced quotes, parentheses
+ * or braces, heredocs (`<<`), comments (`#`), arithmetic `$(( ))` / `$[ ]` / `(( ))`,
+ * function definitions, brace expansion or a glob pattern in a command name
+ * (`{rm,-rf,~}`), and the `${…}` forms listed in shell-hazards.ts (`${x@P}`, `${!x}`,
+ * `${x:=…}`, non-numeric subscripts and offsets), nesting deeper than 32, more than
  * 16,384 characters. On failure the commands understood so far are still returned (for
  * deny checks).
  */
@@ -60,6 +69,8 @@ interface Piece {
   value: string;
   /** Set on redirection tokens that touch a file. */
   file?: boolean;
+  /** The word with every quoted or expanded part replaced by NUL: what bash may brace-expand or glob. */
+  bare?: string;
 }
 
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
@@ -175,6 +186,10 @@ class Parser {
       }
       tokens.push(word);
     }
+    const name = tokens.find((t) => t.bare !== undefined);
+    if (name?.bare === 'function') this.fail('function definitions are not supported');
+    const hazard = commandWordHazard(tokens.filter((t) => t.bare !== undefined) as Word[]);
+    if (hazard) this.fail(hazard);
     if (tokens.length > 0) {
       this.out.push({ text: tokens.map((t) => t.raw).join(' '), words: tokens.map((t) => t.value), kind: 'simple', fileRedirect: tokens.some((t) => t.file) });
     }
@@ -204,6 +219,7 @@ class Parser {
     const start = this.i;
     let raw = '';
     let value = '';
+    let bare = '';
     while (this.i < s.length) {
       const c = s[this.i]!;
       if (isBlank(c) || isMeta(c)) {
@@ -214,6 +230,7 @@ class Parser {
           this.i++;
           raw += s.slice(from, this.i);
           value += s.slice(from, this.i);
+          bare += '\0';
           continue;
         }
         if (c === '(' && this.i === start) this.fail('unexpected "("');
@@ -230,6 +247,7 @@ class Parser {
         } else {
           raw += c + n;
           value += n;
+          bare += '\0';
           this.i += 2;
         }
       } else if (c === "'") {
@@ -237,26 +255,31 @@ class Parser {
         if (close === -1) this.fail("unclosed '");
         raw += s.slice(this.i, close + 1);
         value += s.slice(this.i + 1, close);
+        bare += '\0';
         this.i = close + 1;
       } else if (c === '"') {
         const piece = this.parseDouble();
         raw += piece.raw;
         value += piece.value;
+        bare += '\0';
       } else if (c === '`') {
         const text = this.parseBacktick();
         raw += text;
         value += text;
+        bare += '\0';
       } else if (c === '$') {
         const piece = this.parseDollar();
         raw += piece.raw;
         value += piece.value;
+        bare += '\0';
       } else {
         raw += c;
         value += c;
+        bare += c;
         this.i++;
       }
     }
-    return { raw, value };
+    return { raw, value, bare };
   }
 
   /** `"…"` starting at the quote; `$(…)`, backticks and `${…}` inside are extracted. */
@@ -283,7 +306,7 @@ class Parser {
         const text = this.parseBacktick();
         raw += text;
         value += text;
-      } else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{')) {
+      } else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{' || s[this.i + 1] === '[')) {
         const piece = this.parseDollar();
         raw += piece.raw;
         value += piece.value;
@@ -309,6 +332,7 @@ class Parser {
       return { raw: text, value: text };
     }
     if (n === '{') return this.parseBraced();
+    if (n === '[') this.failAfterArithmetic();
     if (n === "'") {
       let j = this.i + 2;
       while (j < s.length && s[j] !== "'") j += s[j] === '\\' ? 2 : 1;
@@ -326,7 +350,10 @@ class Parser {
     return { raw: '$', value: '$' };
   }
 
-  /** `${…}` with nested braces, quotes and substitutions. */
+  /**
+   * `${…}` with nested braces, quotes and substitutions. Single quotes delimit (bash finds
+   * the closing brace that way) but their text is searched for substitutions as well.
+   */
   private parseBraced(): Piece {
     const s = this.s;
     const from = this.i;
@@ -339,10 +366,11 @@ class Parser {
       else if (c === "'") {
         const close = s.indexOf("'", this.i + 1);
         if (close === -1) this.fail("unclosed '");
+        this.extractFromLiteral(s.slice(this.i + 1, close));
         this.i = close + 1;
       } else if (c === '"') this.parseDouble();
       else if (c === '`') this.parseBacktick();
-      else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{')) this.parseDollar();
+      else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{' || s[this.i + 1] === '[')) this.parseDollar();
       else {
         if (c === '{') depth++;
         else if (c === '}') depth--;
@@ -350,7 +378,47 @@ class Parser {
       }
     }
     const text = s.slice(from, this.i);
+    const hazard = braceHazard(text.slice(2, -1));
+    if (hazard) this.fail(hazard);
     return { raw: text, value: text };
+  }
+
+  /** `$[…]`: the substitutions inside are extracted (for deny rules), then the command fails. */
+  private failAfterArithmetic(): never {
+    const s = this.s;
+    this.i += 2;
+    let depth = 1;
+    while (this.i < s.length && depth > 0) {
+      const c = s[this.i]!;
+      if (c === '\\') this.i += 2;
+      else if (c === '`') this.parseBacktick();
+      else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{')) this.parseDollar();
+      else {
+        if (c === '[') depth++;
+        else if (c === ']') depth--;
+        this.i++;
+      }
+    }
+    this.fail('arithmetic "$[ ]" is not supported');
+  }
+
+  /** Extract the substitutions in `text` as bash would inside double quotes (`'` is a plain character). */
+  private extractFromLiteral(text: string): void {
+    if (!/[`$]/.test(text)) return;
+    const inner = new Parser(text, this.depth + 1, this.out);
+    inner.scanDoubleQuotedBody();
+  }
+
+  /** The body of a double-quoted string without its quotes: every substitution is extracted. */
+  private scanDoubleQuotedBody(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s[this.i]!;
+      if (c === '\\') this.i += 2;
+      else if (c === '`') this.parseBacktick();
+      else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{' || s[this.i + 1] === '[')) this.parseDollar();
+      else this.i++;
+    }
   }
 
   /** `` `…` ``: the body (with `\``, `\$`, `\\` unescaped) is parsed as a command line of its own. */

@@ -1,4 +1,5 @@
 import { splitShell, type ShellCommand } from './shell-split';
+import { SHELLS, basename, isPrefix } from './shell-words';
 
 /**
  * The texts deny and ask rules are checked against for one simple command, so that a
@@ -10,7 +11,7 @@ import { splitShell, type ShellCommand } from './shell-split';
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
- *   - for `sh|bash|… -c <script>`, `su -c <script>` and `eval <args>`, the views of every
+ *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>` and `trap <script> …`, the views of every
  *     command in the script, recursively (the first such script, 4 levels deep).
  * Allow rules never see these views: a wrapped command never inherits an allow.
  */
@@ -48,32 +49,13 @@ export function strictViews(command: ShellCommand, depth = 0): string[] {
 const MAX_PREFIX_WORDS = 24;
 const MAX_SCRIPT_DEPTH = 4;
 
-/** Commands that run (part of) their arguments as a command. */
-const WRAPPERS = new Set([
-  'env', 'sudo', 'doas', 'su', 'nohup', 'time', 'timeout', 'nice', 'ionice', 'chrt', 'taskset', 'stdbuf',
-  'setsid', 'command', 'builtin', 'exec', 'eval', 'xargs', 'parallel', 'watch', 'strace', 'ltrace',
-  'unbuffer', 'script', 'flock', 'chroot', 'busybox', 'find', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish',
-  'ash', 'mksh', 'csh', 'tcsh', 'runuser', 'systemd-run', 'nsenter', 'unshare', 'caffeinate', 'catchsegv',
-  'valgrind', 'firejail', 'proot', 'fakeroot', 'torsocks', 'proxychains', 'proxychains4', 'npx', 'pnpx', 'bunx',
-]);
-const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', '}', 'fi', 'done', 'coproc']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'mksh', 'csh', 'tcsh', 'busybox', 'su', 'runuser']);
-
-function isPrefix(word: string): boolean {
-  return WRAPPERS.has(word) || KEYWORDS.has(word) || /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word);
-}
-
-function basename(word: string): string {
-  const slash = word.lastIndexOf('/');
-  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
-}
-
-/** Scripts a command would run: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`. */
+/** Scripts a command would run: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action. */
 function embeddedScripts(words: readonly string[]): string[] {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
     const name = basename(words[k]!);
     if (name === 'eval' && k + 1 < words.length) return [words.slice(k + 1).join(' ')];
+    if (name === 'trap' && k + 1 < words.length) return [words[k + 1]!];
     if (!SHELLS.has(name)) continue;
     for (let j = k + 1; j < limit; j++) {
       const w = words[j]!;

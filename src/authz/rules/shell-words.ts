@@ -1,0 +1,29 @@
+/**
+ * Word classes shared by the shell splitter (shell-split.ts) and the strict views
+ * (shell-views.ts): commands that run their arguments as a command, shell keywords that
+ * precede a command, and shells whose `-c` argument is a script.
+ */
+
+/** Commands that run (part of) their arguments as a command. */
+export const WRAPPERS = new Set([
+  'env', 'sudo', 'doas', 'su', 'nohup', 'time', 'timeout', 'nice', 'ionice', 'chrt', 'taskset', 'stdbuf',
+  'setsid', 'command', 'builtin', 'exec', 'eval', 'xargs', 'parallel', 'watch', 'strace', 'ltrace',
+  'unbuffer', 'script', 'flock', 'chroot', 'busybox', 'find', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish',
+  'ash', 'mksh', 'csh', 'tcsh', 'runuser', 'systemd-run', 'nsenter', 'unshare', 'caffeinate', 'catchsegv',
+  'valgrind', 'firejail', 'proot', 'fakeroot', 'torsocks', 'proxychains', 'proxychains4', 'npx', 'pnpx', 'bunx',
+]);
+export const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', '}', 'fi', 'done', 'coproc']);
+export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'mksh', 'csh', 'tcsh', 'busybox', 'su', 'runuser']);
+
+/** `X=1`, `a[i]=1`, `X+=1`: a variable assignment word. */
+export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+
+/** A word after which the next words are (part of) a command: wrapper, keyword or assignment. */
+export function isPrefix(word: string): boolean {
+  return WRAPPERS.has(word) || KEYWORDS.has(word) || ASSIGNMENT.test(word);
+}
+
+export function basename(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
+}
