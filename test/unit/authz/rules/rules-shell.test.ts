@@ -176,5 +176,6 @@ test('shell evaluation: adversarial inputs near the length limit stay fast with 
     assert.notEqual(shell(rules, command).decision, 'allow');
     worst = Math.max(worst, performance.now() - started);
   }
-  assert.ok(worst < 500, `worst ${worst.toFixed(1)} ms`);
+  // A safety net against a quadratic blow-up (seconds to minutes), not a performance budget: a loaded 2-core machine takes ~0.5 s.
+  assert.ok(worst < 5_000, `worst ${worst.toFixed(1)} ms`);
 });
