@@ -4,6 +4,7 @@ import type { Tool, ToolResult } from '../types';
 import { HeadTailBuffer } from '../output-cap';
 import { errorResult, okResult } from '../result';
 import { CREDENTIAL_VARIABLES } from '../../providers/credentials';
+import { plainLaunch, type Launch, type ShellSandbox } from '../sandbox/sandbox';
 
 /** Upper bound for `timeoutMs`. */
 export const SHELL_MAX_TIMEOUT_MS = 60 * 60 * 1000;
@@ -36,6 +37,8 @@ export interface ShellToolOptions {
   readonly killGraceMs?: number;
   /** Wait for the pipes after bash exits (default SHELL_DRAIN_MS). */
   readonly drainMs?: number;
+  /** Confines every call (docs/sandbox.md); without it, calls run unconfined as plain `bash -c`. */
+  readonly sandbox?: ShellSandbox;
 }
 
 /**
@@ -45,7 +48,11 @@ export interface ShellToolOptions {
  * abort the whole group gets SIGTERM, then SIGKILL after SHELL_KILL_GRACE_MS. A non-zero
  * exit, a signal, a timeout or an interruption is an error result carrying the output.
  * Background processes that outlive bash keep running; their output is no longer read.
- * The shell is NOT confined to the workspace (only its cwd is); rules and approvals gate it.
+ * With a sandbox (options.sandbox, state sandboxed) bash runs under bubblewrap: writes only
+ * in the workspace, secrets hidden, no network unless allowed, its own pid namespace (so
+ * killing the group ends every process it started, background ones included). A failure
+ * that looks caused by the sandbox gets a line saying so. Without one, the shell is NOT
+ * confined (only its cwd is); rules and approvals gate it.
  */
 export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
   const timing = { killGraceMs: options.killGraceMs ?? SHELL_KILL_GRACE_MS, drainMs: options.drainMs ?? SHELL_DRAIN_MS };
@@ -63,7 +70,10 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
       }
       if (input.command.includes('\0')) return Promise.resolve(errorResult('command contains a NUL byte'));
       if (context.signal.aborted) return Promise.resolve(errorResult('shell interrupted before it started'));
-      return runShell(input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing);
+      const prepared = options.sandbox ? options.sandbox.launch(input.command, context.workspaceRoot) : { ok: true as const, launch: plainLaunch(input.command) };
+      if (!prepared.ok) return Promise.resolve(errorResult(prepared.error, `shell ${prepared.error.split(':')[0]}`));
+      const sandboxed = options.sandbox?.state.kind === 'sandboxed';
+      return runShell(prepared.launch, input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing, sandboxed);
     },
   };
 }
@@ -72,12 +82,14 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
 export const shellTool: Tool<Input> = createShellTool();
 
 function runShell(
+  launch: Launch,
   command: string,
   timeoutMs: number,
   cwd: string,
   outputLimit: number,
   signal: AbortSignal,
   timing: { readonly killGraceMs: number; readonly drainMs: number },
+  sandboxed: boolean,
 ) {
   return new Promise<ToolResult>((resolveResult) => {
     const half = Math.max(256, Math.floor((outputLimit - 200) / 2));
@@ -89,7 +101,15 @@ function runShell(
     let drainTimer: NodeJS.Timeout | undefined;
     let settled = false;
 
-    const child = spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+    const stdio: ('ignore' | 'pipe')[] = launch.seccomp ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'];
+    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio, env: childEnv() });
+    const stdout = child.stdout!;
+    const stderr = child.stderr!;
+    if (launch.seccomp) {
+      const program = child.stdio[3] as NodeJS.WritableStream | null;
+      program?.on('error', () => undefined); // bubblewrap failed before reading it: its error is in the output
+      program?.end(launch.seccomp);
+    }
 
     const killGroup = (sig: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
@@ -109,8 +129,8 @@ function runShell(
     const onAbort = (): void => stop('interrupted');
     signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    stderr.on('data', (chunk: Buffer) => output.push(chunk));
 
     const finish = (spawnError?: Error): void => {
       if (settled) return;
@@ -123,13 +143,14 @@ function runShell(
         killGroup('SIGKILL');
         clearTimeout(killTimer);
       }
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
+      launch.done();
       if (spawnError) {
-        resolveResult(errorResult(`cannot run bash: ${spawnError.message}`));
+        resolveResult(errorResult(`cannot run ${launch.file}: ${spawnError.message}`));
         return;
       }
-      resolveResult(describe(command, output, exit, stopReason, timeoutMs, Date.now() - started));
+      resolveResult(describe(command, output, exit, stopReason, timeoutMs, Date.now() - started, sandboxed ? launch : undefined));
     };
 
     child.on('error', (error) => finish(error));
@@ -149,10 +170,13 @@ function describe(
   stopReason: 'timeout' | 'interrupted' | undefined,
   timeoutMs: number,
   elapsedMs: number,
+  sandbox: Launch | undefined,
 ): ToolResult {
   const text = output.toString().replace(ANSI, '').replace(/\s+$/, '');
-  const body = text.length > 0 ? text : '(no output)';
+  const blocked = sandbox && !stopReason && exit?.code !== 0 ? sandbox.explain(text) : undefined;
+  const body = (text.length > 0 ? text : '(no output)') + (blocked ? `\n[${blocked}]` : '');
   const firstLine = command.split('\n')[0]!.slice(0, 60);
+  const where = sandbox ? ', sandboxed' : '';
   if (stopReason === 'timeout') {
     return errorResult(`${body}\n[timed out after ${timeoutMs} ms; the process group was killed]`, `${firstLine}: timed out after ${timeoutMs} ms`);
   }
@@ -162,6 +186,6 @@ function describe(
   if (exit?.signal) return errorResult(`${body}\n[killed by ${exit.signal}]`, `${firstLine}: killed by ${exit.signal}`);
   const code = exit?.code ?? -1;
   const seconds = (elapsedMs / 1000).toFixed(1);
-  if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}`);
-  return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s)`);
+  if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}${blocked?.startsWith('blocked') ? ' (blocked by the sandbox)' : where ? ` (${where.slice(2)})` : ''}`);
+  return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s${where})`);
 }

@@ -1,0 +1,59 @@
+/**
+ * Say when a failed sandboxed command was (probably) stopped by the sandbox, so the agent
+ * asks for what it needs instead of retrying blindly. Recognized by what tools print for
+ * the errors the sandbox causes (EROFS, EACCES, EPERM, unreachable network, a missing
+ * process, a failed fork); only consulted when the command failed.
+ */
+export interface BlockedContext {
+  readonly network: 'none' | 'all';
+  /** The process limit, when one applies. */
+  readonly maxProcesses?: number;
+}
+
+interface Pattern {
+  readonly test: RegExp;
+  readonly line: (context: BlockedContext) => string | undefined;
+}
+
+const PATTERNS: readonly Pattern[] = [
+  {
+    test: /read-only file system|\bEROFS\b/i,
+    line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are .legion/, .git/hooks and .git/config)',
+  },
+  {
+    test: /network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|\bEAI_AGAIN\b|name or service not known|getaddrinfo|connection refused|\bECONNREFUSED\b/i,
+    line: (context) => context.network === 'all'
+      ? undefined
+      : 'blocked by the sandbox: no network (sandbox.network is none; a workspace can allow it with `sandbox: { network: all }` in .legion/config.yaml, see docs/sandbox.md)',
+  },
+  {
+    test: /bwrap: /,
+    line: () => 'the sandbox could not start this command (the bubblewrap error is above)',
+  },
+  {
+    test: /fork: (retry|resource temporarily unavailable)|cannot fork|\bEAGAIN\b.*(spawn|fork)|resource temporarily unavailable/i,
+    line: (context) => context.maxProcesses === undefined ? undefined : `blocked by the sandbox: at most ${context.maxProcesses} processes at once`,
+  },
+  {
+    test: /no such process|\bESRCH\b/i,
+    line: () => 'blocked by the sandbox: processes outside it (Legion included) are invisible to the command',
+  },
+  {
+    test: /permission denied|\bEACCES\b/i,
+    line: () => 'possibly blocked by the sandbox: secret paths (~/.ssh, ~/.aws, .env files and the other secret patterns of the rules) are unreadable in it',
+  },
+  {
+    test: /operation not permitted|\bEPERM\b/i,
+    line: () => 'possibly blocked by the sandbox: Unix sockets, new namespaces and privileged operations are not permitted in it',
+  },
+];
+
+/** The line to append to a failed command's result, or undefined when nothing points at the sandbox. */
+export function explainBlocked(output: string, context: BlockedContext): string | undefined {
+  for (const pattern of PATTERNS) {
+    if (!pattern.test.test(output)) continue;
+    const line = pattern.line(context);
+    if (line) return line;
+  }
+  return undefined;
+}

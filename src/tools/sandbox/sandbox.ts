@@ -1,0 +1,202 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bwrapArgs } from './policy';
+import { explainBlocked } from './blocked';
+import { findSecretPaths, fixedSecretDirs } from './secrets';
+import { seccompFilter } from './seccomp';
+import type { SandboxProbe } from './probe';
+import type { PidsCgroups } from './pids-cgroup';
+import { SANDBOX_MAX_PROCESSES } from './pids-cgroup';
+
+export type SandboxMode = 'auto' | 'on' | 'off';
+export type SandboxNetwork = 'none' | 'all' | readonly string[];
+
+/** The `sandbox` config block (docs/sandbox.md). */
+export interface SandboxSettings {
+  readonly mode: SandboxMode;
+  readonly network: SandboxNetwork;
+}
+
+/** How shell calls run in this process: decided once, at start. */
+export type SandboxState =
+  | { readonly kind: 'sandboxed' }
+  | { readonly kind: 'unsandboxed'; readonly reason: string }
+  | { readonly kind: 'refused'; readonly reason: string };
+
+/** One prepared process launch. */
+export interface Launch {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** A seccomp program to write to the child's fd 3 (bubblewrap's `--seccomp 3`). */
+  readonly seccomp?: Buffer;
+  /** The line to append to a failed command's result when the sandbox likely caused the failure. */
+  explain(output: string): string | undefined;
+  /** Release what the launch holds (its process-limit cgroup); call after the process ended. */
+  done(): void;
+}
+
+export interface ShellSandbox {
+  readonly state: SandboxState;
+  /** Prepare `bash -c command` in `workspaceRoot`, confined when `state` is sandboxed. */
+  launch(command: string, workspaceRoot: string): { ok: true; launch: Launch } | { ok: false; error: string };
+  /** Remove the placeholders made for hidden paths (at shutdown). */
+  dispose(): void;
+}
+
+export interface ShellSandboxOptions {
+  readonly settings: SandboxSettings;
+  /** What `probeSandbox` found; not needed when the mode is off. */
+  readonly probe?: SandboxProbe;
+  readonly home: string;
+  readonly xdgConfigHome?: string;
+  /** The rules' secret path globs (hidden from commands); see src/authz/rules/secret-paths.ts. */
+  readonly secretPatterns: readonly string[];
+  /** Where per-call process-limit cgroups are made; undefined: no process limit. */
+  readonly pids?: PidsCgroups;
+  /** Directory for the mode-000 placeholders (default: the system temp dir). */
+  readonly tempDir: string;
+  /** Processes one call may have at once, when `pids` can limit them (default SANDBOX_MAX_PROCESSES). */
+  readonly maxProcesses?: number;
+  /** The seccomp program (default: `seccompFilter()` for this CPU). */
+  readonly seccomp?: Buffer;
+}
+
+/** A plain `bash -c`, as shell ran before there was a sandbox. */
+export function plainLaunch(command: string): Launch {
+  return { file: 'bash', args: ['-c', command], explain: () => undefined, done: () => undefined };
+}
+
+/** The state for a mode and what the probe found. */
+export function sandboxState(settings: SandboxSettings, probe: SandboxProbe | undefined): SandboxState {
+  if (settings.mode === 'off') return { kind: 'unsandboxed', reason: 'sandbox: off in the config' };
+  if (probe?.kind === 'available') return { kind: 'sandboxed' };
+  const reason = probe?.kind === 'unavailable' ? probe.reason : 'the sandbox was not probed';
+  return settings.mode === 'on' ? { kind: 'refused', reason } : { kind: 'unsandboxed', reason };
+}
+
+/** What the start-up notice says about the sandbox, or undefined when there is nothing to say. */
+export function sandboxNotice(settings: SandboxSettings, state: SandboxState): { level: 'info' | 'warn' | 'error'; message: string } | undefined {
+  if (state.kind === 'unsandboxed' && settings.mode === 'auto') {
+    return { level: 'warn', message: `shell commands run WITHOUT a sandbox: ${state.reason} (sandbox: auto; see docs/sandbox.md)` };
+  }
+  if (state.kind === 'refused') {
+    return { level: 'error', message: `sandbox: on, but no sandbox can be made (${state.reason}): every shell call will be refused` };
+  }
+  if (state.kind === 'sandboxed' && Array.isArray(settings.network)) {
+    return { level: 'warn', message: `sandbox.network lists hosts, but host filtering is not implemented yet: the network stays off for shell commands (use network: all to allow it)` };
+  }
+  return undefined;
+}
+
+export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
+  const state = sandboxState(options.settings, options.probe);
+  const network = options.settings.network === 'all' ? 'all' : 'none';
+  const seccomp = options.seccomp ?? seccompFilter();
+  let placeholders: { dir: string; emptyDir: string; emptyFile: string } | undefined;
+  let counter = 0;
+  const maxProcesses = options.maxProcesses ?? SANDBOX_MAX_PROCESSES;
+
+  const ensurePlaceholders = () => {
+    if (placeholders) return placeholders;
+    const dir = mkdtempSync(join(options.tempDir, 'legion-sandbox-'));
+    const emptyDir = join(dir, 'hidden-dir');
+    const emptyFile = join(dir, 'hidden-file');
+    mkdirSync(emptyDir);
+    writeFileSync(emptyFile, '');
+    chmodSync(emptyDir, 0o000);
+    chmodSync(emptyFile, 0o000);
+    placeholders = { dir, emptyDir, emptyFile };
+    return placeholders;
+  };
+
+  return {
+    state,
+    launch(command, workspaceRoot) {
+      if (state.kind === 'refused') {
+        return { ok: false, error: `refused: sandbox is on, but no sandbox can be made here (${state.reason}); nothing was run` };
+      }
+      if (state.kind === 'unsandboxed' || options.probe?.kind !== 'available') return { ok: true, launch: plainLaunch(command) };
+      let root: string;
+      let held: ReturnType<typeof ensurePlaceholders>;
+      try {
+        root = realpathSync(workspaceRoot);
+        held = ensurePlaceholders();
+      } catch (error) {
+        return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
+      }
+      const secrets = findSecretPaths({ workspaceRoot: root, home: options.home, patterns: options.secretPatterns });
+      const hiddenDirs = [...fixedSecretDirs(options.home, options.xdgConfigHome).filter((p) => existsSync(p)), ...secrets.dirs];
+      const args = bwrapArgs({
+        workspaceRoot: root,
+        readOnly: protectedPaths(root),
+        hiddenDirs,
+        hiddenFiles: secrets.files,
+        emptyDir: held.emptyDir,
+        emptyFile: held.emptyFile,
+        network,
+        disableUserns: options.probe.disableUserns,
+        ...(seccomp ? { seccompFd: 3 } : {}),
+      });
+      const cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
+      const bwrap = [options.probe.bwrap, ...args, 'bash', '-c', command];
+      // The process joins its cgroup before it execs bubblewrap, so nothing it starts escapes the limit.
+      const launch: Launch = {
+        file: cgroup ? '/bin/sh' : bwrap[0]!,
+        args: cgroup ? ['-c', 'echo $$ > "$0" || exit 125; exec "$@"', cgroup.procsFile, ...bwrap] : bwrap.slice(1),
+        ...(seccomp ? { seccomp } : {}),
+        explain: (output) => explainBlocked(output, { network, ...(cgroup ? { maxProcesses } : {}) }),
+        done: () => cgroup?.remove(),
+      };
+      return { ok: true, launch };
+    },
+    dispose() {
+      if (!placeholders) return;
+      try {
+        chmodSync(placeholders.emptyDir, 0o700);
+        rmSync(placeholders.dir, { recursive: true, force: true });
+      } catch {
+        // best effort
+      }
+      placeholders = undefined;
+    },
+  };
+}
+
+/**
+ * Paths in the workspace a command must not change, because what they hold runs outside
+ * the sandbox later: Legion's own state (.legion/) and git's hooks and config. .legion/
+ * and .git/hooks are created when missing, so they cannot be planted from inside.
+ */
+function protectedPaths(root: string): string[] {
+  const out: string[] = [];
+  const legion = join(root, '.legion');
+  const git = join(root, '.git');
+  try {
+    mkdirSync(legion, { recursive: true });
+    out.push(legion);
+  } catch {
+    // a file named .legion: bound read-only below if it exists
+    if (existsSync(legion)) out.push(legion);
+  }
+  if (isDirectory(git)) {
+    const hooks = join(git, 'hooks');
+    try {
+      mkdirSync(hooks, { recursive: true });
+    } catch {
+      // leave it
+    }
+    for (const path of [hooks, join(git, 'config')]) if (existsSync(path)) out.push(path);
+  } else if (existsSync(git)) {
+    // A linked worktree's `.git` file points at a git dir outside the workspace (read-only anyway).
+    out.push(git);
+  }
+  return out;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

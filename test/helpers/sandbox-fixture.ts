@@ -1,0 +1,71 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createShellSandbox, type SandboxSettings, type ShellSandbox } from '../../src/tools/sandbox/sandbox';
+import { probeSandbox, systemProbeDeps, type SandboxProbe } from '../../src/tools/sandbox/probe';
+import { findPidsCgroups } from '../../src/tools/sandbox/pids-cgroup';
+import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
+
+/**
+ * A machine layout for sandbox tests, OUTSIDE /tmp (the sandbox gives commands a private
+ * /tmp, so secrets under the host's /tmp would be hidden for the wrong reason):
+ *   base/ws            the workspace (a git repo, .legion/ inside)
+ *   base/.env          a secret next to the workspace
+ *   base/outside/      a sentinel file, the target of ws/link
+ *   base/home/.ssh/id_rsa, base/home/proj/.env   the fake HOME's secrets
+ */
+export interface SandboxFixture {
+  readonly base: string;
+  readonly ws: string;
+  readonly outside: string;
+  readonly home: string;
+  cleanup(): Promise<void>;
+}
+
+export async function makeSandboxFixture(): Promise<SandboxFixture> {
+  let parent = '/var/tmp';
+  try {
+    await mkdir(parent, { recursive: true });
+  } catch {
+    parent = tmpdir();
+  }
+  const base = await realpath(await mkdtemp(join(parent, 'legion-sandbox-test-')));
+  const ws = join(base, 'ws');
+  const outside = join(base, 'outside');
+  const home = join(base, 'home');
+  await mkdir(join(ws, '.legion'), { recursive: true });
+  await writeFile(join(ws, '.legion', 'state.json'), '{}\n');
+  await mkdir(outside);
+  await writeFile(join(outside, 'sentinel.txt'), 'outside\n');
+  await writeFile(join(base, '.env'), 'TOKEN=outside-env-secret\n');
+  await mkdir(join(home, '.ssh'), { recursive: true });
+  await writeFile(join(home, '.ssh', 'id_rsa'), 'PRIVATE-KEY-MATERIAL\n');
+  await mkdir(join(home, 'proj'), { recursive: true });
+  await writeFile(join(home, 'proj', '.env'), 'TOKEN=home-proj-secret\n');
+  await writeFile(join(ws, 'README.md'), 'hello\n');
+  await writeFile(join(ws, '.env'), 'TOKEN=workspace-secret\n');
+  await symlink(outside, join(ws, 'link'));
+  execFileSync('git', ['init', '-q', ws]);
+  return { base, ws, outside, home, cleanup: () => rm(base, { recursive: true, force: true }) };
+}
+
+let probed: Promise<SandboxProbe> | undefined;
+/** The real machine's probe, once per test file. */
+export function realProbe(): Promise<SandboxProbe> {
+  probed ??= probeSandbox(systemProbeDeps());
+  return probed;
+}
+
+export function realSandbox(fixture: SandboxFixture, probe: SandboxProbe, settings: Partial<SandboxSettings> = {}, maxProcesses?: number): ShellSandbox {
+  const pids = findPidsCgroups();
+  return createShellSandbox({
+    settings: { mode: 'on', network: 'none', ...settings },
+    probe,
+    home: fixture.home,
+    secretPatterns: DEFAULT_SECRET_PATTERNS,
+    ...(pids ? { pids } : {}),
+    ...(maxProcesses !== undefined ? { maxProcesses } : {}),
+    tempDir: tmpdir(),
+  });
+}
