@@ -105,14 +105,15 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   const tone = state === 'ok' ? 'ok' : state === 'error' ? 'error' : state === 'waiting-approval' ? 'warn' : 'muted';
   const summary = sanitize(live?.summary ?? (result ? resultSummary(result) : ''));
   const head = `${g.tool} ${use.name} `;
-  const tail = ` ${mark}${summary ? ` ${summary}` : ''}`;
+  const confinement = sandboxTag(live?.sandboxed);
+  const tail = `${confinement ? ` ${confinement}` : ''} ${mark}${summary ? ` ${summary}` : ''}`;
   const argRoom = Math.max(0, ctx.width - cellWidth(head) - Math.min(cellWidth(tail), Math.floor(ctx.width / 3)));
   const arg = truncate(sanitize(keyArgument(use.name, use.input, g.dot)), argRoom);
   const rest = Math.max(0, ctx.width - cellWidth(head) - cellWidth(arg));
   const row: Line = [
     { text: head, tone: 'accent' },
     { text: arg },
-    { text: truncate(tail, rest), tone },
+    { text: truncate(tail, rest), tone: live?.sandboxed === false && state !== 'error' ? 'warn' : tone },
   ];
   if (!ctx.expanded || !result) return [row];
   const body = sanitize(result.content.replace(/\n+$/, '')).split('\n');
@@ -123,6 +124,11 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   }
   if (body.length > shown.length) lines.push([{ text: `  ${g.more} ${body.length - shown.length} more lines`, tone: 'muted' }]);
   return lines;
+}
+
+/** How a row says where a process-starting call runs (docs/sandbox.md); nothing for other tools. */
+export function sandboxTag(sandboxed: boolean | undefined): string {
+  return sandboxed === undefined ? '' : sandboxed ? '[sandboxed]' : '[no sandbox]';
 }
 
 /** Without a live summary (history): an error's first line, else a size. */

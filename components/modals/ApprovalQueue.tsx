@@ -232,7 +232,7 @@ function listLines(props: ModalProps, content: ReturnType<typeof visible>, local
     for (const request of requests) {
       const selected = request === current;
       const mark: Span = { text: local.marked.has(request.requestId) ? '[x] ' : '[ ] ', tone: local.marked.has(request.requestId) ? 'warn' : 'muted' };
-      const row: Line = [marker(theme, selected), mark, { text: request.toolName, bold: true }, { text: ` ${requestLabel(request).slice(request.toolName.length + 1)}` }, { text: `  ${theme.dot} ${ruleText(request)}`, tone: 'muted' }];
+      const row: Line = [marker(theme, selected), mark, { text: request.toolName, bold: true }, { text: ` ${requestLabel(request).slice(request.toolName.length + 1)}` }, { text: `  ${theme.dot} ${ruleText(request)}`, tone: 'muted' }, ...sandboxSpans(request, theme.dot)];
       body.push({ line: selectStyle(theme, row, selected), request });
     }
   }
@@ -269,6 +269,9 @@ function detailsLines(props: ModalProps, flat: readonly PendingApproval[], local
     [{ text: 'asks     ', tone: 'muted' }, { text: request.participantId, tone: 'agent', bold: true }, { text: ` (${chainOf(request).join(` ${theme.arrow} `)})`, tone: 'muted' }],
     [{ text: 'session  ', tone: 'muted' }, { text: sessionLabel(request.sessionId, theme) }],
     [{ text: 'rule     ', tone: 'muted' }, { text: request.ruleId ? ruleText(request).replace(/^rule /, '') : ruleText(request) }],
+    ...(request.sandboxed === undefined ? [] : [[{ text: 'runs     ', tone: 'muted' }, request.sandboxed
+      ? { text: 'in the sandbox (workspace writable, no network unless allowed)' }
+      : { text: 'WITHOUT a sandbox: with all of your rights', tone: 'warn', bold: true }] as Line]),
     [{ text: theme.rule.repeat(Math.max(1, inner.width)), tone: 'muted' }],
   ];
   const foot: Line[] = [outcomeLine(local)];
@@ -282,4 +285,10 @@ function detailsLines(props: ModalProps, flat: readonly PendingApproval[], local
   const shown = body.slice(top, top + room);
   if (overflow) foot.unshift([{ text: `(lines ${top + 1}–${top + shown.length} of ${body.length})`, tone: 'muted' }]);
   return [...head, ...shown, ...Array(Math.max(0, room - shown.length)).fill([]), ...foot];
+}
+
+/** ` · sandboxed` / ` · NO SANDBOX` after a request that starts a process (docs/sandbox.md). */
+function sandboxSpans(request: PendingApproval, dot: string): Span[] {
+  if (request.sandboxed === undefined) return [];
+  return request.sandboxed ? [{ text: ` ${dot} sandboxed`, tone: 'muted' }] : [{ text: ` ${dot} NO SANDBOX`, tone: 'warn', bold: true }];
 }

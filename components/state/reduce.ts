@@ -28,17 +28,18 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
       return update(state, event.sessionId, event.at, (s) => ({ ...s, streaming: s.streaming + event.text }));
     case 'tool-call-start':
       return update(state, event.sessionId, event.at, (s) =>
-        setTool(s, event.toolUseId, { name: event.name, input: event.input, state: 'running' }));
+        setTool(s, event.toolUseId, { name: event.name, input: event.input, state: 'running', ...sandboxedOf(event) }));
     case 'tool-call-end':
       return update(state, event.sessionId, event.at, (s) => setTool(s, event.toolUseId, {
         name: event.name, input: s.tools[event.toolUseId]?.input, state: event.isError ? 'error' : 'ok', summary: event.summary,
+        ...sandboxedOf(s.tools[event.toolUseId] ?? {}),
       }));
     case 'approval-request': {
       const { type: _t, seq: _s, runId: _r, ...request } = event;
       const next = { ...state, pending: { ...state.pending, [event.requestId]: { ...request, chain: [...event.chain] } } };
       return update(next, event.sessionId, event.at, (s) => {
         const tool = s.tools[event.toolUseId];
-        return setTool(s, event.toolUseId, tool ? { ...tool, state: 'waiting-approval' } : { name: event.toolName, input: event.input, state: 'waiting-approval' });
+        return setTool(s, event.toolUseId, tool ? { ...tool, state: 'waiting-approval', ...sandboxedOf(event) } : { name: event.toolName, input: event.input, state: 'waiting-approval', ...sandboxedOf(event) });
       });
     }
     case 'approval-resolve': {
@@ -132,6 +133,11 @@ export function addMessage(session: SessionView, message: Message): SessionView 
 /** The streamed text is over (persisted or dropped): the next stream is a new epoch. */
 function endStream(session: SessionView): SessionView {
   return session.streaming === '' ? session : { ...session, streaming: '', streamEpoch: session.streamEpoch + 1 };
+}
+
+/** The `sandboxed` flag when the source has one (only tools that start processes do). */
+function sandboxedOf(source: { readonly sandboxed?: boolean }): { sandboxed?: boolean } {
+  return source.sandboxed === undefined ? {} : { sandboxed: source.sandboxed };
 }
 
 function setTool(session: SessionView, id: string, tool: ToolLive): SessionView {

@@ -22,6 +22,8 @@ export interface ToolLive {
   readonly input: unknown;
   readonly state: ToolState;
   readonly summary?: string;
+  /** For tools that start processes: whether the call runs in the OS sandbox. */
+  readonly sandboxed?: boolean;
 }
 
 /** Everything the UI knows about one session. Replaced (never mutated) when it changes. */

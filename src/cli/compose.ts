@@ -28,6 +28,7 @@ import { createSecretScrubber } from '../authz/scrub';
 import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
 import { createBuiltinTools, createToolRegistry } from '../tools/registry';
+import { composeSandbox } from './compose-sandbox';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
 import { createCore } from '../runtime/core';
@@ -105,6 +106,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
 
   const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
   if (!rules.ok) throw new LegionError(rules.error);
+  // Shell commands run in bubblewrap when they can (docs/sandbox.md); said once when they cannot.
+  const { sandbox, notice: sandboxNotice } = await composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir() });
+  if (sandboxNotice) warnings.push(sandboxNotice);
 
   const selected = await createProviderRegistry({
     config, env, appDir, cwd: io.cwd,
@@ -157,8 +161,10 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     options.onBus?.(bus);
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
-    const approvals: ApprovalQueue = createApprovalQueue({ layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub });
-    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }) }), ...createCollectiveTools()]);
+    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools()]);
+    const approvals: ApprovalQueue = createApprovalQueue({
+      layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
+    });
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
     const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
@@ -182,6 +188,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       onShutdown: () => {
+        sandbox.dispose();
         unregisterExit();
         lock.release();
       },

@@ -12,6 +12,15 @@ const providerSettings = z.strictObject({
   baseUrl: z.string().url().optional(),
 });
 
+/** A host for `sandbox.network`: a DNS name, optionally `*.`-prefixed (docs/sandbox.md). */
+const sandboxHost = z
+  .string()
+  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'not a host name (e.g. registry.npmjs.org or *.github.com)');
+const sandboxSettings = z.strictObject({
+  mode: z.enum(['auto', 'on', 'off']).default('auto'),
+  network: z.union([z.enum(['none', 'all']), z.array(sandboxHost).min(1)]).default('none'),
+});
+
 export const configSchema = z.strictObject({
   version: z.literal(1).default(1),
   provider: providerName.default('auto'),
@@ -57,6 +66,10 @@ export const configSchema = z.strictObject({
     })
     .default({ maxLanes: 4, autoOpenLanes: true, bell: true, maxFps: 30, plain: false }),
   keymap: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
+  /** `sandbox: on` is short for `sandbox: { mode: on }` (docs/sandbox.md). */
+  sandbox: z
+    .preprocess((value) => (typeof value === 'string' ? { mode: value } : value), sandboxSettings)
+    .default({ mode: 'auto', network: 'none' }),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

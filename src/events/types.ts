@@ -27,7 +27,7 @@ export interface EventBodies {
   'session-open': { sessionId: string; initiatorId: string; responderId: string; name: string };
   'message-add': { sessionId: string; message: Message };
   'text-delta': { sessionId: string; participantId: string; text: string };
-  'tool-call-start': { sessionId: string; participantId: string; toolUseId: string; name: string; input: unknown };
+  'tool-call-start': { sessionId: string; participantId: string; toolUseId: string; name: string; input: unknown; sandboxed?: boolean };
   'tool-call-end': {
     sessionId: string; participantId: string; toolUseId: string; name: string; isError: boolean; summary: string;
     /** Why the call failed (present exactly when `isError`). */
@@ -36,6 +36,8 @@ export interface EventBodies {
   'approval-request': {
     requestId: string; sessionId: string; participantId: string; chain: string[]; toolUseId: string;
     toolName: string; input: unknown; ruleId: string | null; approverId: string; reason?: string;
+    /** For tools that start processes: whether the call will run in the OS sandbox (docs/sandbox.md). */
+    sandboxed?: boolean;
   };
   'approval-resolve': { requestId: string; decision: ApprovalDecision; decidedBy: DecidedBy; reason: string };
   'agent-status': { participantId: string; sessionId: string; status: AgentStatus; detail?: string };

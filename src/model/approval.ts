@@ -18,4 +18,6 @@ export interface PendingApproval {
   readonly approverId: string;
   /** ISO time the request was raised. */
   readonly at: string;
+  /** For tools that start processes: whether the call will run in the OS sandbox (docs/sandbox.md). */
+  readonly sandboxed?: boolean;
 }

@@ -175,6 +175,7 @@ export function createCommands(deps: CommandDeps): Core {
       approvals.pending().map((r): PendingApproval => ({
         requestId: r.requestId, sessionId: r.sessionId, participantId: r.participantId, chain: r.chain, toolUseId: r.toolUseId,
         toolName: r.toolName, input: r.input, ruleId: r.ruleId, reason: r.reason, approverId: r.approverId, at: r.at,
+        ...(r.sandboxed === undefined ? {} : { sandboxed: r.sandboxed }),
       })),
 
     shutdown(reason) {

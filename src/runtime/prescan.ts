@@ -61,7 +61,8 @@ export function createPrescan(deps: PrescanDeps): Prescan {
   };
 
   const announce: Prescan['announce'] = (turn, use) => {
-    bus.emit({ type: 'tool-call-start', sessionId: turn.session.id, participantId: turn.agent.id, toolUseId: use.id, name: use.name, input: use.input });
+    const sandboxed = tools.get(use.name)?.sandboxed;
+    bus.emit({ type: 'tool-call-start', sessionId: turn.session.id, participantId: turn.agent.id, toolUseId: use.id, name: use.name, input: use.input, ...(sandboxed !== undefined ? { sandboxed } : {}) });
   };
 
   const screen: Prescan['screen'] = (turn, batch, use, inputError) => {

@@ -10,7 +10,8 @@ import { fileListTool } from './builtin/file-list';
 import { fileDeleteTool } from './builtin/file-delete';
 import { globTool } from './builtin/glob';
 import { grepTool } from './builtin/grep';
-import { shellTool } from './builtin/shell';
+import { createShellTool } from './builtin/shell';
+import type { ShellSandbox } from './sandbox/sandbox';
 import { createTodoTools } from './builtin/todo';
 
 export interface ToolRegistry {
@@ -60,6 +61,8 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
 
 export interface BuiltinToolDeps {
   readonly todoStore: TodoStore;
+  /** Confines `shell` (docs/sandbox.md); without it shell runs unconfined. */
+  readonly sandbox?: ShellSandbox;
 }
 
 /** The workspace tools (docs/design.md#tools) (the collective tools live in src/runtime). */
@@ -72,7 +75,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     fileDeleteTool,
     globTool,
     grepTool,
-    shellTool,
+    createShellTool(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     ...createTodoTools(deps.todoStore),
   ];
 }

@@ -42,6 +42,9 @@ export interface Tool<I = any> {
   keyArgument(input: I): string | undefined;
   /** Input fields that hold workspace paths (normalized before rules match them). */
   readonly pathFields?: readonly string[];
+  /** For tools that start processes: true when every call runs in the OS sandbox (docs/sandbox.md),
+   *  false when it runs unconfined. Absent for tools that start none. Shown in approvals and tool rows. */
+  readonly sandboxed?: boolean;
   execute(input: I, context: ToolContext): Promise<ToolResult>;
 }
 

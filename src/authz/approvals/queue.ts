@@ -23,6 +23,8 @@ export interface ApprovalQueueOptions {
   readonly ids: IdSource;
   /** Applied to request and resolve lines before they are written and kept (secret scrubbing); default none. */
   readonly scrub?: <T>(value: T) => T;
+  /** Whether a tool's calls run in the OS sandbox (undefined: it starts no process); shown with each request. */
+  readonly sandboxedTool?: (toolName: string) => boolean | undefined;
 }
 
 /**
@@ -83,6 +85,11 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
   const waiters = new Map<string, Set<Waiter>>();
   let closed = false;
 
+  const sandboxField = (toolName: string): { sandboxed?: boolean } => {
+    const sandboxed = options.sandboxedTool?.(toolName);
+    return sandboxed === undefined ? {} : { sandboxed };
+  };
+
   const wake = (requestId: string, outcome: ApprovalOutcome): void => {
     const set = waiters.get(requestId);
     if (!set) return;
@@ -103,6 +110,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
       ruleId: request.ruleId,
       approverId: request.approverId,
       reason: request.reason,
+      ...sandboxField(request.toolName),
     });
   };
 
@@ -252,7 +260,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
     },
 
     pending(filter) {
-      return state.pending(filter?.approverId);
+      return state.pending(filter?.approverId).map((request) => ({ ...request, ...sandboxField(request.toolName) }));
     },
 
     records() {

@@ -63,6 +63,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
       'its head and tail) and the exit code. The command is killed on timeout.',
     schema,
     keyArgument: (input) => input.command,
+    sandboxed: options.sandbox?.state.kind === 'sandboxed',
     execute(input, context) {
       if (input.command.trim().length === 0) return Promise.resolve(errorResult('command is empty'));
       if (input.command.length > MAX_COMMAND_LENGTH) {
@@ -176,7 +177,6 @@ function describe(
   const blocked = sandbox && !stopReason && exit?.code !== 0 ? sandbox.explain(text) : undefined;
   const body = (text.length > 0 ? text : '(no output)') + (blocked ? `\n[${blocked}]` : '');
   const firstLine = command.split('\n')[0]!.slice(0, 60);
-  const where = sandbox ? ', sandboxed' : '';
   if (stopReason === 'timeout') {
     return errorResult(`${body}\n[timed out after ${timeoutMs} ms; the process group was killed]`, `${firstLine}: timed out after ${timeoutMs} ms`);
   }
@@ -186,6 +186,6 @@ function describe(
   if (exit?.signal) return errorResult(`${body}\n[killed by ${exit.signal}]`, `${firstLine}: killed by ${exit.signal}`);
   const code = exit?.code ?? -1;
   const seconds = (elapsedMs / 1000).toFixed(1);
-  if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}${blocked?.startsWith('blocked') ? ' (blocked by the sandbox)' : where ? ` (${where.slice(2)})` : ''}`);
-  return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s${where})`);
+  if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}${blocked?.startsWith('blocked') ? ' (blocked by the sandbox)' : ''}`);
+  return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s)`);
 }
