@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { renderApp } from '../helpers/tui-app';
 import { assistant, open, sessionIdOf } from '../helpers/fake-core';
 import { renderModals, request } from './modals/harness';
+import type { EventInput } from '../../src/events/types';
 
 const U = sessionIdOf('user', 'ur-agent');
 
@@ -34,8 +35,8 @@ test('the approval queue shows whether each shell request will run sandboxed, in
   try {
     await h.emit(open('ur-agent', 'scribe', 'notes'));
     await h.emit(
-      { ...request({ requestId: 'r1', toolName: 'shell', input: { command: 'npm test' }, ruleId: 'shell-ask', reason: 'Shell asks' }), sandboxed: true },
-      { ...request({ requestId: 'r2', toolName: 'shell', input: { command: 'make' }, ruleId: 'shell-ask', reason: 'Shell asks' }), sandboxed: false },
+      { ...request({ requestId: 'r1', toolName: 'shell', input: { command: 'npm test' }, ruleId: 'shell-ask', reason: 'Shell asks' }), sandboxed: true } as EventInput,
+      { ...request({ requestId: 'r2', toolName: 'shell', input: { command: 'make' }, ruleId: 'shell-ask', reason: 'Shell asks' }), sandboxed: false } as EventInput,
       request({ requestId: 'r3', input: { path: 'n.md', content: 'x' } }),
     );
     const f = h.frame();

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { join } from 'node:path';
 import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
-import { findSecretPaths, fixedSecretDirs } from './secrets';
+import { createSecretFinder, fixedSecretDirs } from './secrets';
 import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
@@ -92,6 +92,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
   const state = sandboxState(options.settings, options.probe);
   const network = options.settings.network === 'all' ? 'all' : 'none';
   const seccomp = options.seccomp ?? seccompFilter();
+  const secretFinder = createSecretFinder(options.secretPatterns);
   let placeholders: { dir: string; emptyDir: string; emptyFile: string } | undefined;
   let counter = 0;
   const maxProcesses = options.maxProcesses ?? SANDBOX_MAX_PROCESSES;
@@ -124,7 +125,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
-      const secrets = findSecretPaths({ workspaceRoot: root, home: options.home, patterns: options.secretPatterns });
+      const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
       const hiddenDirs = [...fixedSecretDirs(options.home, options.xdgConfigHome).filter((p) => existsSync(p)), ...secrets.dirs];
       const args = bwrapArgs({
         workspaceRoot: root,

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 
@@ -11,10 +11,6 @@ export function fixedSecretDirs(home: string, xdgConfigHome?: string): string[] 
 export interface SecretScan {
   readonly workspaceRoot: string;
   readonly home: string;
-  /** Globs relative to a scan root (`**\/.env`, `**\/*.pem`, `**\/.ssh/**`), matched with dot files, case-insensitively. */
-  readonly patterns: readonly string[];
-  /** Entries looked at per root at most (default SECRET_SCAN_LIMIT). */
-  readonly limit?: number;
 }
 
 export interface SecretPaths {
@@ -26,32 +22,53 @@ export const SECRET_SCAN_LIMIT = 20_000;
 /** Trees never entered: large, and holding no user secrets by convention. */
 const SKIPPED = new Set(['node_modules', '.git', '.legion', '.cache', '.npm', '.nvm', '.cargo', '.rustup', '.pyenv', '.local', 'dist', 'build', 'target']);
 
+/** One root's scan result, valid while none of the directories it read changed (their mtimes). */
+interface RootScan {
+  readonly dirs: string[];
+  readonly files: string[];
+  readonly seen: Map<string, number>;
+}
+
+export interface SecretFinder {
+  /**
+   * Files and directories matching the secret patterns that a sandboxed command could
+   * otherwise read: in the workspace (8 levels deep), in the home directory (3 levels), and
+   * directly inside each directory above the workspace (a `.env` next to the project).
+   * Every root is bounded by `limit` entries; what lies beyond is not hidden (docs/sandbox.md).
+   * Paths are real paths (symlinks resolved), as bubblewrap needs them. A root is read again
+   * only when one of the directories read last time changed (a new file changes its
+   * directory's mtime), so repeated calls cost a stat per directory.
+   */
+  find(scan: SecretScan): SecretPaths;
+}
+
 /**
- * Files and directories matching the secret patterns that a sandboxed command could
- * otherwise read: in the workspace (8 levels deep), in the home directory (3 levels), and
- * directly inside each directory above the workspace (a `.env` next to the project).
- * Every root is bounded by `limit` entries, so a huge tree costs bounded time; what lies
- * beyond the bound is not hidden (docs/sandbox.md). Paths are real paths (symlinks resolved),
- * as bubblewrap needs them.
+ * `patterns` are globs relative to a scan root (`**\/.env`, `**\/*.pem`, `**\/.ssh/**`),
+ * matched with dot files, case-insensitively; `limit` bounds the entries per root.
  */
-export function findSecretPaths(scan: SecretScan): SecretPaths {
-  const limit = scan.limit ?? SECRET_SCAN_LIMIT;
-  const matchers = scan.patterns.map((pattern) => micromatch.matcher(pattern, { dot: true, nocase: true }));
-  const isMatch = (path: string) => matchers.some((m) => m(path));
-  const dirs = new Set<string>();
-  const files = new Set<string>();
-  const add = (path: string, isDir: boolean) => {
-    try {
-      (isDir ? dirs : files).add(realpathSync(path));
-    } catch {
-      // vanished meanwhile
-    }
-  };
-  const walk = (root: string, maxDepth: number, skip?: string) => {
+export function createSecretFinder(patterns: readonly string[], limit = SECRET_SCAN_LIMIT): SecretFinder {
+  const sources = patterns.map((pattern) => micromatch.makeRe(pattern, { dot: true, nocase: true }).source);
+  const combined = sources.length > 0 ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : /(?!)/;
+  const isMatch = (path: string) => combined.test(path);
+  const cache = new Map<string, RootScan>();
+
+  const scanRoot = (root: string, maxDepth: number, skip: string | undefined): RootScan => {
+    const key = `${root}\0${maxDepth}\0${skip ?? ''}`;
+    const cached = cache.get(key);
+    if (cached && unchanged(cached.seen)) return cached;
+    const result: RootScan = { dirs: [], files: [], seen: new Map() };
     let budget = limit;
+    const add = (path: string, into: string[]) => {
+      try {
+        into.push(realpathSync(path));
+      } catch {
+        // vanished meanwhile
+      }
+    };
     const visit = (dir: string, depth: number) => {
       let entries;
       try {
+        result.seen.set(dir, statSync(dir).mtimeMs);
         entries = readdirSync(dir, { withFileTypes: true });
       } catch {
         return;
@@ -63,22 +80,41 @@ export function findSecretPaths(scan: SecretScan): SecretPaths {
         const rel = relative(root, abs).split(sep).join('/');
         if (entry.isDirectory()) {
           // `**/.ssh/**` names everything inside: the directory goes as a whole.
-          if (isMatch(`${rel}/x`)) add(abs, true);
+          if (isMatch(`${rel}/x`)) add(abs, result.dirs);
           else if (depth < maxDepth && !SKIPPED.has(entry.name)) visit(abs, depth + 1);
         } else if (isMatch(rel)) {
-          add(abs, false);
+          add(abs, result.files);
         }
       }
     };
     visit(root, 1);
+    if (cache.size > 64) cache.clear();
+    cache.set(key, result);
+    return result;
   };
-  walk(scan.workspaceRoot, 8);
-  if (scan.home && !isInside(scan.home, scan.workspaceRoot)) walk(scan.home, 3, scan.workspaceRoot);
-  for (let dir = dirname(scan.workspaceRoot); ; dir = dirname(dir)) {
-    if (dir !== scan.home) walk(dir, 1, scan.workspaceRoot);
-    if (dirname(dir) === dir) break;
+
+  return {
+    find(scan) {
+      const roots: RootScan[] = [scanRoot(scan.workspaceRoot, 8, undefined)];
+      if (scan.home && !isInside(scan.home, scan.workspaceRoot)) roots.push(scanRoot(scan.home, 3, scan.workspaceRoot));
+      for (let dir = dirname(scan.workspaceRoot); ; dir = dirname(dir)) {
+        if (dir !== scan.home) roots.push(scanRoot(dir, 1, scan.workspaceRoot));
+        if (dirname(dir) === dir) break;
+      }
+      return { dirs: [...new Set(roots.flatMap((r) => r.dirs))], files: [...new Set(roots.flatMap((r) => r.files))] };
+    },
+  };
+}
+
+function unchanged(seen: ReadonlyMap<string, number>): boolean {
+  for (const [dir, mtime] of seen) {
+    try {
+      if (statSync(dir).mtimeMs !== mtime) return false;
+    } catch {
+      return false;
+    }
   }
-  return { dirs: [...dirs], files: [...files] };
+  return true;
 }
 
 /** Is `path` the same as or below `dir`? */

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { explainBlocked } from '../../../../src/tools/sandbox/blocked';
 import { seccompFilter } from '../../../../src/tools/sandbox/seccomp';
-import { findSecretPaths } from '../../../../src/tools/sandbox/secrets';
+import { createSecretFinder } from '../../../../src/tools/sandbox/secrets';
 import { bwrapArgs } from '../../../../src/tools/sandbox/policy';
 import { secretPathPatterns } from '../../../../src/authz/rules/secret-paths';
 import { loadRuleFiles } from '../../../../src/authz/rules/load';
@@ -60,8 +60,15 @@ test('secret paths: the shipped rules give the patterns; the scan finds them in 
     await writeFile(join(ws, 'src', 'main.ts'), 'code');
     await writeFile(join(dir, '.env'), 'next to the workspace');
     await writeFile(join(home, 'p', '.aws', 'credentials'), 'k');
-    const found = findSecretPaths({ workspaceRoot: ws, home, patterns });
+    const finder = createSecretFinder(patterns);
+    const found = finder.find({ workspaceRoot: ws, home });
     assert.deepEqual(found.files.sort(), [join(dir, '.env'), join(ws, 'src', 'server.pem')].sort());
     assert.deepEqual(found.dirs, [join(home, 'p', '.aws')]);
+    // A secret that appears later is found on the next call (its directory changed).
+    await writeFile(join(ws, 'src', '.env.local'), 'new');
+    assert.ok(finder.find({ workspaceRoot: ws, home }).files.includes(join(ws, 'src', '.env.local')));
+    await mkdir(join(ws, 'src', 'deep', 'er'), { recursive: true });
+    await writeFile(join(ws, 'src', 'deep', 'er', 'id_ed25519'), 'k');
+    assert.ok(finder.find({ workspaceRoot: ws, home }).files.includes(join(ws, 'src', 'deep', 'er', 'id_ed25519')));
   });
 });
