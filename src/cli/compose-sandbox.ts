@@ -26,7 +26,9 @@ export async function composeSandbox(options: {
   readonly probeDeps?: ProbeDeps;
 }): Promise<ComposedSandbox> {
   const settings = options.config.sandbox;
-  const probe = settings.mode === 'off' ? undefined : await probeSandbox(options.probeDeps ?? systemProbeDeps(options.env));
+  // Commands are spawned with this process's environment: look for bwrap on its PATH when the given env has none.
+  const probeEnv = options.env.PATH === undefined ? { ...options.env, PATH: process.env.PATH } : options.env;
+  const probe = settings.mode === 'off' ? undefined : await probeSandbox(options.probeDeps ?? systemProbeDeps(probeEnv));
   const fromRules = secretPathPatterns(options.ruleSet);
   const pids = findPidsCgroups();
   const xdg = options.env.XDG_CONFIG_HOME;

@@ -102,8 +102,12 @@ function runShell(
     let drainTimer: NodeJS.Timeout | undefined;
     let settled = false;
 
-    const stdio: ('ignore' | 'pipe')[] = launch.seccomp ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'];
+    // fd 3: the seccomp program; fd 4: the IPC channel of the host-filtering proxy (docs/sandbox.md).
+    const stdio: ('ignore' | 'pipe' | 'ipc')[] = ['ignore', 'pipe', 'pipe'];
+    if (launch.seccomp || launch.attach) stdio.push(launch.seccomp ? 'pipe' : 'ignore');
+    if (launch.attach) stdio.push('ipc');
     const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio, env: childEnv() });
+    const detach = launch.attach?.(child);
     const stdout = child.stdout!;
     const stderr = child.stderr!;
     if (launch.seccomp) {
@@ -146,6 +150,8 @@ function runShell(
       }
       stdout.destroy();
       stderr.destroy();
+      detach?.();
+      if (child.connected) child.disconnect();
       launch.done();
       if (spawnError) {
         resolveResult(errorResult(`cannot run ${launch.file}: ${spawnError.message}`));

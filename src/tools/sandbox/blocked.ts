@@ -5,7 +5,8 @@
  * process, a failed fork); only consulted when the command failed.
  */
 export interface BlockedContext {
-  readonly network: 'none' | 'all';
+  /** `hosts`: only the listed hosts, through the proxy. */
+  readonly network: 'none' | 'all' | 'hosts';
   /** The process limit, when one applies. */
   readonly maxProcesses?: number;
 }
@@ -17,14 +18,22 @@ interface Pattern {
 
 const PATTERNS: readonly Pattern[] = [
   {
+    test: /CONNECT tunnel failed, response 403|is not in sandbox\.network|\b403 Forbidden\b|returned error: 403/i,
+    line: (context) => context.network === 'hosts'
+      ? 'blocked by the sandbox: the host is not in sandbox.network (add it in .legion/config.yaml, see docs/sandbox.md)'
+      : undefined,
+  },
+  {
     test: /read-only file system|\bEROFS\b/i,
     line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are .legion/, .git/hooks and .git/config)',
   },
   {
-    test: /network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|\bEAI_AGAIN\b|name or service not known|getaddrinfo|connection refused|\bECONNREFUSED\b/i,
+    test: /failed to connect|couldn't connect to server|network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|\bEAI_AGAIN\b|name or service not known|getaddrinfo|connection refused|\bECONNREFUSED\b/i,
     line: (context) => context.network === 'all'
       ? undefined
-      : 'blocked by the sandbox: no network (sandbox.network is none; a workspace can allow it with `sandbox: { network: all }` in .legion/config.yaml, see docs/sandbox.md)',
+      : context.network === 'hosts'
+        ? 'blocked by the sandbox: only the hosts of sandbox.network are reachable, through the proxy in HTTP(S)_PROXY (see docs/sandbox.md)'
+        : 'blocked by the sandbox: no network (sandbox.network is none; a workspace can allow it with `sandbox: { network: all }` in .legion/config.yaml, see docs/sandbox.md)',
   },
   {
     test: /bwrap: /,

@@ -7,6 +7,8 @@ import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
 import { SANDBOX_MAX_PROCESSES } from './pids-cgroup';
+import { RELAY_SOURCE, serveRelayedConnections } from './host-proxy';
+import type { ChildProcess } from 'node:child_process';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
 export type SandboxNetwork = 'none' | 'all' | readonly string[];
@@ -29,6 +31,9 @@ export interface Launch {
   readonly args: readonly string[];
   /** A seccomp program to write to the child's fd 3 (bubblewrap's `--seccomp 3`). */
   readonly seccomp?: Buffer;
+  /** When set, the child gets a Node IPC channel (fd 4) and this is called with it once spawned;
+   *  it returns what to call when the process has ended (the host-filtering proxy). */
+  readonly attach?: (child: ChildProcess) => () => void;
   /** The line to append to a failed command's result when the sandbox likely caused the failure. */
   explain(output: string): string | undefined;
   /** Release what the launch holds (its process-limit cgroup); call after the process ended. */
@@ -82,15 +87,13 @@ export function sandboxNotice(settings: SandboxSettings, state: SandboxState): {
   if (state.kind === 'refused') {
     return { level: 'error', message: `sandbox: on, but no sandbox can be made (${state.reason}): every shell call will be refused` };
   }
-  if (state.kind === 'sandboxed' && Array.isArray(settings.network)) {
-    return { level: 'warn', message: `sandbox.network lists hosts, but host filtering is not implemented yet: the network stays off for shell commands (use network: all to allow it)` };
-  }
   return undefined;
 }
 
 export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
   const state = sandboxState(options.settings, options.probe);
   const network = options.settings.network === 'all' ? 'all' : 'none';
+  const hosts = Array.isArray(options.settings.network) ? (options.settings.network as readonly string[]) : undefined;
   const seccomp = options.seccomp ?? seccompFilter();
   const secretFinder = createSecretFinder(options.secretPatterns);
   let placeholders: { dir: string; emptyDir: string; emptyFile: string } | undefined;
@@ -139,13 +142,16 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         ...(seccomp ? { seccompFd: 3 } : {}),
       });
       const cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
-      const bwrap = [options.probe.bwrap, ...args, 'bash', '-c', command];
+      // With a host list the command runs under the relay, which proxies to the listed hosts.
+      const inner = hosts ? [process.execPath, '-e', RELAY_SOURCE, command] : ['bash', '-c', command];
+      const bwrap = [options.probe.bwrap, ...args, ...inner];
       // The process joins its cgroup before it execs bubblewrap, so nothing it starts escapes the limit.
       const launch: Launch = {
         file: cgroup ? '/bin/sh' : bwrap[0]!,
         args: cgroup ? ['-c', 'echo $$ > "$0" || exit 125; exec "$@"', cgroup.procsFile, ...bwrap] : bwrap.slice(1),
         ...(seccomp ? { seccomp } : {}),
-        explain: (output) => explainBlocked(output, { network, ...(cgroup ? { maxProcesses } : {}) }),
+        ...(hosts ? { attach: (child: ChildProcess) => serveRelayedConnections(child, hosts) } : {}),
+        explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         done: () => cgroup?.remove(),
       };
       return { ok: true, launch };

@@ -122,7 +122,7 @@ test('sandboxed: a fork bomb stops at the process limit', { skip: skip || (findP
   try {
     const shell = createShellTool({ killGraceMs: 300, drainMs: 100, sandbox: limited });
     const result = await executeTool(shell, {
-      command: `perl -e 'for (1..200) { my $p = fork; die "fork failed: $!\\n" unless defined $p; if (!$p) { sleep 2; exit 0 } }'`,
+      command: `perl -e 'for (1..200) { my $p = fork; die "fork failed: $!\\n" unless defined $p; if (!$p) { sleep 30; exit 0 } }'`,
     }, makeToolContext(fx.ws));
     assert.equal(result.isError, true, result.content);
     assert.match(result.content, /fork failed: Resource temporarily unavailable/);

@@ -1,0 +1,76 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { createShellTool } from '../../../../src/tools/builtin/shell';
+import { executeTool } from '../../../../src/tools/execute-tool';
+import { createShellSandbox, type ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
+import { hostAllowed } from '../../../../src/tools/sandbox/host-proxy';
+import type { ToolResult } from '../../../../src/tools/types';
+import { makeToolContext } from '../../../helpers/tool-context';
+import { makeSandboxFixture, realProbe, type SandboxFixture } from '../../../helpers/sandbox-fixture';
+import { DEFAULT_SECRET_PATTERNS } from '../../../../src/tools/sandbox/secret-patterns';
+
+// sandbox.network: [hosts] — only the listed hosts, through Legion's proxy (docs/sandbox.md).
+const probe = await realProbe();
+const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
+
+let fx: SandboxFixture;
+let sandbox: ShellSandbox;
+let server: Server;
+let port = 0;
+const seen: string[] = [];
+before(async () => {
+  fx = await makeSandboxFixture();
+  sandbox = createShellSandbox({ settings: { mode: 'on', network: ['localhost'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir() });
+  server = createServer((req, res) => { seen.push(req.url ?? ''); res.end(`hello ${req.url}\n`); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+});
+after(async () => {
+  sandbox?.dispose();
+  await new Promise((resolve) => server?.close(resolve));
+  await fx?.cleanup();
+});
+
+function run(command: string): Promise<ToolResult> {
+  return executeTool(createShellTool({ sandbox, drainMs: 100 }), { command }, makeToolContext(fx.ws));
+}
+
+test('hostAllowed: exact names and *. subdomains, case-insensitive; nothing else', () => {
+  assert.ok(hostAllowed('registry.npmjs.org', ['registry.npmjs.org']));
+  assert.ok(hostAllowed('API.GitHub.com.', ['*.github.com']));
+  assert.equal(hostAllowed('github.com', ['*.github.com']), false);
+  assert.equal(hostAllowed('evilgithub.com', ['*.github.com']), false);
+  assert.equal(hostAllowed('registry.npmjs.org.evil.net', ['registry.npmjs.org']), false);
+});
+
+test('a listed host is reachable through the proxy, plain HTTP and CONNECT', { skip }, async () => {
+  const plain = await run(`curl -sS http://localhost:${port}/plain`);
+  assert.equal(plain.isError, undefined, plain.content);
+  assert.match(plain.content, /hello \/plain/);
+  const tunnel = await run(`curl -sS -p http://localhost:${port}/tunnel`);
+  assert.match(tunnel.content, /hello \/tunnel/);
+  assert.deepEqual(seen, ['/plain', '/tunnel']);
+});
+
+test('an unlisted host is refused by the proxy and the result says why; going around the proxy finds no network', { skip }, async () => {
+  const denied = await run(`curl -sSf -p http://127.0.0.1:${port}/denied`);
+  assert.equal(denied.isError, true);
+  assert.match(denied.content, /blocked by the sandbox: the host is not in sandbox.network/);
+  const direct = await run(`curl -sS --noproxy '*' http://localhost:${port}/direct`);
+  assert.equal(direct.isError, true);
+  assert.match(direct.content, /blocked by the sandbox: only the hosts of sandbox.network are reachable/);
+  assert.equal(seen.includes('/denied') || seen.includes('/direct'), false);
+});
+
+test('garbage and oversized proxy requests are refused without reaching anything', { skip }, async () => {
+  const script = [
+    "const net = require('net'); const [host, port] = new URL(process.env.HTTP_PROXY).host.split(':');",
+    "const ask = (text) => new Promise((done) => { const s = net.connect(Number(port), host, () => s.end(text)); let out = ''; s.on('data', (d) => out += d); s.on('close', () => done(out.split('\\r\\n')[0])); s.on('error', () => done('error')); });",
+    "(async () => { console.log(await ask('HELLO\\r\\n\\r\\n')); console.log(await ask('GET /relative HTTP/1.1\\r\\n\\r\\n')); console.log(await ask('CONNECT localhost:99999 HTTP/1.1\\r\\n\\r\\n')); console.log(await ask('GET http://localhost/ HTTP/1.1\\r\\nX: ' + 'a'.repeat(20000))); })();",
+  ].join('\n');
+  const result = await run(`node -e "${script.replace(/"/g, '\\"')}"`);
+  assert.equal(result.isError, undefined, result.content);
+  assert.deepEqual(result.content.split('\n').slice(0, 4), ['HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 431 Request Header Fields Too Large']);
+});
