@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli';
+import { withTempDir } from '../helpers/tmp';
+import type { LegionEvent } from '../../src/events/types';
+import { APP_DIR } from '../helpers/runtime-harness';
+import { realProbe } from '../helpers/sandbox-fixture';
+
+/** The shell sandbox through `legion run` (the composition root, the rules, the approval path), faux provider. */
+const probe = await realProbe();
+const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
+const TARGET = `/etc/legion-sandbox-run-${process.pid}`;
+
+const SCRIPT = `
+version: 1
+replies:
+  - { agent: builder, on: message, toolCalls: [{ name: shell, input: { command: "echo planted > ${TARGET}" } }] }
+  - { agent: builder, on: tool-error, text: "failed: {{lastText}}" }
+  - { agent: builder, on: tool-result, text: "done: {{lastText}}" }
+`;
+
+async function workspace(dir: string, config?: string): Promise<Record<string, string>> {
+  await writeFile(join(dir, 'script.yaml'), SCRIPT);
+  await mkdir(join(dir, '.legion', 'collective', 'participants'), { recursive: true });
+  await writeFile(join(dir, '.legion', 'collective', 'participants', 'builder.json'), JSON.stringify({
+    version: 1, id: 'builder', kind: 'agent', name: 'Builder', description: 'builds', systemPrompt: 'You build.', tools: ['shell'],
+  }));
+  if (config) await writeFile(join(dir, '.legion', 'config.yaml'), config);
+  return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+}
+
+test('legion run: an approved shell call runs sandboxed, the approval and the tool start say so, the blocked write is explained', { skip }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await workspace(dir);
+    const result = await runCli(['run', '--to', 'builder', '--json', '--approve', 'all', 'plant it'], { cwd: dir, env, appDir: APP_DIR });
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, /WITHOUT a sandbox/);
+    const events = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as LegionEvent);
+    const start = events.find((e) => e.type === 'tool-call-start' && e.name === 'shell');
+    assert.equal(start?.type === 'tool-call-start' && start.sandboxed, true, result.stderr);
+    const request = events.find((e) => e.type === 'approval-request');
+    assert.equal(request?.type === 'approval-request' && request.sandboxed, true);
+    const reply = events.filter((e) => e.type === 'message-add').map((e) => JSON.stringify(e)).join('\n');
+    assert.match(reply, /Read-only file system/);
+    assert.match(reply, /blocked by the sandbox: write outside the workspace/);
+    assert.equal(existsSync(TARGET), false);
+  });
+});
+
+test('legion run: sandbox on without bubblewrap refuses the shell call and says why at start', async () => {
+  await withTempDir(async (dir) => {
+    const env = { ...(await workspace(dir, 'sandbox: on\n')), PATH: '/nonexistent-legion-bin' };
+    const result = await runCli(['run', '--to', 'builder', '--approve', 'all', 'plant it'], { cwd: dir, env, appDir: APP_DIR });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /sandbox: on, but no sandbox can be made \(bubblewrap is not installed/);
+    assert.match(result.stdout, /^failed: refused: sandbox is on, but no sandbox can be made here \(bubblewrap is not installed/);
+    assert.equal(existsSync(TARGET), false);
+  });
+});
+
+test('legion run: sandbox auto without bubblewrap says so once and runs unconfined', async () => {
+  await withTempDir(async (dir) => {
+    const env = { ...(await workspace(dir)), PATH: '/nonexistent-legion-bin' };
+    const result = await runCli(['run', '--to', 'builder', '--json', '--approve', 'all', 'plant it'], { cwd: dir, env, appDir: APP_DIR });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr.match(/shell commands run WITHOUT a sandbox: bubblewrap is not installed/g)?.length, 1, result.stderr);
+    const events = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as LegionEvent);
+    const request = events.find((e) => e.type === 'approval-request');
+    assert.equal(request?.type === 'approval-request' && request.sandboxed, false);
+  });
+});
