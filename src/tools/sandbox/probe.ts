@@ -76,10 +76,13 @@ function findOnPath(name: string, deps: ProbeDeps): string | undefined {
   return undefined;
 }
 
+/** A trial that takes longer than this counts as failed (a hung bwrap must not hang Legion's start). */
+const PROBE_TIMEOUT_MS = 10_000;
+
 function runQuiet(file: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROBE_TIMEOUT_MS, killSignal: 'SIGKILL' });
     const take = (chunk: Buffer) => {
       if (output.length < 4000) output += chunk.toString('utf8');
     };
