@@ -59,15 +59,20 @@ export function createSecretScrubber(values: readonly string[]): SecretScrubber 
     if (input !== null && typeof input === 'object') {
       const proto = Object.getPrototypeOf(input);
       if (proto !== Object.prototype && proto !== null) return input;
-      let changed = false;
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(input)) {
+      // The copy is made only once something changed (every event goes through here).
+      const entries = Object.entries(input);
+      let out: Record<string, unknown> | null = null;
+      for (let i = 0; i < entries.length; i++) {
+        const [key, item] = entries[i]!;
         const k = text(key);
         const next = value(item);
-        if (k !== key || next !== item) changed = true;
-        out[k] = next;
+        if (!out && (k !== key || next !== item)) {
+          out = {};
+          for (let j = 0; j < i; j++) out[entries[j]![0]] = entries[j]![1];
+        }
+        if (out) out[k] = next;
       }
-      return (changed ? out : input) as T;
+      return (out ?? input) as T;
     }
     return input;
   };

@@ -3,6 +3,7 @@ import type { EventBus } from './bus';
 import { EVENT_TYPES, type LegionEvent } from './types';
 import { dropTornTail, openJsonlAppender, readJsonl, type JsonlIssue } from '../storage/jsonl';
 import { zodValidator } from '../storage/zod-validate';
+import { createDeltaCoalescer, DELTA_WINDOW_MS } from './coalesce';
 
 export interface Ledger {
   /** Stop recording and close the file. Idempotent. */
@@ -14,14 +15,19 @@ export interface Ledger {
 /**
  * Record every event of `bus` to `path` (`runs/<runId>/events.jsonl`), one line per event,
  * in emission order, appended synchronously so the file is never behind the bus when
- * `emit` returns. A write failure throws inside the subscriber, which the bus reports
- * through `onSubscriberError`; it never reaches the emitter. A torn last line (a crash
- * mid-write) is cut off first, so every line of the ledger parses; the caller holds the run lock.
+ * `emit` returns — except `text-delta`: a session's deltas within `coalesceMs` (default
+ * 50 ms) become one line (their joined text, the `seq` of the last), written when the window
+ * ends or before the next other event, whichever is first (coalesce.ts); 0 writes every delta.
+ * A write failure throws inside the subscriber, which the bus reports through
+ * `onSubscriberError`; it never reaches the emitter. A torn last line (a crash mid-write) is
+ * cut off first, so every line of the ledger parses; the caller holds the run lock.
  */
-export function attachLedger(bus: EventBus, path: string): Ledger {
+export function attachLedger(bus: EventBus, path: string, options: { coalesceMs?: number } = {}): Ledger {
   const torn = dropTornTail(path);
   const appender = openJsonlAppender(path);
-  const unsubscribe = bus.subscribeAll((event) => appender.append(event));
+  const coalesceMs = options.coalesceMs ?? DELTA_WINDOW_MS;
+  const coalescer = coalesceMs > 0 ? createDeltaCoalescer((event) => appender.append(event), coalesceMs) : null;
+  const unsubscribe = bus.subscribeAll(coalescer ? (event) => coalescer.push(event) : (event) => appender.append(event));
   let closed = false;
   return {
     issues: torn ? [torn] : [],
@@ -29,7 +35,11 @@ export function attachLedger(bus: EventBus, path: string): Ledger {
       if (closed) return;
       closed = true;
       unsubscribe();
-      appender.close();
+      try {
+        coalescer?.close();
+      } finally {
+        appender.close();
+      }
     },
   };
 }

@@ -26,7 +26,11 @@ export interface EventBodies {
   'run-end': { reason: string };
   'session-open': { sessionId: string; initiatorId: string; responderId: string; name: string };
   'message-add': { sessionId: string; message: Message };
-  'text-delta': { sessionId: string; participantId: string; text: string };
+  'text-delta': {
+    sessionId: string; participantId: string; text: string;
+    /** Written (ledger, `--json --coalesce`) as one line for this many deltas of the session; `seq` is the last one's (events/coalesce.ts). */
+    joined?: number;
+  };
   'tool-call-start': { sessionId: string; participantId: string; toolUseId: string; name: string; input: unknown; sandboxed?: boolean };
   'tool-call-end': {
     sessionId: string; participantId: string; toolUseId: string; name: string; isError: boolean; summary: string;

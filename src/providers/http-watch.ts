@@ -103,6 +103,23 @@ function retryCountOf(init: RequestInit | undefined): number {
   return Number.isFinite(n) && n >= 0 ? n : 0;
 }
 
+/** How long an event stream's chunks are gathered into one (see the body stream below). */
+const GATHER_MS = 8;
+/** Settled: loses a race only to a read that had its data already. */
+const NOTHING_YET: Promise<null> = Promise.resolve(null);
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
 export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
   const { vendor, maxRetries, idleTimeoutMs, onNotice } = options;
   const baseFetch = options.baseFetch ?? globalThis.fetch;
@@ -122,13 +139,26 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
     if (timer) clearTimeout(timer);
     timer = null;
   };
+  /**
+   * Data seen: the idle deadline moves. A chunk only records its time (a streamed delta arrives
+   * every few ms; re-creating a timer per chunk was a visible share of a delta's cost, see
+   * docs/streaming.md); the one timer, when it fires, waits again for what is left.
+   */
+  let lastData = 0;
+  const expire = (): void => {
+    const left = lastData + idleTimeoutMs - performance.now();
+    if (left > 1) {
+      timer = setTimeout(expire, left);
+      return;
+    }
+    timer = null;
+    fired = true;
+    controller.abort(new Error('idle timeout'));
+  };
   const touch = (): void => {
-    disarm();
-    if (controller.signal.aborted) return;
-    timer = setTimeout(() => {
-      fired = true;
-      controller.abort(new Error('idle timeout'));
-    }, idleTimeoutMs);
+    if (controller.signal.aborted) return disarm();
+    lastData = performance.now();
+    timer ??= setTimeout(expire, idleTimeoutMs);
   };
   const announce = (attempt: number, why: string, waitMs: number): void => {
     announced = attempt + 1;
@@ -179,21 +209,74 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
     touch();
     let head = '';
     const decoder = new TextDecoder();
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, ctrl) {
-          touch();
-          if (!isStream && head.length < 200) {
-            head += decoder.decode(chunk, { stream: true });
+    // A pull stream over the body's reader (not pipeThrough a TransformStream: that pipe costs
+    // several promises per chunk). An event stream's chunks that arrive within GATHER_MS of
+    // the first are handed on as one: a model streams a delta per network packet, and each
+    // chunk costs the SDK a read and a decode (docs/streaming.md); the text shows at most
+    // GATHER_MS later, well under a frame.
+    const reader = response.body.getReader();
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
+    /** The read in flight (kept across pulls when a window ended first). */
+    const nextRead = (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+      if (!pending) {
+        pending = reader.read();
+        pending.catch(() => undefined); // awaited by a later pull, or dropped on cancel
+      }
+      return pending;
+    };
+    /** A read that failed after part of a window was gathered: raised by the next pull. */
+    let failure: { error: unknown } | null = null;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctrl) {
+        if (failure) throw failure.error;
+        const first = await nextRead();
+        pending = null;
+        if (first.done) {
+          disarm();
+          ctrl.close();
+          return;
+        }
+        touch();
+        if (!isStream) {
+          if (head.length < 200) {
+            head += decoder.decode(first.value, { stream: true });
             nonStream = { contentType: contentType || '(none)', head: head.slice(0, 200) };
           }
-          ctrl.enqueue(chunk);
-        },
-        flush() {
+          ctrl.enqueue(first.value);
+          return;
+        }
+        const parts = [first.value];
+        let ended = false;
+        // Wait out the window with no read pending (chunks queue in the body stream, cheaply),
+        // then take what is queued without waiting for more.
+        await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+        try {
+          for (;;) {
+            const read = await Promise.race([nextRead(), NOTHING_YET]);
+            if (read === null) break; // the read stays pending for the next pull
+            pending = null;
+            if (read.done) {
+              ended = true;
+              break;
+            }
+            touch();
+            parts.push(read.value);
+          }
+        } catch (error) {
+          pending = null;
+          failure = { error };
+        }
+        ctrl.enqueue(parts.length === 1 ? parts[0]! : concatBytes(parts));
+        if (ended) {
           disarm();
-        },
-      }),
-    );
+          ctrl.close();
+        }
+      },
+      cancel(reason) {
+        disarm();
+        return reader.cancel(reason);
+      },
+    });
     if (!isStream) nonStream = { contentType: contentType || '(none)', head: '' };
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };

@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -32,6 +32,8 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'idle.cpuMs5s', budget: 20, direction: 'lower', unit: 'ms', label: 'CPU time over 5 s idle', slack: 5 },
   { figure: 'stream.cpuPerDeltaMs', budget: 0.35, direction: 'lower', unit: 'ms', label: 'CPU per delta, 4 lanes × 1,000 deltas', slack: 0.02 },
   { figure: 'stream.keyToFrameP95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'keystroke to frame p95 while streaming', slack: 2 },
+  { figure: 'streamSdk.headlessCpuPerDeltaMs', budget: 0.12, direction: 'lower', unit: 'ms', label: 'CPU per delta, `legion run` over the Anthropic SDK (3,000 deltas, 1 ms apart)', slack: 0.02 },
+  { figure: 'streamSdk.tui4CpuPerDeltaMs', budget: 0.3, direction: 'lower', unit: 'ms', label: 'CPU per delta, TUI with 4 lanes streaming over the Anthropic SDK', slack: 0.03 },
   { figure: 'longSession.rssMb100k', budget: 150, direction: 'lower', unit: 'MB', label: 'RSS with 100,000 messages', slack: 10 },
   { figure: 'longSession.*P95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'action p95 in a 10,000-message session', slack: 2 },
   { figure: 'loop.turnsPerSecond', budget: 2000, direction: 'higher', unit: 'turns/s', label: 'faux-provider agent turns per second' },

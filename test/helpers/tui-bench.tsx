@@ -15,7 +15,7 @@ import { stateFromCore } from '../../components/state/from-core';
 import { createUiStore, type UiStore } from '../../components/state/store';
 import { INK_MAX_FPS } from '../../components/render-options';
 import { installInkOutputCache } from '../../components/text/ink-output';
-import type { FakeCore } from './fake-core';
+import type { LegionCore } from '../../src/runtime/core-api';
 
 export class BenchStdout extends EventEmitter {
   readonly isTTY = true;
@@ -76,7 +76,7 @@ export interface BenchApp {
   unmount(): void;
 }
 
-export function mountBenchApp(core: FakeCore, options: { columns: number; rows: number; maxFps?: number; maxLanes?: number }): BenchApp {
+export function mountBenchApp(core: LegionCore, options: { columns: number; rows: number; maxFps?: number; maxLanes?: number }): BenchApp {
   installInkOutputCache(); // as run-tui does before its first render
   const keymap = buildKeymap();
   if (!keymap.ok) throw new Error(keymap.error);

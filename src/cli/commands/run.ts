@@ -5,6 +5,7 @@ import { REDACTED, secretsFromEnv } from '../../authz/redact';
 import type { LegionEvent } from '../../events/types';
 import { composeApp } from '../compose';
 import { composeRunMessage, cutNote, readPipedInput } from '../piped-input';
+import { createDeltaCoalescer } from '../../events/coalesce';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -22,9 +23,9 @@ export const RUN_EXIT = {
 
 export const runCommand: Command = {
   name: 'run',
-  usage: 'legion run [--to <id>] [--session <name>] [--json] [--approve deny|all] [--new | --run <id>] <message...> | -',
+  usage: 'legion run [--to <id>] [--session <name>] [--json [--coalesce]] [--approve deny|all] [--new | --run <id>] <message...> | -',
   summary: 'send one message headlessly; print the answer (or every event with --json); piped stdin is attached, or is the message',
-  flags: { to: 'value', session: 'value', json: 'boolean', approve: 'value', new: 'boolean', run: 'value' },
+  flags: { to: 'value', session: 'value', json: 'boolean', coalesce: 'boolean', approve: 'value', new: 'boolean', run: 'value' },
   async run(context) {
     const { args, io } = context;
     const approve = (args.flags.get('approve') ?? 'deny') as string;
@@ -34,6 +35,7 @@ export const runCommand: Command = {
     const to = (args.flags.get('to') as string | undefined) ?? UR_AGENT_ID;
     const name = args.flags.get('session') as string | undefined;
     const json = args.flags.has('json');
+    if (args.flags.has('coalesce') && !json) throw new LegionError('--coalesce goes with --json (it joins the text deltas --json prints)', RUN_EXIT.usage);
     // Piped stdin is attached to the message, or is the message (docs/cli-conventions.md); a terminal is never read.
     const piped = io.stdin
       ? await readPipedInput(io.stdin, { onWaiting: () => io.stderr('legion: waiting for piped input on stdin (redirect </dev/null to run without it)\n') })
@@ -55,11 +57,15 @@ export const runCommand: Command = {
     const loadWarnings: string[] = [];
     let loading = true;
     let unsubscribe = (): void => undefined;
+    let printer: { push(event: LegionEvent): void; close(): void } = { push: () => undefined, close: () => undefined };
     const app = await composeApp(context, {
       headless: { approve },
       onBus: (bus) => {
+        // --json prints every event; with --coalesce a session's text deltas within 50 ms are one line.
+        const print = (event: LegionEvent): void => io.stdout(clean(JSON.stringify(event)) + '\n');
+        printer = args.flags.has('coalesce') ? createDeltaCoalescer(print) : { push: print, flush: () => undefined, close: () => undefined };
         unsubscribe = bus.subscribeAll((event: LegionEvent) => {
-          if (json) io.stdout(clean(JSON.stringify(event)) + '\n');
+          if (json) printer.push(event);
           if (event.type === 'approval-resolve' && event.decidedBy === 'headless' && event.decision === 'rejected') rejected.push(event.requestId);
           if (loading && event.type === 'notice' && event.level !== 'info') loadWarnings.push(event.message);
         });
@@ -118,6 +124,7 @@ export const runCommand: Command = {
       process.off('SIGINT', onSigint);
       await app.close('legion run finished');
       unsubscribe();
+      printer.close();
     }
     return code;
   },

@@ -1,0 +1,79 @@
+import type { EventOf, LegionEvent } from './types';
+
+/** The default window: one `text-delta` line per session per 50 ms. */
+export const DELTA_WINDOW_MS = 50;
+
+export interface DeltaCoalescer {
+  /** Take one event: a text delta waits (joined with the session's next ones), anything else is written at once, after the deltas before it. */
+  push(event: LegionEvent): void;
+  /** Write the waiting deltas now. */
+  flush(): void;
+  /** Flush and stop the timer. */
+  close(): void;
+}
+
+/**
+ * Joins the `text-delta` events of each session that arrive within `windowMs` into one event
+ * (its text the concatenation, its `seq` and `at` those of the last delta joined, `joined` how
+ * many) for a writer
+ * that need not see every delta: the ledger (events.jsonl), `legion run --json --coalesce`.
+ * The bus still delivers every delta; this only changes what is written. Order is kept: any
+ * other event first writes the waiting deltas (oldest session first), so what is written stays
+ * in `seq` order and a session's text is complete before its `message-add`.
+ */
+export function createDeltaCoalescer(write: (event: LegionEvent) => void, windowMs = DELTA_WINDOW_MS): DeltaCoalescer {
+  /** Waiting deltas by session, in the order the sessions started waiting. */
+  const waiting = new Map<string, { last: EventOf<'text-delta'>; texts: string[] }>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  /** A write that failed in the timer's flush: thrown by the next `push` (inside the bus, which reports it). */
+  let failed: { error: unknown } | null = null;
+
+  const flush = (): void => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    if (waiting.size === 0) return;
+    const batches = [...waiting.values()];
+    waiting.clear();
+    for (const { last, texts } of batches) write(texts.length === 1 ? last : { ...last, text: texts.join(''), joined: texts.length });
+  };
+
+  const take = (event: LegionEvent): void => {
+    if (event.type !== 'text-delta') {
+      flush();
+      write(event);
+      return;
+    }
+    const batch = waiting.get(event.sessionId);
+    if (batch) {
+      batch.texts.push(event.text);
+      batch.last = event;
+    } else {
+      waiting.set(event.sessionId, { last: event, texts: [event.text] });
+    }
+    if (!timer) {
+      timer = setTimeout(() => {
+        try {
+          flush();
+        } catch (error) {
+          failed ??= { error };
+        }
+      }, windowMs);
+      timer.unref?.();
+    }
+  };
+
+  return {
+    push(event) {
+      take(event);
+      if (failed) {
+        const { error } = failed;
+        failed = null;
+        throw error;
+      }
+    },
+    flush,
+    close: flush,
+  };
+}
