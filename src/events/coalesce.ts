@@ -18,11 +18,11 @@ export interface DeltaCoalescer {
  * many) for a writer
  * that need not see every delta: the ledger (events.jsonl), `legion run --json --coalesce`.
  * The bus still delivers every delta; this only changes what is written. Order is kept: any
- * other event first writes the waiting deltas (oldest session first), so what is written stays
- * in `seq` order and a session's text is complete before its `message-add`.
+ * other event first writes the waiting deltas (the lines in the order of their `seq`), so what
+ * is written stays in `seq` order and a session's text is complete before its `message-add`.
  */
 export function createDeltaCoalescer(write: (event: LegionEvent) => void, windowMs = DELTA_WINDOW_MS): DeltaCoalescer {
-  /** Waiting deltas by session, in the order the sessions started waiting. */
+  /** Waiting deltas by session. */
   const waiting = new Map<string, { last: EventOf<'text-delta'>; texts: string[] }>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** A write that failed in the timer's flush: thrown by the next `push` (inside the bus, which reports it). */
@@ -34,7 +34,8 @@ export function createDeltaCoalescer(write: (event: LegionEvent) => void, window
       timer = null;
     }
     if (waiting.size === 0) return;
-    const batches = [...waiting.values()];
+    // In the order of each line's seq (its last delta's): the lines stay in seq order.
+    const batches = [...waiting.values()].sort((a, b) => a.last.seq - b.last.seq);
     waiting.clear();
     for (const { last, texts } of batches) write(texts.length === 1 ? last : { ...last, text: texts.join(''), joined: texts.length });
   };

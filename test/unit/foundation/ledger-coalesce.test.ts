@@ -23,7 +23,7 @@ test('ledger: a session\'s text deltas become one line (joined text, seq of the 
     bus.emit(delta('s1', '!')); // seq 8
     assert.equal(seen.length, 7, 'every delta reached the subscribers');
     assert.equal((await readFile(path, 'utf8')).split('\n').length, 2, 'only run-start is written yet');
-    // Any other event writes the waiting deltas first (oldest session first), then itself.
+    // Any other event writes the waiting deltas first (lines in seq order), then itself.
     bus.emit({ type: 'notice', level: 'info', message: 'between' }); // seq 9
     for (const c of 'ab') bus.emit(delta('s2', c)); // seq 10, 11
     ledger.close(); // flushes
@@ -31,8 +31,8 @@ test('ledger: a session\'s text deltas become one line (joined text, seq of the 
     assert.deepEqual(issues, []);
     assert.deepEqual(events.map((e) => [e.seq, e.type, e.type === 'text-delta' ? `${e.sessionId}:${e.text}:${e.joined ?? 1}` : '']), [
       [1, 'run-start', ''],
-      [8, 'text-delta', 's1:Hello!:6'],
       [7, 'text-delta', 's2:x:1'],
+      [8, 'text-delta', 's1:Hello!:6'],
       [9, 'notice', ''],
       [11, 'text-delta', 's2:ab:2'],
     ]);
