@@ -81,6 +81,8 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
     }
     case 'participant-change':
       return state; // the store refreshes the participant list from the core
+    case 'checkpoint':
+      return state; // the checkpoint list is read from the core when the lane opens it (docs/undo.md)
     case 'notice':
       if (event.sessionId && state.sessions[event.sessionId]) {
         return update(state, event.sessionId, event.at, (s) => ({

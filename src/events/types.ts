@@ -51,6 +51,11 @@ export interface EventBodies {
   };
   'participant-change': { participantId: string; change: 'added' | 'modified' | 'retired' };
   notice: { level: NoticeLevel; message: string; sessionId?: string };
+  /**
+   * A snapshot of the workspace taken before a batch that may change it (docs/undo.md). Emitted
+   * again once the batch ended, with `files`: the workspace paths the batch changed.
+   */
+  checkpoint: { checkpointId: string; sessionId: string; participantId: string; toolUseIds: string[]; files?: string[] };
 }
 
 export type EventType = keyof EventBodies;
@@ -64,4 +69,5 @@ export type EventInput = { [T in EventType]: { type: T } & EventBodies[T] }[Even
 export const EVENT_TYPES: readonly EventType[] = [
   'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',
   'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
+  'checkpoint',
 ];

@@ -1,0 +1,99 @@
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runGit, type GitPlace } from './git';
+import { diffTrees, EMPTY_TREE } from './diff';
+import type { FileChange } from './records';
+import { readLargeExcludes, writeLargeExcludes, type CheckpointPaths } from './shadow-repo';
+import { writeTextAtomic } from './write-atomic';
+
+/**
+ * Snapshot the workspace into the shadow repository and return the tree id (docs/undo.md).
+ * Incremental: `git add -A` with the shadow index re-reads only files whose stat data changed
+ * (git's stat cache; untracked cache for new files), `write-tree` reuses unchanged subtrees.
+ * Files over `maxFileBytes` are not kept: they are dropped from the snapshot and listed in the
+ * shadow repository's `info/exclude` while they stay too big, so they are hashed at most once.
+ * The caller holds the repository lock.
+ */
+export interface SnapshotOptions {
+  readonly maxFileBytes: number;
+  /** The last tree taken: new and changed files are size-checked against it. */
+  readonly previousTree?: string;
+}
+
+export interface Snapshot {
+  readonly tree: string;
+  /** What changed since `previousTree` (every file when there was none). */
+  readonly changes: readonly FileChange[];
+  /** Files left out for their size (newly found in this snapshot). */
+  readonly tooLarge: readonly string[];
+  /** Files git could not read (permissions): left as they were in the previous snapshot. */
+  readonly unreadable: readonly string[];
+}
+
+export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOptions): Promise<Snapshot> {
+  const { place } = paths;
+  await releaseShrunk(paths, options.maxFileBytes);
+  const added = await runGit(place, ['add', '-A', '--ignore-errors']);
+  const unreadable = added.ok ? [] : unreadableOf(added.stderr);
+  if (!added.ok && unreadable.length === 0) throw new Error(`git add: ${added.error}`);
+  let tree = await writeTree(place);
+  let changed = await diffTrees(place, options.previousTree ?? EMPTY_TREE, tree);
+  const big: string[] = [];
+  await Promise.all(changed.filter((c) => c.status !== 'D').map(async (c) => {
+    const info = await lstat(join(place.workTree, c.path)).catch(() => undefined);
+    if (info && info.isFile() && info.size > options.maxFileBytes) big.push(c.path);
+  }));
+  if (big.length > 0) {
+    big.sort();
+    const removed = await runGit(place, ['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: big.join('\0') });
+    if (!removed.ok) throw new Error(`git rm --cached: ${removed.error}`);
+    const large = new Set(await readLargeExcludes(paths));
+    for (const path of big) large.add(path);
+    await writeLargeExcludes(paths, [...large].sort());
+    tree = await writeTree(place);
+    const left = new Set(big);
+    changed = changed.filter((c) => !left.has(c.path));
+  }
+  return { tree, changes: changed, tooLarge: big, unreadable };
+}
+
+async function writeTree(place: GitPlace): Promise<string> {
+  const result = await runGit(place, ['write-tree']);
+  if (!result.ok) throw new Error(`git write-tree: ${result.error}`);
+  return result.stdout.toString('utf8').trim();
+}
+
+/** Files excluded for their size that are gone or small again are snapshotted again. */
+async function releaseShrunk(paths: CheckpointPaths, maxFileBytes: number): Promise<void> {
+  const large = await readLargeExcludes(paths);
+  if (large.length === 0) return;
+  const still: string[] = [];
+  for (const path of large) {
+    const info = await lstat(join(paths.place.workTree, path)).catch(() => undefined);
+    if (info && info.isFile() && info.size > maxFileBytes) still.push(path);
+  }
+  if (still.length !== large.length) await writeLargeExcludes(paths, still);
+}
+
+function unreadableOf(stderr: string): string[] {
+  const found: string[] = [];
+  for (const line of stderr.split('\n')) {
+    const match = /^error: (?:open\("(.+)"\)|unable to index file '(.+)')/.exec(line);
+    const path = match?.[1] ?? match?.[2];
+    if (path) found.push(path);
+  }
+  return found;
+}
+
+/** Keep `tree` reachable under `refs/legion/<name>` (a loose ref written directly: temp file and rename). */
+export async function keepTree(place: GitPlace, name: string, tree: string): Promise<void> {
+  await writeTextAtomic(join(place.gitDir, 'refs', 'legion', name), `${tree}\n`, { sync: false });
+}
+
+/** Drop refs (prune); git handles loose and packed refs. */
+export async function dropRefs(place: GitPlace, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  const input = names.map((name) => `delete refs/legion/${name}\n`).join('');
+  const result = await runGit(place, ['update-ref', '--stdin'], { input });
+  if (!result.ok) throw new Error(`git update-ref: ${result.error}`);
+}
