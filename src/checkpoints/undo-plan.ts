@@ -14,7 +14,7 @@ export interface PlannedFile {
   /** What restoring does to it: `delete` a file created since, `recreate` one deleted since, `revert` its bytes or mode. */
   readonly action: 'delete' | 'recreate' | 'revert';
   /** The checkpoints (batches) that changed it, oldest first. */
-  readonly by: readonly { readonly checkpointId: string; readonly sessionId: string; readonly participantId: string; readonly turn: number }[];
+  readonly by: readonly { readonly checkpointId: string; readonly runId: string; readonly sessionId: string; readonly participantId: string; readonly turn: number }[];
 }
 
 export interface UndoPlan {
@@ -43,7 +43,7 @@ export async function planUndo(checkpoints: readonly Checkpoint[], target: Check
         continue;
       }
       const list = owners.get(change.path) ?? [];
-      list.push({ checkpointId: checkpoint.id, sessionId: checkpoint.sessionId, participantId: checkpoint.participantId, turn: checkpoint.turn });
+      list.push({ checkpointId: checkpoint.id, runId: checkpoint.runId, sessionId: checkpoint.sessionId, participantId: checkpoint.participantId, turn: checkpoint.turn });
       owners.set(change.path, list);
     }
   }

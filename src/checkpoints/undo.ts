@@ -6,6 +6,8 @@ import { applyRestore } from './restore';
 
 /** What the agents whose work was undone are told, one note per session (docs/undo.md). */
 export interface UndoNote {
+  /** The run of the checkpoint that changed the files (the session lives there). */
+  readonly runId: string;
   readonly sessionId: string;
   readonly participantId: string;
   readonly text: string;
@@ -65,17 +67,19 @@ export async function applyUndo(store: CheckpointStore, plan: UndoPlan, options:
 
 /** One note per agent session whose work was undone: "the user restored files X, Y to before your turn N". */
 export function notesFor(files: readonly PlannedFile[]): UndoNote[] {
-  const bySession = new Map<string, { participantId: string; turn: number; paths: string[] }>();
+  const bySession = new Map<string, { runId: string; sessionId: string; participantId: string; turn: number; paths: string[] }>();
   for (const file of files) {
     for (const owner of file.by) {
-      const entry = bySession.get(owner.sessionId) ?? { participantId: owner.participantId, turn: owner.turn, paths: [] };
+      const key = `${owner.runId}\0${owner.sessionId}`;
+      const entry = bySession.get(key) ?? { runId: owner.runId, sessionId: owner.sessionId, participantId: owner.participantId, turn: owner.turn, paths: [] };
       entry.turn = Math.min(entry.turn, owner.turn);
       if (!entry.paths.includes(file.path)) entry.paths.push(file.path);
-      bySession.set(owner.sessionId, entry);
+      bySession.set(key, entry);
     }
   }
-  return [...bySession].map(([sessionId, e]) => ({
-    sessionId,
+  return [...bySession.values()].map((e) => ({
+    runId: e.runId,
+    sessionId: e.sessionId,
     participantId: e.participantId,
     text: `[legion] the user restored files ${listPaths(e.paths)} to before your turn ${e.turn}: what you changed in them from then on is gone; read them again before building on them.`,
   }));

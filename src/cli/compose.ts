@@ -37,6 +37,8 @@ import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
 import { keepOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
+import { composeCheckpoints } from './compose-checkpoints';
+import type { UndoService } from '../checkpoints/undo-service';
 import { withoutYoungGrowth } from './young-generation';
 
 export interface ComposeOptions {
@@ -62,6 +64,8 @@ export interface AppSession {
   readonly resumed: boolean;
   /** Config warnings, stale-lock recovery, the demo notice…: show once at start (also emitted as notices). */
   readonly warnings: string[];
+  /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
+  readonly undo?: UndoService;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
 }
@@ -168,6 +172,14 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
     const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
+    let coreRef: Core | undefined;
+    const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
+    const checkpoints = await composeCheckpoints({
+      config, workspaceRoot, runId: run.id, bus, sessions: loadedRun.sessions, clock,
+      isBusy: (sessionId) => busy.has(coreRef?.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
+    });
+    if (checkpoints && 'error' in checkpoints) warnings.push(checkpoints.error);
+    const parts = checkpoints && !('error' in checkpoints) ? checkpoints : undefined;
 
     const core = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
@@ -187,14 +199,18 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       scrub: scrubber,
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
+      ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
       onShutdown: () => {
         sandbox.dispose();
+        parts?.close();
         unregisterExit();
         lock.release();
       },
     });
+    coreRef = core;
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings,
+      ...(parts ? { undo: parts.undo } : {}),
       close: (reason) => core.shutdown(reason),
     };
   } catch (error) {

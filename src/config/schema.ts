@@ -65,6 +65,18 @@ export const configSchema = z.strictObject({
       plain: z.boolean().default(false),
     })
     .default({ maxLanes: 4, autoOpenLanes: true, bell: true, maxFps: 30, plain: false }),
+  checkpoints: z
+    .strictObject({
+      /** Snapshot the workspace before each batch that may change it (docs/undo.md). */
+      enabled: z.boolean().default(true),
+      /** Files larger than this are not kept (undo cannot restore them). */
+      maxFileBytes: z.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+      /** Checkpoints older than this many days are pruned. */
+      keepDays: z.number().int().min(1).max(3650).default(14),
+      /** The oldest checkpoints are pruned while the shadow repository is larger than this. */
+      maxRepoBytes: z.number().int().min(1024 * 1024).default(2 * 1024 * 1024 * 1024),
+    })
+    .default({ enabled: true, maxFileBytes: 10 * 1024 * 1024, keepDays: 14, maxRepoBytes: 2 * 1024 * 1024 * 1024 }),
   keymap: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
   /** `sandbox: on` is short for `sandbox: { mode: on }` (docs/sandbox.md). */
   sandbox: z

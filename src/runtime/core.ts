@@ -9,7 +9,7 @@ import type { CollectiveServices } from '../collective/tools/services';
 import { messageOf } from '../errors';
 import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
 import type {
-  AddAllowance, ApproverPolicy, AuditSink, Authorize, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
+  AddAllowance, ApproverPolicy, AuditSink, Authorize, BeforeBatch, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
 } from './ports';
 import type { HeadlessMode } from './env';
 import { RunState, createSlots } from './run-state';
@@ -69,6 +69,8 @@ export interface CoreOptions {
   readonly onShutdown?: () => void;
   /** Known secrets to keep out of histories and streamed text (default: none). */
   readonly scrub?: SecretScrubber;
+  /** Checkpoint hook around each batch that runs (docs/undo.md). */
+  readonly beforeBatch?: BeforeBatch;
 }
 
 /**
@@ -128,7 +130,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const prescan = createPrescan({ bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice });
   const execute = createExecutePhase({
     workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
-    reattach: state.reattach, isStopping, abandon: abandonChild,
+    reattach: state.reattach, isStopping, abandon: abandonChild, beforeBatch: options.beforeBatch,
   });
   const turnDeps: TurnDeps = {
     maxIterations: config.runtime.maxIterations,

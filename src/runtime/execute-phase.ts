@@ -2,7 +2,7 @@ import type { ToolResultBlock } from '../model/message';
 import type { ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { failed, type Batch, type ResumeChild } from './call-state';
-import type { ExecuteTool } from './ports';
+import type { BeforeBatch, ExecuteTool } from './ports';
 import type { Turn } from './turn';
 import { runScheduled } from './parallel';
 import { interruptedText } from './format';
@@ -30,13 +30,20 @@ export interface ExecuteDeps {
   isStopping(): boolean;
   /** A resumed turn that will not run after all (open-calls.ts). */
   abandon(child: ResumeChild): void;
+  /** Checkpoint hook around the calls that run (docs/undo.md). */
+  readonly beforeBatch?: BeforeBatch;
 }
 
 export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
   return {
     async runCalls(turn, batch) {
       const signal = turn.controller.signal;
-      await runScheduled(deps.workspaceRoot, batch.of('run'), signal, async (call) => {
+      const runs = batch.of('run');
+      const ran = runs.length > 0 && !signal.aborted ? await deps.beforeBatch?.({
+        sessionId: turn.session.id, participantId: turn.agent.id, messages: turn.session.messages(),
+        calls: runs.map((c) => ({ toolUseId: c.use.id, name: c.use.name, readOnly: c.tool.readOnly })),
+      }) : undefined;
+      await runScheduled(deps.workspaceRoot, runs, signal, async (call) => {
         let result: ToolResult;
         try {
           result = await deps.executeTool(call.tool, call.input, deps.toolContext(turn, call.use.id));
@@ -45,6 +52,7 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
         }
         if (!signal.aborted) batch.end(call.use, result);
       });
+      await ran?.();
     },
 
     close(_turn, batch) {

@@ -1,4 +1,5 @@
 import type { Agent } from '../collective/participant';
+import type { Message } from '../model/message';
 import type { Provider } from '../providers/types';
 import type { Tool, ToolContext, ToolResult } from '../tools/types';
 export type { ToolCatalog } from '../tools/types';
@@ -54,3 +55,16 @@ export type PriceOf = (usage: { model: string; inputTokens: number; outputTokens
 /** "Approve and allow the same for this session" (issue 5). Returns an error text when refused. */
 export type AddAllowance = (request: ApprovalRequest) => string | null;
 
+/** A tool batch about to run (phase 3), as the checkpoint hook sees it. */
+export interface BatchToRun {
+  readonly sessionId: string;
+  readonly participantId: string;
+  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly readOnly?: boolean }[];
+  /** The session's history so far. */
+  readonly messages: readonly Message[];
+}
+/**
+ * Called before the calls of a batch run, with what will run; the function it returns (if any)
+ * is called once they ended. Checkpoints use it (docs/undo.md). Never rejects.
+ */
+export type BeforeBatch = (batch: BatchToRun) => Promise<(() => Promise<void>) | undefined>;

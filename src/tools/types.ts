@@ -45,6 +45,8 @@ export interface Tool<I = any> {
   /** For tools that start processes: true when every call runs in the OS sandbox (docs/sandbox.md),
    *  false when it runs unconfined. Absent for tools that start none. Shown in approvals and tool rows. */
   readonly sandboxed?: boolean;
+  /** Never changes workspace files (an MCP tool marked read-only): no checkpoint before it (docs/undo.md). */
+  readonly readOnly?: boolean;
   execute(input: I, context: ToolContext): Promise<ToolResult>;
 }
 

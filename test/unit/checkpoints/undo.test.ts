@@ -133,7 +133,7 @@ test('.gitignore rules, .legion/ and files over the size limit are left out; a b
   }));
 
 test('notes name each agent session, its files and its first undone turn', () => {
-  const by = (sessionId: string, turn: number) => ({ checkpointId: 'c', sessionId, participantId: sessionId.split('__')[1]!, turn });
+  const by = (sessionId: string, turn: number) => ({ checkpointId: 'c', runId: 'run-1', sessionId, participantId: sessionId.split('__')[1]!, turn });
   const notes = notesFor([
     { path: 'a.txt', action: 'revert', by: [by('session-user__scribe__default', 3), by('session-user__coder__default', 1)] },
     { path: 'b.txt', action: 'delete', by: [by('session-user__scribe__default', 2)] },

@@ -1,0 +1,44 @@
+import type { EventInput } from '../events/types';
+import { messageOf } from '../errors';
+import type { BeforeBatch } from '../runtime/ports';
+import { mayChangeWorkspace, turnNumber } from './policy';
+import type { CheckpointStore } from './store';
+
+/**
+ * The runtime's checkpoint hook (docs/undo.md): before a batch with a call that may change the
+ * workspace, a checkpoint (`checkpoint` event); once the batch ended, a second snapshot records
+ * the files it changed (`checkpoint` event with `files`). A failing snapshot never stops the
+ * batch: it is told as a warning and the batch runs without a checkpoint.
+ */
+export function checkpointHook(options: {
+  readonly store: CheckpointStore;
+  readonly runId: string;
+  readonly emit: (event: EventInput) => void;
+  readonly warn: (message: string, sessionId: string) => void;
+}): BeforeBatch {
+  const { store, runId, emit, warn } = options;
+  return async (batch) => {
+    const changing = batch.calls.filter((c) => mayChangeWorkspace(c.name, c.readOnly));
+    if (changing.length === 0) return undefined;
+    const { sessionId, participantId } = batch;
+    const toolUseIds = changing.map((c) => c.toolUseId);
+    let open: Awaited<ReturnType<CheckpointStore['begin']>>;
+    try {
+      open = await store.begin({
+        runId, sessionId, participantId, toolUseIds, toolNames: changing.map((c) => c.name), turn: turnNumber(batch.messages),
+      });
+    } catch (error) {
+      warn(`checkpoint before ${participantId}'s ${changing.map((c) => c.name).join(', ')} failed, running without one: ${messageOf(error)}`, sessionId);
+      return undefined;
+    }
+    emit({ type: 'checkpoint', checkpointId: open.id, sessionId, participantId, toolUseIds });
+    return async () => {
+      try {
+        const files = await open.finish();
+        emit({ type: 'checkpoint', checkpointId: open.id, sessionId, participantId, toolUseIds, files: files.map((f) => f.path) });
+      } catch (error) {
+        warn(`checkpoint ${open.id}: recording what the batch changed failed: ${messageOf(error)}`, sessionId);
+      }
+    };
+  };
+}
