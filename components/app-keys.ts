@@ -30,7 +30,7 @@ export interface KeyDeps {
   readonly laneBox: (index: number) => { width: number; bodyHeight: number } | null;
 }
 
-const MODAL_OF: Partial<Record<Action, ModalKind>> = {
+const MODAL_OF: Partial<Record<Action, Exclude<ModalKind, 'checkpoints'>>> = {
   help: 'help', approvals: 'approvals', switcher: 'switcher', newSession: 'new-session', history: 'history',
 };
 
@@ -54,7 +54,8 @@ export function handleKey(key: KeyPress, deps: KeyDeps): void {
     const used = deps.modalKeys.current?.(key) ?? false;
     if (!used) {
       if (action === 'clear') return void store.dispatch([...actions, { type: 'close-modal' }, ...quitPress(state, deps)]);
-      if (action === 'interrupt' || (action && MODAL_OF[action] === state.modal.kind)) actions.push({ type: 'close-modal' });
+      const opener = action === 'checkpoints' ? 'checkpoints' : action ? MODAL_OF[action] : undefined;
+      if (action === 'interrupt' || (opener !== undefined && opener === state.modal.kind)) actions.push({ type: 'close-modal' });
     }
     return void store.dispatch(actions);
   }
@@ -122,6 +123,9 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       return;
     case 'toggleTools':
       if (session) out.push({ type: 'toggle-expanded', sessionId: session.id });
+      return;
+    case 'checkpoints':
+      if (session) out.push({ type: 'open-modal', modal: { kind: 'checkpoints', sessionId: session.id } });
       return;
     case 'help':
     case 'approvals':

@@ -6,7 +6,8 @@
  */
 export type Action =
   | 'send' | 'newline' | 'nextLane' | 'prevLane' | 'newSession' | 'switcher' | 'approvals' | 'history'
-  | 'scrollUp' | 'scrollDown' | 'scrollTop' | 'scrollBottom' | 'interrupt' | 'clear' | 'help' | 'toggleTools';
+  | 'scrollUp' | 'scrollDown' | 'scrollTop' | 'scrollBottom' | 'interrupt' | 'clear' | 'help' | 'toggleTools'
+  | 'checkpoints';
 
 export interface ActionInfo {
   readonly action: Action;
@@ -31,6 +32,7 @@ export const DEFAULT_KEYMAP: readonly ActionInfo[] = [
   { action: 'clear', keys: ['ctrl+c'], description: 'clear the message; twice within 2 s quits' },
   { action: 'help', keys: ['f1', '?'], description: 'help (? only on an empty message)' },
   { action: 'toggleTools', keys: ['ctrl+t'], description: 'unfold / fold tool results in the focused lane' },
+  { action: 'checkpoints', keys: ['ctrl+r'], description: "checkpoints of the focused lane: what its agent changed, undo it" },
 ];
 
 export const ACTIONS: readonly Action[] = DEFAULT_KEYMAP.map((a) => a.action);

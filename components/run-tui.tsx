@@ -89,7 +89,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   process.on('unhandledRejection', onCrash);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
-    <ModalServices workspaceRoot={context.workspaceRoot} core={core} switchRun={switchRun}>
+    <ModalServices workspaceRoot={context.workspaceRoot} core={core} switchRun={switchRun} {...(app.undo ? { undo: app.undo } : {})}>
       <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} onQuit={() => void shutdown('quit', 0)} />
     </ModalServices>,
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },

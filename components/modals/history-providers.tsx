@@ -3,17 +3,21 @@ import type { LegionCore } from '../../src/runtime/core-api';
 import { layoutFor } from '../../src/storage/layout';
 import { ApprovalServicesContext, approvalServicesFor } from './approval-services';
 import { HistorySourceContext, createHistorySource } from './history-source';
+import { UndoContext } from './undo-context';
+import type { UndoService } from '../../src/checkpoints/undo-service';
 
 export interface ModalServicesProps {
   readonly workspaceRoot: string;
   readonly core: LegionCore;
   /** Resume another run (start-tui); absent: older runs are read-only in the history browser. */
   readonly switchRun?: (runId: string, sessionId?: string) => void;
+  /** Checkpoints and undo of the run (absent: off). */
+  readonly undo?: UndoService;
   readonly children: ReactNode;
 }
 
 /** What the issue-7 modals read from the workspace: diff previews and the runs on disk. */
-export function ModalServices({ workspaceRoot, core, switchRun, children }: ModalServicesProps) {
+export function ModalServices({ workspaceRoot, core, switchRun, undo, children }: ModalServicesProps) {
   const approvals = useMemo(() => approvalServicesFor(workspaceRoot), [workspaceRoot]);
   const history = useMemo(
     () => createHistorySource({ layout: layoutFor(workspaceRoot), core, ...(switchRun ? { switchRun } : {}) }),
@@ -21,7 +25,9 @@ export function ModalServices({ workspaceRoot, core, switchRun, children }: Moda
   );
   return (
     <ApprovalServicesContext.Provider value={approvals}>
-      <HistorySourceContext.Provider value={history}>{children}</HistorySourceContext.Provider>
+      <HistorySourceContext.Provider value={history}>
+        <UndoContext.Provider value={undo ?? null}>{children}</UndoContext.Provider>
+      </HistorySourceContext.Provider>
     </ApprovalServicesContext.Provider>
   );
 }

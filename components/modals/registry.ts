@@ -6,6 +6,7 @@ import { ApprovalQueue } from './ApprovalQueue';
 import { SessionSwitcher } from './SessionSwitcher';
 import { NewSession } from './NewSession';
 import { HistoryBrowser } from './HistoryBrowser';
+import { CheckpointsModal } from './CheckpointsModal';
 
 /**
  * The screen of each modal kind: a `ModalProps` component taking keys through `useModalKeys`.
@@ -17,4 +18,5 @@ export const MODALS: Readonly<Record<ModalKind, ComponentType<ModalProps>>> = {
   switcher: SessionSwitcher,
   'new-session': NewSession,
   history: HistoryBrowser,
+  checkpoints: CheckpointsModal,
 };

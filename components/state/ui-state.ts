@@ -84,6 +84,8 @@ export type ModalState =
   | { readonly kind: 'approvals' }
   | { readonly kind: 'switcher' }
   | { readonly kind: 'new-session' }
+  /** The checkpoints of one session: see and undo what its agent changed (docs/undo.md). */
+  | { readonly kind: 'checkpoints'; readonly sessionId: string }
   | { readonly kind: 'history' };
 
 export type ModalKind = ModalState['kind'];

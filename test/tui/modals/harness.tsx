@@ -8,6 +8,8 @@ import { createUiStore, type UiStore } from '../../../components/state/store';
 import { ApprovalServicesContext, type ApprovalServices } from '../../../components/modals/approval-services';
 import { HistorySourceContext, type HistorySource } from '../../../components/modals/history-source';
 import { watchApprovals } from '../../../components/modals/approval-watch';
+import { UndoContext } from '../../../components/modals/undo-context';
+import type { UndoService } from '../../../src/checkpoints/undo-service';
 import type { PendingApproval } from '../../../src/runtime/core-api';
 import type { EventInput } from '../../../src/events/types';
 import { createFakeCore, type FakeCore } from '../../helpers/fake-core';
@@ -48,6 +50,8 @@ export interface ModalHarnessOptions {
   readonly services?: ApprovalServices;
   readonly history?: HistorySource | null;
   readonly bell?: boolean;
+  /** Checkpoints and undo (the checkpoints modal); absent: not provided. */
+  readonly undo?: UndoService;
 }
 
 export function patchResolve(core: FakeCore, resolves: ResolveCall[]): void {
@@ -79,6 +83,7 @@ export async function renderModals(options: ModalHarnessOptions = {}): Promise<M
   const unwatch = watchApprovals({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; }, now: () => 0 });
   let tree = <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux test" demo={false} onQuit={() => undefined} now={() => 0} />;
   if (options.services) tree = <ApprovalServicesContext.Provider value={options.services}>{tree}</ApprovalServicesContext.Provider>;
+  if (options.undo) tree = <UndoContext.Provider value={options.undo}>{tree}</UndoContext.Provider>;
   if (options.history !== undefined) tree = <HistorySourceContext.Provider value={options.history}>{tree}</HistorySourceContext.Provider>;
   const ui = render(tree);
   const stdout = ui.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows: number };
