@@ -47,8 +47,13 @@ export async function ensureShadowRepo(paths: CheckpointPaths): Promise<void> {
     await writeFile(excludeFile, FIXED_EXCLUDES.join('\n') + '\n');
   }
   // The index format git keeps fast for `add -A` on large trees: untracked cache (directory mtimes).
-  for (const [key, value] of [['core.untrackedCache', 'true'], ['core.bare', 'false'], ['index.version', '4']] as const) {
-    await runGit(paths.place, ['config', key, value]);
+  // Set once (a start that finds it set spawns no git).
+  const config = await readFile(join(gitDir, 'config'), 'utf8').catch(() => '');
+  if (!/untrackedCache = true/.test(config)) {
+    for (const [key, value] of [['core.untrackedCache', 'true'], ['core.bare', 'false'], ['index.version', '4']] as const) {
+      const set = await runGit(paths.place, ['config', key, value]);
+      if (!set.ok) throw new Error(`could not configure the checkpoint repository: ${set.error}`);
+    }
   }
 }
 

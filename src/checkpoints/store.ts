@@ -44,6 +44,8 @@ export interface OpenCheckpoint {
 export interface CheckpointStore {
   readonly paths: CheckpointPaths;
   readonly lock: RepoLock;
+  /** Resolves once the change detector is up (true), or false when there is none. */
+  readonly whenWatching: Promise<boolean>;
   /** Snapshot now and record a checkpoint for `subject`. */
   begin(subject: CheckpointSubject): Promise<OpenCheckpoint>;
   /** Snapshot now (a full `git add -A`, ignoring the watcher) and return the tree; the caller holds the lock. */
@@ -66,7 +68,15 @@ export async function openCheckpointStore(options: CheckpointStoreOptions): Prom
   let lastTree: string | undefined;
   /** The changes of the last snapshot and the tree they start from (reused by `recordAfter`). */
   let lastChanges: { from: string | undefined; to: string; changes: readonly FileChange[] } | undefined;
-  const watcher: ChangeWatcher | undefined = options.watch ? createChangeWatcher({ root: options.workspaceRoot, ignoredDirs: await ignoredDirs(paths) }) : undefined;
+  // The change detector starts in the background (startup does not wait for git): until it is
+  // up, every snapshot goes through git, and it starts "dirty" anyway.
+  let watcher: ChangeWatcher | undefined;
+  let closed = false;
+  const whenWatching = !options.watch ? Promise.resolve(false) : ignoredDirs(paths).then((ignored) => {
+    if (closed) return false;
+    watcher = createChangeWatcher({ root: options.workspaceRoot, ignoredDirs: ignored });
+    return true;
+  });
 
   const snapshotLocked = async (): Promise<string> => {
     watcher?.arm(); // before reading: a change during the snapshot marks the next one dirty again
@@ -102,6 +112,7 @@ export async function openCheckpointStore(options: CheckpointStoreOptions): Prom
   return {
     paths,
     lock,
+    whenWatching,
     snapshotLocked,
     async begin(subject) {
       const id = newCheckpointId(clock());
@@ -130,6 +141,7 @@ export async function openCheckpointStore(options: CheckpointStoreOptions): Prom
       return read.checkpoints;
     },
     close() {
+      closed = true;
       watcher?.close();
     },
   };

@@ -14,6 +14,7 @@ test('a workspace of 10,000 files: a handful changed are found and undone; the w
       await Promise.all(Array.from({ length: 100 }, (_, f) => writeFile(join(root, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`)));
     }
     const store = await openStore(root, { watch: true });
+    assert.equal(await store.whenWatching, true);
     const first = await store.begin(subject());
     await first.finish();
     const open = await store.begin(subject());
