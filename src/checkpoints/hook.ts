@@ -1,8 +1,17 @@
 import type { EventInput } from '../events/types';
+import type { Message } from '../model/message';
 import { messageOf } from '../errors';
-import type { BeforeBatch } from '../runtime/ports';
 import { mayChangeWorkspace, turnNumber } from './policy';
 import type { CheckpointStore } from './store';
+
+/** A batch about to run, as the runtime passes it (runtime/ports.ts `BatchToRun`, same shape). */
+export interface CheckpointBatch {
+  readonly sessionId: string;
+  readonly participantId: string;
+  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly readOnly?: boolean }[];
+  readonly messages: readonly Message[];
+}
+export type CheckpointHook = (batch: CheckpointBatch) => Promise<(() => Promise<void>) | undefined>;
 
 /**
  * The runtime's checkpoint hook (docs/undo.md): before a batch with a call that may change the
@@ -15,7 +24,7 @@ export function checkpointHook(options: {
   readonly runId: string;
   readonly emit: (event: EventInput) => void;
   readonly warn: (message: string, sessionId: string) => void;
-}): BeforeBatch {
+}): CheckpointHook {
   const { store, runId, emit, warn } = options;
   return async (batch) => {
     const changing = batch.calls.filter((c) => mayChangeWorkspace(c.name, c.readOnly));

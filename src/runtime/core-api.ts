@@ -1,4 +1,5 @@
 import type { EventBus } from '../events/bus';
+import type { UndoService } from '../checkpoints/undo-service';
 import type { LegionConfig } from '../config/schema';
 import type { Message } from '../model/message';
 import type { Participant } from '../collective/participant';
@@ -89,6 +90,8 @@ export interface ScreenSession {
   readonly resumed: boolean;
   /** Config warnings, stale-lock recovery, the demo notice…: show once at start. */
   readonly warnings: string[];
+  /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
+  readonly undo?: UndoService;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
 }
