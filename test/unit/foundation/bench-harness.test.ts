@@ -81,6 +81,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     resume: ok({ 'resume.readyMs': 10 }, { smoke: true }),
     'long-session': ok({ 'longSession.rssMb100k': 100 }),
     sandbox: ok({ 'sandbox.overheadMs': 20 }),
+    checkpoints: ok({ 'checkpoints.noChangeMs': 1, 'checkpoints.fewChangedMs': 20 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');
