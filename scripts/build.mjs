@@ -156,8 +156,11 @@ put(
 const now = new Date();
 utimesSync(join(DIST, 'legion.js'), now, now);
 
-// Bundles of earlier builds (and the chunks of the earlier split build), once an hour old.
+// Bundles of earlier builds (and the chunks of the earlier split build), once an hour old;
+// with --prune (npm pack's prepack) at once, so the package holds only this build.
+const prune = process.argv.includes('--prune');
 const stale = (path) => {
+  if (prune) return true;
   try {
     return Date.now() - statSync(path).mtimeMs > STALE_MS;
   } catch {
