@@ -11,6 +11,7 @@ import { LaneGrid } from './lanes/LaneGrid';
 import { laneGrid } from './lanes/layout';
 import { laneBodyHeight } from './lanes/Lane';
 import { activityRow } from './lanes/activity';
+import { welcomeText } from './lanes/welcome';
 import { Composer, composerRows } from './composer/Composer';
 import { StatusBar } from './StatusBar';
 import { ModalHost } from './modals/ModalHost';
@@ -33,6 +34,8 @@ export interface AppProps {
   readonly providerLabel: string;
   /** Running on the faux provider because no API key is set. */
   readonly demo: boolean;
+  /** The workspace folder, named in the home lane's welcome. */
+  readonly workspaceRoot?: string;
   /** Called once when the user quits (Ctrl+C twice); the caller closes the core. */
   readonly onQuit: () => void;
   readonly now?: () => number;
@@ -80,6 +83,11 @@ export function App(props: AppProps) {
   }));
 
   const close = useCallback(() => store.dispatch({ type: 'close-modal' }), [store]);
+  const welcome = useMemo(() => welcomeText({
+    demo, ...(props.workspaceRoot ? { workspaceRoot: props.workspaceRoot } : {}),
+    sendKey: formatKey(keymap.keysOf('send')[0] ?? 'enter'), helpKey: formatKey(keymap.keysOf('help')[0] ?? 'f1'),
+    approvalsKey: formatKey(keymap.keysOf('approvals')[0] ?? 'ctrl+y'),
+  }), [demo, props.workspaceRoot, keymap]);
   const placeholder = !session ? 'no session'
     : awaitsUser(session) ? `answer ${session.initiatorId}…  (${formatKey(keymap.keysOf('send')[0] ?? 'enter')} sends your answer)`
     : readOnly && session.responderId === 'user' ? `read-only: no question of ${session.initiatorId} is open`
@@ -93,7 +101,7 @@ export function App(props: AppProps) {
         {state.modal ? (
           <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} store={store} close={close} />
         ) : (
-          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} />
+          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} welcome={welcome} />
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />

@@ -90,7 +90,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
     <ModalServices workspaceRoot={context.workspaceRoot} core={core} switchRun={switchRun} {...(app.undo ? { undo: app.undo } : {})}>
-      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} onQuit={() => void shutdown('quit', 0)} />
+      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} workspaceRoot={context.workspaceRoot} onQuit={() => void shutdown('quit', 0)} />
     </ModalServices>,
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
   );

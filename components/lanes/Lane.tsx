@@ -12,6 +12,7 @@ import { viewport } from './viewport';
 import { RowSlots } from './row-slots';
 import type { LineContext } from './entry-lines';
 import { highlightVersion } from '../markdown/highlight';
+import { welcomeLines } from './welcome';
 
 export interface LaneProps {
   readonly session: SessionView;
@@ -26,6 +27,8 @@ export interface LaneProps {
   readonly theme: Theme;
   /** `highlightVersion()`: a new value re-renders the lane with highlighted code. */
   readonly highlight: number;
+  /** Paragraphs shown while the session has no message yet (the home lane's welcome). */
+  readonly welcome?: readonly string[] | null;
 }
 
 /** Lines of transcript a lane of `height` rows shows (header and activity row excluded). */
@@ -49,12 +52,14 @@ export const Lane = memo(function Lane(props: LaneProps) {
   const bodyHeight = laneBodyHeight(height, activity !== null);
   const ctx = lineContext(width, view.expanded, theme);
   const slots = useRef<RowSlots | null>(null);
+  const empty = session.entries.length === 0 && session.streaming === '';
+  const welcome = empty ? props.welcome ?? null : null;
   const shown = useMemo(() => {
-    const v = viewport(lineSource(session, ctx), view.scroll, bodyHeight);
+    const v = welcome ? welcomeViewport(welcome, ctx.width, bodyHeight) : viewport(lineSource(session, ctx), view.scroll, bodyHeight);
     const ids: (string | null)[] = [];
     for (let i = 0; i < bodyHeight; i++) ids.push(v.ids[i] ?? null);
     return { ...v, keys: (slots.current ??= new RowSlots()).assign(ids) };
-  }, [session, ctx, view.scroll, bodyHeight]);
+  }, [session, ctx, view.scroll, bodyHeight, welcome]);
   const header = headerLine(props, shown.below);
   const rows: React.ReactNode[] = [<Row key="h" text={lineToAnsi(header, theme)} />];
   for (let i = 0; i < bodyHeight; i++) {
@@ -70,6 +75,12 @@ export const Lane = memo(function Lane(props: LaneProps) {
     </Box>
   );
 });
+
+/** The welcome's lines from the top, cut to the lane (the viewport's shape, nothing below). */
+function welcomeViewport(paragraphs: readonly string[], width: number, height: number): { lines: readonly Line[]; ids: readonly string[]; above: boolean; below: boolean } {
+  const lines = welcomeLines(paragraphs, width).slice(0, height);
+  return { lines, ids: lines.map((_, i) => `welcome-${i}`), above: false, below: false };
+}
 
 /** One screen row; re-rendered only when its text changes (a streamed delta usually touches one row). */
 const Row = memo(function Row({ text }: { readonly text: string }) {

@@ -7,6 +7,7 @@ import { Lane } from './Lane';
 import { laneGrid } from './layout';
 import { activityRow } from './activity';
 import { lineToAnsi } from '../text/ansi';
+import { HOME_SESSION_ID } from '../state/home-lane';
 
 export interface LaneGridProps {
   readonly state: UiState;
@@ -16,10 +17,12 @@ export interface LaneGridProps {
   readonly theme: Theme;
   /** `highlightVersion()` (see Lane). */
   readonly highlight: number;
+  /** The welcome of the empty home lane (see welcome.ts), or null. */
+  readonly welcome?: readonly string[] | null;
 }
 
 /** The visible lanes in a grid (see `laneGrid`), separated by a vertical rule. */
-export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme, highlight }: LaneGridProps) {
+export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme, highlight, welcome = null }: LaneGridProps) {
   const rows = laneGrid(width, height, state.lanes.length, theme.plain);
   if (rows.length === 0) {
     return <Box height={height}><Text>{lineToAnsi([{ text: 'No session yet.', tone: 'muted' }], theme)}</Text></Box>;
@@ -45,6 +48,7 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
                 spinner={isBusy(session.status) ? spinner : ''}
                 theme={theme}
                 highlight={highlight}
+                welcome={id === HOME_SESSION_ID ? welcome : null}
               />
             );
             if (c === 0) return lane;

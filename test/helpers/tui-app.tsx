@@ -61,6 +61,8 @@ export interface HarnessOptions {
   readonly color?: boolean;
   readonly keymap?: Record<string, string | string[]>;
   readonly demo?: boolean;
+  /** The workspace the welcome names (default: none named). */
+  readonly workspaceRoot?: string;
   readonly providerLabel?: string;
   readonly maxLanes?: number;
   readonly autoOpenLanes?: boolean;
@@ -96,7 +98,7 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
   const harness: { quits: number } = { quits: 0 };
   const ui = render(
     <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel={options.providerLabel ?? 'faux test-model'}
-      demo={options.demo ?? false} onQuit={() => { harness.quits += 1; }} now={() => clock.now} />,
+      demo={options.demo ?? false} {...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {})} onQuit={() => { harness.quits += 1; }} now={() => clock.now} />,
   );
   const stdout = ui.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows: number };
   const resize = async (columns: number, rows: number): Promise<void> => {

@@ -45,3 +45,43 @@ test('the home lane comes first even when four other lanes are more recent', asy
     assert.equal(t.store.getState().lanes.length, 4);
   } finally { t.unmount(); }
 });
+
+const U = 'session-user__ur-agent__default';
+const flat = (frame: string): string => frame.replace(/\s+/g, ' ');
+
+test('the empty home lane shows a welcome: what to type, the help and approval keys, the workspace; gone after the first message', async () => {
+  const t = await renderApp({ columns: 120, rows: 30, workspaceRoot: '/home/me/project' });
+  try {
+    const f = flat(t.frame());
+    assert.match(f, /Welcome to Legion\./);
+    assert.match(f, /Type what you want done and press Enter\. ur-agent plans it/);
+    assert.match(f, /queue opens by itself \(or press Ctrl\+Y\)\. F1 lists every key\./);
+    assert.match(f, /Workspace: \/home\/me\/project/);
+    assert.doesNotMatch(f, /Demo:/, 'no demo paragraph with a real provider');
+    await t.type('hello');
+    await t.press('enter');
+    await t.emit({ type: 'message-add', sessionId: U, message: said('user', 'hello', 3) });
+    assert.doesNotMatch(t.frame(), /Welcome to Legion/);
+    assert.match(t.frame(), /› hello/);
+  } finally { t.unmount(); }
+});
+
+test('in the demo the welcome says what the demo does; rebound keys are the ones named', async () => {
+  const t = await renderApp({ demo: true, providerLabel: 'demo', columns: 100, rows: 30, keymap: { help: 'f2', approvals: 'ctrl+b' } });
+  try {
+    const f = flat(t.frame());
+    assert.match(f, /Demo: no API key is set, so the replies are scripted/);
+    assert.match(f, /scribe, which writes notes\/demo\.md once you approve the write/);
+    assert.match(f, /\(or press Ctrl\+B\)\. F2 lists every key\./);
+  } finally { t.unmount(); }
+});
+
+test('only the home lane welcomes: another empty lane stays empty', async () => {
+  const core = createFakeCore();
+  core.seed({ initiatorId: 'user', responderId: 'ur-agent' }, [said('user', 'hi', 1)]);
+  core.seed({ initiatorId: 'user', responderId: 'resource-agent' }, []);
+  const t = await renderApp({ core });
+  try {
+    assert.doesNotMatch(t.frame(), /Welcome to Legion/);
+  } finally { t.unmount(); }
+});
