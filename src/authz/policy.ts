@@ -29,7 +29,7 @@ export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthor
  * Combine the rules' outcome with a policy and the unmatched default:
  *   - a rule's deny stands; a policy can only make a rule's ask or allow stricter;
  *   - where no rule matched, the policy decides (auto → allow, requires_approval → ask);
- *   - where neither speaks, `unmatched` decides.
+ *   - where neither speaks, a fallback rule (`rules.fallback`) decides, else `unmatched`.
  */
 export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {
   const fromRule = (decision: Decision): Verdict => ({
@@ -52,5 +52,11 @@ export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatc
     return rules.decision === 'allow' ? fromPolicy('ask', policy) : fromRule('ask');
   }
   if (policy) return fromPolicy(policy.level === 'auto' ? 'allow' : policy.level === 'deny' ? 'deny' : 'ask', policy);
+  const fallback = rules.fallback;
+  if (fallback?.decision) {
+    // A shell command's parts: name the one no rule allowed (`no rule allows \`npm test\``).
+    const reason = rules.reason === 'no rule matches' ? fallback.reason : `${fallback.reason} (${rules.reason})`;
+    return { decision: fallback.decision, ruleId: fallback.ruleId, reason, source: 'rule', ...(fallback.approver && fallback.decision === 'ask' ? { approver: fallback.approver } : {}) };
+  }
   return { decision: unmatched, ruleId: null, reason: `${rules.reason} and no policy applies: defaults.unmatched is ${unmatched}`, source: 'default' };
 }

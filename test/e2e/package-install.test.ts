@@ -23,6 +23,7 @@ function copyCheckout(to: string): void {
   assert.equal(listed.status, 0, listed.stderr);
   for (const file of listed.stdout.split('\0').filter(Boolean)) {
     if (!existsSync(join(REPO_ROOT, file))) continue; // deleted, not yet committed
+    if (/^(node_modules|dist)(\/|$)/.test(file)) continue; // a symlinked node_modules is not ignored by `node_modules/`
     mkdirSync(dirname(join(to, file)), { recursive: true });
     cpSync(join(REPO_ROOT, file), join(to, file));
   }

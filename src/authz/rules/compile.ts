@@ -26,6 +26,8 @@ export interface CompiledRule {
   readonly decision: Decision;
   readonly reason: string | undefined;
   readonly approver: string | undefined;
+  /** Consulted only where no other rule matches (schema.ts `fallback`). */
+  readonly fallback: boolean;
   /** Where it was defined (for messages and `legion rules list`). */
   readonly file: string;
   readonly line: number;
@@ -110,6 +112,9 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
     if (spec.decision !== 'ask') return fail(['approver'], `approver only applies to decision: ask (this rule says ${spec.decision})`);
   }
 
+  // A fallback matches a call as a whole (a shell command unsplit), so it may only be stricter.
+  if (spec.fallback && spec.decision === 'allow') return fail(['fallback'], 'a fallback rule must ask or deny (this rule says allow)');
+
   return {
     ok: true,
     rule: {
@@ -117,6 +122,7 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
       decision: spec.decision,
       reason: spec.reason,
       approver: spec.approver,
+      fallback: spec.fallback === true,
       file,
       line,
       spec,

@@ -21,6 +21,8 @@ export interface RuleOutcome {
   readonly ruleId: string | null;
   readonly reason: string;
   readonly approver?: string;
+  /** With `decision: null`: the first fallback rule that matches, deciding in place of `defaults.unmatched`. */
+  readonly fallback?: RuleOutcome;
 }
 
 type Lookup = (field: string, isPath: boolean, strict: boolean) => readonly string[] | null;
@@ -42,10 +44,19 @@ export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   const tiers = ruleSet.tiersFor(toolName);
   const input = isRecord(query.input) ? query.input : {};
   const lookup = inputLookup(input, query.workspaceRoot, toolName);
-  if (toolName === 'shell' && typeof input.command === 'string') return evaluateShell(tiers, query.participantId, input.command, lookup);
-  for (const rule of tiers.deny) if (matches(rule, query.participantId, lookup)) return outcome(rule);
-  for (const rule of tiers.ask) if (matches(rule, query.participantId, lookup)) return outcome(rule);
-  for (const rule of tiers.allow) if (matches(rule, query.participantId, lookup)) return outcome(rule);
+  const ruled = toolName === 'shell' && typeof input.command === 'string'
+    ? evaluateShell(tiers, query.participantId, input.command, lookup)
+    : evaluateWhole(tiers, query.participantId, lookup);
+  if (ruled.decision !== null) return ruled;
+  // No rule decided: the first matching fallback rule (ask or deny) stands in for defaults.unmatched.
+  for (const rule of tiers.fallback) if (matches(rule, query.participantId, lookup)) return { ...ruled, fallback: outcome(rule) };
+  return ruled;
+}
+
+function evaluateWhole(tiers: ToolTiers, participantId: string, lookup: Lookup): RuleOutcome {
+  for (const rule of tiers.deny) if (matches(rule, participantId, lookup)) return outcome(rule);
+  for (const rule of tiers.ask) if (matches(rule, participantId, lookup)) return outcome(rule);
+  for (const rule of tiers.allow) if (matches(rule, participantId, lookup)) return outcome(rule);
   return { decision: null, ruleId: null, reason: 'no rule matches' };
 }
 

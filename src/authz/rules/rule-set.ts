@@ -6,6 +6,8 @@ export interface ToolTiers {
   readonly deny: readonly CompiledRule[];
   readonly ask: readonly CompiledRule[];
   readonly allow: readonly CompiledRule[];
+  /** Fallback rules (ask or deny), in file order: consulted only when no rule above matches. */
+  readonly fallback: readonly CompiledRule[];
 }
 
 /** The loaded rules of every layer, in evaluation order, plus the unmatched default. Immutable. */
@@ -28,11 +30,12 @@ export function createRuleSet(rules: readonly CompiledRule[], unmatched: Decisio
     const deny: CompiledRule[] = [];
     const ask: CompiledRule[] = [];
     const allow: CompiledRule[] = [];
+    const fallback: CompiledRule[] = [];
     for (const rule of rules) {
       if (!rule.matchesTool(toolName)) continue;
-      (rule.decision === 'deny' ? deny : rule.decision === 'ask' ? ask : allow).push(rule);
+      (rule.fallback ? fallback : rule.decision === 'deny' ? deny : rule.decision === 'ask' ? ask : allow).push(rule);
     }
-    return { deny, ask, allow };
+    return { deny, ask, allow, fallback };
   };
   return {
     rules,

@@ -25,12 +25,17 @@ export const ruleSpecSchema = z.strictObject({
   reason: z.string().optional(),
   /** Explicit approver (participant id) for an `ask`. */
   approver: z.string().min(1).optional(),
+  /**
+   * A fallback rule (ask or deny) decides only where no other rule of any layer matches and no
+   * policy speaks: `defaults.unmatched` with a reason, which your own allow rules can still lift.
+   */
+  fallback: z.boolean().optional(),
 });
 
 export type RuleSpec = z.infer<typeof ruleSpecSchema>;
 export type MatchPattern = z.infer<typeof matchPatternSchema>;
 
-export const RULE_FIELDS: readonly string[] = ['id', 'decision', 'tool', 'participants', 'match', 'reason', 'approver'];
+export const RULE_FIELDS: readonly string[] = ['id', 'decision', 'tool', 'participants', 'match', 'reason', 'approver', 'fallback'];
 const FILE_FIELDS: readonly string[] = ['version', 'defaults', 'rules'];
 const DEFAULTS_FIELDS: readonly string[] = ['unmatched'];
 

@@ -86,7 +86,7 @@ test('legion rules explain: rules and defaults only, human and --json', async ()
     assert.equal(json.ruleId, 'no-secrets');
 
     run = await cli(dir, ['rules', 'explain', 'shell', '{"command":"git status && npm test"}', '--json']);
-    assert.deepEqual(JSON.parse(run.stdout), { decision: 'ask', ruleId: null, reason: 'no rule allows `npm test` and no policy applies: defaults.unmatched is ask' });
+    assert.deepEqual(JSON.parse(run.stdout), { decision: 'ask', ruleId: 'shell-ask', reason: 'A shell command can change anything the workspace holds: you decide (no rule allows `npm test`)' });
 
     run = await cli(dir, ['rules', 'explain', 'shell', '{"command":"sudo rm -rf /"}']);
     assert.equal(run.code, 0);
