@@ -97,6 +97,7 @@ function summarize(rule: CompiledRule): string {
     parts.push(`${field}: ${text.length > 70 ? `${text.slice(0, 67)}...` : text}`);
   }
   if (spec.approver) parts.push(`approver ${spec.approver}`);
+  if (rule.fallback) parts.push('fallback: only where no other rule matches');
   return parts.join('  ');
 }
 

@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { applyPolicy } from '../../../../src/authz/policy';
+import { join } from 'node:path';
 import { SHIPPED_RULES, decide, loadError, rulesFrom, shippedRules } from '../../../helpers/rules';
+import { runCli } from '../../../helpers/cli';
+import { withTempDir } from '../../../helpers/tmp';
 
 /**
  * Fallback rules (config/rules.yaml's writes-ask, edits-ask, deletes-ask, shell-ask): they
@@ -48,4 +51,15 @@ test('a policy speaks before a fallback (auto allows, requires_approval names th
   // Without a fallback rule, defaults.unmatched decides as before.
   const bare = rulesFrom('version: 1\n');
   assert.deepEqual(verdict(bare, 'file_write', { path: 'a.md', content: 'x' }), { decision: 'ask', ruleId: null, reason: 'no rule matches and no policy applies: defaults.unmatched is ask', source: 'default' });
+});
+
+test('legion rules list marks the fallback rules; legion rules explain gives their reason', async () => {
+  await withTempDir(async (dir) => {
+    const appDir = join(SHIPPED_RULES, '..', '..');
+    const list = await runCli(['--cwd', dir, 'rules', 'list'], { cwd: dir, appDir, env: { HOME: dir } });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /writes-ask +ask +file_write {2}fallback: only where no other rule matches\n/);
+    const explain = await runCli(['--cwd', dir, 'rules', 'explain', '--json', 'file_delete', '{"path":"a.txt"}'], { cwd: dir, appDir, env: { HOME: dir } });
+    assert.deepEqual(JSON.parse(explain.stdout), { decision: 'ask', ruleId: 'deletes-ask', reason: 'Deleting removes a file for good: you decide' });
+  });
 });
