@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -34,6 +34,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'stream.keyToFrameP95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'keystroke to frame p95 while streaming', slack: 2 },
   { figure: 'streamSdk.headlessCpuPerDeltaMs', budget: 0.12, direction: 'lower', unit: 'ms', label: 'CPU per delta, `legion run` over the Anthropic SDK (3,000 deltas, 1 ms apart)', slack: 0.02 },
   { figure: 'streamSdk.tui4CpuPerDeltaMs', budget: 0.3, direction: 'lower', unit: 'ms', label: 'CPU per delta, TUI with 4 lanes streaming over the Anthropic SDK', slack: 0.03 },
+  { figure: 'stream.lostKeystrokes', budget: 0, direction: 'lower', unit: 'keys', label: 'keystrokes that never got a frame' },
   { figure: 'longSession.rssMb100k', budget: 150, direction: 'lower', unit: 'MB', label: 'RSS with 100,000 messages', slack: 10 },
   { figure: 'longSession.*P95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'action p95 in a 10,000-message session', slack: 2 },
   { figure: 'loop.turnsPerSecond', budget: 2000, direction: 'higher', unit: 'turns/s', label: 'faux-provider agent turns per second' },
@@ -43,6 +44,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'checkpoints.fewChangedMs', budget: 50, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, 5 changed', slack: 10 },
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
   { figure: 'sandbox.overheadMs', budget: 30, direction: 'lower', unit: 'ms', label: 'shell sandbox start-up per call (median)', slack: 5 },
+  { figure: 'redact.worst1MbMs', budget: 50, direction: 'lower', unit: 'ms', label: 'redaction of a 1 MB adversarial tool input', slack: 5 },
 ];
 
 /** `long-session` → `longSession`. */

@@ -11,7 +11,9 @@
  * few batches. The driver answers approval requests after a random delay (approve, reject, or
  * leave pending; requests re-offered after a restart too), cancels a turn now and then, and
  * sends to several agents in parallel.
- * It prints one line `ready <runId>` on stdout once the core runs, then `turn <n>` lines.
+ * It prints one line `ready <runId>` on stdout once the core runs, then one line per finished turn:
+ * `turn <n> <sessionId> <messages in its history> <last message as JSON>` (what the parent
+ * checks against the session file after the kill).
  */
 import { composeApp } from '../../src/cli/compose';
 import type { CommandContext } from '../../src/cli/command';
@@ -66,7 +68,9 @@ async function drive(workspace: string, appDir: string, seed: number): Promise<v
       if (!sent.ok) throw new Error(sent.error);
       if (random() < 0.15) setTimeout(() => app.core.cancel(sent.sessionId), random() * 40);
       await app.core.idle(sent.sessionId);
-      process.stdout.write(`turn ${++turns}\n`);
+      // Acknowledged: the turn is over, so its messages must be on disk. The parent compares.
+      const history = app.core.history(sent.sessionId);
+      process.stdout.write(`turn ${++turns} ${sent.sessionId} ${history.length} ${JSON.stringify(history.at(-1) ?? null)}\n`);
     }
   };
   await Promise.all([loop('w1', 'default'), loop('w2', 'default'), loop('w3', 'default'), loop('w1', 'side')]);

@@ -84,6 +84,8 @@ export interface DriverChild {
   readonly exited: Promise<number | null>;
   stderr(): string;
   turns(): number;
+  /** Per session, the last acknowledged turn: the history length then and its last message. */
+  acknowledged(): ReadonlyMap<string, { readonly count: number; readonly last: unknown }>;
 }
 
 export function startDriver(driver: string, workspace: string, seed: number): DriverChild {
@@ -91,6 +93,7 @@ export function startDriver(driver: string, workspace: string, seed: number): Dr
   let out = '';
   let err = '';
   let turns = 0;
+  const acks = new Map<string, { count: number; last: unknown }>();
   let resolveReady!: (v: string | null) => void;
   const ready = new Promise<string | null>((r) => (resolveReady = r));
   child.stdout!.on('data', (d: Buffer) => {
@@ -98,13 +101,14 @@ export function startDriver(driver: string, workspace: string, seed: number): Dr
     const m = /^ready (\S+)$/m.exec(out);
     if (m) resolveReady(m[1]!);
     turns = (out.match(/^turn /gm) ?? []).length;
+    for (const m of out.matchAll(/^turn \d+ (\S+) (\d+) (.*)\n/gm)) acks.set(m[1]!, { count: Number(m[2]), last: JSON.parse(m[3]!) });
   });
   child.stderr!.on('data', (d: Buffer) => void (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => {
     resolveReady(null);
     r(code);
   }));
-  return { child, ready, exited, stderr: () => err, turns: () => turns };
+  return { child, ready, exited, stderr: () => err, turns: () => turns, acknowledged: () => acks };
 }
 
 /** Every file under `dir`, relative paths, sorted. */

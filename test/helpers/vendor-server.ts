@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -59,6 +60,8 @@ export interface RecordedRequest {
   rejected: string | null;
   /** Resolves when the response ended or the connection closed. */
   readonly done: Promise<void>;
+  /** `performance.now()` when the request arrived. */
+  readonly receivedAt: number;
 }
 
 export interface VendorServer {
@@ -71,6 +74,8 @@ export interface VendorServer {
   enqueue(...responses: ScriptedResponse[]): void;
   /** Responses not yet served. */
   pending(): number;
+  /** Drop the responses not yet served and the recorded requests (each test starts clean). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -119,6 +124,7 @@ export async function startVendorServer(
         clientClosedEarly: false,
         rejected: null,
         done: new Promise<void>((r) => (resolveDone = r)),
+        receivedAt: performance.now(),
       };
       requests.push(record);
       res.on('close', () => {
@@ -153,6 +159,10 @@ export async function startVendorServer(
     requests,
     enqueue: (...r) => void queue.push(...r),
     pending: () => queue.length,
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

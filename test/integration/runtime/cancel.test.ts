@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Tool } from '../../../src/tools/types';
+import { processGone, until } from '../../helpers/processes';
 import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
@@ -79,31 +86,84 @@ ${AFTER}`,
   });
 });
 
-test('cancel while a shell runs: the process group is killed at once, the result says interrupted', async () => {
+test('cancel while a shell runs: every process of its group is gone (by pid), nothing runs after, the result says interrupted', async () => {
   await withTempDir(async (dir) => {
     const h = await startHarness({
       dir,
       agents: [{ id: 'worker', tools: ['shell'] }],
       script: `
 replies:
-  - { agent: worker, when: "go", toolCalls: [{ name: shell, input: { command: "sleep 30; touch late.txt" } }] }
-${AFTER}`,
+  - { agent: worker, when: "go", toolCalls: [{ name: shell, input: { command: "(sleep 30; touch late.txt) & echo $! > child.pid; echo $$ > shell.pid; wait" } }] }
+${AFTER}
+  - { agent: worker, on: tool-result, when: "^interrupted", toolCalls: [{ name: shell, input: { command: "touch next-call.txt" } }] }`,
     });
     const sent = h.core.send('worker', 'go');
     assert.ok(sent.ok);
-    await h.waitFor((e) => e.type === 'agent-status' && e.status === 'running-tool');
-    await new Promise((r) => setTimeout(r, 100));
-    const started = Date.now();
+    const pidOf = (name: string): number => Number(readFileSync(join(dir, name), 'utf8').trim());
+    await until(() => existsSync(join(dir, 'shell.pid')) && existsSync(join(dir, 'child.pid')) && pidOf('shell.pid') > 0 && pidOf('child.pid') > 0, 'the shell wrote its pids');
+    const pids = [pidOf('shell.pid'), pidOf('child.pid')];
+    assert.ok(pids.every((pid) => !processGone(pid)), 'the processes run before the cancel');
     h.core.cancel(sent.sessionId);
     await h.core.idle(sent.sessionId);
-    assert.ok(Date.now() - started < 1000, 'the turn ends without waiting for the command');
     const [result] = toolResults(h.core.history(sent.sessionId));
     assert.equal(result!.content, 'interrupted by the user');
+    // The shell and its background child are killed, not just abandoned (a tool whose signal
+    // never aborts would leave them running for 30 s: this wait would give up).
+    await until(() => pids.every(processGone), `processes ${pids.join(', ')} are gone after the cancel`);
+    // Nothing of the cancelled turn runs afterwards: no further tool call, no late file.
+    assert.equal(eventsOf(h.events, 'tool-call-start').length, 1, 'no tool call after the cancel');
+    assert.equal(existsSync(join(dir, 'next-call.txt')), false);
+    assert.equal(existsSync(join(dir, 'late.txt')), false);
     await expectUsable(h, sent.sessionId);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(existsSync(`${dir}/late.txt`), false);
     await h.close();
   });
+});
+
+test('cancel while a tool waits on an HTTP request: the request is aborted (the server sees the connection close)', { timeout: 30_000 }, async () => {
+  const server = createServer(() => { /* never answers */ });
+  const closed = new Promise<void>((resolve) => {
+    server.on('request', (req: IncomingMessage) => req.socket.on('close', () => resolve()));
+  });
+  const arrived = once(server, 'request');
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+  const fetchTool: Tool<{ url: string }> = {
+    name: 'slow_fetch',
+    description: 'GET a URL',
+    schema: z.object({ url: z.string() }),
+    keyArgument: (input) => input.url,
+    async execute(input, context) {
+      const response = await fetch(input.url, { signal: context.signal });
+      return { content: await response.text() };
+    },
+  };
+  try {
+    await withTempDir(async (dir) => {
+      const h = await startHarness({
+        dir,
+        tools: [fetchTool],
+        agents: [{ id: 'worker', tools: ['slow_fetch'] }],
+        script: `
+replies:
+  - { agent: worker, when: "go", toolCalls: [{ name: slow_fetch, input: { url: "${url}" } }] }
+${AFTER}`,
+      });
+      const sent = h.core.send('worker', 'go');
+      assert.ok(sent.ok);
+      await arrived;
+      h.core.cancel(sent.sessionId);
+      await h.core.idle(sent.sessionId);
+      await closed; // a signal that never aborts would keep the request open: the test times out
+      const [result] = toolResults(h.core.history(sent.sessionId));
+      assert.equal(result!.content, 'interrupted by the user');
+      await expectUsable(h, sent.sessionId);
+      await h.close();
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 test('cancel while waiting on a sub-agent: the sub-session is cancelled too; both histories stay valid', async () => {

@@ -68,7 +68,6 @@ replies:
     });
     const sent = h.core.send('lead', 'split the work');
     assert.ok(sent.ok);
-    const started = Date.now();
     const text = await h.core.idle(sent.sessionId);
     assert.match(text, /A done/);
     assert.match(text, /B done/);
@@ -77,7 +76,6 @@ replies:
     const firstIdle = statuses.findIndex((e) => e.status === 'idle');
     const thinkingBefore = new Set(statuses.slice(0, firstIdle).filter((e) => e.status === 'thinking').map((e) => e.sessionId));
     assert.deepEqual([...thinkingBefore].sort(), ['session-lead__leaf__a', 'session-lead__leaf__b']);
-    assert.ok(Date.now() - started < 1000);
     await h.close();
   });
 });

@@ -82,6 +82,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     'long-session': ok({ 'longSession.rssMb100k': 100 }),
     sandbox: ok({ 'sandbox.overheadMs': 20 }),
     checkpoints: ok({ 'checkpoints.noChangeMs': 1, 'checkpoints.fewChangedMs': 20 }),
+    redact: ok({ 'redact.worst1MbMs': 12 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');
