@@ -14,7 +14,7 @@ export interface BwrapPolicy {
   readonly emptyFile: string;
   /** `none` unshares the network (loopback only, not the host's); `all` shares the host's. */
   readonly network: 'none' | 'all';
-  /** bubblewrap ≥ 0.8 can forbid nested user namespaces itself (the seccomp filter does too). */
+  /** bubblewrap ≥ 0.8 can forbid nested user namespaces itself (used when there is no seccomp filter, which does it too). */
   readonly disableUserns: boolean;
   /** File descriptor the seccomp program is read from, when there is one. */
   readonly seccompFd?: number;

@@ -138,7 +138,9 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         emptyDir: held.emptyDir,
         emptyFile: held.emptyFile,
         network,
-        disableUserns: options.probe.disableUserns,
+        // The seccomp filter refuses new user namespaces already; bubblewrap's own refusal costs a
+        // namespace more per call, so it is only used where there is no filter (an unknown CPU).
+        disableUserns: options.probe.disableUserns && !seccomp,
         ...(seccomp ? { seccompFd: 3 } : {}),
       });
       const cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
