@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 
 /** Processes one sandboxed call may have at once (a fork bomb stops here). */
@@ -14,12 +14,15 @@ export const SANDBOX_MAX_PROCESSES = 512;
 export interface PidsCgroups {
   /** A fresh cgroup limited to `max` processes; undefined when it cannot be made now. */
   create(name: string, max: number): PidsCgroup | undefined;
+  /** Remove the (empty) cgroups whose names start with `prefix` (at shutdown). */
+  sweep(prefix: string): void;
 }
 
 export interface PidsCgroup {
   /** Writing a pid here moves that process (and its future children) in. */
   readonly procsFile: string;
-  /** Remove the cgroup once its processes are gone (best effort). */
+  /** Remove the cgroup once its processes are gone: retried for a second while the last
+   *  processes of the sandbox finish exiting, then left to `sweep`. */
   remove(): void;
 }
 
@@ -49,15 +52,34 @@ export function findPidsCgroups(root = '/sys/fs/cgroup', selfCgroup = readSelfCg
       return {
         procsFile: join(dir, 'cgroup.procs'),
         remove() {
-          try {
-            rmdirSync(dir);
-          } catch {
-            // still busy or gone: a later call's sweep is not needed, the kernel frees empty cgroups' memory
-          }
+          const attempt = (delays: readonly number[]) => {
+            if (tryRemove(dir) || delays.length === 0) return;
+            setTimeout(() => attempt(delays.slice(1)), delays[0]).unref();
+          };
+          attempt([20, 100, 300, 600]);
         },
       };
     },
+    sweep(prefix) {
+      let names: string[];
+      try {
+        names = readdirSync(base);
+      } catch {
+        return;
+      }
+      for (const name of names) if (name.startsWith(prefix)) tryRemove(join(base, name));
+    },
   };
+}
+
+/** rmdir; true when the directory is gone. */
+function tryRemove(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 function readSelfCgroup(): string {

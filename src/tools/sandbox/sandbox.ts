@@ -159,6 +159,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       return { ok: true, launch };
     },
     dispose() {
+      options.pids?.sweep(`legion-${process.pid}-`);
       if (!placeholders) return;
       try {
         chmodSync(placeholders.emptyDir, 0o700);

@@ -130,6 +130,11 @@ test('sandboxed: a fork bomb stops at the process limit', { skip: skip || (findP
   } finally {
     limited.dispose();
   }
+  // Every per-call cgroup of this process is gone once the calls ended (removed, else swept).
+  const v1 = '/sys/fs/cgroup/pids';
+  const left = () => (existsSync(v1) ? readdirSync(v1) : []).filter((name) => name.startsWith(`legion-${process.pid}-`));
+  for (let i = 0; i < 40 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(left(), []);
 });
 
 function pidsWithArgument(token: string): number[] {
