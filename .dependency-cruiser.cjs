@@ -3,13 +3,13 @@
 // Order matters: a module may import its own layer and the layers before it, never one after.
 
 /** src/ areas, lowest first. `errors` is src/errors.ts. */
-const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers', 'tools', 'session', 'collective', 'authz', 'checkpoints', 'runtime', 'cli'];
+const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers', 'tools', 'context', 'session', 'collective', 'authz', 'checkpoints', 'runtime', 'cli'];
 
 /** src/runtime/ files by tier, lowest first: the turn reads top to bottom (core → scheduler → turn → phases → delegation → state). */
 const RUNTIME_TIERS = [
   ['turn', 'call-state', 'run-state', 'journal', 'open-calls', 'format', 'resume-plan', 'ports', 'env', 'defaults', 'core-api', 'usage-book', 'ledger-seq'],
   ['approval-route', 'approver-turn', 'delegation', 'user-questions', 'agent-approval'],
-  ['prescan', 'resume-prepass', 'approval-phase', 'execute-phase', 'parallel', 'stream'],
+  ['prescan', 'resume-prepass', 'approval-phase', 'execute-phase', 'parallel', 'stream', 'context-hook'],
   ['agent-loop'],
   ['scheduler'],
   ['commands', 'restart'],

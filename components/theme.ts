@@ -11,6 +11,8 @@ export interface TranscriptGlyphs {
   readonly pending: string;
   readonly waiting: string;
   readonly more: string;
+  /** Marks a folded compaction row (`⋯ 142 messages summarized`). */
+  readonly folded: string;
   /** Separates a session's responder and name: `scribe · notes`. */
   readonly dot: string;
 }
@@ -41,10 +43,10 @@ const TONES: Readonly<Record<Tone, string>> = {
 };
 
 const FANCY_TRANSCRIPT: TranscriptGlyphs = {
-  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '○', waiting: '⏸ awaiting approval', more: '…', dot: '·',
+  markdown: FANCY_MARKDOWN, prompt: '› ', tool: '⚙', ok: '✓', error: '✗', pending: '○', waiting: '⏸ awaiting approval', more: '…', folded: '⋯', dot: '·',
 };
 const PLAIN_TRANSCRIPT: TranscriptGlyphs = {
-  markdown: PLAIN_MARKDOWN, prompt: '> ', tool: 'tool:', ok: 'done', error: 'failed', pending: 'running', waiting: 'awaiting approval', more: '...', dot: '-',
+  markdown: PLAIN_MARKDOWN, prompt: '> ', tool: 'tool:', ok: 'done', error: 'failed', pending: 'running', waiting: 'awaiting approval', more: '...', folded: '...', dot: '-',
 };
 
 export function createTheme(options: { color: boolean; plain: boolean }): Theme {

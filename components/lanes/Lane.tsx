@@ -104,6 +104,7 @@ function headerLine(props: LaneProps, scrolled: boolean): Line {
   const parts: string[] = [];
   if (!canType(session)) parts.push('read-only');
   if (scrolled) parts.push(theme.plain ? 'scrolled, End follows' : '↓ End follows');
+  if (session.context && session.context.window > 0) parts.push(`ctx ${Math.min(999, Math.round((session.context.tokens / session.context.window) * 100))}%`);
   if (session.tokens > 0) parts.push(`${formatTokens(session.tokens)} tok ${formatCost(session.costUsd, session.costKnown)}`);
   let right = parts.join(` ${theme.dot} `);
   // title + 2 spaces + status + at least " ─ " + right

@@ -5,11 +5,10 @@ import { hardWrap, wrapSpans } from '../text/wrap';
 import { truncate, cellWidth } from '../text/width';
 import { markdownLines } from '../markdown/markdown-lines';
 import type { TranscriptGlyphs } from '../theme';
-import type { Entry, SessionView, ToolLive, ToolState } from '../state/ui-state';
+import type { CompactionEntry, Entry, SessionView, ToolLive, ToolState } from '../state/ui-state';
+import { formatTokens } from '../format';
 import { keyArgument } from './tool-summary';
 import { sanitize } from '../text/ansi';
-
-/** Glyphs of transcript lines; plain mode swaps them for words a screen reader reads well. */
 
 export interface LineContext {
   readonly width: number;
@@ -44,6 +43,7 @@ export function entryLines(session: SessionView, i: number, ctx: LineContext): r
     const tone = entry.level === 'error' ? 'error' : entry.level === 'warn' ? 'warn' : 'muted';
     return cached(entry, ctx, () => [EMPTY_LINE, ...wrapSpans([{ text: sanitize(`${entry.level}: ${entry.text}`), tone }], ctx.width)]);
   }
+  if (entry.role === 'compaction') return compactionLines(entry, ctx);
   if (entry.role === 'user') {
     const texts = entry.content.filter((b): b is TextBlock => b.type === 'text');
     if (texts.length === 0) return [];
@@ -55,6 +55,20 @@ export function entryLines(session: SessionView, i: number, ctx: LineContext): r
     });
   }
   return assistantLines(session, entry, i, ctx);
+}
+
+/** `⋯ 142 messages summarized · 48k → 9k tokens`; the summary under it when the lane is expanded. */
+const unfolded = new WeakMap<CompactionEntry, object>();
+
+function compactionLines(entry: CompactionEntry, ctx: LineContext): Line[] {
+  const n = entry.summarized;
+  const row = `${ctx.glyphs.folded} ${n} message${n === 1 ? '' : 's'} summarized ${ctx.glyphs.dot} ${formatTokens(entry.tokensBefore)} → ${formatTokens(entry.tokensAfter)} tokens`;
+  const head = cached(entry, ctx, () => [EMPTY_LINE, [{ text: truncate(row, ctx.width), tone: 'muted' }]]);
+  if (!ctx.expanded) return head;
+  // The unfolded summary is cached under a key of its own (the folded row is cached under the entry).
+  let key = unfolded.get(entry);
+  if (!key) unfolded.set(entry, (key = {}));
+  return [...head, ...cached(key, ctx, () => markdownLines(sanitize(entry.summary), ctx.width, ctx.glyphs.markdown))];
 }
 
 // An assistant message's lines, kept while its context and its tool calls' states (live state

@@ -79,7 +79,7 @@ export function SessionSwitcher(props: ModalProps) {
     const s = list[i]!;
     const selected = i === at;
     const lane = state.lanes.indexOf(s.id);
-    const messages = s.entries.filter((e) => e.role !== 'notice').length;
+    const messages = s.entries.filter((e) => e.role !== 'notice' && e.role !== 'compaction').length;
     const row: Line = [
       marker(theme, selected),
       ...highlightWords(pad(labelOf(s), labelWidth), query, { bold: s.initiatorId === 'user' }),

@@ -1,6 +1,6 @@
 import type { LegionEvent } from '../../src/events/types';
 import type { Message } from '../../src/model/message';
-import type { SessionView, ToolLive, UiState } from './ui-state';
+import type { CompactionEntry, SessionView, ToolLive, UiState } from './ui-state';
 import { awaitsUser, newSessionView } from './ui-state';
 import { parseSessionId, placeLane, presentQuestion } from './lanes';
 
@@ -79,6 +79,18 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
         ...s, tokens: s.tokens + tokens, costUsd: s.costUsd + cost, costKnown: s.costKnown && known,
       }));
     }
+    case 'context-size':
+      return update(state, event.sessionId, event.at, (s) => ({ ...s, context: { tokens: event.tokens, window: event.window } }));
+    case 'compaction':
+      return update(state, event.sessionId, event.at, (s) => {
+        const context = s.context ? { ...s.context, tokens: event.tokensAfter } : undefined;
+        if (event.kind !== 'summary') return { ...s, ...(context ? { context } : {}) };
+        const entry: CompactionEntry = {
+          role: 'compaction', summarized: event.firstKept - (s.summarizedUpTo ?? 0), tokensBefore: event.tokensBefore,
+          tokensAfter: event.tokensAfter, summary: event.summary ?? '', at: event.at,
+        };
+        return { ...s, entries: [...s.entries, entry], summarizedUpTo: event.firstKept, ...(context ? { context } : {}) };
+      });
     case 'participant-change':
       return state; // the store refreshes the participant list from the core
     case 'checkpoint':

@@ -11,8 +11,19 @@ export interface NoticeEntry {
   readonly at: string;
 }
 
-/** One transcript entry: a persisted message (shared with the core, never copied) or a notice. */
-export type Entry = Message | NoticeEntry;
+/** A summary compaction of the session (docs/context.md): one folded row that unfolds to the summary. */
+export interface CompactionEntry {
+  readonly role: 'compaction';
+  /** Messages folded into this summary (since the previous one). */
+  readonly summarized: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly summary: string;
+  readonly at: string;
+}
+
+/** One transcript entry: a persisted message (shared with the core, never copied), a notice or a compaction mark. */
+export type Entry = Message | NoticeEntry | CompactionEntry;
 
 export type ToolState = 'pending' | 'running' | 'waiting-approval' | 'ok' | 'error';
 
@@ -47,6 +58,10 @@ export interface SessionView {
   /** False when some usage had no known price. */
   readonly costKnown: boolean;
   readonly lastActivity: string;
+  /** The estimated size of the last request and the model's window (`ctx 41%` in the lane header). */
+  readonly context?: { readonly tokens: number; readonly window: number };
+  /** Messages before this index are summarized (the last summary's `firstKept`). */
+  readonly summarizedUpTo?: number;
 }
 
 /** Top visible line of a lane: following the tail, or anchored at a line of an entry. */

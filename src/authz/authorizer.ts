@@ -75,9 +75,13 @@ function deny(source: 'tools' | 'confinement', reason: string): Verdict {
   return { decision: 'deny', ruleId: null, reason, source };
 }
 
-/** Whether a `tools` list (exact names or globs) includes `toolName`. */
+/** Tools every agent holds whatever its grants: `recall` reads only the caller's own session (docs/context.md). */
+export const INTRINSIC_TOOLS: ReadonlySet<string> = new Set(['recall']);
+
+/** Whether a `tools` list (exact names or globs) includes `toolName` (or it is intrinsic). */
+
 export function holdsTool(tools: readonly string[], toolName: string): boolean {
-  if (tools.includes(toolName)) return true;
+  if (tools.includes(toolName) || INTRINSIC_TOOLS.has(toolName)) return true;
   return tools.some((glob) => hasGlobSyntax(glob) && micromatch.isMatch(toolName, glob, { dot: true }));
 }
 

@@ -195,6 +195,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       approvers: createApproverPolicy((id) => registry.get(id)),
       denials: createDenialTracker({ threshold: config.escalation.denialLoopThreshold }),
       ...(pricing.ok ? { priceOf: (usage) => pricing.pricing.costOf(usage.model, usage) } : {}),
+      ...(pricing.ok ? { windowOf: (model: string) => pricing.pricing.windowOf(model) } : {}),
       clock,
       scrub: scrubber,
       ...(options.headless ? { headless: options.headless } : {}),

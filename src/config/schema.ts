@@ -21,6 +21,28 @@ const sandboxSettings = z.strictObject({
   network: z.union([z.enum(['none', 'all']), z.array(sandboxHost).min(1)]).default('none'),
 });
 
+/** Context management (docs/context.md): when to compact and what to keep. */
+export const CONTEXT_DEFAULTS = { defaultWindow: 128_000, compactAt: 0.6, keepRecent: 0.3, evictToolResultsOver: 4000 } as const;
+const contextSchema = z
+  .strictObject({
+    defaultWindow: z.number().int().min(1000).default(CONTEXT_DEFAULTS.defaultWindow),
+    compactAt: z.number().gt(0).lt(1).default(CONTEXT_DEFAULTS.compactAt),
+    keepRecent: z.number().gt(0).lt(1).default(CONTEXT_DEFAULTS.keepRecent),
+    evictToolResultsOver: z.number().int().min(100).default(CONTEXT_DEFAULTS.evictToolResultsOver),
+  })
+  .refine((c) => c.keepRecent < c.compactAt, { message: 'keepRecent must be smaller than compactAt', path: ['keepRecent'] });
+
+/**
+ * Spending limits (docs/context.md), all off unless set. Reaching one asks for approval
+ * (toolName "budget"); approving raises the limit by `raiseBy` times its first value.
+ */
+const budgetsSchema = z.strictObject({
+  runUsd: z.number().positive().optional(),
+  sessionUsd: z.number().positive().optional(),
+  turnTokens: z.number().int().positive().optional(),
+  raiseBy: z.number().positive().default(1),
+});
+
 export const configSchema = z.strictObject({
   version: z.literal(1).default(1),
   provider: providerName.default('auto'),
@@ -82,6 +104,9 @@ export const configSchema = z.strictObject({
   sandbox: z
     .preprocess((value) => (typeof value === 'string' ? { mode: value } : value), sandboxSettings)
     .default({ mode: 'auto', network: 'none' }),
+  // Context management and budgets (docs/context.md).
+  context: contextSchema.default(CONTEXT_DEFAULTS),
+  budgets: budgetsSchema.default({ raiseBy: 1 }),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

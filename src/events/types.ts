@@ -56,6 +56,15 @@ export interface EventBodies {
    * again once the batch ended, with `files`: the workspace paths the batch changed.
    */
   checkpoint: { checkpointId: string; sessionId: string; participantId: string; toolUseIds: string[]; files?: string[] };
+  // Context management (docs/context.md).
+  /** A session's request was made smaller: `eviction` (old tool results as stubs) or `summary` (older messages summarized). */
+  compaction: {
+    sessionId: string; participantId: string; kind: 'eviction' | 'summary';
+    /** Messages before this index are summarized (`summary`) or have long results stubbed (`eviction`). */
+    firstKept: number; tokensBefore: number; tokensAfter: number; summary?: string;
+  };
+  /** The estimated size of the request about to be sent, and the model's window (for `ctx 41%`). */
+  'context-size': { sessionId: string; participantId: string; tokens: number; window: number };
 }
 
 export type EventType = keyof EventBodies;
@@ -70,4 +79,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',
   'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
   'checkpoint',
+  'compaction', 'context-size',
 ];

@@ -36,8 +36,8 @@ const replySchema = z
     on: z.enum(['message', 'tool-result', 'tool-error']).optional(),
     /** Only as the opening of a conversation (the request holds exactly one message). */
     first: z.boolean().optional(),
-    /** `turn` (default) or `triage` (the approval evaluator's requests). */
-    purpose: z.enum(['turn', 'triage']).optional(),
+    /** `turn` (default), `triage` (the approval evaluator's requests) or `compaction` (summary requests, docs/context.md). */
+    purpose: z.enum(['turn', 'triage', 'compaction']).optional(),
     text: z.string().optional(),
     toolCalls: z
       .array(z.strictObject({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), id: z.string().min(1).optional() }))
@@ -126,7 +126,7 @@ export async function loadFauxScript(path: string): Promise<FauxScriptLoad> {
 /** What a request offers to match against. */
 export interface MatchInput {
   readonly agent: string | undefined;
-  readonly purpose: 'turn' | 'triage';
+  readonly purpose: 'turn' | 'triage' | 'compaction';
   readonly lastText: string;
   readonly firstText: string;
   readonly kind: 'message' | 'tool-result' | 'tool-error';

@@ -16,6 +16,8 @@ export interface Rates {
 export interface ModelPrice extends Rates {
   /** Long-context pricing: when input + cacheRead + cacheWrite tokens exceed `tokens`, every token of the call is billed at these rates. */
   readonly above?: Rates & { readonly tokens: number };
+  /** Tokens the model accepts per request (`contextWindow` in models.yaml; docs/context.md). */
+  readonly contextWindow?: number;
 }
 
 /** Token counts of one call (`usage` ProviderEvent / event). `inputTokens` excludes cache reads and writes. */
@@ -36,6 +38,7 @@ const entrySchema = z.strictObject({
     .strictObject({ tokens: z.number().int().positive(), input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
     .optional(),
   aliases: z.array(z.string().min(1)).optional(),
+  contextWindow: z.number().int().min(1000).optional(),
 });
 export const modelsFileSchema = z.strictObject({
   version: z.literal(1).default(1),
@@ -47,6 +50,8 @@ export interface Pricing {
   priceOf(model: string): ModelPrice | null;
   /** USD cost of one call; null when the model has no price (never 0 for an unknown model). */
   costOf(model: string, usage: TokenUsage): number | null;
+  /** The model's context window in tokens (same lookup as `priceOf`); null when not listed. */
+  windowOf(model: string): number | null;
   readonly models: ReadonlyMap<string, ModelPrice>;
 }
 
@@ -70,6 +75,7 @@ export function createPricing(table: Readonly<Record<string, ModelPrice>>): Pric
   return {
     models,
     priceOf,
+    windowOf: (model) => priceOf(model)?.contextWindow ?? null,
     costOf(model, usage) {
       const base = priceOf(model);
       if (!base) return null;
@@ -104,6 +110,7 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
       output: e.output,
       cacheRead,
       cacheWrite,
+      ...(e.contextWindow !== undefined ? { contextWindow: e.contextWindow } : {}),
       ...(e.above
         ? {
             above: {

@@ -16,7 +16,7 @@ export interface ProviderRequest {
   readonly model: string;
   readonly maxTokens: number;
   /** Who is asking (the faux provider scripts replies per agent; real providers ignore it). */
-  readonly meta?: { readonly participantId: string; readonly sessionId: string; readonly purpose?: 'turn' | 'triage' };
+  readonly meta?: { readonly participantId: string; readonly sessionId: string; readonly purpose?: 'turn' | 'triage' | 'compaction' };
   /** Called once per SDK retry, e.g. "anthropic: retrying (1/2) after 529 overloaded". */
   readonly onNotice?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }

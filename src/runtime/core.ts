@@ -26,6 +26,9 @@ import { createApproverTurns } from './approver-turn';
 import { createScheduler, type Scheduler } from './scheduler';
 import { runTurn, type TurnDeps } from './agent-loop';
 import { createStreamOnce } from './stream';
+import { createContextStream } from './context-hook';
+import { createContextManager } from '../context/manager';
+import type { RecallServices } from '../context/recall-tool';
 import { createPrescan } from './prescan';
 import { createResumePrepass } from './resume-prepass';
 import { createDecideAsks } from './approval-phase';
@@ -71,6 +74,8 @@ export interface CoreOptions {
   readonly scrub?: SecretScrubber;
   /** Checkpoint hook around each batch that runs (docs/undo.md). */
   readonly beforeBatch?: BeforeBatch;
+  /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
+  readonly windowOf?: (model: string) => number | null;
 }
 
 /**
@@ -109,12 +114,24 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     registry, tools, maxDepth: config.runtime.maxDepth, slots, reattach: state.reattach, setStatus: journal.setStatus, router, enqueue,
     askUser: (turn, context, name, text) => askUser({ headless, slots, journal }, turn, context, name, text),
   });
-  const services: CollectiveServices = {
+  const services: CollectiveServices & RecallServices = {
     registry,
     tools,
     communicate: (context, input) => communicator.communicate(context, input),
     resolveApproval: (context, input) => resolveByAgent({ approvals, tools }, context, input),
+    sessionHistory: (sessionId) => {
+      const session = sessions.get(sessionId);
+      return session ? { messages: session.messages(), records: session.contextRecords() } : undefined;
+    },
   };
+  // Request sizes and compaction before each provider call (docs/context.md).
+  const context = createContextManager({
+    settings: config.context,
+    windowOf: options.windowOf ?? (() => null),
+    emit: (event) => bus.emit(event),
+    notice: (level, message, sessionId) => notice(level, message, sessionId),
+    now: () => clock().toISOString(),
+  });
   const toolContext = (turn: Turn, toolUseId: string): ToolContext => ({
     workspaceRoot: options.workspaceRoot,
     runId,
@@ -135,7 +152,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const turnDeps: TurnDeps = {
     maxIterations: config.runtime.maxIterations,
     resolveProvider: options.resolveProvider,
-    stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice }),
+    stream: createContextStream({
+      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice }),
+      tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(),
+    }),
     openBatch: prescan.open,
     prescan: prescan.scan,
     resumeCalls: createResumePrepass({ prescan, approvals, reattach: state.reattach }),

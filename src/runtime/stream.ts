@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Agent } from '../collective/participant';
 import type { EventBus } from '../events/bus';
-import type { ToolUseBlock } from '../model/message';
+import type { Message, ToolUseBlock } from '../model/message';
 import { sanitizeForProvider } from '../model/repair';
 import type { ProviderRequest, ToolDefinition } from '../providers/types';
 import type { Tool, ToolCatalog } from '../tools/types';
@@ -19,11 +19,21 @@ export interface StreamResult {
   /** Tool calls whose arguments were not valid JSON: id → why. */
   readonly inputErrors: Map<string, string>;
   readonly error?: string;
+  /** The HTTP status of `error`, when there was one (400 for "prompt is too long"). */
+  readonly errorStatus?: number;
   readonly aborted: boolean;
 }
 
+/** What to send instead of the whole history: the history as compacted (context-hook.ts, docs/context.md). */
+export interface StreamContext {
+  readonly system: string;
+  readonly messages: readonly Message[];
+  /** The provider's count of the request's prompt tokens (input + cache reads + cache writes). */
+  onPromptTokens(tokens: number): void;
+}
+
 /** Call the model once for `turn` (the `stream` step of a turn, see agent-loop.ts). */
-export type StreamOnce = (turn: Turn, choice: Extract<ProviderChoice, { ok: true }>) => Promise<StreamResult>;
+export type StreamOnce = (turn: Turn, choice: Extract<ProviderChoice, { ok: true }>, context?: StreamContext) => Promise<StreamResult>;
 
 export interface StreamDeps {
   readonly bus: EventBus;
@@ -83,7 +93,7 @@ export function systemPromptOf(workspaceRoot: string, turn: Turn): string {
  */
 export function createStreamOnce(deps: StreamDeps): StreamOnce {
   const { bus, priceOf } = deps;
-  return async (turn, request) => {
+  return async (turn, request, context) => {
     const signal = turn.controller.signal;
     const sessionId = turn.session.id;
     const participantId = turn.agent.id;
@@ -92,11 +102,12 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
     const inputErrors = new Map<string, string>();
     const seen = new Set<string>();
     let error: string | undefined;
+    let errorStatus: number | undefined;
     // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
     const secrets = deps.scrub.stream();
     const providerRequest: ProviderRequest = {
-      system: systemPromptOf(deps.workspaceRoot, turn),
-      messages: sanitizeForProvider(turn.session.messages()),
+      system: context?.system ?? systemPromptOf(deps.workspaceRoot, turn),
+      messages: sanitizeForProvider(context?.messages ?? turn.session.messages()),
       tools: agentToolDefinitions(deps.tools, turn.agent),
       model: request.model,
       maxTokens: request.maxTokens,
@@ -125,6 +136,7 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
           }
           case 'usage': {
             const costUsd = priceOf ? priceOf(event) : null;
+            context?.onPromptTokens(event.inputTokens + event.cacheReadTokens + event.cacheWriteTokens);
             bus.emit({
               type: 'usage', sessionId, participantId, model: event.model, inputTokens: event.inputTokens,
               outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheWriteTokens: event.cacheWriteTokens, costUsd,
@@ -135,6 +147,7 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
             break;
           case 'error':
             error = event.message;
+            errorStatus = event.status;
             break;
           default: {
             const never: never = event;
@@ -149,6 +162,6 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
     const held = secrets.flush();
     if (held) bus.emit({ type: 'text-delta', sessionId, participantId, text: held });
     if (signal.aborted) return { text, toolUses, inputErrors, aborted: true };
-    return { text, toolUses, inputErrors, aborted: false, ...(error !== undefined ? { error } : {}) };
+    return { text, toolUses, inputErrors, aborted: false, ...(error !== undefined ? { error } : {}), ...(errorStatus !== undefined ? { errorStatus } : {}) };
   };
 }

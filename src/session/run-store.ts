@@ -160,5 +160,5 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
 }
 
 function seedOf(file: SessionFileRead): SessionSeed {
-  return { key: file.key, messages: file.messages, fileTime: file.fileTime };
+  return { key: file.key, messages: file.messages, records: file.records, fileTime: file.fileTime };
 }

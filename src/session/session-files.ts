@@ -6,6 +6,7 @@ import { createJsonlByteParser, type JsonlBytesRead } from '../storage/jsonl-byt
 import type { Layout } from '../storage/layout';
 import { parseSessionId } from './ids';
 import { validateMessage } from './message-check';
+import { isContextLine, validateContextRecord, type ContextRecord } from '../context/records';
 import type { SessionKey } from './types';
 
 /**
@@ -20,6 +21,8 @@ export interface SessionFileRead {
   readonly key: SessionKey;
   readonly file: string;
   readonly messages: Message[];
+  /** Compaction and eviction lines (docs/context.md), in file order. */
+  readonly records: ContextRecord[];
   readonly issues: JsonlIssue[];
   readonly tail: TailState;
   /** Bytes up to and including the last newline. */
@@ -28,11 +31,29 @@ export interface SessionFileRead {
   readonly fileTime?: string;
 }
 
-function sessionRead(id: string, key: SessionKey, file: string, read: JsonlBytesRead<Message>): Omit<SessionFileRead, 'fileTime'> {
-  const { records, issues, bytes, completeBytes } = read;
+type SessionLine = Message | ContextRecord;
+
+/** A line of a session file: a message, or a context record (lines with `type` "compaction"/"eviction"). */
+function validateSessionLine(value: unknown): { ok: true; value: SessionLine } | { ok: false; error: string } {
+  return isContextLine(value) ? validateContextRecord(value) : validateMessage(value);
+}
+
+function isRecord(line: SessionLine): line is ContextRecord {
+  return (line as { type?: unknown }).type !== undefined;
+}
+
+function sessionRead(id: string, key: SessionKey, file: string, read: JsonlBytesRead<SessionLine>): Omit<SessionFileRead, 'fileTime'> {
+  const { issues, bytes, completeBytes } = read;
   let tail: TailState = 'clean';
   if (completeBytes < bytes) tail = issues.some((i) => i.kind === 'torn') ? 'torn' : 'unterminated';
-  return { id, key, file, messages: records, issues, tail, completeBytes };
+  // Context lines are rare: the common file is taken over as is, without a second array.
+  let messages = read.records as Message[];
+  const records: ContextRecord[] = [];
+  if (read.records.some(isRecord)) {
+    messages = [];
+    for (const line of read.records) (isRecord(line) ? records : messages).push(line as never);
+  }
+  return { id, key, file, messages, records, issues, tail, completeBytes };
 }
 
 /** Bytes read at a time: the file is parsed as it is read, never held whole (see `createJsonlByteParser`). */
@@ -56,9 +77,9 @@ export async function readSessionFile(layout: Layout, runId: string, sessionId: 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  let parsed: JsonlBytesRead<Message>;
+  let parsed: JsonlBytesRead<SessionLine>;
   try {
-    const parser = createJsonlByteParser<Message>(file, validateMessage);
+    const parser = createJsonlByteParser<SessionLine>(file, validateSessionLine);
     const chunk = buffer ?? Buffer.allocUnsafe(READ_CHUNK);
     for (;;) {
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);

@@ -1,4 +1,5 @@
 import type { Message } from '../model/message';
+import type { ContextRecord } from '../context/records';
 import { appendJsonl } from '../storage/jsonl';
 import type { Layout } from '../storage/layout';
 import type { Clock } from './ids';
@@ -10,6 +11,8 @@ import type { SessionHandle, SessionKey, SessionStore } from './types';
 export interface SessionSeed {
   readonly key: SessionKey;
   readonly messages: Message[];
+  /** Its compaction and eviction lines (docs/context.md). */
+  readonly records?: ContextRecord[];
   /** mtime of the file, used as last activity when the history is empty. */
   readonly fileTime?: string;
 }
@@ -31,7 +34,7 @@ export interface SessionStoreOptions {
 export function createSessionStore(layout: Layout, runId: string, options: SessionStoreOptions): SessionStore {
   const sessions = new Map<string, SessionHandle>();
 
-  function makeHandle(key: SessionKey, messages: Message[], openedAt: string): SessionHandle {
+  function makeHandle(key: SessionKey, messages: Message[], openedAt: string, records: ContextRecord[] = []): SessionHandle {
     const id = sessionIdOf(key);
     const file = layout.sessionFile(runId, id);
     const frozenKey: SessionKey = Object.freeze({ initiatorId: key.initiatorId, responderId: key.responderId, name: key.name });
@@ -48,12 +51,18 @@ export function createSessionStore(layout: Layout, runId: string, options: Sessi
         appendJsonl(file, message);
         messages.push(message);
       },
+      contextRecords: () => records,
+      appendContext(record) {
+        if (options.readOnly) throw new Error(`${id}: run ${runId} is open read-only`);
+        appendJsonl(file, record);
+        records.push(record);
+      },
     };
     return handle;
   }
 
   for (const seed of options.seeds ?? []) {
-    const handle = makeHandle(seed.key, seed.messages, seed.fileTime ?? options.clock().toISOString());
+    const handle = makeHandle(seed.key, seed.messages, seed.fileTime ?? options.clock().toISOString(), seed.records);
     sessions.set(handle.id, handle);
   }
 

@@ -1,5 +1,6 @@
 import type { Message, ToolUseBlock } from '../model/message';
 import type { JsonlIssue } from '../storage/jsonl';
+import type { ContextRecord } from '../context/records';
 
 /** `runs/<runId>/run.json` (versioned). */
 export interface RunRecord {
@@ -30,6 +31,10 @@ export interface SessionHandle {
   messages(): readonly Message[];
   append(message: Message): void;
   lastActivity(): string;
+  /** Its compaction and eviction records (docs/context.md), oldest first; a live view. */
+  contextRecords(): readonly ContextRecord[];
+  /** Append one context record (one line, synchronously); messages are never touched. */
+  appendContext(record: ContextRecord): void;
 }
 
 /** The sessions of one run, read by `RunStore.load` from `runs/<runId>/sessions/*.jsonl`, histories in memory. */

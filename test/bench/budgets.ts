@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -45,6 +45,11 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
   { figure: 'sandbox.overheadMs', budget: 30, direction: 'lower', unit: 'ms', label: 'shell sandbox start-up per call (median)', slack: 5 },
   { figure: 'redact.worst1MbMs', budget: 50, direction: 'lower', unit: 'ms', label: 'redaction of a 1 MB adversarial tool input', slack: 5 },
+  // Context management (docs/context.md): the 300-turn, 8 kB-per-turn session on a 32k window.
+  { figure: 'context.overflows', budget: 0, direction: 'lower', unit: 'errors', label: '"prompt is too long" errors, 300 turns × 8 kB on a 32k window' },
+  { figure: 'context.p95RequestShare', budget: 0.75, direction: 'lower', unit: '× window', label: 'p95 request size, 300-turn session', slack: 0.05 },
+  { figure: 'context.inputRatio', budget: 0.15, direction: 'lower', unit: '×', label: 'input tokens sent ÷ whole history every call', slack: 0.01 },
+  { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];
 
 /** `long-session` → `longSession`. */

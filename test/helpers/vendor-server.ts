@@ -98,7 +98,12 @@ export function sseOf(events: ReadonlyArray<{ event?: string; data: unknown }>):
 const sleep = (ms: number): Promise<void> => new Promise((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
 
 export async function startVendorServer(
-  options: { fallback?: ScriptedResponse; strictHistory?: boolean } = {},
+  options: {
+    fallback?: ScriptedResponse;
+    strictHistory?: boolean;
+    /** Answers a request by its content before the queue is consulted (undefined: the queue answers). */
+    route?: (body: any) => ScriptedResponse | undefined;
+  } = {},
 ): Promise<VendorServer> {
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
@@ -139,7 +144,7 @@ export async function startVendorServer(
         ? { kind: 'json', status: 404, body: { error: { message: `no route ${req.url}` } } }
         : invalid
           ? { kind: 'json', status: 400, body: invalidRequestBody(vendor, invalid) }
-          : queue.shift() ?? fallback;
+          : options.route?.(body) ?? queue.shift() ?? fallback;
       void respond(scripted, req, res).catch(() => res.destroy());
     });
   });

@@ -22,6 +22,7 @@ export const KNOWN_TOOL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   shell: ['command', 'timeoutMs'],
   todo_write: ['todos'],
   todo_read: [],
+  recall: ['query', 'message', 'offset', 'limit'],
 };
 
 export const KNOWN_TOOLS: readonly string[] = Object.keys(KNOWN_TOOL_FIELDS);

@@ -23,8 +23,26 @@ test('the shipped prices load and cover the models the defaults use', async () =
     assert.ok(p.priceOf(model), model);
   }
   assert.deepEqual(p.priceOf('claude-sonnet-4-5'), {
-    input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, above: { tokens: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5 },
+    input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000, above: { tokens: 200_000, input: 6, output: 22.5, cacheRead: 0.6, cacheWrite: 7.5 },
   });
+});
+
+test('every shipped model but the faux one has a context window; dated ids and aliases find it (docs/context.md)', async () => {
+  const p = await shipped();
+  for (const [id, price] of p.models) {
+    if (id === 'faux') assert.equal(price.contextWindow, undefined, 'faux: context.defaultWindow applies');
+    else assert.ok(price.contextWindow !== undefined && price.contextWindow >= 100_000, id);
+  }
+  assert.equal(p.windowOf('claude-sonnet-4-5-20250929'), 200_000);
+  assert.equal(p.windowOf('gpt-4o-2024-08-06'), 128_000);
+  assert.equal(p.windowOf('claude-mythos-5'), 200_000);
+  assert.equal(p.windowOf('llama3.1:8b'), null);
+});
+
+test('a bad contextWindow is a one-line error naming file and line', () => {
+  const r = parseModelsFile('version: 1\nmodels:\n  local: { input: 0, output: 0, contextWindow: -5 }\n', 'models.yaml');
+  assert.ok(!r.ok);
+  assert.match(r.error, /^models\.yaml:3: models\.local\.contextWindow: /);
 });
 
 test('one million tokens of each kind cost the listed price', async () => {

@@ -52,6 +52,8 @@ function memorySession(): SessionHandle {
     messages: () => messages,
     append: (message) => void messages.push(message),
     lastActivity: () => messages.at(-1)?.at ?? '',
+    contextRecords: () => [],
+    appendContext: () => undefined,
   };
 }
 

@@ -1,0 +1,96 @@
+import type { EventBus } from '../events/bus';
+import type { Summarize } from '../context/compact';
+import type { ContextManager, Prepared } from '../context/manager';
+import { isOverflowError, overflowTokensOf } from '../context/overflow';
+import type { Provider } from '../providers/types';
+import type { ToolCatalog } from '../tools/types';
+import { messageOf } from '../errors';
+import type { Journal } from './journal';
+import type { PriceOf } from './ports';
+import { agentToolDefinitions, systemPromptOf, type StreamOnce, type StreamResult } from './stream';
+
+export interface ContextStreamDeps {
+  readonly context: ContextManager;
+  /** The plain call (stream.ts). */
+  readonly stream: StreamOnce;
+  readonly tools: ToolCatalog;
+  readonly workspaceRoot: string;
+  readonly bus: EventBus;
+  readonly priceOf?: PriceOf;
+  readonly notice: Journal['notice'];
+  readonly now: () => string;
+}
+
+const ABORTED: StreamResult = { text: '', toolUses: [], inputErrors: new Map(), aborted: true };
+
+/**
+ * The `stream` step of a turn with context management (src/context, docs/context.md): before
+ * the call, what to send (compacting first when the request is too big); after a "prompt is
+ * too long" error, a harder compaction and one retry.
+ */
+export function createContextStream(deps: ContextStreamDeps): StreamOnce {
+  return async (turn, choice) => {
+    const { session } = turn;
+    const system = systemPromptOf(deps.workspaceRoot, turn);
+    const tools = agentToolDefinitions(deps.tools, turn.agent);
+    const prepare = (force?: 'harder', measuredTokens?: number | null): Promise<Prepared> =>
+      deps.context.prepare({
+        session, participantId: turn.agent.id, system, tools, model: choice.model,
+        summarize: summarizerFor(deps, turn.agent.id, session.id, choice), signal: turn.controller.signal,
+        ...(force ? { force, measuredTokens: measuredTokens ?? null } : {}),
+      });
+    const send = (prepared: Extract<Prepared, { ok: true }>): Promise<StreamResult> =>
+      deps.stream(turn, choice, {
+        system, messages: prepared.messages, onPromptTokens: (tokens) => deps.context.reported(session.id, tokens, prepared.sentCount),
+      });
+    let prepared = await prepare();
+    if (!prepared.ok) return ABORTED;
+    const result = await send(prepared);
+    const overflow =
+      result.error !== undefined && !result.text && result.toolUses.length === 0 &&
+      isOverflowError({ message: result.error, ...(result.errorStatus !== undefined ? { status: result.errorStatus } : {}) });
+    if (!overflow) return result;
+    deps.notice('warn', `${turn.agent.id}: the request was too long for the model (${result.error}); compacting harder and retrying once`, session.id);
+    prepared = await prepare('harder', overflowTokensOf(result.error!));
+    if (!prepared.ok) return ABORTED;
+    return send(prepared);
+  };
+}
+
+/** Summary requests on the session's own provider and model, with no tools offered; their usage is billed like any call. */
+export function summarizerFor(
+  deps: Pick<ContextStreamDeps, 'bus' | 'priceOf' | 'notice' | 'now'>,
+  participantId: string,
+  sessionId: string,
+  choice: { provider: Provider; model: string },
+): Summarize {
+  return async (request, signal) => {
+    let text = '';
+    try {
+      const events = choice.provider.stream(
+        {
+          system: request.system,
+          messages: [{ role: 'user', content: [{ type: 'text', text: request.text }], at: deps.now() }],
+          tools: [],
+          model: choice.model,
+          maxTokens: request.maxTokens,
+          meta: { participantId, sessionId, purpose: 'compaction' },
+          onNotice: (level, message) => deps.notice(level, message, sessionId),
+        },
+        signal,
+      );
+      for await (const event of events) {
+        if (event.type === 'text-delta') text += event.text;
+        else if (event.type === 'usage') {
+          const costUsd = deps.priceOf ? deps.priceOf(event) : null;
+          const { model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event;
+          deps.bus.emit({ type: 'usage', sessionId, participantId, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd });
+        } else if (event.type === 'error') return { ok: false, error: event.message, aborted: signal.aborted };
+      }
+    } catch (error) {
+      return { ok: false, error: messageOf(error), aborted: signal.aborted };
+    }
+    if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
+    return { ok: true, text };
+  };
+}
