@@ -64,7 +64,7 @@ function coreSessions(core: LegionCore): SessionSummary[] {
 
 function coreTranscript(core: LegionCore, sessionId: string): TranscriptLine[] {
   const key = parseSessionId(sessionId);
-  return key ? transcriptLines(key, core.history(sessionId)) : [];
+  return key ? transcriptLines(key, core.history(sessionId), core.contextRecords?.(sessionId) ?? []) : [];
 }
 
 function coreSearch(core: LegionCore, query: string): HistorySearchResult {
@@ -114,7 +114,7 @@ export function createHistorySource(options: { layout: Layout; core: LegionCore;
     async transcript(runId, sessionId) {
       if (isCurrent(runId)) return coreTranscript(core, sessionId);
       const read = await readSessionFile(layout, runId, sessionId);
-      return read ? transcriptLines(read.key, read.messages) : [];
+      return read ? transcriptLines(read.key, read.messages, read.records) : [];
     },
     async search(runId, query) {
       return isCurrent(runId) ? coreSearch(core, query) : searchRunHistory(layout, runId, query);

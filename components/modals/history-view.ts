@@ -25,7 +25,7 @@ export function highlighted(text: string, query: string, base: Omit<Span, 'text'
 }
 
 const TONE: Readonly<Record<TranscriptLine['kind'], Tone | undefined>> = {
-  header: 'heading', speaker: 'agent', text: undefined, tool: 'muted', result: 'muted', blank: undefined,
+  header: 'heading', speaker: 'agent', text: undefined, tool: 'muted', result: 'muted', blank: undefined, mark: 'warn',
 };
 
 export interface TranscriptRows {

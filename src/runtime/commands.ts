@@ -170,6 +170,7 @@ export function createCommands(deps: CommandDeps): Core {
     },
 
     history: (sessionId) => sessions.get(sessionId)?.messages() ?? [],
+    contextRecords: (sessionId) => sessions.get(sessionId)?.contextRecords() ?? [],
 
     pendingApprovals: () =>
       approvals.pending().map((r): PendingApproval => ({

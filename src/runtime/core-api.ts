@@ -1,3 +1,4 @@
+import type { ContextRecord } from '../context/records';
 import type { EventBus } from '../events/bus';
 import type { UndoService } from '../checkpoints/undo-service';
 import type { LegionConfig } from '../config/schema';
@@ -70,6 +71,8 @@ export interface LegionCore {
   participants(): Participant[];
   sessions(): SessionInfo[];
   history(sessionId: string): readonly Message[];
+  /** The session's compaction and eviction records (docs/context.md), for marking compaction points. */
+  contextRecords?(sessionId: string): readonly ContextRecord[];
   pendingApprovals(): PendingApproval[];
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;

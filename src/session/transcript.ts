@@ -1,11 +1,12 @@
 import type { Message, ToolResultBlock } from '../model/message';
 import { formatStamp } from './format';
 import type { SessionKey } from './types';
+import type { ContextRecord } from '../context/records';
 
 /** One line of a transcript; `messageIndex` points at the message it comes from (-1: the header). */
 export interface TranscriptLine {
   readonly messageIndex: number;
-  readonly kind: 'header' | 'speaker' | 'text' | 'tool' | 'result' | 'blank';
+  readonly kind: 'header' | 'speaker' | 'text' | 'tool' | 'result' | 'blank' | 'mark';
   readonly text: string;
 }
 
@@ -70,9 +71,10 @@ export function foldResult(result: ToolResultBlock | undefined): string {
  * under it. Messages holding only results already shown under their calls are not repeated;
  * results that answer nothing shown are listed where they stand.
  */
-export function transcriptLines(key: SessionKey, messages: readonly Message[]): TranscriptLine[] {
+export function transcriptLines(key: SessionKey, messages: readonly Message[], records: readonly ContextRecord[] = []): TranscriptLine[] {
   const name = key.name === 'default' ? '' : ` · ${key.name}`;
   const out: TranscriptLine[] = [{ messageIndex: -1, kind: 'header', text: `${key.initiatorId} → ${key.responderId}${name}` }];
+  const marks = compactionMarks(records);
   let shownResults = new Set<string>();
   messages.forEach((message, index) => {
     const next = messages[index + 1];
@@ -105,6 +107,7 @@ export function transcriptLines(key: SessionKey, messages: readonly Message[]): 
       }
     }
     if (message.role === 'user') shownResults = new Set();
+    for (const text of marks.get(index) ?? []) out.push({ messageIndex: index, kind: 'blank', text: '' }, { messageIndex: index, kind: 'mark', text });
     if (body.length === 0) return;
     const speaker = message.role === 'user' ? key.initiatorId : key.responderId;
     out.push({ messageIndex: index, kind: 'blank', text: '' });
@@ -115,6 +118,21 @@ export function transcriptLines(key: SessionKey, messages: readonly Message[]): 
 }
 
 /** The transcript as text, one line per `TranscriptLine`, ending with a newline. */
-export function renderTranscript(key: SessionKey, messages: readonly Message[]): string {
-  return transcriptLines(key, messages).map((l) => l.text).join('\n') + '\n';
+export function renderTranscript(key: SessionKey, messages: readonly Message[], records: readonly ContextRecord[] = []): string {
+  return transcriptLines(key, messages, records).map((l) => l.text).join('\n') + '\n';
+}
+
+const kTokens = (n: number): string => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+
+/** Each summary's mark, before the first message it kept (docs/context.md): what the model is sent from there on. */
+function compactionMarks(records: readonly ContextRecord[]): Map<number, string[]> {
+  const marks = new Map<number, string[]>();
+  let from = 0;
+  for (const r of records) {
+    if (r.type !== 'compaction' || r.firstKept <= from) continue;
+    const text = `── compaction ${formatStamp(r.at)}: messages ${from}–${r.firstKept - 1} summarized for the model · ${kTokens(r.tokensBefore)} → ${kTokens(r.tokensAfter)} tokens ──`;
+    marks.set(r.firstKept, [...(marks.get(r.firstKept) ?? []), text]);
+    from = r.firstKept;
+  }
+  return marks;
 }

@@ -60,7 +60,7 @@ async function showTranscript(io: CliIo, layout: Layout, run: RunRecord, wanted:
     ? `open: ${own.length > 0 ? 'waiting for approval' : 'a call below waits for approval'} (${ids.join(', ')}); resumed or expired when Legion starts`
     : undefined;
   const repair = planRepair(read.messages, systemClock().toISOString(), waiting);
-  io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append]));
+  io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append], read.records));
 }
 
 /** `legion show [<runId>] [--session <id>]`: read-only (no lock, no writes, repairs in memory). */

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startHarness } from '../../helpers/runtime-harness';
+import { APP_DIR, startHarness } from '../../helpers/runtime-harness';
+import { runCli } from '../../helpers/cli';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { fauxTokens, recordingFaux, sessionLines } from './helpers';
@@ -85,5 +86,12 @@ test('compaction with a tiny window: eviction first, then a summary; the recent 
     assert.ok(fauxTokens(first) <= WINDOW);
     assertAllValid(h2.core);
     await h2.close();
+
+    // legion show prints every message, with the compaction points marked.
+    const shown = await runCli(['show', runId, '--session', sessionId], { cwd: dir, env: { HOME: dir }, appDir: APP_DIR });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /── compaction .*: messages 0–\d+ summarized for the model/);
+    assert.match(shown.stdout, /turn 0: read big\.txt/);
+    assert.match(shown.stdout, /one more/);
   });
 });
