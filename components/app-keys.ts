@@ -127,6 +127,12 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
     case 'checkpoints':
       if (session) out.push({ type: 'open-modal', modal: { kind: 'checkpoints', sessionId: session.id } });
       return;
+    case 'compact':
+      // The outcome shows in the lane: a folded summary row, or a notice saying why not (docs/context.md).
+      if (!session || !deps.core.compact) return;
+      void deps.core.compact(session.id);
+      out.push({ type: 'flash', flash: { level: 'info', text: `compacting ${session.responderId}'s context…` } });
+      return;
     case 'help':
     case 'approvals':
     case 'switcher':

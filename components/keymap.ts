@@ -7,7 +7,8 @@
 export type Action =
   | 'send' | 'newline' | 'nextLane' | 'prevLane' | 'newSession' | 'switcher' | 'approvals' | 'history'
   | 'scrollUp' | 'scrollDown' | 'scrollTop' | 'scrollBottom' | 'interrupt' | 'clear' | 'help' | 'toggleTools'
-  | 'checkpoints';
+  | 'checkpoints'
+  | 'compact';
 
 export interface ActionInfo {
   readonly action: Action;
@@ -33,6 +34,7 @@ export const DEFAULT_KEYMAP: readonly ActionInfo[] = [
   { action: 'help', keys: ['f1', '?'], description: 'help (? only on an empty message)' },
   { action: 'toggleTools', keys: ['ctrl+t'], description: 'unfold / fold tool results in the focused lane' },
   { action: 'checkpoints', keys: ['ctrl+r'], description: "checkpoints of the focused lane: what its agent changed, undo it" },
+  { action: 'compact', keys: ['ctrl+l'], description: "compact the focused session's context now (summary of older messages)" },
 ];
 
 export const ACTIONS: readonly Action[] = DEFAULT_KEYMAP.map((a) => a.action);

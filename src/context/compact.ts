@@ -29,6 +29,8 @@ export interface CompactInput {
   readonly tokensBefore: number;
   /** After a "prompt is too long" error: keep half as much, and always summarize when possible. */
   readonly harder: boolean;
+  /** Summarize the older part even when eviction was enough (the user asked to compact now). */
+  readonly always?: boolean;
   readonly who: { initiator: string; responder: string; session: string };
   readonly now: () => string;
   /** Called with each record as soon as it is decided (the caller appends it to the session file). */
@@ -59,7 +61,9 @@ export function viewTokens(messages: readonly Message[], state: ContextState, se
  */
 export async function compact(input: CompactInput): Promise<CompactOutcome> {
   const { messages, settings, window, fixedTokens, harder } = input;
-  const keepTokens = Math.max(1, Math.floor(settings.keepRecent * window * (harder ? 0.5 : 1)) - fixedTokens);
+  let keepTokens = Math.max(1, Math.floor(settings.keepRecent * window * (harder ? 0.5 : 1)) - fixedTokens);
+  // On request: at most the recent half of the history stays verbatim, however roomy the window.
+  if (input.always) keepTokens = Math.max(1, Math.min(keepTokens, Math.floor((input.tokensBefore - fixedTokens) / 2)));
   const target = Math.floor(((settings.compactAt + settings.keepRecent) / 2) * window * (harder ? 0.7 : 1));
   const records: ContextRecord[] = [];
   let state = input.state;
@@ -77,8 +81,10 @@ export async function compact(input: CompactInput): Promise<CompactOutcome> {
       tokens = after;
     }
   }
-  if (tokens <= target) return { kind: 'done', state, tokensAfter: tokens, records };
+  if (tokens <= target && !input.always) return { kind: 'done', state, tokensAfter: tokens, records };
   if (boundary <= state.firstKept) return lastResort();
+  // On request, a summary of one message is not worth a model call.
+  if (input.always && boundary - state.firstKept < 2) return { kind: 'done', state, tokensAfter: tokens, records };
 
   // The summarizer's budget: its input chunks and its answer must fit the window together.
   const summaryMax = Math.max(256, Math.floor(((settings.compactAt - settings.keepRecent) / 2) * window));

@@ -135,6 +135,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const outcome = await compact({
           messages, state: entry.state, window: effectiveWindow, settings, fixedTokens, tokensBefore: tokens,
           harder: request.force === 'harder',
+          always: request.force === 'now',
           who: { initiator: session.key.initiatorId, responder: session.key.responderId, session: session.key.name },
           now: options.now,
           commit: (record) => {

@@ -54,6 +54,8 @@ export interface CommandDeps {
   readonly run: RunRecord;
   /** Token and cost totals of the run and its sessions, since the run began. */
   usage(): RunUsage;
+  /** Compact a session now (context-hook.ts `createCompactNow`). */
+  compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   close(): Promise<void>;
 }
 
@@ -116,6 +118,7 @@ export function createCommands(deps: CommandDeps): Core {
     reply,
 
     usage: () => deps.usage(),
+    ...(deps.compact ? { compact: deps.compact } : {}),
 
     idle(sessionId) {
       const slot = slots.get(sessionId);

@@ -6,7 +6,9 @@ import type { Provider } from '../providers/types';
 import type { ToolCatalog } from '../tools/types';
 import { messageOf } from '../errors';
 import type { Journal } from './journal';
-import type { PriceOf } from './ports';
+import type { PriceOf, ProviderChoice } from './ports';
+import type { Agent } from '../collective/participant';
+import type { SessionHandle } from '../session/types';
 import { agentToolDefinitions, systemPromptOf, type StreamOnce, type StreamResult } from './stream';
 
 export interface ContextStreamDeps {
@@ -92,5 +94,43 @@ export function summarizerFor(
     }
     if (signal.aborted) return { ok: false, error: 'aborted', aborted: true };
     return { ok: true, text };
+  };
+}
+
+export interface CompactNowDeps extends Omit<ContextStreamDeps, 'stream'> {
+  session(sessionId: string): SessionHandle | undefined;
+  agent(participantId: string): Agent | undefined;
+  resolveProvider(agent: Agent): ProviderChoice;
+  /** A turn runs or waits in the session (it compacts before its next call by itself). */
+  isBusy(sessionId: string): boolean;
+}
+
+/**
+ * Compact a session now, on the user's request (the TUI's compact key, docs/context.md):
+ * eviction and a summary of the older part, whatever the estimate says. Refused while a turn
+ * runs in the session. Failures are also notices in the session's lane.
+ */
+export function createCompactNow(deps: CompactNowDeps): (sessionId: string) => Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+  return async (sessionId) => {
+    const fail = (error: string): { ok: false; error: string } => {
+      deps.notice('warn', `compact: ${error}`, sessionId);
+      return { ok: false, error };
+    };
+    const session = deps.session(sessionId);
+    if (!session) return fail(`no session ${sessionId}`);
+    if (deps.isBusy(sessionId)) return fail('a turn is running in this session; it compacts before its next model call when needed');
+    const agent = deps.agent(session.key.responderId);
+    if (!agent) return fail(`${session.key.responderId} is not an agent: nothing is sent to a model in this session`);
+    const choice = deps.resolveProvider(agent);
+    if (!choice.ok) return fail(choice.error);
+    const before = session.contextRecords().length;
+    const prepared = await deps.context.prepare({
+      session, participantId: agent.id, system: systemPromptOf(deps.workspaceRoot, { agent, session }),
+      tools: agentToolDefinitions(deps.tools, agent), model: choice.model,
+      summarize: summarizerFor(deps, agent.id, sessionId, choice), signal: new AbortController().signal, force: 'now',
+    });
+    if (!prepared.ok) return fail('cancelled');
+    if (session.contextRecords().length === before) return fail('nothing to compact yet (no older messages before the recent part)');
+    return { ok: true, text: `compacted to ~${prepared.tokens} tokens` };
   };
 }

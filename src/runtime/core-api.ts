@@ -73,6 +73,8 @@ export interface LegionCore {
   history(sessionId: string): readonly Message[];
   /** The session's compaction and eviction records (docs/context.md), for marking compaction points. */
   contextRecords?(sessionId: string): readonly ContextRecord[];
+  /** Compact the session now (docs/context.md): refused while a turn runs in it; failures are also notices. */
+  compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   pendingApprovals(): PendingApproval[];
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;

@@ -26,7 +26,7 @@ import { createApproverTurns } from './approver-turn';
 import { createScheduler, type Scheduler } from './scheduler';
 import { runTurn, type TurnDeps } from './agent-loop';
 import { createStreamOnce } from './stream';
-import { createContextStream } from './context-hook';
+import { createCompactNow, createContextStream } from './context-hook';
 import { createContextManager } from '../context/manager';
 import type { RecallServices } from '../context/recall-tool';
 import { createPrescan } from './prescan';
@@ -215,6 +215,16 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     runStore: options.runStore,
     run: options.run.run,
     usage: () => usage.totals(),
+    compact: createCompactNow({
+      context, tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(),
+      session: (id) => sessions.get(id),
+      agent: (id) => {
+        const p = registry.get(id);
+        return p && p.kind === 'agent' ? p : undefined;
+      },
+      resolveProvider: options.resolveProvider,
+      isBusy: (id) => state.slots.get(id)?.busy ?? false,
+    }),
     async close() {
       await usage.close();
       ledger?.close();

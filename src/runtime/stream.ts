@@ -75,7 +75,7 @@ export function agentToolDefinitions(tools: ToolCatalog, agent: Agent): ToolDefi
 }
 
 /** The system prompt: the agent's own, plus where it stands in the collective. */
-export function systemPromptOf(workspaceRoot: string, turn: Turn): string {
+export function systemPromptOf(workspaceRoot: string, turn: Pick<Turn, 'agent' | 'session'>): string {
   const key = turn.session.key;
   return (
     `${turn.agent.systemPrompt.trimEnd()}\n\n` +

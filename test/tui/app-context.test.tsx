@@ -35,3 +35,21 @@ test('lane header shows ctx %; a summary is one folded row that Ctrl+T unfolds t
     assert.match(t.frame(), /⋯ 58 messages summarized · 70k → 8k tokens/);
   } finally { t.unmount(); }
 });
+
+test('Ctrl+L asks the core to compact the focused session now; the help lists the key', async () => {
+  const core = createFakeCore();
+  core.seed({ initiatorId: 'user', responderId: 'ur-agent' }, [said('user', 'hi'), said('assistant', 'hello')]);
+  const asked: string[] = [];
+  (core as { compact?: (id: string) => Promise<{ ok: true; text: string }> }).compact = async (id) => {
+    asked.push(id);
+    return { ok: true, text: 'compacted' };
+  };
+  const t = await renderApp({ core, columns: 140 });
+  try {
+    await t.press('ctrl+l');
+    assert.deepEqual(asked, [U]);
+    assert.match(t.frame(), /compacting ur-agent's context…/);
+    await t.press('f1');
+    assert.match(t.frame(), /ctrl\+l.*compact the focused session's context now/i);
+  } finally { t.unmount(); }
+});

@@ -95,3 +95,37 @@ test('compaction with a tiny window: eviction first, then a summary; the recent 
     assert.match(shown.stdout, /one more/);
   });
 });
+
+test('compact now (the TUI key): a summary whatever the estimate; refused while a turn runs; nothing to do on a short session', async () => {
+  await withTempDir(async (dir) => {
+    const provider = recordingFaux(`
+replies:
+  - { agent: reader, purpose: compaction, repeat: true, text: "SUMMARY: now." }
+  - { agent: reader, on: message, when: "slow", delayMs: 300, text: "slow done" }
+  - { agent: reader, on: message, repeat: true, text: "ok" }
+`);
+    const h = await startHarness({ dir, agents: [READER], provider });
+    const first = h.core.send('reader', 'hello');
+    assert.ok(first.ok);
+    await h.core.idle(first.sessionId);
+    const tooShort = await h.core.compact!(first.sessionId);
+    assert.ok(!tooShort.ok && /nothing to compact yet/.test(tooShort.error));
+    for (let i = 0; i < 20; i++) {
+      h.core.send('reader', `message ${i} ${'text '.repeat(30)}`);
+      await h.core.idle(first.sessionId);
+    }
+    const slow = h.core.send('reader', 'slow one');
+    assert.ok(slow.ok);
+    const busy = await h.core.compact!(first.sessionId);
+    assert.ok(!busy.ok && /a turn is running/.test(busy.error));
+    await h.core.idle(first.sessionId);
+    const done = await h.core.compact!(first.sessionId);
+    assert.ok(done.ok, !done.ok ? done.error : '');
+    const summaries = eventsOf(h.events, 'compaction').filter((e) => e.kind === 'summary');
+    assert.equal(summaries.length, 1);
+    assert.equal(summaries[0]!.summary, 'SUMMARY: now.');
+    assert.ok(eventsOf(h.events, 'notice').some((n) => /compact: a turn is running/.test(n.message)));
+    assertAllValid(h.core);
+    await h.close();
+  });
+});
