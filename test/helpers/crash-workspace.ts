@@ -26,6 +26,8 @@ export const CRASH_LANES = [
 export const CRASH_SCRIPT = `version: 1
 defaults: { chunkSize: 7, delayMs: 2 }
 replies:
+  # Summaries (a small window makes sessions compact often, so kills land mid-compaction too; docs/context.md).
+  - { purpose: compaction, repeat: true, delayMs: 20, text: "SUMMARY: the worker wrote and read its files." }
   - on: message
     repeat: true
     text: "Working on {{lastText}}. Let me look at the files first, then write the result down."
@@ -56,7 +58,7 @@ export async function setupCrashWorkspace(dir: string): Promise<void> {
       tools: ['file_write', 'file_read', 'todo_write', 'modify_agent'],
     }));
   }
-  await writeFile(join(dir, '.legion', 'config.yaml'), 'runtime:\n  maxIterations: 3\n');
+  await writeFile(join(dir, '.legion', 'config.yaml'), 'runtime:\n  maxIterations: 3\ncontext:\n  defaultWindow: 6000\n  evictToolResultsOver: 500\n');
   await writeFile(join(dir, '.legion', 'crash-script.yaml'), CRASH_SCRIPT);
   await mkdir(join(dir, 'out'), { recursive: true });
   await writeFile(join(dir, 'seed.txt'), 'seed line one\nseed line two\n');

@@ -227,7 +227,8 @@ async function verify(dir: string, server: StrictApiServer, round: number, torn:
     assert.deepEqual(after.complete.slice(0, old.length), old, where(`${f}: complete lines before the load are kept, in order`));
     figures.jsonlLinesChecked += after.complete.length;
     if (f.includes('/sessions/')) {
-      const messages = after.complete.map((l) => JSON.parse(l) as Message);
+      // Compaction and eviction lines (docs/context.md) sit beside the messages.
+      const messages = after.complete.map((l) => JSON.parse(l) as Message & { type?: string }).filter((m) => m.type === undefined);
       const plan = planRepair(messages, new Date().toISOString());
       assert.deepEqual(plan.problems, [], where(`${f}: every tool_use answered`));
       assert.deepEqual(plan.append, [], where(`${f}: nothing left to repair`));
