@@ -9,7 +9,7 @@ const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers
 const RUNTIME_TIERS = [
   ['turn', 'call-state', 'run-state', 'journal', 'open-calls', 'format', 'resume-plan', 'ports', 'env', 'defaults', 'core-api', 'usage-book', 'ledger-seq'],
   ['approval-route', 'approver-turn', 'delegation', 'user-questions', 'agent-approval'],
-  ['prescan', 'resume-prepass', 'approval-phase', 'execute-phase', 'parallel', 'stream', 'context-hook'],
+  ['prescan', 'resume-prepass', 'approval-phase', 'execute-phase', 'parallel', 'stream', 'context-hook', 'budget-gate'],
   ['agent-loop'],
   ['scheduler'],
   ['commands', 'restart'],

@@ -21,6 +21,8 @@ export interface ContextStreamDeps {
   readonly priceOf?: PriceOf;
   readonly notice: Journal['notice'];
   readonly now: () => string;
+  /** Spending limits, checked before each call (budget-gate.ts); a text ends the turn. */
+  readonly budget?: (turn: Parameters<StreamOnce>[0]) => Promise<string | null>;
 }
 
 const ABORTED: StreamResult = { text: '', toolUses: [], inputErrors: new Map(), aborted: true };
@@ -45,6 +47,9 @@ export function createContextStream(deps: ContextStreamDeps): StreamOnce {
       deps.stream(turn, choice, {
         system, messages: prepared.messages, onPromptTokens: (tokens) => deps.context.reported(session.id, tokens, prepared.sentCount),
       });
+    const stop = deps.budget ? await deps.budget(turn) : null;
+    if (turn.controller.signal.aborted) return ABORTED;
+    if (stop !== null) return { text: '', toolUses: [], inputErrors: new Map(), aborted: false, error: stop };
     let prepared = await prepare();
     if (!prepared.ok) return ABORTED;
     const result = await send(prepared);

@@ -27,6 +27,7 @@ import { createScheduler, type Scheduler } from './scheduler';
 import { runTurn, type TurnDeps } from './agent-loop';
 import { createStreamOnce } from './stream';
 import { createCompactNow, createContextStream } from './context-hook';
+import { createBudgetGate } from './budget-gate';
 import { createContextManager } from '../context/manager';
 import type { RecallServices } from '../context/recall-tool';
 import { createPrescan } from './prescan';
@@ -155,6 +156,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     stream: createContextStream({
       context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice }),
       tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(),
+      // The usage book is built below; the gate reads it only once turns run.
+      budget: createBudgetGate({ settings: config.budgets, usage: () => usage.totals(), approvals, route: router.route, headless, notice }),
     }),
     openBatch: prescan.open,
     prescan: prescan.scan,

@@ -17,6 +17,8 @@ export const RUN_EXIT = {
   turnFailed: 3,
   /** The turn stopped at runtime.maxIterations without a final answer (its last text is printed). */
   incomplete: 4,
+  /** A budget was reached (budgets.*, docs/context.md): headless, nobody can raise it. */
+  budget: 5,
   /** Interrupted (Ctrl+C). */
   interrupted: 130,
 } as const;
@@ -106,7 +108,7 @@ export const runCommand: Command = {
         code = RUN_EXIT.interrupted;
       } else if (outcome.kind === 'failed') {
         io.stderr(`legion: ${to}: ${clean(outcome.error.split('\n', 1)[0]!)}\n`);
-        code = RUN_EXIT.turnFailed;
+        code = outcome.error.startsWith('budget reached') ? RUN_EXIT.budget : RUN_EXIT.turnFailed;
       } else {
         if (!json) io.stdout(clean(text.endsWith('\n') || text === '' ? text : `${text}\n`));
         if (outcome.incomplete) {

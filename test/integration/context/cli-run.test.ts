@@ -34,3 +34,20 @@ test('legion run --json prints compaction and context-size events; the next run 
     assert.ok(sizes.every((e) => e.window === 6000 && (e.tokens as number) <= 0.6 * 6000 + 400), JSON.stringify(sizes.map((e) => e.tokens)));
   });
 });
+
+test('legion run: a reached budget ends the run with exit 5 and one line saying which', async () => {
+  await withTempDir(async (dir) => {
+    await writeFile(join(dir, 'script.yaml'), `
+version: 1
+replies:
+  - { agent: ur-agent, on: message, toolCalls: [{ name: list_participants, input: {} }], usage: { inputTokens: 900, outputTokens: 200 } }
+  - { agent: ur-agent, on: tool-result, text: "done" }
+`);
+    await mkdir(join(dir, '.legion'), { recursive: true });
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'budgets:\n  turnTokens: 1000\n');
+    const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+    const r = await runCli(['run', '--approve', 'all', 'go'], { cwd: dir, env, appDir: APP_DIR });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /^legion: ur-agent: budget reached: budgets\.turnTokens \(1100 tokens of 1000 tokens\)/m);
+  });
+});
