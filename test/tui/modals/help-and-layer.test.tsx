@@ -72,7 +72,7 @@ test('help shows the effective keymap after keymap: overrides, and the overridde
 
 test('keymap validation: an unknown action or a clash is a clear config error', () => {
   assert.deepEqual(buildKeymap({ approve: 'ctrl+y' }), {
-    ok: false, error: 'keymap: unknown action "approve" (actions: send, newline, nextLane, prevLane, newSession, switcher, approvals, history, scrollUp, scrollDown, scrollTop, scrollBottom, interrupt, clear, help, toggleTools, checkpoints)',
+    ok: false, error: 'keymap: unknown action "approve" (actions: send, newline, nextLane, prevLane, newSession, switcher, approvals, history, scrollUp, scrollDown, scrollTop, scrollBottom, interrupt, clear, help, toggleTools, checkpoints, compact)',
   });
   assert.deepEqual(buildKeymap({ approvals: 'ctrl+p' }), { ok: false, error: 'keymap: "ctrl+p" is bound to both "switcher" and "approvals"' });
   assert.deepEqual(buildKeymap({ history: 'ctrl+1' }), { ok: false, error: 'keymap.history: "ctrl+1": a terminal sends Ctrl only with a letter (ctrl+a … ctrl+z)' });
