@@ -7,6 +7,7 @@ import { defaultConfigFiles, loadConfig } from '../config/load';
 import type { LegionConfig } from '../config/schema';
 import { layoutFor } from '../storage/layout';
 import { checkWorkspace } from '../storage/workspace';
+import { tightenOnStart, userConfigDir } from '../storage/private-mode';
 import { initWorkspace } from '../collective/init';
 import { createParticipantStore } from '../collective/store';
 import { loadTemplates } from '../collective/templates';
@@ -100,6 +101,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const layout = layoutFor(workspaceRoot);
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
+  // Files of an older, world-readable workspace become private, with one notice (docs/cli-conventions.md).
+  const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())]);
+  if (tightened) warnings.push(tightened);
   const participantStore = createParticipantStore(layout, { scrub });
   let participants = check.exists ? await participantStore.loadAll() : [];
   if (!participants.some((p) => p.id === USER_ID) || !participants.some((p) => p.id === UR_AGENT_ID)) {

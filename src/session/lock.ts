@@ -1,4 +1,5 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../storage/private-mode';
 import type { Layout } from '../storage/layout';
 import { randomIds } from './ids';
 import type { LockHolder, LockResult, RunLock } from './types';
@@ -53,7 +54,7 @@ function observe(file: string): Observed {
  */
 function createExclusive(file: string, text: string, token: string): boolean {
   const tmp = `${file}.${process.pid}.${token}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
+  const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
   try { writeSync(fd, text); } finally { closeSync(fd); }
   try {
     linkSync(tmp, file);
@@ -67,7 +68,7 @@ function createExclusive(file: string, text: string, token: string): boolean {
   }
   let fd2: number;
   try {
-    fd2 = openSync(file, 'wx', 0o600);
+    fd2 = openSync(file, 'wx', PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;

@@ -3,6 +3,7 @@ import { planRepair } from '../model/repair';
 import { toolUsesOf } from '../model/message';
 import { LegionError, messageOf } from '../errors';
 import { writeJsonAtomic } from '../storage/atomic';
+import { PRIVATE_DIR_MODE } from '../storage/private-mode';
 import { appendJsonl, type JsonlIssue } from '../storage/jsonl';
 import type { Layout } from '../storage/layout';
 import { isSafeRunId, makeRunId, type Clock, type IdSource } from './ids';
@@ -119,11 +120,11 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
 
   const store: FileRunStore = {
     async create(now) {
-      await mkdir(layout.runsDir, { recursive: true });
+      await mkdir(layout.runsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       for (let attempt = 0; ; attempt++) {
         const id = makeRunId(now, ids());
         try {
-          await mkdir(layout.runDir(id));
+          await mkdir(layout.runDir(id), { mode: PRIVATE_DIR_MODE });
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;
           throw error;

@@ -1,4 +1,5 @@
 import { appendFileSync, closeSync, openSync, readSync, truncateSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../storage/private-mode';
 import { readdir, stat } from 'node:fs/promises';
 import type { Message } from '../model/message';
 import type { JsonlIssue } from '../storage/jsonl';
@@ -143,7 +144,7 @@ export function fixTail(read: Pick<SessionFileRead, 'file' | 'tail' | 'completeB
       truncateSync(read.file, read.completeBytes);
       return;
     case 'unterminated':
-      appendFileSync(read.file, '\n');
+      appendFileSync(read.file, '\n', { mode: PRIVATE_FILE_MODE });
       return;
     default: {
       const never: never = read.tail;

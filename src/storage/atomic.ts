@@ -1,6 +1,7 @@
 import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink, mkdir } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-mode';
 
 function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`);
@@ -9,12 +10,13 @@ function tempPath(path: string): string {
 /**
  * Write a JSON file so that a reader sees either the old or the new content, never half:
  * write a temp file beside it, fsync it, rename it over the target, fsync the directory.
+ * The file is private (0600) and missing folders are created private (0700).
  */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   const data = JSON.stringify(value, null, 2) + '\n';
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempPath(path);
-  const handle = await open(tmp, 'w', 0o600);
+  const handle = await open(tmp, 'w', PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(data, 'utf8');
     await handle.sync();
@@ -36,9 +38,9 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
 /** Synchronous twin of `writeJsonAtomic`, for exit paths that cannot await. */
 export function writeJsonAtomicSync(path: string, value: unknown): void {
   const data = JSON.stringify(value, null, 2) + '\n';
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempPath(path);
-  const fd = openSync(tmp, 'w', 0o600);
+  const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
   try {
     writeSync(fd, data);
     fsyncSync(fd);

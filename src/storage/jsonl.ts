@@ -1,6 +1,7 @@
 import { openSync, closeSync, writeSync, mkdirSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-mode';
 
 /** A problem found while reading a JSONL file. `torn` = the last line was cut mid-write. */
 export interface JsonlIssue {
@@ -19,6 +20,7 @@ export interface JsonlRead<T> {
  * Append records to a JSONL file, one `write` of whole lines, so a crash leaves at worst
  * one torn last line. Synchronous on purpose: appends from concurrent sessions of one
  * process can never interleave, and the cost is independent of the file's length.
+ * A new file is private (0600), in folders created private (0700).
  * When the file ends in a torn line (no final newline), the new lines start on a line of
  * their own, so the fragment stays one broken line and the new records are not lost.
  */
@@ -27,11 +29,11 @@ export function appendJsonl(path: string, ...records: unknown[]): void {
   const data = linesOf(records);
   let fd: number;
   try {
-    fd = openSync(path, 'a+');
+    fd = openSync(path, 'a+', PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(dirname(path), { recursive: true });
-    fd = openSync(path, 'a+');
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    fd = openSync(path, 'a+', PRIVATE_FILE_MODE);
   }
   try {
     writeSync(fd, endsTorn(fd) ? '\n' + data : data);
@@ -60,8 +62,8 @@ export interface JsonlAppender {
 }
 
 export function openJsonlAppender(path: string): JsonlAppender {
-  mkdirSync(dirname(path), { recursive: true });
-  let fd: number | null = openSync(path, 'a+');
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+  let fd: number | null = openSync(path, 'a+', PRIVATE_FILE_MODE);
   let torn = endsTorn(fd);
   return {
     append(...records) {

@@ -1,5 +1,6 @@
 import { mkdir, readFile, access, constants } from 'node:fs/promises';
 import { writeJsonAtomic } from './atomic';
+import { PRIVATE_DIR_MODE } from './private-mode';
 import { WORKSPACE_VERSION, type Layout } from './layout';
 import { LegionError } from '../errors';
 
@@ -48,9 +49,9 @@ export async function checkWorkspace(layout: Layout): Promise<WorkspaceCheck> {
 /** Create the `.legion/` skeleton (idempotent). Fails with a clear message when not writable. */
 export async function ensureWorkspace(layout: Layout): Promise<void> {
   try {
-    await mkdir(layout.participantsDir, { recursive: true });
-    await mkdir(layout.runsDir, { recursive: true });
-    await mkdir(layout.auditDir, { recursive: true });
+    await mkdir(layout.participantsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await mkdir(layout.runsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await mkdir(layout.auditDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     await writeJsonAtomic(layout.marker, { version: WORKSPACE_VERSION, createdBy: 'legion' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,0 +1,111 @@
+import { chmod, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Legion's own files are private (docs/cli-conventions.md): `.legion/` and the user's config folder hold
+ * transcripts, approvals, audit logs and configuration that may quote code and secrets.
+ * Every folder Legion creates there is 0700 and every file 0600, whatever the umask; a
+ * writer that creates a file or folder passes these modes.
+ */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Bits that give a group or others any access. */
+const SHARED_BITS = 0o077;
+
+export interface TightenReport {
+  /** Paths whose group/other bits were removed. */
+  readonly tightened: string[];
+  /** Paths that still give others access (chmod refused, e.g. another user's file). */
+  readonly failed: { path: string; error: string }[];
+}
+
+export interface TightenDeps {
+  readonly lstat: typeof lstat;
+  readonly readdir: (path: string) => Promise<string[]>;
+  readonly chmod: typeof chmod;
+}
+
+const realFs: TightenDeps = { lstat, readdir: (path) => readdir(path), chmod };
+
+/**
+ * Remove group and other permission bits from `root` and everything under it (folders
+ * become at most 0700, files at most 0600 or 0700). Symbolic links are neither followed
+ * nor changed; a missing root is nothing to do. Reports what changed and what could not.
+ */
+export async function tightenTree(root: string, deps: TightenDeps = realFs): Promise<TightenReport> {
+  const report: TightenReport = { tightened: [], failed: [] };
+  await visit(root, deps, report, true);
+  return report;
+}
+
+async function visit(path: string, deps: TightenDeps, report: TightenReport, isRoot: boolean): Promise<void> {
+  let mode: number;
+  let isDir: boolean;
+  try {
+    const stats = await deps.lstat(path);
+    if (stats.isSymbolicLink()) return;
+    mode = stats.mode & 0o7777;
+    isDir = stats.isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // gone meanwhile (or no root)
+    report.failed.push({ path, error: (error as Error).message });
+    return;
+  }
+  if (mode & SHARED_BITS) {
+    try {
+      await deps.chmod(path, mode & ~SHARED_BITS);
+      report.tightened.push(path);
+    } catch (error) {
+      report.failed.push({ path, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+    }
+  }
+  if (!isDir) return;
+  let names: string[];
+  try {
+    names = await deps.readdir(path);
+  } catch (error) {
+    if (!isRoot || (error as NodeJS.ErrnoException).code !== 'ENOENT') report.failed.push({ path, error: (error as Error).message });
+    return;
+  }
+  for (const name of names) await visit(join(path, name), deps, report, false);
+}
+
+/** Paths under `root` (root included) that give a group or others any access: for `legion doctor`. */
+export async function sharedPaths(root: string, deps: Pick<TightenDeps, 'lstat' | 'readdir'> = realFs): Promise<string[]> {
+  const found: string[] = [];
+  const noChmod: TightenDeps = { ...deps, chmod: async (path) => void found.push(String(path)) };
+  await tightenTree(root, noChmod);
+  return found;
+}
+
+/** The one start notice for a tightened tree, or null when nothing changed or failed. */
+export function tightenNotice(root: string, report: TightenReport): string | null {
+  const parts: string[] = [];
+  if (report.tightened.length > 0) {
+    parts.push(`made ${report.tightened.length} file(s) and folder(s) in ${root} private (owner only: folders 0700, files 0600)`);
+  }
+  if (report.failed.length > 0) {
+    const first = report.failed[0]!;
+    parts.push(`${report.failed.length} path(s) in ${root} stay readable by others (first: ${first.path}: ${first.error}); fix with chmod -R go-rwx ${root}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/** The user's global config folder: `$XDG_CONFIG_HOME/legion`, else `~/.config/legion`. */
+export function userConfigDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'legion');
+}
+
+/**
+ * At start: tighten each existing root (`.legion/`, the user's config folder) and return the
+ * one notice saying what changed or could not, or null when everything was already private.
+ */
+export async function tightenOnStart(roots: readonly string[], deps: TightenDeps = realFs): Promise<string | null> {
+  const notices: string[] = [];
+  for (const root of roots) {
+    const notice = tightenNotice(root, await tightenTree(root, deps));
+    if (notice) notices.push(notice);
+  }
+  return notices.length > 0 ? notices.join('; ') : null;
+}

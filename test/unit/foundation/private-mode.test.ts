@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmod, mkdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { withTempDir } from '../../helpers/tmp';
+import { sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
+import { writeJsonAtomic, writeJsonAtomicSync } from '../../../src/storage/atomic';
+import { appendJsonl, openJsonlAppender } from '../../../src/storage/jsonl';
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+test('writers create private files in private folders, whatever the umask', async () => {
+  const previous = process.umask(0o000);
+  try {
+    await withTempDir(async (dir) => {
+      await writeJsonAtomic(join(dir, 'a', 'b', 'x.json'), {});
+      writeJsonAtomicSync(join(dir, 'c', 'y.json'), {});
+      appendJsonl(join(dir, 'd', 'e', 'z.jsonl'), { n: 1 });
+      const appender = openJsonlAppender(join(dir, 'f', 'w.jsonl'));
+      appender.append({ n: 1 });
+      appender.close();
+      for (const folder of ['a', 'a/b', 'c', 'd', 'd/e', 'f']) assert.equal(await modeOf(join(dir, folder)), 0o700, folder);
+      for (const file of ['a/b/x.json', 'c/y.json', 'd/e/z.jsonl', 'f/w.jsonl']) assert.equal(await modeOf(join(dir, file)), 0o600, file);
+    });
+  } finally {
+    process.umask(previous);
+  }
+});
+
+test('tightenTree removes group and other bits, keeps the owner\'s, leaves symlinks and their targets alone', async () => {
+  await withTempDir(async (dir) => {
+    const root = join(dir, '.legion');
+    await mkdir(join(root, 'runs', 'r1'), { recursive: true });
+    await writeFile(join(root, 'legion.json'), '{}');
+    await writeFile(join(root, 'runs', 'r1', 'events.jsonl'), '');
+    await writeFile(join(root, 'hook.sh'), '');
+    await writeFile(join(dir, 'outside.txt'), '');
+    await chmod(join(dir, 'outside.txt'), 0o644);
+    await symlink(join(dir, 'outside.txt'), join(root, 'link'));
+    for (const d of [root, join(root, 'runs'), join(root, 'runs', 'r1')]) await chmod(d, 0o755);
+    await chmod(join(root, 'legion.json'), 0o644);
+    await chmod(join(root, 'runs', 'r1', 'events.jsonl'), 0o666);
+    await chmod(join(root, 'hook.sh'), 0o755);
+
+    assert.equal((await sharedPaths(root)).length, 6, 'doctor sees the 6 shared paths');
+    const report = await tightenTree(root);
+    assert.equal(report.tightened.length, 6);
+    assert.deepEqual(report.failed, []);
+    assert.equal(await modeOf(root), 0o700);
+    assert.equal(await modeOf(join(root, 'runs', 'r1')), 0o700);
+    assert.equal(await modeOf(join(root, 'legion.json')), 0o600);
+    assert.equal(await modeOf(join(root, 'runs', 'r1', 'events.jsonl')), 0o600);
+    assert.equal(await modeOf(join(root, 'hook.sh')), 0o700, 'the owner keeps execute');
+    assert.equal(await modeOf(join(dir, 'outside.txt')), 0o644, 'a symlink target outside is untouched');
+    assert.ok((await lstat(join(root, 'link'))).isSymbolicLink());
+    assert.deepEqual(await sharedPaths(root), []);
+    assert.equal((await tightenTree(root)).tightened.length, 0, 'idempotent');
+  });
+});
+
+test('tightenOnStart: one notice for what changed, what failed says the fix; none when private; a missing root is fine', async () => {
+  await withTempDir(async (dir) => {
+    await mkdir(join(dir, 'ws'));
+    await chmod(join(dir, 'ws'), 0o755);
+    const notice = await tightenOnStart([join(dir, 'ws'), join(dir, 'missing')]);
+    assert.match(notice!, /^made 1 file\(s\) and folder\(s\) in .*ws private \(owner only: folders 0700, files 0600\)$/);
+    assert.equal(await tightenOnStart([join(dir, 'ws')]), null);
+    await chmod(join(dir, 'ws'), 0o750);
+    const refusing = { lstat, readdir: async () => [], chmod: async () => { throw Object.assign(new Error('x'), { code: 'EPERM' }); } };
+    assert.match((await tightenOnStart([join(dir, 'ws')], refusing))!, /1 path\(s\) in .*ws stay readable by others \(first: .*ws: EPERM\); fix with chmod -R go-rwx/);
+  });
+});
+
+test('userConfigDir honours XDG_CONFIG_HOME', () => {
+  assert.equal(userConfigDir({ XDG_CONFIG_HOME: '/x' }, '/home/u'), '/x/legion');
+  assert.equal(userConfigDir({}, '/home/u'), '/home/u/.config/legion');
+});
