@@ -74,8 +74,9 @@ function assertReadable(r: CliRun, c: Case, ms: number): void {
 
 test(`provider faults through legion run (${CASES.length} kinds): a readable line or a recovery, never a stack trace; the session stays valid and the next turn is accepted`, { timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
-    await mkdir(join(dir, '.legion'), { recursive: true });
-    await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 400\n  maxRetries: 2\n');
+    // Private like Legion makes them, so no tightening notice joins stderr (docs/cli-conventions.md).
+    await mkdir(join(dir, '.legion'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 400\n  maxRetries: 2\n', { mode: 0o600 });
     const env = { HOME: dir, ANTHROPIC_API_KEY: 'sk-ant-test-faults', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' };
     const words: string[] = [];
     for (const [i, c] of CASES.entries()) {
