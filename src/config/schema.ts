@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
  * key is found; the loader turns unknown keys into warnings, anything else into an error.
  */
-const providerName = z.enum(['auto', 'anthropic', 'openai', 'faux']);
+const providerName = z.enum(['auto', 'anthropic', 'openai', 'gemini', 'faux']);
 
 const providerSettings = z.strictObject({
   model: z.string().min(1).optional(),
@@ -54,9 +54,10 @@ export const configSchema = z.strictObject({
       maxTokens: z.number().int().positive().default(8192),
       anthropic: providerSettings.default({}),
       openai: providerSettings.default({}),
+      gemini: providerSettings.default({}),
       faux: z.strictObject({ script: z.string().optional() }).default({}),
     })
-    .default({ maxRetries: 2, idleTimeoutMs: 120_000, maxTokens: 8192, anthropic: {}, openai: {}, faux: {} }),
+    .default({ maxRetries: 2, idleTimeoutMs: 120_000, maxTokens: 8192, anthropic: {}, openai: {}, gemini: {}, faux: {} }),
   runtime: z
     .strictObject({
       maxIterations: z.number().int().positive().default(25),

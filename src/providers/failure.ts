@@ -3,7 +3,7 @@ import type { HttpWatch, VendorId } from './http-watch';
 import { statusLabel } from './http-watch';
 
 /** The environment variable holding each vendor's key (named in key errors). */
-export const KEY_VARIABLE: Record<VendorId, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
+export const KEY_VARIABLE: Record<VendorId, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY' };
 
 export type ErrorEvent = Extract<ProviderEvent, { type: 'error' }>;
 

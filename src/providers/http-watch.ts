@@ -12,7 +12,7 @@
  *   is off while waiting to retry;
  * - remember the first bytes of a 200 that is not an event stream, for a readable error.
  */
-export type VendorId = 'anthropic' | 'openai';
+export type VendorId = 'anthropic' | 'openai' | 'gemini';
 
 export interface HttpWatchOptions {
   readonly vendor: VendorId;

@@ -98,15 +98,28 @@ export function mapFinishReason(reason: string | null | undefined, hadToolCalls:
   }
 }
 
-type PendingCall = { id: string; name: string; args: string };
+type PendingCall = { id: string; name: string; args: string; signature?: string };
+
+export interface AssemblerOptions {
+  /** Id of a tool call the server sent without one (default `call_<index>`). */
+  readonly newCallId?: (index: number) => string;
+  /**
+   * A tool call carried `extra_content.google.thought_signature` (Gemini): called with the
+   * call's final id when the call is emitted, so the next request can send it back.
+   */
+  readonly onThoughtSignature?: (callId: string, signature: string) => void;
+}
 
 /**
  * Folds chat completion chunks into ProviderEvents. Tool calls are assembled by `index`
  * (parallel calls interleave) and emitted, in index order, when the choice finishes.
- * Usage comes in a final chunk with empty `choices` (`include_usage`); `prompt_tokens`
- * includes cached tokens, reported apart as cache reads.
+ * Usage comes in a final chunk with empty `choices` (`include_usage`), or on any chunk (Gemini);
+ * `prompt_tokens` includes cached tokens, reported apart as cache reads; output tokens are at
+ * least `total - prompt` (Gemini may leave thinking tokens out of `completion_tokens`).
+ * A delta without `index` (Gemini) continues the last call, unless it brings a new id: then it
+ * starts the next one.
  */
-export function createOpenAIAssembler(requestModel: string) {
+export function createOpenAIAssembler(requestModel: string, options: AssemblerOptions = {}) {
   const calls = new Map<number, PendingCall>();
   let model = requestModel;
   let finishReason: string | null = null;
@@ -114,12 +127,24 @@ export function createOpenAIAssembler(requestModel: string) {
   let emittedCalls = false;
   let usage: Extract<ProviderEvent, { type: 'usage' }> | null = null;
 
+  /** Where a delta without `index` goes: the last call, or a new one when its id is new. */
+  const indexlessSlot = (id: string | undefined): number => {
+    const lastIndex = calls.size === 0 ? -1 : Math.max(...calls.keys());
+    const lastCall = calls.get(lastIndex);
+    if (!lastCall || (id && lastCall.id && id !== lastCall.id)) return lastIndex + 1;
+    return lastIndex;
+  };
+
   const flushCalls = (): ProviderEvent[] => {
     if (emittedCalls) return [];
     emittedCalls = true;
     return [...calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, c]) => toolCallEvent(c.id || `call_${index}`, c.name, c.args));
+      .map(([index, c]) => {
+        const id = c.id || (options.newCallId ? options.newCallId(index) : `call_${index}`);
+        if (c.signature) options.onThoughtSignature?.(id, c.signature);
+        return toolCallEvent(id, c.name, c.args);
+      });
   };
 
   return {
@@ -131,9 +156,12 @@ export function createOpenAIAssembler(requestModel: string) {
         const delta = choice.delta ?? {};
         if (typeof delta.content === 'string' && delta.content.length > 0) out.push({ type: 'text-delta', text: delta.content });
         for (const [position, tc] of (delta.tool_calls ?? []).entries()) {
-          const index = typeof tc.index === 'number' ? tc.index : position;
+          // Without `index`, the calls listed in one delta are distinct calls.
+          const index = typeof tc.index === 'number' ? tc.index : position === 0 ? indexlessSlot(tc.id) : Math.max(...calls.keys()) + 1;
           const call = calls.get(index) ?? { id: '', name: '', args: '' };
           if (tc.id) call.id = tc.id;
+          const signature = (tc as { extra_content?: { google?: { thought_signature?: unknown } } }).extra_content?.google?.thought_signature;
+          if (typeof signature === 'string' && signature) call.signature = signature;
           if (tc.function?.name) call.name = call.name && call.name !== tc.function.name ? call.name + tc.function.name : tc.function.name;
           if (typeof tc.function?.arguments === 'string') call.args += tc.function.arguments;
           calls.set(index, call);
@@ -147,11 +175,12 @@ export function createOpenAIAssembler(requestModel: string) {
       if (chunk.usage) {
         const prompt = chunk.usage.prompt_tokens ?? 0;
         const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+        const completion = Math.max(chunk.usage.completion_tokens ?? 0, (chunk.usage.total_tokens ?? 0) - prompt);
         usage = {
           type: 'usage',
           model,
           inputTokens: Math.max(0, prompt - cached),
-          outputTokens: chunk.usage.completion_tokens ?? 0,
+          outputTokens: completion,
           cacheReadTokens: cached,
           cacheWriteTokens: 0,
         };

@@ -3,6 +3,7 @@ import type { LegionConfig } from '../config/schema';
 import type { Provider } from './types';
 import { createAnthropicProvider } from './anthropic';
 import { createOpenAIProvider, isOfficialOpenAI } from './openai';
+import { createGeminiProvider } from './gemini';
 import { createFauxProvider } from './faux';
 import { loadFauxScript, type FauxScript } from './faux-script';
 import { KEY_VARIABLE } from './failure';
@@ -10,16 +11,18 @@ import { KEY_VARIABLE } from './failure';
 /**
  * Provider and model selection (docs/design.md#providers).
  * Provider: `--provider` > `LEGION_PROVIDER` > config `provider` (default `auto`).
- * `auto`: ANTHROPIC_API_KEY → anthropic; else OPENAI_API_KEY → openai; else OPENAI_BASE_URL
- * (a local compatible server, no key needed) → openai; else the labelled demo (faux with the
+ * `auto`: ANTHROPIC_API_KEY → anthropic; else OPENAI_API_KEY → openai; else GEMINI_API_KEY →
+ * gemini (docs/gemini.md); else OPENAI_BASE_URL (a local compatible server, no key needed) →
+ * openai; else the labelled demo (faux with the
  * built-in script). Model: `--model` > `LEGION_MODEL` > config `model` > `providers.<id>.model`
  * > the built-in default of the provider. Agents with `provider`/`model` other than
  * 'default' override the run's; an agent on another provider than the run's with model
  * 'default' gets that provider's default model.
  */
-export type ProviderId = 'anthropic' | 'openai' | 'faux';
-export const PROVIDER_IDS: readonly ProviderId[] = ['anthropic', 'openai', 'faux'];
-export const DEFAULT_MODELS: Record<ProviderId, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5.4', faux: 'faux' };
+export type ProviderId = 'anthropic' | 'openai' | 'gemini' | 'faux';
+export const PROVIDER_IDS: readonly ProviderId[] = ['anthropic', 'openai', 'gemini', 'faux'];
+export const DEFAULT_MODELS: Record<ProviderId, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5.4', gemini: 'gemini-2.5-flash', faux: 'faux' };
+type KeyedProvider = Exclude<ProviderId, 'faux'>;
 /** Placeholder key for compatible servers that need none (the SDK requires some value). */
 const NO_KEY = 'not-needed';
 
@@ -63,7 +66,7 @@ export interface ProviderRegistry {
 }
 
 export const DEMO_NOTICE =
-  'demo mode: no API key found, so replies are scripted (no model is called). Set ANTHROPIC_API_KEY or OPENAI_API_KEY and restart to use real agents.';
+  'demo mode: no API key found, so replies are scripted (no model is called). Set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY and restart to use real agents.';
 
 export async function createProviderRegistry(options: RegistryOptions): Promise<Result<{ registry: ProviderRegistry }>> {
   const { config, env } = options;
@@ -75,18 +78,19 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       ? [nonEmpty('LEGION_PROVIDER')!, 'LEGION_PROVIDER']
       : [config.provider, 'config provider'];
   if (chosen !== 'auto' && !isProviderId(chosen)) {
-    return { ok: false, error: `unknown provider "${chosen}" (${source}): use auto, anthropic, openai or faux` };
+    return { ok: false, error: `unknown provider "${chosen}" (${source}): use auto, anthropic, openai, gemini or faux` };
   }
   const baseUrl = {
     anthropic: nonEmpty('ANTHROPIC_BASE_URL') ?? config.providers.anthropic.baseUrl,
     openai: nonEmpty('OPENAI_BASE_URL') ?? config.providers.openai.baseUrl,
+    gemini: nonEmpty('GEMINI_BASE_URL') ?? config.providers.gemini.baseUrl,
   };
-  const keyOf = (id: 'anthropic' | 'openai'): string | undefined =>
+  const keyOf = (id: KeyedProvider): string | undefined =>
     nonEmpty(KEY_VARIABLE[id]) ?? (id === 'openai' && !isOfficialOpenAI(baseUrl.openai) ? NO_KEY : undefined);
 
   let runProvider: ProviderId;
   if (chosen === 'auto') {
-    runProvider = nonEmpty('ANTHROPIC_API_KEY') ? 'anthropic' : nonEmpty('OPENAI_API_KEY') || baseUrl.openai ? 'openai' : 'faux';
+    runProvider = nonEmpty('ANTHROPIC_API_KEY') ? 'anthropic' : nonEmpty('OPENAI_API_KEY') ? 'openai' : nonEmpty('GEMINI_API_KEY') ? 'gemini' : baseUrl.openai ? 'openai' : 'faux';
   } else runProvider = chosen;
 
   // The faux script: LEGION_FAUX_SCRIPT > providers.faux.script > the built-in demo.
@@ -112,7 +116,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     if (!loaded.ok) scriptError = loaded.error;
   }
 
-  const missingKey = (id: 'anthropic' | 'openai', why: string): string =>
+  const missingKey = (id: KeyedProvider, why: string): string =>
     `provider ${id} (${why}) needs an API key: set ${KEY_VARIABLE[id]}${id === 'openai' ? ' (or OPENAI_BASE_URL for a local server)' : ''}`;
   if (runProvider !== 'faux' && !keyOf(runProvider)) return { ok: false, error: missingKey(runProvider, source) };
 
@@ -123,7 +127,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   const cache = new Map<ProviderId, Provider>();
   const common = { maxRetries: config.providers.maxRetries, idleTimeoutMs: config.providers.idleTimeoutMs, fetch: options.fetch };
   const get = (id: string, why = `agent provider`): Result<{ provider: Provider }> => {
-    if (!isProviderId(id)) return { ok: false, error: `unknown provider "${id}": use anthropic, openai, faux or default` };
+    if (!isProviderId(id)) return { ok: false, error: `unknown provider "${id}": use anthropic, openai, gemini, faux or default` };
     const cached = cache.get(id);
     if (cached) return { ok: true, provider: cached };
     let provider: Provider;
@@ -134,10 +138,8 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       const apiKey = keyOf(id);
       if (!apiKey) return { ok: false, error: missingKey(id, why) };
       const baseURL = baseUrl[id];
-      provider =
-        id === 'anthropic'
-          ? createAnthropicProvider({ apiKey, ...(baseURL ? { baseURL } : {}), ...common })
-          : createOpenAIProvider({ apiKey, ...(baseURL ? { baseURL } : {}), ...common });
+      const create = id === 'anthropic' ? createAnthropicProvider : id === 'gemini' ? createGeminiProvider : createOpenAIProvider;
+      provider = create({ apiKey, ...(baseURL ? { baseURL } : {}), ...common });
     }
     cache.set(id, provider);
     return { ok: true, provider };
@@ -146,7 +148,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   const registry: ProviderRegistry = {
     providerId: runProvider,
     model: runModel,
-    label: demo ? 'demo' : labelOf(runProvider, runModel, runProvider === 'openai' ? baseUrl.openai : runProvider === 'anthropic' ? baseUrl.anthropic : undefined, scriptPath),
+    label: demo ? 'demo' : labelOf(runProvider, runModel, runProvider === 'faux' ? undefined : baseUrl[runProvider], scriptPath),
     demo,
     notice: demo ? DEMO_NOTICE : null,
     get: (id) => get(id),
@@ -175,7 +177,7 @@ function labelOf(id: ProviderId, model: string, baseURL: string | undefined, scr
   if (baseURL) {
     try {
       const url = new URL(baseURL);
-      if (url.hostname !== 'api.openai.com' && url.hostname !== 'api.anthropic.com') host = ` @ ${url.host}`;
+      if (!['api.openai.com', 'api.anthropic.com', 'generativelanguage.googleapis.com'].includes(url.hostname)) host = ` @ ${url.host}`;
     } catch {
       host = ` @ ${baseURL}`;
     }

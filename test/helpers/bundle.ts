@@ -48,7 +48,7 @@ export function ensureBundle(options: EnsureBundleOptions = {}): void {
 /** Variables that would make the app leave the faux/demo path or change its output. */
 const APP_VARIABLES = [
   'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL',
-  'LEGION_PROVIDER', 'LEGION_MODEL', 'LEGION_FAUX_SCRIPT', 'LEGION_DEBUG', 'CI', 'NO_COLOR', 'TMUX',
+  'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'LEGION_PROVIDER', 'LEGION_MODEL', 'LEGION_FAUX_SCRIPT', 'LEGION_DEBUG', 'CI', 'NO_COLOR', 'TMUX',
 ];
 
 /** The test's environment for the built CLI in a terminal: TERM=xterm-256color, none of `APP_VARIABLES`, then `extra`. */

@@ -69,6 +69,8 @@ export interface VendorServer {
   readonly anthropicURL: string;
   /** Base URL for the OpenAI SDK (`http://127.0.0.1:port/v1`). */
   readonly openaiURL: string;
+  /** Base URL of Gemini's OpenAI-compatible endpoint (`http://127.0.0.1:port/v1beta/openai/`), answered like OpenAI's. */
+  readonly geminiURL: string;
   readonly requests: RecordedRequest[];
   /** Append responses to the queue. */
   enqueue(...responses: ScriptedResponse[]): void;
@@ -134,7 +136,7 @@ export async function startVendorServer(
         if (!res.writableFinished) record.clientClosedEarly = true;
         resolveDone();
       });
-      const vendor = req.url?.endsWith('/v1/messages') ? 'anthropic' : req.url?.endsWith('/v1/chat/completions') ? 'openai' : null;
+      const vendor = req.url?.endsWith('/v1/messages') ? 'anthropic' : req.url?.endsWith('/v1/chat/completions') || req.url?.endsWith('/v1beta/openai/chat/completions') ? 'openai' : null;
       const invalid =
         options.strictHistory && vendor
           ? vendor === 'anthropic' ? anthropicHistoryError(body as Record<string, unknown>) : openaiHistoryError(body as Record<string, unknown>)
@@ -159,6 +161,7 @@ export async function startVendorServer(
   return {
     anthropicURL: `http://127.0.0.1:${port}`,
     openaiURL: `http://127.0.0.1:${port}/v1`,
+    geminiURL: `http://127.0.0.1:${port}/v1beta/openai/`,
     requests,
     enqueue: (...r) => void queue.push(...r),
     pending: () => queue.length,

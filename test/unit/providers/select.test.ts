@@ -69,7 +69,7 @@ test('--provider beats LEGION_PROVIDER beats config; a missing key is one line n
     'provider openai (--provider) needs an API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)',
   );
   assert.equal(await failure({}, { config: config({ provider: 'anthropic' }) }), 'provider anthropic (config provider) needs an API key: set ANTHROPIC_API_KEY');
-  assert.equal(await failure({ LEGION_PROVIDER: 'gemini' }), 'unknown provider "gemini" (LEGION_PROVIDER): use auto, anthropic, openai or faux');
+  assert.equal(await failure({ LEGION_PROVIDER: 'mistral' }), 'unknown provider "mistral" (LEGION_PROVIDER): use auto, anthropic, openai, gemini or faux');
 });
 
 test('openai against a compatible server needs no key; against api.openai.com it does', async () => {
@@ -110,7 +110,7 @@ test('per-agent errors: a provider without a key, an unknown provider', async ()
   const r = await registry({ ANTHROPIC_API_KEY: 'a' });
   const missing = r.resolve({ id: 'coder', provider: 'openai' });
   assert.deepEqual(missing, { ok: false, error: 'provider openai (used by agent coder) needs an API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)' });
-  assert.deepEqual(r.resolve({ id: 'x', provider: 'mistral' }), { ok: false, error: 'unknown provider "mistral": use anthropic, openai, faux or default' });
+  assert.deepEqual(r.resolve({ id: 'x', provider: 'mistral' }), { ok: false, error: 'unknown provider "mistral": use anthropic, openai, gemini, faux or default' });
   const maxTokens = await registry({ ANTHROPIC_API_KEY: 'a' }, { config: config({ providers: { maxTokens: 1000, anthropic: { maxTokens: 2000 }, openai: {} } }) });
   const resolved = maxTokens.resolve({});
   assert.ok(resolved.ok);
