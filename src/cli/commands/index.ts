@@ -6,6 +6,7 @@ import { runsCommand } from './runs';
 import { showCommand } from './show';
 import { rulesCommand } from './rules';
 import { undoCommand } from './undo';
+import { doctorCommand } from './doctor';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, doctorCommand];
