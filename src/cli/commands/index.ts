@@ -7,6 +7,7 @@ import { showCommand } from './show';
 import { rulesCommand } from './rules';
 import { undoCommand } from './undo';
 import { doctorCommand } from './doctor';
+import { completionCommand } from './completion';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, doctorCommand, completionCommand(() => COMMANDS)];

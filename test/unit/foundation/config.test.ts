@@ -99,7 +99,7 @@ test('config error: wrong type → file:line of the key in the file that set it:
   assert.match(over.result.error, new RegExp(`^${escape(over.f.project)}:4: ui\\.maxLanes: `));
   // Enum, flow style, nested provider settings, array items.
   const cases: Array<[string, RegExp]> = [
-    ['provider: gemini\n', /:1: provider: /],
+    ['provider: mistral\n', /:1: provider: /],
     ['ui: { plain: maybe }\n', /:1: ui\.plain: /],
     ['providers:\n  anthropic:\n    baseUrl: not a url\n', /:3: providers\.anthropic\.baseUrl: /],
     ['keymap:\n  send:\n    - enter\n    - 3\n', /:4: keymap\.send\.1: .*string/],
