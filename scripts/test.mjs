@@ -25,10 +25,6 @@ if (files.some((f) => f.startsWith('test/e2e'))) {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
-// Files the tests write into .legion/ by hand are private, as Legion writes its own
-// (docs/cli-conventions.md#private-by-default): otherwise every start would add the notice that
-// tightens them. Tests of the modes set their own umask.
-process.umask(0o077);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],

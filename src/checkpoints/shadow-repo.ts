@@ -37,14 +37,14 @@ export async function ensureShadowRepo(paths: CheckpointPaths): Promise<void> {
   const { gitDir } = paths.place;
   if (!existsSync(join(gitDir, 'HEAD'))) {
     await mkdir(paths.dir, { recursive: true, mode: 0o700 });
-    const made = await runGit(paths.place, ['init', '--quiet']);
+    const made = await runGit(paths.place, ['init', '--quiet', '--shared=0600']);
     if (!made.ok) throw new Error(`could not create the checkpoint repository in ${gitDir}: ${made.error}`);
   }
-  await mkdir(join(gitDir, 'info'), { recursive: true });
+  await mkdir(join(gitDir, 'info'), { recursive: true, mode: 0o700 });
   await writeIfChanged(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
   const excludeFile = join(gitDir, 'info', 'exclude');
   if (!existsSync(excludeFile) || !(await readFile(excludeFile, 'utf8')).startsWith(FIXED_EXCLUDES.join('\n'))) {
-    await writeFile(excludeFile, FIXED_EXCLUDES.join('\n') + '\n');
+    await writeFile(excludeFile, FIXED_EXCLUDES.join('\n') + '\n', { mode: 0o600 });
   }
   // The index format git keeps fast for `add -A` on large trees: untracked cache (directory mtimes).
   // Set once (a start that finds it set spawns no git).
@@ -59,7 +59,7 @@ export async function ensureShadowRepo(paths: CheckpointPaths): Promise<void> {
 
 async function writeIfChanged(file: string, text: string): Promise<void> {
   const current = await readFile(file, 'utf8').catch(() => undefined);
-  if (current !== text) await writeFile(file, text);
+  if (current !== text) await writeFile(file, text, { mode: 0o600 });
 }
 
 /** The size-limit exclusions currently in `info/exclude` (paths relative to the workspace). */

@@ -71,9 +71,9 @@ async function pruneWhenDue(store: CheckpointStore, config: LegionConfig, clock:
   if (Number.isFinite(last) && now.getTime() - last < PRUNE_EVERY_MS) return;
   try {
     // A fresh repository has nothing to prune: start counting the day from now.
-    if (!Number.isFinite(last)) return await writeFile(marker, now.toISOString() + '\n');
+    if (!Number.isFinite(last)) return await writeFile(marker, now.toISOString() + '\n', { mode: 0o600 });
     await pruneCheckpoints(store, { keepDays: config.checkpoints.keepDays, maxRepoBytes: config.checkpoints.maxRepoBytes }, now);
-    await writeFile(marker, now.toISOString() + '\n');
+    await writeFile(marker, now.toISOString() + '\n', { mode: 0o600 });
   } catch (error) {
     warn(`checkpoints: pruning failed: ${messageOf(error)}`);
   }

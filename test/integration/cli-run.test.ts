@@ -25,10 +25,11 @@ replies:
 
 async function workspace(dir: string): Promise<Record<string, string>> {
   await writeFile(join(dir, 'script.yaml'), SCRIPT);
-  await mkdir(join(dir, '.legion', 'collective', 'participants'), { recursive: true });
+  // Private like Legion's own files, so no tightening notice joins stderr (docs/cli-conventions.md).
+  await mkdir(join(dir, '.legion', 'collective', 'participants'), { recursive: true, mode: 0o700 });
   await writeFile(join(dir, '.legion', 'collective', 'participants', 'writer.json'), JSON.stringify({
     version: 1, id: 'writer', kind: 'agent', name: 'Writer', description: 'writes', systemPrompt: 'You write files.', tools: ['file_write'],
-  }));
+  }), { mode: 0o600 });
   return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
 }
 

@@ -30,8 +30,8 @@ function assertReadableFailure(r: CliRun, pattern: RegExp): void {
 for (const vendor of ['anthropic', 'openai'] as const) {
   test(`${vendor}: faults in a row through legion run, then a normal turn with a valid history`, async () => {
     await withTempDir(async (dir) => {
-      await mkdir(join(dir, '.legion'), { recursive: true });
-      await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 300\n  maxRetries: 1\n');
+      await mkdir(join(dir, '.legion'), { recursive: true, mode: 0o700 });
+      await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 300\n  maxRetries: 1\n', { mode: 0o600 });
       const env =
         vendor === 'anthropic'
           ? { HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' }

@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { tightenTree } from '../../../src/storage/private-mode';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,8 @@ async function damaged(damage: (legion: string) => Promise<void>, message = 'aga
   await cp(base, dir, { recursive: true });
   await writeFile(join(dir, 'script.yaml'), SCRIPT);
   await damage(join(dir, '.legion'));
+  // Damaged files stay private like Legion's own, so the only warnings are about the damage.
+  await tightenTree(join(dir, '.legion'));
   const beforeSnap = await snapshot(dir);
   const r = await runCli(['run', message], { cwd: dir, env: envFor(dir), appDir: APP_DIR });
   const afterSnap = await snapshot(dir);
