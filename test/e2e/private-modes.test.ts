@@ -54,7 +54,11 @@ test('a real run writes .legion/ private: every folder 0700, every file 0600 (um
     for (const expected of [/legion\.json$/, /participants\/scribe\.json$/, /run\.json$/, /sessions\/.+\.jsonl$/, /events\.jsonl$/, /approvals\.jsonl$/, /audit\/audit-.+\.jsonl$/, /todos\.json$/, /usage\.json$/]) {
       assert.ok(names.some((n) => expected.test(n)), `${expected} among ${names.join(', ')}`);
     }
-    const wrong = entries.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600)).map((e) => `${relative(dir, e.path)} ${e.mode.toString(8)}`);
+    // The checkpoints' git repository keeps git's own owner bits (read-only objects 0400,
+    // executable hook samples 0700); no entry anywhere gives a group or others any access.
+    const wrong = entries
+      .filter((e) => (e.path.includes('/checkpoints/') ? (e.mode & 0o077) !== 0 : e.mode !== (e.dir ? 0o700 : 0o600)))
+      .map((e) => `${relative(dir, e.path)} ${e.mode.toString(8)}`);
     assert.deepEqual(wrong, []);
     assert.doesNotMatch(r.stderr, /private/, 'a new workspace needs no tightening notice');
     // The workspace's own files (written by a tool for the user) keep the user's modes.
