@@ -122,7 +122,6 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
             },
           }
         : {}),
-      ...(e.contextWindow ? { contextWindow: e.contextWindow } : {}),
     };
     table[id] = p;
     for (const alias of e.aliases ?? []) table[alias] = p;
