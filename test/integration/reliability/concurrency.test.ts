@@ -103,6 +103,8 @@ test(`one process, ${N} agents spawned through the registry and sent to at once,
     assert.equal(resource.kind, 'agent');
     await store.save({ ...resource, tools: [...(resource.kind === 'agent' ? resource.tools : []), 'file_write', 'file_read', 'todo_write'] });
     await writeFile(join(dir, 'script.yaml'), SCRIPT);
+    // This test is about concurrent appends, not compaction: the default window, not the crash suite's tiny one.
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'runtime:\n  maxIterations: 3\n');
 
     const events: LegionEvent[] = [];
     const app = await composeApp(appContext(dir, { LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') }), {
