@@ -103,7 +103,7 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   const g = ctx.glyphs;
   const mark = state === 'ok' ? g.ok : state === 'error' ? g.error : state === 'waiting-approval' ? g.waiting : g.pending;
   const tone = state === 'ok' ? 'ok' : state === 'error' ? 'error' : state === 'waiting-approval' ? 'warn' : 'muted';
-  const summary = sanitize(live?.summary ?? (result ? resultSummary(result) : ''));
+  const summary = sanitize(live?.summary ?? live?.progress ?? (result ? resultSummary(result) : ''));
   const head = `${g.tool} ${use.name} `;
   const tail = ` ${mark}${summary ? ` ${summary}` : ''}`;
   const argRoom = Math.max(0, ctx.width - cellWidth(head) - Math.min(cellWidth(tail), Math.floor(ctx.width / 3)));

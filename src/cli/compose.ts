@@ -37,6 +37,10 @@ import { lastLedgerSeq } from '../runtime/ledger-seq';
 import { keepOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
 import { withoutYoungGrowth } from './young-generation';
+import { setupMcp } from '../mcp/compose-mcp';
+import { createMcpManager, type McpManager } from '../mcp/manager';
+import { withDynamicTools } from '../mcp/registry-hook';
+import { VERSION } from './version';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -61,6 +65,10 @@ export interface AppSession {
   readonly resumed: boolean;
   /** Config warnings, stale-lock recovery, the demo notice…: show once at start (also emitted as notices). */
   readonly warnings: string[];
+  /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
+  readonly mcp: McpManager;
+  /** `mcp.start()`, for a screen to call once its first frame is out. */
+  startBackground(): void;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
 }
@@ -105,6 +113,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
 
   const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
   if (!rules.ok) throw new LegionError(rules.error);
+  const mcpSetup = await setupMcp({ config, layout, env });
+  warnings.push(...mcpSetup.warnings);
 
   const selected = await createProviderRegistry({
     config, env, appDir, cwd: io.cwd,
@@ -158,7 +168,12 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
     const approvals: ApprovalQueue = createApprovalQueue({ layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub });
-    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }) }), ...createCollectiveTools()]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }) }), ...createCollectiveTools()]);
+    const mcp = createMcpManager({
+      servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, legionDir: layout.legionDir, clientVersion: VERSION,
+      reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
+    });
+    const tools = withDynamicTools(fixedTools, mcp.tools);
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
     const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
@@ -187,8 +202,12 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       },
     });
     return {
-      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings,
-      close: (reason) => core.shutdown(reason),
+      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
+      startBackground: () => mcp.start(),
+      close: async (reason) => {
+        await core.shutdown(reason);
+        await mcp.close();
+      },
     };
   } catch (error) {
     unregisterExit();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServersSchema } from './mcp-schema';
 
 /**
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
@@ -57,6 +58,8 @@ export const configSchema = z.strictObject({
     })
     .default({ maxLanes: 4, autoOpenLanes: true, bell: true, maxFps: 30, plain: false }),
   keymap: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
+  /** MCP servers by name (docs/mcp.md); merged per server with the workspace's `.mcp.json`. */
+  mcpServers: mcpServersSchema.default({}),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

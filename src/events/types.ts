@@ -45,7 +45,13 @@ export interface EventBodies {
   };
   'participant-change': { participantId: string; change: 'added' | 'modified' | 'retired' };
   notice: { level: NoticeLevel; message: string; sessionId?: string };
+  /** An MCP server's state (docs/mcp.md): `tools` are the Legion names it offers now. */
+  'mcp-status': { server: string; state: McpServerState; tools: string[]; error?: string };
+  /** Progress a running tool reports (MCP `notifications/progress`); `total` when known. */
+  'tool-progress': { sessionId: string; participantId: string; toolUseId: string; progress: number; total?: number; message?: string };
 }
+
+export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
 export type EventType = keyof EventBodies;
 /** One event of a given type, envelope included. */
@@ -58,4 +64,5 @@ export type EventInput = { [T in EventType]: { type: T } & EventBodies[T] }[Even
 export const EVENT_TYPES: readonly EventType[] = [
   'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',
   'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
+  'mcp-status', 'tool-progress',
 ];

@@ -42,6 +42,13 @@ export interface Tool<I = any> {
   keyArgument(input: I): string | undefined;
   /** Input fields that hold workspace paths (normalized before rules match them). */
   readonly pathFields?: readonly string[];
+  /**
+   * The JSON Schema providers see, when the tool brings its own (MCP tools, src/mcp/): then
+   * `schema` only checks the input's outer shape and the tool validates the rest itself.
+   */
+  readonly inputJsonSchema?: Record<string, unknown>;
+  /** One line added to an approval request's reason (MCP: server, tool and its annotations). */
+  readonly approvalNote?: string;
   execute(input: I, context: ToolContext): Promise<ToolResult>;
 }
 

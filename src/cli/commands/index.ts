@@ -5,6 +5,7 @@ import { runCommand } from './run';
 import { runsCommand } from './runs';
 import { showCommand } from './show';
 import { rulesCommand } from './rules';
+import { mcpCommand } from './mcp';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, mcpCommand];
