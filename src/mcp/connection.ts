@@ -75,6 +75,8 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
   let error: string | undefined;
   let tools: readonly McpToolInfo[] = [];
   let client: Client | null = null;
+  let connecting: Client | null = null;
+  let changedWhileConnecting = false;
   let closed = false;
   let failures = 0;
   let restartTimer: NodeJS.Timeout | null = null;
@@ -122,6 +124,10 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       });
     }
     c.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (connecting === c) {
+        changedWhileConnecting = true; // listed again once the first list is in
+        return;
+      }
       if (client !== c) return;
       try {
         tools = await listAll(c);
@@ -136,13 +142,21 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       client = null;
       fail('the server closed the connection', null);
     };
+    connecting = c;
+    changedWhileConnecting = false;
     try {
       await c.connect(transport, { timeout: spec.startTimeoutMs });
       tools = await listAll(c);
+      if (changedWhileConnecting) {
+        tools = await listAll(c);
+        log.note(`tools changed while connecting: ${tools.length} tools`);
+      }
     } catch (e) {
+      connecting = null;
       await c.close().catch(() => undefined);
       return fail(describe(e), null);
     }
+    connecting = null;
     if (closed) {
       await c.close().catch(() => undefined);
       return;
