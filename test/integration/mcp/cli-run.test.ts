@@ -102,7 +102,7 @@ test('every server-everything tool schema passes both APIs\' tool rules (agent h
   try {
     await withTempDir(async (dir) => {
       for (const provider of ['anthropic', 'openai'] as const) {
-        const env = provider === 'anthropic'
+        const env: Record<string, string> = provider === 'anthropic'
           ? { ANTHROPIC_API_KEY: 'sk-ant-test-key-0123456789', ANTHROPIC_BASE_URL: server.anthropicURL }
           : { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdef', OPENAI_BASE_URL: server.openaiURL, LEGION_PROVIDER: 'openai' };
         const ws = await workspace(join(dir, provider), env);

@@ -114,7 +114,7 @@ test('cancel sends notifications/cancelled for the running request', async () =>
     makeTransport: () => {
       const transport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], stderr: 'pipe' });
       const send = transport.send.bind(transport);
-      transport.send = (message, options) => { sent.push(message); return send(message, options); };
+      transport.send = (message) => { sent.push(message); return send(message); };
       return transport;
     },
   });
