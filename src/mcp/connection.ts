@@ -3,7 +3,8 @@ import { ElicitRequestSchema, ErrorCode, McpError, ToolListChangedNotificationSc
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerSpec } from './servers';
 import type { ServerLog } from './server-log';
-import { createTransport, describeTransport } from './transport';
+import { createTransport } from './transport';
+import { describeTransport } from './servers';
 import type { McpCallResult } from './result';
 
 export type McpState = 'starting' | 'ready' | 'failed' | 'stopped';

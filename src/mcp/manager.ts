@@ -2,13 +2,12 @@ import type { EventInput } from '../events/types';
 import type { Tool, ToolContext } from '../tools/types';
 import { USER_ID } from '../collective/participant';
 import { servicesOf } from '../collective/tools/services';
-import { createServerConnection, type ConnectionDeps, type ElicitAnswer, type McpState, type ServerConnection } from './connection';
+import type { ConnectionDeps, ElicitAnswer, McpState, ServerConnection } from './connection';
 import { elicitationQuestion, parseElicitationAnswer } from './elicit';
 import { assignToolNames } from './names';
 import { createServerLog, mcpLogFile } from './server-log';
-import type { McpServerSpec } from './servers';
+import { describeTransport, type McpServerSpec } from './servers';
 import { createMcpTool, type McpTool } from './tool-adapter';
-import { describeTransport } from './transport';
 
 /** One configured server as `legion mcp list` and the UI see it. */
 export interface McpServerStatus {
@@ -127,24 +126,34 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   };
   const lastFailed = new Set<string>();
 
-  for (const spec of options.servers) {
-    if (options.untrusted.has(spec.name)) continue;
-    const secrets = [...options.secrets, ...Object.values(spec.transport.kind === 'stdio' ? spec.transport.env : spec.transport.headers)];
-    connections.set(spec.name, createServerConnection({
-      spec,
-      log: createServerLog(mcpLogFile(options.legionDir, spec.name), { secrets }),
-      clientVersion: options.clientVersion,
-      onStatus: onStatus(spec),
-      elicit: elicitFor(spec.name),
-      ...(options.backoff ? { backoff: options.backoff } : {}),
-    }));
-  }
+  // The SDK (a few hundred zod schemas) loads on the first start, never with the app: a
+  // workspace without servers, and every first frame, pay nothing for it.
+  const connect = async (): Promise<void> => {
+    const trusted = options.servers.filter((spec) => !options.untrusted.has(spec.name));
+    if (trusted.length === 0) return;
+    const { createServerConnection } = await import('./connection');
+    if (closing) return;
+    for (const spec of trusted) {
+      const secrets = [...options.secrets, ...Object.values(spec.transport.kind === 'stdio' ? spec.transport.env : spec.transport.headers)];
+      connections.set(spec.name, createServerConnection({
+        spec,
+        log: createServerLog(mcpLogFile(options.legionDir, spec.name), { secrets }),
+        clientVersion: options.clientVersion,
+        onStatus: onStatus(spec),
+        elicit: elicitFor(spec.name),
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+      }));
+    }
+    await Promise.all([...connections.values()].map((c) => c.start()));
+  };
 
   return {
     start() {
       if (started) return;
       started = true;
-      firstAttempts = Promise.all([...connections.values()].map((c) => c.start())).then(() => undefined);
+      firstAttempts = connect().catch((error: unknown) => {
+        emit({ type: 'notice', level: 'error', message: `MCP: could not start the client: ${error instanceof Error ? error.message : String(error)}` });
+      });
     },
     settled: () => firstAttempts,
     tools: () => catalog,
@@ -154,7 +163,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         const error = connection?.error();
         return {
           name: spec.name,
-          state: connection ? connection.state() : 'untrusted',
+          state: connection ? connection.state() : options.untrusted.has(spec.name) ? 'untrusted' : 'stopped',
           transport: describeTransport(spec.transport),
           tools: byServer.get(spec.name) ?? [],
           ...(error !== undefined ? { error } : {}),

@@ -198,3 +198,9 @@ function canonicalJson(value: unknown): string {
 }
 
 export const mcpJsonPath = (workspaceRoot: string): string => join(workspaceRoot, '.mcp.json');
+
+/** "stdio: node server.js --flag" / "http: https://host/mcp", for `legion mcp list` and the log. */
+export function describeTransport(spec: McpTransportSpec): string {
+  if (spec.kind === 'stdio') return `stdio: ${[spec.command, ...spec.args].join(' ')}`;
+  return `http: ${spec.url}`;
+}

@@ -23,9 +23,3 @@ export function createTransport(spec: McpTransportSpec, onStderr: (chunk: string
   }
   return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: { ...spec.headers } } });
 }
-
-/** "stdio: node server.js --flag" / "http: https://host/mcp", for `legion mcp list` and the log. */
-export function describeTransport(spec: McpTransportSpec): string {
-  if (spec.kind === 'stdio') return `stdio: ${[spec.command, ...spec.args].join(' ')}`;
-  return `http: ${spec.url}`;
-}

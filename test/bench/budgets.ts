@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'long-session', 'loop', 'append', 'resume', 'rules'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'long-session', 'loop', 'append', 'resume', 'rules', 'mcp'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -37,6 +37,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'loop.turnsPerSecond', budget: 2000, direction: 'higher', unit: 'turns/s', label: 'faux-provider agent turns per second' },
   { figure: 'append.ratio10kTo10', budget: 1.5, direction: 'lower', unit: '×', label: 'append at 10,000 lines ÷ append at 10', slack: 0.1 },
   { figure: 'resume.readyMs', budget: 300, direction: 'lower', unit: 'ms', label: '20,000-message run ready', slack: 20 },
+  { figure: 'mcp.overheadMs', budget: 2, direction: 'lower', unit: 'ms', label: "Legion's share of an MCP tool call (server-everything echo, stdio)", slack: 0.5 },
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
 ];
 

@@ -7,9 +7,9 @@ import { layoutFor } from '../../storage/layout';
 import { secretsFromEnv } from '../../authz/redact';
 import { BUILTIN_TOOL_NAMES } from '../../tools/registry';
 import { setupMcp, type McpSetup } from '../../mcp/compose-mcp';
+import { describeTransport } from '../../mcp/servers';
 import { createMcpManager, type McpServerStatus } from '../../mcp/manager';
 import { annotationText } from '../../mcp/tool-adapter';
-import { describeTransport } from '../../mcp/transport';
 import { VERSION } from '../version';
 
 const USAGE = 'legion mcp list [--json] | trust <server...> | trust --all | untrust <server>';
