@@ -213,9 +213,14 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       if (!c || state !== 'ready') {
         return { ok: false, kind: 'unavailable', error: `MCP server "${spec.name}" is not available (${state}${error ? `: ${error}` : ''})` };
       }
+      // A signal of its own per call, linked to the caller's and unlinked after: the SDK's
+      // listeners die with it, so a long-lived caller signal does not collect them.
+      const own = new AbortController();
+      const forward = (): void => own.abort(options.signal.reason);
+      options.signal.addEventListener('abort', forward, { once: true });
       try {
         const result = await c.callTool({ name: tool, arguments: args }, undefined, {
-          signal: options.signal,
+          signal: own.signal,
           timeout: spec.timeoutMs,
           ...(options.onProgress ? { onprogress: (p: McpProgress) => options.onProgress!({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }) } : {}),
         });
@@ -229,6 +234,8 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
           return { ok: false, kind: 'unavailable', error: `MCP server "${spec.name}" stopped during the call: ${describe(e)}` };
         }
         return { ok: false, kind: 'protocol', error: `MCP server "${spec.name}": ${describe(e)}` };
+      } finally {
+        options.signal.removeEventListener('abort', forward);
       }
     },
     async close() {

@@ -20,7 +20,7 @@ import { createMcpManager } from '../../src/mcp/manager';
 import { executeTool } from '../../src/tools/execute-tool';
 import { makeToolContext } from '../helpers/tool-context';
 import { EVERYTHING_BIN, everythingStdio } from '../helpers/mcp-servers';
-import { appEnv, hasTmux, launchTui, openTmux, prepareWorkspace, stats, type BenchOptions } from './harness';
+import { appEnv, hasTmux, launchTui, openTmux, prepareWorkspace, screenSummary, stats, type BenchOptions } from './harness';
 import { exited } from './startup';
 
 export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
@@ -86,7 +86,7 @@ async function firstFrames(count: number): Promise<{ none: number; three: number
         if (mode === 'three') writeFileSync(join(config, 'config.yaml'), `mcpServers:\n${servers}`);
         else rmSync(join(config, 'config.yaml'), { force: true });
         const r = await launchTui(pane, { timeoutMs: 5_000 });
-        if (!r.ok) throw new Error(`TUI did not start: ${r.reason}`);
+        if (!r.ok) throw new Error(`TUI did not start (${mode}): ${r.reason}; screen: ${screenSummary(r.screen)}`);
         pid = r.pid;
         if (i > 0) (mode === 'none' ? none : three).push(r.ms);
       }
