@@ -80,6 +80,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     rules: ok({ 'rules.perDecisionMicros': 12 }),
     resume: ok({ 'resume.readyMs': 10 }, { smoke: true }),
     'long-session': ok({ 'longSession.rssMb100k': 100 }),
+    mcp: ok({ 'mcp.overheadMs': 0.2 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');

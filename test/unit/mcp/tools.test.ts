@@ -102,7 +102,7 @@ test('trust: per workspace, name and fingerprint; revocable; a damaged file trus
 
 test('the vendor tool rules refuse what providerSafeSchema repairs (so the e2e check can fail)', async () => {
   const { anthropicToolsError, openaiToolsError } = await import('../../helpers/tool-schema-rules');
-  const raw = { anyOf: [{ type: 'object', properties: { list: { type: 'array' } } }] };
+  const raw = { type: 'object', anyOf: [{ type: 'object', properties: { list: { type: 'array' } } }] };
   assert.match(anthropicToolsError({ tools: [{ name: 'mcp__s__t', input_schema: raw }] })!, /does not support oneOf, allOf, or anyOf/);
   assert.match(openaiToolsError({ tools: [{ type: 'function', function: { name: 'mcp__s__t', parameters: { type: 'object', properties: { list: { type: 'array' } } } } }] })!, /array schema missing items/);
   assert.match(anthropicToolsError({ tools: [{ name: 'mcp__my.server__t', input_schema: { type: 'object' } }] })!, /should match pattern/);
