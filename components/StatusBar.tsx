@@ -46,6 +46,13 @@ export function questionHint(state: UiState, laneKey: string, switcherKey: strin
   return key ? `${what} (${key})` : what;
 }
 
+/** "mcp ✗ github" (or "mcp ✗ 2") while MCP servers are failed; null when none is. */
+export function mcpMark(state: UiState): Span | null {
+  const failed = Object.entries(state.mcp ?? {}).filter(([, s]) => s.state === 'failed').map(([name]) => name);
+  if (failed.length === 0) return null;
+  return { text: `mcp ✗ ${failed.length === 1 ? failed[0]! : failed.length}`, tone: 'error' };
+}
+
 /**
  * One line: run, provider/model (or DEMO), tokens and cost, busy agents, questions waiting for
  * you, pending approvals. When it does not fit, the run id goes first, then the busy list
@@ -67,10 +74,11 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
       ? ({ text: `${pending} approval${pending === 1 ? '' : 's'} pending${approvalsKey ? ` (${approvalsKey})` : ''}`, tone: 'warn', bold: true, inverse: !theme.plain && theme.color } as Span)
       : null,
     question: question ? ({ text: question, tone: 'warn', bold: true } as Span) : null,
+    mcp: mcpMark(state),
   };
   const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const build = (): Span[] => {
-    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
+    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.mcp, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
     return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
   };
   const size = (): number => cellWidth(build().map((s) => s.text).join(''));

@@ -95,6 +95,8 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
   );
   instance.waitUntilExit().catch((error: unknown) => onCrash(error));
+  // MCP servers start once the first frame is out, never before it (docs/mcp.md).
+  setTimeout(() => app.startBackground?.(), 0).unref();
   try {
     await finished;
   } finally {

@@ -89,6 +89,11 @@ const result = await build({
         ["await import('./devtools.js');", "throw Object.assign(new Error('React devtools are not bundled'), { code: 'ERR_MODULE_NOT_FOUND' });", 'ink (devtools)'],
         ['? await loadPackageJson()', '? { name: undefined, version: undefined }', 'ink (package.json)'],
       ]));
+      // The MCP SDK's OAuth helper (pkce-challenge) falls back to import('node:crypto') on Node < 18
+      // only; Node 20 has globalThis.crypto, so the fallback becomes a plain require.
+      b.onLoad({ filter: /[\\/]pkce-challenge[\\/]dist[\\/]index\.node\.js$/ }, patched([
+        ['import("node:crypto").then(m => m.webcrypto)', 'require("node:crypto").webcrypto', 'pkce-challenge (crypto fallback)'],
+      ]));
       // zod re-exports its ~50 message locales; Legion uses only English, which zod sets itself.
       b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: "export { default as en } from './en.js';", loader: 'js' }));
       b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => ({ contents: await patchStringWidth(args.path), loader: 'js' }));

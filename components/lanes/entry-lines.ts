@@ -117,7 +117,7 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   const g = ctx.glyphs;
   const mark = state === 'ok' ? g.ok : state === 'error' ? g.error : state === 'waiting-approval' ? g.waiting : g.pending;
   const tone = state === 'ok' ? 'ok' : state === 'error' ? 'error' : state === 'waiting-approval' ? 'warn' : 'muted';
-  const summary = sanitize(live?.summary ?? (result ? resultSummary(result) : ''));
+  const summary = sanitize(live?.summary ?? live?.progress ?? (result ? resultSummary(result) : ''));
   const head = `${g.tool} ${use.name} `;
   const confinement = sandboxTag(live?.sandboxed);
   const tail = `${confinement ? ` ${confinement}` : ''} ${mark}${summary ? ` ${summary}` : ''}`;

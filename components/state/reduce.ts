@@ -102,6 +102,14 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
         }));
       }
       return { ...state, notice: { level: event.level, text: event.message } };
+    case 'mcp-status':
+      return { ...state, mcp: { ...state.mcp, [event.server]: event.error === undefined ? { state: event.state } : { state: event.state, error: event.error } } };
+    case 'tool-progress':
+      return update(state, event.sessionId, event.at, (s) => {
+        const tool = s.tools[event.toolUseId];
+        if (!tool || tool.state !== 'running') return s;
+        return setTool(s, event.toolUseId, { ...tool, progress: progressText(event.progress, event.total, event.message) });
+      });
     default: {
       const unreachable: never = event;
       return unreachable;
@@ -156,4 +164,13 @@ function sandboxedOf(source: { readonly sandboxed?: boolean }): { sandboxed?: bo
 
 function setTool(session: SessionView, id: string, tool: ToolLive): SessionView {
   return { ...session, tools: { ...session.tools, [id]: tool } };
+}
+
+/** "3/5", "40%" (a total of 1 reads as a fraction), else the bare count; a message follows. */
+export function progressText(progress: number, total: number | undefined, message: string | undefined): string {
+  let text: string;
+  if (total === undefined) text = String(progress);
+  else if (total === 1 || total === 100) text = `${Math.round((progress / total) * 100)}%`;
+  else text = `${progress}/${total}`;
+  return message ? `${text} ${message.split('\n')[0]!.slice(0, 60)}` : text;
 }

@@ -1,5 +1,5 @@
 import type { Message } from '../../src/model/message';
-import type { AgentStatus, NoticeLevel } from '../../src/events/types';
+import type { AgentStatus, McpServerState, NoticeLevel } from '../../src/events/types';
 import type { PendingApproval } from '../../src/runtime/core-api';
 import type { Participant } from '../../src/collective/participant';
 
@@ -35,6 +35,8 @@ export interface ToolLive {
   readonly summary?: string;
   /** For tools that start processes: whether the call runs in the OS sandbox. */
   readonly sandboxed?: boolean;
+  /** Progress the tool reported while running (`tool-progress`): "2/5", "40%", or its message. */
+  readonly progress?: string;
 }
 
 /** Everything the UI knows about one session. Replaced (never mutated) when it changes. */
@@ -134,6 +136,8 @@ export interface UiState {
   /** A one-line answer to the last key (refused typing, queued message…); cleared by the next key. */
   readonly flash: { readonly level: NoticeLevel; readonly text: string } | null;
   readonly modal: ModalState | null;
+  /** MCP servers by name, from `mcp-status` (the status bar marks failed ones). */
+  readonly mcp?: Readonly<Record<string, { readonly state: McpServerState; readonly error?: string }>>;
   /** Sent texts, oldest first, and the position while browsing them with ↑/↓ (null: not browsing). */
   readonly sent: readonly string[];
   readonly sentIndex: number | null;

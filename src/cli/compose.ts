@@ -41,6 +41,10 @@ import { composeAuthz } from './compose-parts';
 import { composeCheckpoints } from './compose-checkpoints';
 import type { UndoService } from '../checkpoints/undo-service';
 import { withoutYoungGrowth } from './young-generation';
+import { setupMcp } from '../mcp/compose-mcp';
+import { createMcpManager, type McpManager } from '../mcp/manager';
+import { withDynamicTools } from '../mcp/registry-hook';
+import { VERSION } from './version';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -67,6 +71,10 @@ export interface AppSession {
   readonly warnings: string[];
   /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
   readonly undo?: UndoService;
+  /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
+  readonly mcp: McpManager;
+  /** `mcp.start()`, for a screen to call once its first frame is out. */
+  startBackground(): void;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
 }
@@ -117,6 +125,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   // Shell commands run in bubblewrap when they can (docs/sandbox.md); said once when they cannot.
   const { sandbox, notice: sandboxNotice } = await composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir() });
   if (sandboxNotice) warnings.push(sandboxNotice);
+  const mcpSetup = await setupMcp({ config, layout, env });
+  warnings.push(...mcpSetup.warnings);
 
   const selected = await createProviderRegistry({
     config, env, appDir, cwd: io.cwd,
@@ -169,7 +179,12 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     options.onBus?.(bus);
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
-    const tools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools()]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools()]);
+    const mcp = createMcpManager({
+      servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, legionDir: layout.legionDir, clientVersion: VERSION,
+      reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
+    });
+    const tools = withDynamicTools(fixedTools, mcp.tools);
     const approvals: ApprovalQueue = createApprovalQueue({
       layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
     });
@@ -214,9 +229,13 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     });
     coreRef = core;
     return {
-      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings,
+      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
       ...(parts ? { undo: parts.undo } : {}),
-      close: (reason) => core.shutdown(reason),
+      startBackground: () => mcp.start(),
+      close: async (reason) => {
+        await core.shutdown(reason);
+        await mcp.close();
+      },
     };
   } catch (error) {
     unregisterExit();

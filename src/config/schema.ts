@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServersSchema } from './mcp-schema';
 
 /**
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
@@ -108,6 +109,8 @@ export const configSchema = z.strictObject({
   // Context management and budgets (docs/context.md).
   context: contextSchema.default(CONTEXT_DEFAULTS),
   budgets: budgetsSchema.default({ raiseBy: 1 }),
+  /** MCP servers by name (docs/mcp.md); merged per server with the workspace's `.mcp.json`. */
+  mcpServers: mcpServersSchema.default({}),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

@@ -65,7 +65,13 @@ export interface EventBodies {
   };
   /** The estimated size of the request about to be sent, and the model's window (for `ctx 41%`). */
   'context-size': { sessionId: string; participantId: string; tokens: number; window: number };
+  /** An MCP server's state (docs/mcp.md): `tools` are the Legion names it offers now. */
+  'mcp-status': { server: string; state: McpServerState; tools: string[]; error?: string };
+  /** Progress a running tool reports (MCP `notifications/progress`); `total` when known. */
+  'tool-progress': { sessionId: string; participantId: string; toolUseId: string; progress: number; total?: number; message?: string };
 }
+
+export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
 export type EventType = keyof EventBodies;
 /** One event of a given type, envelope included. */
@@ -80,4 +86,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
   'checkpoint',
   'compaction', 'context-size',
+  'mcp-status', 'tool-progress',
 ];

@@ -20,6 +20,8 @@ export interface ApprovalPhaseDeps {
   readonly askers: Map<string, Turn>;
   /** Route a request to its approver (approval-route.ts). */
   route(asker: Turn, request: ApprovalRequest): void;
+  /** A tool's own line for its approval requests (MCP: server, tool, annotations; `Tool.approvalNote`). */
+  toolNote?(toolName: string): string | undefined;
   /** Count a denial or an allowance (prescan.ts). */
   track(turn: Turn, batch: Batch, toolName: string, outcome: 'denied' | 'allowed'): void;
 }
@@ -86,7 +88,7 @@ async function decide(deps: ApprovalPhaseDeps, turn: Turn, asks: readonly CallAs
     toolName: call.use.name,
     input: call.input,
     ruleId: call.verdict.ruleId,
-    reason: call.verdict.reason,
+    reason: withToolNote(call.verdict.reason, deps.toolNote?.(call.use.name)),
     approverId: deps.approvers.choose({ chain: turn.chain, toolName: call.use.name, explicitApprover: call.verdict.approver }),
   }));
   let raised: ApprovalRequest[];
@@ -127,4 +129,9 @@ async function decide(deps: ApprovalPhaseDeps, turn: Turn, asks: readonly CallAs
     }
     return [call, outcome];
   });
+}
+
+/** The verdict's reason, with the tool's own note for the approver (MCP: server, tool, annotations). */
+function withToolNote(reason: string, note: string | undefined): string {
+  return note ? `${reason} · ${note}` : reason;
 }

@@ -99,6 +99,8 @@ export interface ScreenSession {
   readonly undo?: UndoService;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
+  /** Start what must not delay the first frame (MCP servers, docs/mcp.md); the screen calls it once drawn. */
+  startBackground?(): void;
 }
 
 /** The process around the screen. */

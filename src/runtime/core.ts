@@ -165,6 +165,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     decideAsks: createDecideAsks({
       approvals, approvers, triage: config.escalation.llm.enabled ? options.triage : undefined, audit, notice,
       askers: state.askers, route: router.route, track: prescan.track,
+      toolNote: (name) => tools.get(name)?.approvalNote,
     }),
     runCalls: execute.runCalls,
     closeBatch: execute.close,

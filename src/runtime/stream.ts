@@ -45,7 +45,7 @@ export interface StreamDeps {
 }
 
 const definitions = new WeakMap<Tool, ToolDefinition>();
-const agentDefinitions = new WeakMap<Agent, ToolDefinition[]>();
+const agentDefinitions = new WeakMap<Agent, { catalog: readonly Tool[]; defs: ToolDefinition[] }>();
 
 /** The provider-facing definition of a tool (JSON Schema of its zod input), computed once. */
 export function toolDefinition(tool: Tool): ToolDefinition {
@@ -53,7 +53,7 @@ export function toolDefinition(tool: Tool): ToolDefinition {
   if (!def) {
     let schema: Record<string, unknown>;
     try {
-      schema = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+      schema = tool.inputJsonSchema ?? z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     } catch {
       schema = { type: 'object' };
     }
@@ -64,14 +64,18 @@ export function toolDefinition(tool: Tool): ToolDefinition {
   return def;
 }
 
-/** The definitions of the tools an agent holds (names or globs), in catalog order; cached per agent object. */
+/**
+ * The definitions of the tools an agent holds (names or globs), in catalog order; cached per
+ * agent object and catalog (a catalog that changes, as MCP tools come and go, is a new array).
+ */
 export function agentToolDefinitions(tools: ToolCatalog, agent: Agent): ToolDefinition[] {
-  let defs = agentDefinitions.get(agent);
-  if (!defs) {
-    defs = tools.list().filter((tool) => holdsTool(agent.tools, tool.name)).map(toolDefinition);
-    agentDefinitions.set(agent, defs);
+  const catalog = tools.list();
+  let cached = agentDefinitions.get(agent);
+  if (!cached || cached.catalog !== catalog) {
+    cached = { catalog, defs: catalog.filter((tool) => holdsTool(agent.tools, tool.name)).map(toolDefinition) };
+    agentDefinitions.set(agent, cached);
   }
-  return defs;
+  return cached.defs;
 }
 
 /** The system prompt: the agent's own, plus where it stands in the collective. */

@@ -28,6 +28,7 @@ export interface ToolRegistry {
 
 /** A tool as a provider sees it: its zod input schema as a JSON Schema object (zod 4 `toJSONSchema`, input side). */
 export function toolDefinition(tool: Tool): ToolDefinition {
+  if (tool.inputJsonSchema) return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema };
   const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, inputSchema };
 }

@@ -47,6 +47,13 @@ export interface Tool<I = any> {
   readonly sandboxed?: boolean;
   /** Never changes workspace files (an MCP tool marked read-only): no checkpoint before it (docs/undo.md). */
   readonly readOnly?: boolean;
+  /**
+   * The JSON Schema providers see, when the tool brings its own (MCP tools, src/mcp/): then
+   * `schema` only checks the input's outer shape and the tool validates the rest itself.
+   */
+  readonly inputJsonSchema?: Record<string, unknown>;
+  /** One line added to an approval request's reason (MCP: server, tool and its annotations). */
+  readonly approvalNote?: string;
   execute(input: I, context: ToolContext): Promise<ToolResult>;
 }
 

@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -42,6 +42,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'resume.readyMs', budget: 300, direction: 'lower', unit: 'ms', label: '20,000-message run ready', slack: 20 },
   { figure: 'checkpoints.noChangeMs', budget: 5, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, nothing changed', slack: 1 },
   { figure: 'checkpoints.fewChangedMs', budget: 50, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, 5 changed', slack: 10 },
+  { figure: 'mcp.overheadMs', budget: 2, direction: 'lower', unit: 'ms', label: "Legion's share of an MCP tool call (server-everything echo, stdio)", slack: 0.5 },
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
   { figure: 'sandbox.overheadMs', budget: 30, direction: 'lower', unit: 'ms', label: 'shell sandbox start-up per call (median)', slack: 5 },
   { figure: 'redact.worst1MbMs', budget: 50, direction: 'lower', unit: 'ms', label: 'redaction of a 1 MB adversarial tool input', slack: 5 },

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anthropicHistoryError, invalidRequestBody, openaiHistoryError } from './history-rules';
+import { anthropicToolsError, openaiToolsError } from './tool-schema-rules';
 
 /**
  * A local stand-in for the Anthropic (`POST /v1/messages`) and OpenAI
@@ -139,7 +140,9 @@ export async function startVendorServer(
       const vendor = req.url?.endsWith('/v1/messages') ? 'anthropic' : req.url?.endsWith('/v1/chat/completions') || req.url?.endsWith('/v1beta/openai/chat/completions') ? 'openai' : null;
       const invalid =
         options.strictHistory && vendor
-          ? vendor === 'anthropic' ? anthropicHistoryError(body as Record<string, unknown>) : openaiHistoryError(body as Record<string, unknown>)
+          ? vendor === 'anthropic'
+            ? anthropicHistoryError(body as Record<string, unknown>) ?? anthropicToolsError(body as Record<string, unknown>)
+            : openaiHistoryError(body as Record<string, unknown>) ?? openaiToolsError(body as Record<string, unknown>)
           : null;
       record.rejected = invalid;
       const scripted: ScriptedResponse = !vendor

@@ -8,6 +8,7 @@ import { rulesCommand } from './rules';
 import { undoCommand } from './undo';
 import { doctorCommand } from './doctor';
 import { completionCommand } from './completion';
+import { mcpCommand } from './mcp';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, doctorCommand, completionCommand(() => COMMANDS)];

@@ -98,6 +98,9 @@ export const runCommand: Command = {
     };
     process.on('SIGINT', onSigint);
     try {
+      // MCP servers start now, in parallel; the message goes out once each is ready or failed.
+      app.mcp.start();
+      await app.mcp.settled();
       const sent = core.send(to, message, name);
       if (!sent.ok) throw new LegionError(clean(sent.error));
       sessionId = sent.sessionId;
