@@ -28,7 +28,8 @@ test('tmux: npm start runs the demo in its own workspace, welcomes, and the appr
 
     tmux.type('write a note');
     tmux.keys('Enter');
-    screen = await tmux.waitFor(/Approval queue/, 30_000, 'the approval queue');
+    // The queue may open (by itself) a frame before its first row is drawn: wait for the row.
+    screen = await tmux.waitFor(/Approval queue[\s\S]*file_write notes\/demo\.md/, 30_000, 'the write in the approval queue');
     assert.match(screen, /file_write notes\/demo\.md {2}· rule writes-ask: Writing changes your files: you decide/);
     tmux.keys('y');
     await tmux.waitFor(() => existsSync(join(workspace, 'notes', 'demo.md')), 30_000, 'the note in the scratch workspace');
