@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundlePath, ensureBundle } from '../helpers/bundle';
 import { withTempDir } from '../helpers/tmp';
@@ -66,7 +68,14 @@ test('legion completion: the three scripts, each with its install line; an unkno
   assert.match(bad.stderr, /^legion: unknown shell "tcsh"; usage: legion completion bash\|zsh\|fish\n$/);
   for (const [shell, check] of [['zsh', ['-n']], ['fish', ['--no-execute']]] as const) {
     if (spawnSync(shell, ['--version']).status !== 0) continue; // not installed here
-    const syntax = spawnSync(shell, [...check], { input: run(shell).stdout, encoding: 'utf8' });
-    assert.equal(syntax.status, 0, `${shell}: ${syntax.stderr}`);
+    // From a file: fish refuses a script on a pipe from spawnSync ("Unable to read input file").
+    const file = join(tmpdir(), `legion-completion-${process.pid}.${shell}`);
+    writeFileSync(file, run(shell).stdout);
+    try {
+      const syntax = spawnSync(shell, [...check, file], { encoding: 'utf8' });
+      assert.equal(syntax.status, 0, `${shell}: ${syntax.stderr}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
   }
 });
