@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { appendJsonl, readJsonl } from '../storage/jsonl';
 import { zodValidator } from '../storage/zod-validate';
-import { writeTextAtomic } from './write-atomic';
+import { writeTextAtomic } from '../storage/atomic';
 
 /**
  * `.legion/checkpoints/checkpoints.jsonl`: append-only, one line per step of a checkpoint.

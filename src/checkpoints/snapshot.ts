@@ -4,7 +4,7 @@ import { runGit, type GitPlace } from './git';
 import { diffTrees, EMPTY_TREE } from './diff';
 import type { FileChange } from './records';
 import { readLargeExcludes, writeLargeExcludes, type CheckpointPaths } from './shadow-repo';
-import { writeTextAtomic } from './write-atomic';
+import { writeTextAtomic } from '../storage/atomic';
 
 /**
  * Snapshot the workspace into the shadow repository and return the tree id (docs/undo.md).

@@ -13,13 +13,21 @@ function tempPath(path: string): string {
  * The file is private (0600) and missing folders are created private (0700).
  */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  const data = JSON.stringify(value, null, 2) + '\n';
+  await writeTextAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/**
+ * Write `text` atomically, as `writeJsonAtomic` does. `sync: false` skips both fsyncs, for files
+ * that can be rebuilt after a crash (a reader still never sees half a file).
+ */
+export async function writeTextAtomic(path: string, text: string, options: { sync?: boolean } = {}): Promise<void> {
+  const sync = options.sync !== false;
   await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempPath(path);
   const handle = await open(tmp, 'w', PRIVATE_FILE_MODE);
   try {
-    await handle.writeFile(data, 'utf8');
-    await handle.sync();
+    await handle.writeFile(text, 'utf8');
+    if (sync) await handle.sync();
   } catch (error) {
     await handle.close();
     await unlink(tmp).catch(() => undefined);
@@ -32,7 +40,7 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
     await unlink(tmp).catch(() => undefined);
     throw error;
   }
-  await syncDir(dirname(path));
+  if (sync) await syncDir(dirname(path));
 }
 
 /** Synchronous twin of `writeJsonAtomic`, for exit paths that cannot await. */
