@@ -45,6 +45,7 @@ import { setupMcp } from '../mcp/compose-mcp';
 import { createMcpManager, type McpManager } from '../mcp/manager';
 import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
+import { startRemoteParts } from './compose-remote';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -228,13 +229,15 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       },
     });
     coreRef = core;
+    // Notifications (docs/remote.md) follow the bus from here on; closed after the core's run-end.
+    const remote = startRemoteParts({ config, bus });
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
       ...(parts ? { undo: parts.undo } : {}),
       startBackground: () => mcp.start(),
       close: async (reason) => {
         await core.shutdown(reason);
-        await mcp.close();
+        await Promise.all([mcp.close(), remote.close()]);
       },
     };
   } catch (error) {

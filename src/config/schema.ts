@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mcpServersSchema } from './mcp-schema';
+import { notifySchema, remoteSchema } from './remote-schema';
 
 /**
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
@@ -111,6 +112,9 @@ export const configSchema = z.strictObject({
   budgets: budgetsSchema.default({ raiseBy: 1 }),
   /** MCP servers by name (docs/mcp.md); merged per server with the workspace's `.mcp.json`. */
   mcpServers: mcpServersSchema.default({}),
+  // Remote approvals and notifications (docs/remote.md).
+  notify: notifySchema.default([]),
+  remote: remoteSchema.default({}),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;
