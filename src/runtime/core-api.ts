@@ -7,6 +7,8 @@ import type { Participant } from '../collective/participant';
 import type { AgentStatus } from '../events/types';
 import type { UsageTotals } from '../providers/usage-totals';
 import type { PendingApproval } from '../model/approval';
+import type { TranscriptLine } from '../session/transcript';
+import type { HistorySearchResult } from '../session/history-search';
 
 export type { PendingApproval } from '../model/approval';
 
@@ -30,6 +32,25 @@ export interface RunInfo {
   readonly updatedAt: string;
   readonly sessionCount: number;
   readonly title?: string;
+}
+
+/** A run as the history browser lists it. */
+export interface RunSummary {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly title?: string;
+  readonly sessionCount: number;
+}
+
+/** A session of any run, as the history browser lists it. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly initiatorId: string;
+  readonly responderId: string;
+  readonly name: string;
+  readonly messageCount: number;
+  readonly lastActivity: string;
 }
 
 export type SendOutcome =
@@ -76,6 +97,14 @@ export interface LegionCore {
   /** Compact the session now (docs/context.md): refused while a turn runs in it; failures are also notices. */
   compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   pendingApprovals(): PendingApproval[];
+  // The history browser (docs/serve.md#history): every run of the workspace, read-only; the
+  // current run live from the core. A front end reads history only through these.
+  /** Newest first; the current run is always there. */
+  runs?(): Promise<RunSummary[]>;
+  /** The sessions of `runId`, most recently active first. */
+  runSessions?(runId: string): Promise<SessionSummary[]>;
+  transcript?(runId: string, sessionId: string): Promise<TranscriptLine[]>;
+  searchHistory?(runId: string, query: string): Promise<HistorySearchResult>;
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
 }

@@ -20,10 +20,24 @@ interface LockContent extends LockHolder {
 export function pidIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A killed process its parent has not reaped yet (a detached `legion serve` under an init
+ * that does not reap) still answers `kill(pid, 0)`; Linux shows it as state Z in /proc.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const end = stat.lastIndexOf(')');
+    return stat.slice(end + 2, end + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -9,6 +9,8 @@ import { undoCommand } from './undo';
 import { doctorCommand } from './doctor';
 import { completionCommand } from './completion';
 import { mcpCommand } from './mcp';
+import { serveCommand } from './serve';
+import { stopCommand } from './stop';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, serveCommand, stopCommand, doctorCommand, completionCommand(() => COMMANDS)];

@@ -1,0 +1,4 @@
+import type { ServeAddon } from '../serve/addon';
+
+/** What runs inside `legion serve` besides the socket (docs/serve.md#addons). Later modules add theirs here. */
+export const SERVE_ADDONS: readonly ServeAddon[] = [];

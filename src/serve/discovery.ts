@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync, chmodSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-mode';
+
+/**
+ * Where a workspace's server listens and how a front end finds it (docs/serve.md#files):
+ * `.legion/serve.json` names the server (pid, host, socket, run) and is created exclusively,
+ * so it is also the one-server-per-workspace lock. The socket is `.legion/serve.sock`, or —
+ * when that path is too long for a Unix socket (about 100 bytes) — a name derived from the
+ * workspace path in `$XDG_RUNTIME_DIR`, else in `<tmp>/legion-<uid>/` (created 0700).
+ */
+export const MAX_SOCKET_PATH_BYTES = 100;
+
+export interface ServerInfo {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly socket: string;
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly version: string;
+}
+
+export const serveInfoFile = (legionDir: string): string => join(legionDir, 'serve.json');
+
+export function socketPathFor(legionDir: string, env: Readonly<Record<string, string | undefined>>, uid: number): string {
+  const local = join(legionDir, 'serve.sock');
+  if (Buffer.byteLength(local) <= MAX_SOCKET_PATH_BYTES) return local;
+  const name = `legion-${createHash('sha256').update(legionDir).digest('hex').slice(0, 16)}.sock`;
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && isPrivateDir(runtime, uid) && Buffer.byteLength(join(runtime, name)) <= MAX_SOCKET_PATH_BYTES) return join(runtime, name);
+  const dir = join(tmpdir(), `legion-${uid}`);
+  return join(dir, name);
+}
+
+/** Make the socket's directory when it is the shared-tmp fallback: 0700 and ours, else refuse. */
+export function prepareSocketDir(socket: string, legionDir: string, uid: number): string | null {
+  if (socket.startsWith(legionDir)) return null;
+  const dir = socket.slice(0, socket.lastIndexOf('/'));
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== uid) return `${dir} is not a directory of this user: the socket is not put there`;
+    if ((st.mode & 0o077) !== 0) chmodSync(dir, PRIVATE_DIR_MODE);
+    return null;
+  } catch (error) {
+    return `${dir}: ${(error as Error).message}`;
+  }
+}
+
+function isPrivateDir(dir: string, uid: number): boolean {
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+export type InfoRead = { kind: 'none' } | { kind: 'garbage' } | { kind: 'server'; info: ServerInfo };
+
+export function readServerInfo(legionDir: string): InfoRead {
+  let raw: string;
+  try {
+    raw = readFileSync(serveInfoFile(legionDir), 'utf8');
+  } catch {
+    return { kind: 'none' };
+  }
+  try {
+    const v = JSON.parse(raw) as Partial<ServerInfo>;
+    if (Number.isInteger(v.pid) && typeof v.socket === 'string' && typeof v.runId === 'string' && typeof v.hostname === 'string') {
+      return { kind: 'server', info: v as ServerInfo };
+    }
+  } catch { /* garbage */ }
+  return { kind: 'garbage' };
+}
+
+/** Create `serve.json` only if it does not exist (0600). False: another server's file is there. */
+export function claimServerInfo(legionDir: string, info: ServerInfo): boolean {
+  let fd: number;
+  try {
+    fd = openSync(serveInfoFile(legionDir), 'wx', PRIVATE_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try { writeSync(fd, JSON.stringify(info) + '\n'); } finally { closeSync(fd); }
+  return true;
+}
+
+/** Remove `serve.json` (if it still names `pid`) and the socket. Never throws. */
+export function releaseServerInfo(legionDir: string, pid: number, socket: string): void {
+  const seen = readServerInfo(legionDir);
+  if (seen.kind === 'server' && seen.info.pid !== pid) return;
+  try { unlinkSync(serveInfoFile(legionDir)); } catch { /* gone */ }
+  removeSocket(socket);
+}
+
+export function removeSocket(socket: string): void {
+  try {
+    if (lstatSync(socket).isSocket()) unlinkSync(socket);
+  } catch { /* gone */ }
+}

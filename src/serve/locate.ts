@@ -1,0 +1,78 @@
+import { connect } from 'node:net';
+import { statSync, unlinkSync } from 'node:fs';
+import { pidIsAlive } from '../session/lock';
+import { readServerInfo, removeSocket, serveInfoFile, type ServerInfo } from './discovery';
+
+export type Located =
+  | { readonly kind: 'none'; readonly recovered?: string }
+  | { readonly kind: 'running'; readonly info: ServerInfo };
+
+export interface LocateDeps {
+  readonly hostname: string;
+  readonly isAlive?: (pid: number) => boolean;
+  /** Whether something accepts connections on the socket. */
+  readonly probe?: (socket: string) => Promise<boolean>;
+  readonly now?: () => number;
+}
+
+/**
+ * serve.json is claimed just before the socket listens (the run is composed first), so a
+ * server whose socket has not answered this long after its claim is taken for dead (its pid
+ * reused, or a zombie nobody reaped).
+ */
+const STARTING_GRACE_MS = 3_000;
+
+/**
+ * Is a server running for the workspace of `legionDir`? A `serve.json` whose process is gone
+ * (a SIGKILLed server), or that is unreadable, or whose socket has not answered for a while,
+ * is stale: it and its socket are removed (`recovered` says so) and the answer is `none`.
+ * A server of another host (a shared disk) counts as running: it cannot be checked from here.
+ */
+export async function locateServer(legionDir: string, deps: LocateDeps): Promise<Located> {
+  const isAlive = deps.isAlive ?? pidIsAlive;
+  const probe = deps.probe ?? probeSocket;
+  const now = deps.now ?? Date.now;
+  const seen = readServerInfo(legionDir);
+  if (seen.kind === 'none') return { kind: 'none' };
+  const file = serveInfoFile(legionDir);
+  if (seen.kind === 'garbage') {
+    if (ageMs(file, now) < STARTING_GRACE_MS) return { kind: 'none' };
+    removeFile(file);
+    return { kind: 'none', recovered: `removed an unreadable ${file}` };
+  }
+  const { info } = seen;
+  if (info.hostname !== deps.hostname) return { kind: 'running', info };
+  if (isAlive(info.pid)) {
+    if (await probe(info.socket)) return { kind: 'running', info };
+    if (ageMs(file, now) < STARTING_GRACE_MS) return { kind: 'running', info };
+  }
+  removeFile(file);
+  removeSocket(info.socket);
+  return { kind: 'none', recovered: `the Legion server of this workspace (pid ${info.pid}) is gone: removed its stale ${file} and socket` };
+}
+
+function ageMs(file: string, now: () => number): number {
+  try {
+    return now() - statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+function removeFile(file: string): void {
+  try { unlinkSync(file); } catch { /* gone */ }
+}
+
+export function probeSocket(socket: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(socket);
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,219 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { chmodSync } from 'node:fs';
+import type { Core } from '../runtime/commands';
+import type { LegionEvent } from '../events/types';
+import { messageOf } from '../errors';
+import { createLineReader } from './line-reader';
+import { createEventRing } from './event-ring';
+import { createMethods } from './methods';
+import { line, MAX_CLIENT_LINE_BYTES, parseClientLine, PROTOCOL_VERSION, type Method, type WireError } from './protocol';
+import { removeSocket } from './discovery';
+
+/** Limits of the server (docs/serve.md#limits). */
+export interface ServerLimits {
+  /**
+   * A client with more than this many bytes queued that has not taken any of its data for
+   * `stallMs` counts as not reading and is cut off (a burst a reading client drains is fine).
+   */
+  readonly maxClientBuffer: number;
+  readonly stallMs: number;
+  /** Cut off at once past this many bytes queued, reading or not. */
+  readonly hardClientBuffer: number;
+  readonly ringEvents: number;
+  readonly ringBytes: number;
+  readonly maxClients: number;
+  /** Requests of one client still unanswered (`idle` waits) before more are refused. */
+  readonly maxPendingPerClient: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 16 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256,
+};
+
+export interface ServerOptions {
+  readonly core: Core;
+  readonly socketPath: string;
+  readonly workspace: string;
+  readonly version: string;
+  readonly log: (line: string) => void;
+  readonly limits?: Partial<ServerLimits>;
+  /** Told to every client in its welcome, for its status bar. */
+  readonly providerLabel?: string;
+  readonly demo?: boolean;
+}
+
+export interface LegionServer {
+  readonly socketPath: string;
+  clientCount(): number;
+  /** Say bye to every client, stop listening, remove the socket. The core is not touched. Idempotent. */
+  close(reason: string): Promise<void>;
+}
+
+interface Client {
+  readonly socket: Socket;
+  readonly label: string;
+  live: boolean;
+  closed: boolean;
+  pending: number;
+  /** When its output last had to wait (null: the socket has drained since). */
+  blockedSince: number | null;
+}
+
+/**
+ * Serve `core` on a Unix socket (mode 0600) with the protocol of protocol.ts. Every event of
+ * the core's bus is serialized once, kept in a bounded ring (for `since`) and written to every
+ * client that said hello. A client whose queued output passes `maxClientBuffer` is cut off;
+ * nothing a client sends can throw out of here.
+ */
+export async function startServer(options: ServerOptions): Promise<LegionServer> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { core, log } = options;
+  const methods = createMethods(core);
+  const ring = createEventRing({ maxEvents: limits.ringEvents, maxBytes: limits.ringBytes, lastSeq: core.bus.lastSeq() });
+  const clients = new Set<Client>();
+  let counter = 0;
+  let closing: Promise<void> | undefined;
+
+  const write = (client: Client, text: string): void => {
+    if (client.closed) return;
+    const queued = client.socket.writableLength;
+    const stalled = client.blockedSince !== null && Date.now() - client.blockedSince >= limits.stallMs;
+    if (queued > limits.hardClientBuffer || (queued > limits.maxClientBuffer && stalled)) {
+      log(`${client.label}: cut off (not reading: ${queued} bytes queued)`);
+      return drop(client);
+    }
+    if (!client.socket.write(text) && client.blockedSince === null) client.blockedSince = Date.now();
+  };
+  const drop = (client: Client): void => {
+    if (client.closed) return;
+    client.closed = true;
+    clients.delete(client);
+    client.socket.destroy();
+  };
+  const fail = (client: Client, id: number | string | undefined, error: WireError): void =>
+    write(client, line(id === undefined ? { error } : { id, error }));
+
+  const unsubscribe = core.bus.subscribeAll((event: LegionEvent) => {
+    const text = line({ event });
+    ring.add(event.seq, text);
+    for (const client of clients) if (client.live) write(client, text);
+  });
+
+  const onRequest = (client: Client, id: number | string, method: Method, params: unknown): void => {
+    if (client.pending >= limits.maxPendingPerClient) return fail(client, id, { kind: 'refused', message: `more than ${limits.maxPendingPerClient} requests waiting` });
+    let result: unknown;
+    try {
+      result = (methods[method] as (p: unknown) => unknown)(params);
+    } catch (error) {
+      return fail(client, id, { kind: 'failed', message: messageOf(error) });
+    }
+    if (!(result instanceof Promise)) return write(client, line({ id, result: result ?? null }));
+    client.pending += 1;
+    result.then(
+      (value: unknown) => write(client, line({ id, result: value ?? null })),
+      (error: unknown) => fail(client, id, { kind: 'failed', message: messageOf(error) }),
+    ).finally(() => { client.pending -= 1; });
+  };
+
+  const onLine = (client: Client, text: string): void => {
+    const parsed = parseClientLine(text);
+    if (!parsed.ok) return fail(client, parsed.id, parsed.error);
+    const message = parsed.message;
+    if (message.kind === 'hello') {
+      if (client.live) return fail(client, undefined, { kind: 'protocol', message: 'hello was already said' });
+      if (message.hello.protocol !== PROTOCOL_VERSION) {
+        fail(client, undefined, { kind: 'protocol', message: `this server speaks protocol ${PROTOCOL_VERSION}, not ${message.hello.protocol}` });
+        client.socket.end();
+        return;
+      }
+      const since = message.hello.since;
+      const replay = since === undefined ? null : ring.after(since);
+      write(client, line({
+        welcome: {
+          protocol: PROTOCOL_VERSION, runId: core.runId, workspace: options.workspace, pid: process.pid, version: options.version,
+          lastSeq: core.bus.lastSeq(), replay: replay ? 'since' : 'snapshot',
+          ...(options.providerLabel !== undefined ? { providerLabel: options.providerLabel } : {}), ...(options.demo !== undefined ? { demo: options.demo } : {}),
+        },
+      }));
+      if (replay) for (const l of replay) write(client, l);
+      client.live = true;
+      log(`${client.label}: attached (${message.hello.client ?? 'client'}${since === undefined ? '' : `, since ${since}: ${replay ? `${replay.length} events replayed` : 'snapshot'}`})`);
+      return;
+    }
+    if (!client.live) return fail(client, message.id, { kind: 'protocol', message: 'say hello first' });
+    onRequest(client, message.id, message.method, message.params);
+  };
+
+  const onConnection = (socket: Socket): void => {
+    const client: Client = { socket, label: `client ${++counter}`, live: false, closed: false, pending: 0, blockedSince: null };
+    socket.on('error', () => drop(client));
+    socket.on('drain', () => { client.blockedSince = null; });
+    socket.on('close', () => {
+      if (!client.closed && client.live) log(`${client.label}: detached`);
+      drop(client);
+    });
+    if (closing || clients.size >= limits.maxClients) {
+      socket.end(line({ error: { kind: 'refused', message: closing ? 'the server is stopping' : `more than ${limits.maxClients} clients` } }));
+      return;
+    }
+    clients.add(client);
+    const reader = createLineReader({
+      maxBytes: MAX_CLIENT_LINE_BYTES,
+      onLine: (text) => {
+        try {
+          onLine(client, text);
+        } catch (error) {
+          fail(client, undefined, { kind: 'failed', message: messageOf(error) });
+        }
+      },
+      onOversize: (bytes) => fail(client, undefined, { kind: 'oversize', message: `a line of ${bytes} bytes (the limit is ${MAX_CLIENT_LINE_BYTES})` }),
+    });
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+  };
+
+  const server: Server = createServer({ allowHalfOpen: false }, onConnection);
+  removeSocket(options.socketPath);
+  await listenPrivately(server, options.socketPath);
+  log(`listening on ${options.socketPath}`);
+
+  return {
+    socketPath: options.socketPath,
+    clientCount: () => clients.size,
+    close(reason) {
+      closing ??= (async () => {
+        unsubscribe();
+        const bye = line({ bye: { reason } });
+        const sockets = [...clients].map((c) => c.socket);
+        for (const client of [...clients]) {
+          client.closed = true;
+          client.socket.end(bye);
+        }
+        clients.clear();
+        // A client that does not close its end is not waited for long.
+        const force = setTimeout(() => { for (const s of sockets) s.destroy(); }, 1000);
+        force.unref();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        clearTimeout(force);
+        removeSocket(options.socketPath);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Listen with a umask that leaves the socket 0600 from its first moment, then make sure of it. */
+async function listenPrivately(server: Server, path: string): Promise<void> {
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(path, 0o600);
+}

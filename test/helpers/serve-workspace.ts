@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { initWorkspace } from '../../src/collective/init';
+import { createParticipantStore } from '../../src/collective/store';
+import { agentSchema } from '../../src/collective/participant';
+import { layoutFor } from '../../src/storage/layout';
+import type { CommandContext } from '../../src/cli/command';
+import { APP_DIR } from './crash-workspace';
+
+/**
+ * A workspace for `legion serve` tests: agent `worker` writes a file when asked "write …"
+ * (file_write asks the user under the default rules) and streams a long answer to "stream N".
+ */
+export const SERVE_SCRIPT = `version: 1
+defaults: { chunkSize: 40, delayMs: 1 }
+replies:
+  - { agent: worker, on: message, when: "write", repeat: true, toolCalls: [{ name: file_write, input: { path: "out.txt", content: "hello" } }] }
+  - { agent: worker, on: tool-error, repeat: true, text: "could not write: {{lastText}}" }
+  - { agent: worker, on: tool-result, repeat: true, text: "wrote it" }
+  - { agent: worker, on: message, when: "flood", repeat: true, chunkSize: 800, delayMs: 1, text: "${'flooding the socket with text. '.repeat(40000)}" }
+  - { agent: worker, on: message, repeat: true, text: "hello from the worker, streamed in small pieces so a client sees many deltas arrive one after another." }
+`;
+
+export async function setupServeWorkspace(dir: string): Promise<Record<string, string>> {
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  const store = createParticipantStore(layoutFor(dir));
+  await store.save(agentSchema.parse({ id: 'worker', kind: 'agent', name: 'worker', systemPrompt: 'You are a worker.', tools: ['file_write'] }));
+  const script = join(dir, '.legion', 'serve-script.yaml');
+  await writeFile(script, SERVE_SCRIPT);
+  return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script };
+}
+
+export function serveContext(workspace: string, env: Record<string, string>, flags: [string, string | true][] = []): CommandContext {
+  return {
+    args: { command: 'serve', positionals: [], flags: new Map(flags), global: { help: false, version: false, plain: false } },
+    io: { stdout: () => undefined, stderr: () => undefined, env, cwd: workspace, isTTY: false },
+    appDir: APP_DIR,
+    workspaceRoot: workspace,
+  };
+}

@@ -1,0 +1,211 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { composeApp, type AppSession } from '../../../src/cli/compose';
+import { startServer, type LegionServer, type ServerLimits } from '../../../src/serve/server';
+import { connectServer, type Connection } from '../../../src/serve/connection';
+import type { LegionEvent } from '../../../src/events/types';
+import type { Snapshot } from '../../../src/serve/snapshot';
+import { withTempDir } from '../../helpers/tmp';
+import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
+
+interface Served {
+  app: AppSession;
+  server: LegionServer;
+  socket: string;
+  log: string[];
+}
+
+async function serve(dir: string, limits: Partial<ServerLimits> = {}): Promise<Served> {
+  const env = await setupServeWorkspace(dir);
+  const app = await composeApp(serveContext(dir, env));
+  const socket = join(dir, '.legion', 'serve.sock');
+  const log: string[] = [];
+  const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: (l) => log.push(l), limits });
+  return { app, server, socket, log };
+}
+
+async function stop(s: Served): Promise<void> {
+  await s.server.close('test over');
+  await s.app.close('test over');
+}
+
+function collector(): { events: LegionEvent[]; next(pred: (e: LegionEvent) => boolean): Promise<LegionEvent>; onEvent(e: LegionEvent): void } {
+  const events: LegionEvent[] = [];
+  const waiters: { pred: (e: LegionEvent) => boolean; resolve: (e: LegionEvent) => void }[] = [];
+  return {
+    events,
+    onEvent(e) {
+      events.push(e);
+      for (const w of [...waiters]) if (w.pred(e)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(e); }
+    },
+    next(pred) {
+      const seen = events.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ pred, resolve }));
+    },
+  };
+}
+
+/** A raw socket client: write lines, read parsed lines. */
+function raw(socket: string): Promise<{ s: Socket; lines: unknown[]; next(): Promise<unknown> }> {
+  return new Promise((resolve, reject) => {
+    const s = connect(socket);
+    const lines: unknown[] = [];
+    let buf = '';
+    let wake: (() => void) | null = null;
+    s.on('data', (d) => {
+      buf += d.toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) { lines.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
+      wake?.();
+    });
+    let read = 0;
+    const next = async (): Promise<unknown> => {
+      while (read >= lines.length) await new Promise<void>((r) => { wake = r; });
+      return lines[read++];
+    };
+    s.once('connect', () => resolve({ s, lines, next }));
+    s.once('error', reject);
+  });
+}
+
+test('two clients: a request for approval reaches both, a decision from one reaches the other, the turn finishes', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir);
+    const a = collector();
+    const b = collector();
+    let ca: Connection | undefined;
+    let cb: Connection | undefined;
+    try {
+      ca = await connectServer({ socket: s.socket, onEvent: a.onEvent, client: 'a' });
+      cb = await connectServer({ socket: s.socket, onEvent: b.onEvent, client: 'b' });
+      assert.equal(ca.welcome.replay, 'snapshot');
+      assert.equal(ca.welcome.runId, s.app.runId);
+      const snap = (await ca.request('snapshot', {})) as Snapshot;
+      assert.ok(snap.participants.some((p) => p.id === 'worker'));
+      const sent = (await ca.request('send', { responderId: 'worker', text: 'write the file' })) as { ok: boolean; sessionId: string };
+      assert.equal(sent.ok, true);
+      const asked = await b.next((e) => e.type === 'approval-request');
+      assert.equal(asked.type === 'approval-request' && asked.toolName, 'file_write');
+      const pending = (await ca.request('pendingApprovals', {})) as { requestId: string }[];
+      assert.equal(pending.length, 1);
+      const requestId = asked.type === 'approval-request' ? asked.requestId : '';
+      assert.deepEqual(await cb.request('resolveApprovals', { requestIds: [requestId], decision: 'approved' }), { ok: true });
+      await a.next((e) => e.type === 'approval-resolve' && e.requestId === requestId);
+      assert.equal(await ca.request('idle', { sessionId: sent.sessionId }), 'wrote it');
+      assert.deepEqual(await ca.request('pendingApprovals', {}), []);
+      // The same decision again is refused as a value, not a protocol error.
+      const again = (await cb.request('resolveApprovals', { requestIds: [requestId], decision: 'approved' })) as { ok: boolean };
+      assert.equal(again.ok, false);
+      // Both saw the same events in the same order.
+      const seqs = (c: { events: LegionEvent[] }): number[] => c.events.map((e) => e.seq);
+      const common = Math.min(a.events.length, b.events.length);
+      assert.deepEqual(seqs(a).slice(0, common), seqs(b).slice(0, common));
+    } finally {
+      ca?.close();
+      cb?.close();
+      await stop(s);
+    }
+  });
+});
+
+test('re-attach with since: the events after it are replayed in order; too far back means a snapshot', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir, { ringEvents: 50 });
+    try {
+      const first = collector();
+      const c1 = await connectServer({ socket: s.socket, onEvent: first.onEvent });
+      const sent = (await c1.request('send', { responderId: 'worker', text: 'hello there' })) as { sessionId: string };
+      await c1.request('idle', { sessionId: sent.sessionId });
+      c1.close();
+      const lastSeen = first.events[first.events.length - 10]!.seq;
+      const again = collector();
+      const c2 = await connectServer({ socket: s.socket, since: lastSeen, onEvent: again.onEvent });
+      assert.equal(c2.welcome.replay, 'since');
+      await again.next((e) => e.seq === first.events[first.events.length - 1]!.seq);
+      assert.deepEqual(again.events.map((e) => e.seq), first.events.slice(-9).map((e) => e.seq));
+      c2.close();
+      const old = await connectServer({ socket: s.socket, since: 1, onEvent: () => undefined });
+      assert.equal(old.welcome.replay, 'snapshot', 'the ring holds 50 events, not all since seq 1');
+      old.close();
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
+test('hostile input: bad JSON, wrong types, unknown methods, requests before hello, a 10 MB line: errors, never a crash', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir);
+    try {
+      const r = await raw(s.socket);
+      r.s.write('{"id":1,"method":"sessions"}\n');
+      assert.deepEqual(await r.next(), { id: 1, error: { kind: 'protocol', message: 'say hello first' } });
+      r.s.write('{"hello":{"protocol":1}}\n');
+      assert.equal(((await r.next()) as { welcome: { replay: string } }).welcome.replay, 'snapshot');
+      r.s.write('this is not json\n');
+      assert.deepEqual(await r.next(), { error: { kind: 'bad-json', message: 'not a JSON line' } });
+      r.s.write('{"id":2,"method":"shutdown"}\n');
+      assert.deepEqual(await r.next(), { id: 2, error: { kind: 'unknown-method', message: 'unknown method "shutdown"' } });
+      r.s.write('{"id":3,"method":"history","params":{"sessionId":42}}\n');
+      assert.equal(((await r.next()) as { error: { kind: string } }).error.kind, 'bad-params');
+      const big = Buffer.alloc(10 * 1024 * 1024, 0x7b);
+      for (let off = 0; off < big.length; off += 1 << 20) r.s.write(big.subarray(off, off + (1 << 20)));
+      r.s.write('\n{"id":4,"method":"sessions"}\n');
+      assert.equal(((await r.next()) as { error: { kind: string } }).error.kind, 'oversize');
+      assert.deepEqual(await r.next(), { id: 4, result: [] });
+      r.s.write(Buffer.from([0xff, 0xfe, 0x00, 0x0a]));
+      assert.equal(((await r.next()) as { error: { kind: string } }).error.kind, 'bad-json');
+      r.s.destroy();
+      // Still serving.
+      const c = await connectServer({ socket: s.socket, onEvent: () => undefined });
+      assert.deepEqual(await c.request('sessions', {}), []);
+      c.close();
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
+test('a client that stops reading is cut off; the agents and the other clients go on', { timeout: 90_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir, { maxClientBuffer: 256 * 1024, stallMs: 500 });
+    try {
+      const stuck = await raw(s.socket);
+      stuck.s.write('{"hello":{"protocol":1}}\n');
+      stuck.s.pause(); // never reads again
+      const good = collector();
+      const c = await connectServer({ socket: s.socket, onEvent: good.onEvent });
+      const sent = (await c.request('send', { responderId: 'worker', text: 'flood' })) as { sessionId: string };
+      const text = (await c.request('idle', { sessionId: sent.sessionId })) as string;
+      assert.ok(text.length > 1_000_000);
+      assert.ok(s.log.some((l) => /client 1: cut off \(not reading/.test(l)), s.log.join('\n'));
+      assert.equal(s.server.clientCount(), 1);
+      assert.ok(good.events.some((e) => e.type === 'message-add'));
+      c.close();
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
+test('the socket is 0600 and another user cannot connect', { timeout: 30_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir);
+    try {
+      assert.equal(statSync(s.socket).mode & 0o777, 0o600);
+      if (process.getuid?.() === 0) {
+        // As root, try as `nobody`: the kernel refuses the connection.
+        const probe = `require('net').connect(${JSON.stringify(s.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
+        const out = spawnSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
+        assert.match(out.stdout, /EACCES/, out.stderr);
+      }
+    } finally {
+      await stop(s);
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseClientLine, parseServerLine, METHODS, MAX_CLIENT_LINE_BYTES } from '../../../src/serve/protocol';
+import { createLineReader } from '../../../src/serve/line-reader';
+import { prng } from '../../helpers/prng';
+
+test('hello with protocol and since parses; a bad hello is a bad-request', () => {
+  const ok = parseClientLine('{"hello":{"protocol":1,"since":42}}');
+  assert.deepEqual(ok, { ok: true, message: { kind: 'hello', hello: { protocol: 1, since: 42 } } });
+  const bad = parseClientLine('{"hello":{"protocol":"1"}}');
+  assert.equal(bad.ok, false);
+  assert.equal(!bad.ok && bad.error.kind, 'bad-request');
+  const extra = parseClientLine('{"hello":{"protocol":1,"evil":true}}');
+  assert.equal(extra.ok, false);
+});
+
+test('requests: every method parses with its params; unknown methods and bad params keep the id', () => {
+  const send = parseClientLine(JSON.stringify({ id: 7, method: 'send', params: { responderId: 'ur-agent', text: 'hi' } }));
+  assert.deepEqual(send, { ok: true, message: { kind: 'request', id: 7, method: 'send', params: { responderId: 'ur-agent', text: 'hi' } } });
+  const unknown = parseClientLine('{"id":"a1","method":"rm -rf"}');
+  assert.deepEqual(unknown, { ok: false, id: 'a1', error: { kind: 'unknown-method', message: 'unknown method "rm -rf"' } });
+  const proto = parseClientLine('{"id":3,"method":"__proto__"}');
+  assert.equal(!proto.ok && proto.error.kind, 'unknown-method');
+  const wrongType = parseClientLine('{"id":4,"method":"send","params":{"responderId":5,"text":"x"}}');
+  assert.equal(wrongType.ok, false);
+  assert.equal(!wrongType.ok && wrongType.id, 4);
+  assert.equal(!wrongType.ok && wrongType.error.kind, 'bad-params');
+  const noParams = parseClientLine('{"id":5,"method":"sessions"}');
+  assert.equal(noParams.ok, true);
+  assert.ok(METHODS.includes('resolveApprovals'));
+});
+
+test('bad JSON and non-objects are errors, never throws', () => {
+  for (const line of ['', '{', 'null', '[]', '42', '"x"', '{"id":null}', '{"id":1.5,"method":"x"}', '\u0000\uffff']) {
+    const parsed = parseClientLine(line);
+    assert.equal(parsed.ok, false, line);
+  }
+});
+
+test('server lines: events need a known type and envelope; anything else is refused', () => {
+  const ev = parseServerLine(JSON.stringify({ event: { seq: 1, at: 'x', runId: 'r', type: 'notice', level: 'info', message: 'm' } }));
+  assert.equal(ev.ok && ev.message.kind, 'event');
+  assert.equal(parseServerLine(JSON.stringify({ event: { seq: 1, at: 'x', runId: 'r', type: 'nope' } })).ok, false);
+  assert.equal(parseServerLine('{"id":1,"result":null}').ok, true);
+  assert.equal(parseServerLine('{"id":1,"error":{"kind":"refused","message":"no"}}').ok, true);
+  assert.equal(parseServerLine('not json').ok, false);
+});
+
+test('line reader: splits, keeps partial lines, drops oversize lines without buffering them', () => {
+  const lines: string[] = [];
+  const oversize: number[] = [];
+  const reader = createLineReader({ maxBytes: 10, onLine: (l) => lines.push(l), onOversize: (n) => oversize.push(n) });
+  reader.push(Buffer.from('ab\ncd'));
+  reader.push(Buffer.from('e\r\n'));
+  reader.push(Buffer.from('0123456789abc'));
+  assert.equal(reader.buffered, 0, 'an oversize line is not held');
+  reader.push(Buffer.from('def\nok\n0123456789'));
+  reader.push(Buffer.from('x\n'));
+  reader.push(Buffer.from('tail-without-newline'));
+  assert.deepEqual(lines, ['ab', 'cde', 'ok']);
+  assert.deepEqual(oversize, [16, 11]);
+});
+
+test('fuzz: random bytes, truncated and huge lines, wrong types never throw', () => {
+  const random = prng(16);
+  let errors = 0;
+  let handled = 0;
+  const reader = createLineReader({
+    maxBytes: MAX_CLIENT_LINE_BYTES,
+    onLine: (l) => { handled += 1; if (!parseClientLine(l).ok) errors += 1; },
+    onOversize: () => { handled += 1; },
+  });
+  const valid = [
+    '{"hello":{"protocol":1}}',
+    '{"id":1,"method":"send","params":{"responderId":"ur-agent","text":"hi"}}',
+    '{"id":2,"method":"resolveApprovals","params":{"requestIds":["1"],"decision":"approved"}}',
+  ];
+  for (let i = 0; i < 3000; i++) {
+    const pick = random();
+    let chunk: Buffer;
+    if (pick < 0.3) {
+      chunk = Buffer.from(Array.from({ length: Math.floor(random() * 200) }, () => Math.floor(random() * 256)));
+    } else if (pick < 0.6) {
+      const base = valid[Math.floor(random() * valid.length)]!;
+      chunk = Buffer.from(base.slice(0, Math.floor(random() * base.length)) + '\n');
+    } else if (pick < 0.9) {
+      // Wrong types in the right places.
+      const values = [null, 1, -1, 'x', [], {}, true, 1e308, '__proto__'];
+      const v = (): unknown => values[Math.floor(random() * values.length)];
+      chunk = Buffer.from(JSON.stringify({ id: v(), method: METHODS[Math.floor(random() * METHODS.length)], params: { sessionId: v(), text: v(), requestIds: v(), decision: v() } }) + '\n');
+    } else {
+      chunk = Buffer.from(valid[Math.floor(random() * valid.length)]! + '\n');
+    }
+    reader.push(chunk);
+    // Server lines too: the client parses whatever arrives.
+    parseServerLine(chunk.toString('utf8'));
+  }
+  // A 10 MB line, in pieces: dropped, reported once, the next line still read.
+  const big = Buffer.alloc(10 * 1024 * 1024, 0x61);
+  let oversize = 0;
+  let after = '';
+  const r2 = createLineReader({ maxBytes: MAX_CLIENT_LINE_BYTES, onLine: (l) => { after = l; }, onOversize: () => { oversize += 1; } });
+  for (let off = 0; off < big.length; off += 65536) r2.push(big.subarray(off, off + 65536));
+  assert.ok(r2.buffered <= MAX_CLIENT_LINE_BYTES);
+  r2.push(Buffer.from('\n{"hello":{"protocol":1}}\n'));
+  assert.equal(oversize, 1);
+  assert.equal(parseClientLine(after).ok, true);
+  assert.ok(handled > 0 && errors > 0);
+});
