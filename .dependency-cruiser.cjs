@@ -57,6 +57,13 @@ module.exports = {
       to: { path: ['^src/cli/', '^src/runtime/(?!core-api\\.ts$)', '^bin/'] },
     },
     {
+      name: 'ui-not-on-disk',
+      comment: 'components/ never read runs, sessions or files of .legion/ themselves: everything comes through the core interface (src/runtime/core-api.ts), which an attached front end reaches over the socket (docs/serve.md#history)',
+      severity: 'error',
+      from: { path: '^components/' },
+      to: { path: ['^src/storage/', '^src/session/'] },
+    },
+    {
       name: 'runtime-file-without-tier',
       comment: 'every runtime file has a tier: add a new one to RUNTIME_TIERS',
       severity: 'error',

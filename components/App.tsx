@@ -36,6 +36,8 @@ export interface AppProps {
   readonly demo: boolean;
   /** The workspace folder, named in the home lane's welcome. */
   readonly workspaceRoot?: string;
+  /** Where the core runs, for the status bar (absent: not shown). */
+  readonly mode?: 'attached' | 'local';
   /** Called once when the user quits (Ctrl+C twice); the caller closes the core. */
   readonly onQuit: () => void;
   readonly now?: () => number;
@@ -106,7 +108,7 @@ export function App(props: AppProps) {
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
         <Text>{lineToAnsi(hintLine(state, keymap, theme, width, readOnly), theme)}</Text>
-        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')}
+        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: props.mode } : {})} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')}
           laneKey={formatKey(keymap.keysOf('nextLane')[0] ?? '')} switcherKey={formatKey(keymap.keysOf('switcher')[0] ?? '')} theme={theme} />
       </Box>
     </ModalKeysContext.Provider>

@@ -20,6 +20,8 @@ export interface StatusBarProps {
   readonly laneKey: string;
   readonly switcherKey: string;
   readonly theme: Theme;
+  /** Where the core runs: `attached` to `legion serve`, or `local` in this process (docs/serve.md#attaching). */
+  readonly mode?: 'attached' | 'local';
 }
 
 /** Participants working right now (any session not idle, questions to the user aside), in the order they started. */
@@ -58,7 +60,7 @@ export function mcpMark(state: UiState): Span | null {
  * you, pending approvals. When it does not fit, the run id goes first, then the busy list
  * shrinks to a count, then the provider is cut; the question hint and approvals badge always show.
  */
-export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, laneKey, switcherKey, theme }: StatusBarProps) {
+export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, laneKey, switcherKey, theme, mode }: StatusBarProps) {
   const busy = busyAgents(state);
   const question = questionHint(state, laneKey, switcherKey);
   const pending = Object.keys(state.pending).length;
@@ -67,6 +69,7 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
   const seg = {
     app: { text: 'legion', bold: true } as Span,
     run: { text: `run ${state.runId}${state.resumed ? ' (resumed)' : ''}`, tone: 'muted' } as Span,
+    mode: mode ? ({ text: mode, tone: mode === 'attached' ? 'accent' : 'muted', bold: mode === 'attached' } as Span) : null,
     provider: (demo ? { text: 'DEMO', tone: 'warn', bold: true, inverse: !theme.plain } : { text: model }) as Span,
     tokens: { text: `${formatTokens(state.totals.tokens)} tok ${formatCost(state.totals.costUsd, state.totals.costKnown)}` } as Span,
     busy: busy.length > 0 ? ({ text: `${spin}busy: ${busy.join(', ')}`, tone: 'accent' } as Span) : null,
@@ -78,11 +81,12 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
   };
   const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const build = (): Span[] => {
-    const parts = [seg.app, seg.run, seg.provider, seg.tokens, seg.busy, seg.mcp, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
+    const parts = [seg.app, seg.run, seg.mode, seg.provider, seg.tokens, seg.busy, seg.mcp, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
     return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
   };
   const size = (): number => cellWidth(build().map((s) => s.text).join(''));
   if (size() > width) seg.run = { ...seg.run, text: '' };
+  if (size() > width && seg.mode?.text === 'local') seg.mode = null;
   if (size() > width && seg.busy) seg.busy = { ...seg.busy, text: `${spin}busy: ${busy.length}` };
   if (size() > width) {
     const over = size() - width;

@@ -89,8 +89,10 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   process.on('unhandledRejection', onCrash);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
-    <ModalServices workspaceRoot={context.workspaceRoot} core={core} switchRun={switchRun} {...(app.undo ? { undo: app.undo } : {})}>
-      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} workspaceRoot={context.workspaceRoot} onQuit={() => void shutdown('quit', 0)} />
+    // Attached, the server holds its run: older runs are browsed read-only, never resumed here.
+    <ModalServices workspaceRoot={context.workspaceRoot} core={core} {...(app.attached ? {} : { switchRun })} {...(app.undo ? { undo: app.undo } : {})}>
+      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} mode={app.attached ? 'attached' : 'local'}
+        workspaceRoot={context.workspaceRoot} onQuit={() => void shutdown('quit', 0)} />
     </ModalServices>,
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
   );

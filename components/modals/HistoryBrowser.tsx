@@ -1,6 +1,5 @@
 import React, { useCallback, useContext, useEffect, useMemo, useRef } from 'react';
-import type { HistorySearchResult } from '../../src/session/history-search';
-import type { TranscriptLine } from '../../src/session/transcript';
+import type { HistorySearchResult, TranscriptLine } from '../../src/runtime/core-api';
 import type { KeyPress } from '../input/decode-keys';
 import type { Draft } from '../state/ui-state';
 import type { Line, Span } from '../text/line';
@@ -8,7 +7,7 @@ import { draftOf } from '../composer/draft-edit';
 import { cellWidth } from '../text/width';
 import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
-import { HistorySourceContext, coreHistorySource, type HistorySource, type RunSummary, type SessionSummary } from './history-source';
+import { HistorySourceContext, createHistorySource, type HistorySource, type RunSummary, type SessionSummary } from './history-source';
 import { highlighted, transcriptRows } from './history-view';
 import { sessionLabel } from './switcher-filter';
 import { closeAndShow } from './switcher-show';
@@ -61,7 +60,7 @@ const clampIndex = (i: number, n: number): number => Math.max(0, Math.min(n - 1,
 export function HistoryBrowser(props: ModalProps) {
   const { theme, width, height, core } = props;
   const provided = useContext(HistorySourceContext);
-  const source: HistorySource = useMemo(() => provided ?? coreHistorySource(core), [provided, core]);
+  const source: HistorySource = useMemo(() => provided ?? createHistorySource({ core }), [provided, core]);
   const [get, set] = useSyncState<Local>(() => INITIAL);
   const latest = useLatest(props);
   const token = useRef(0);

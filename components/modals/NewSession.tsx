@@ -1,6 +1,6 @@
 import React, { useCallback } from 'react';
 import type { Participant } from '../../src/collective/participant';
-import { checkSessionName, DEFAULT_SESSION_NAME } from '../../src/session/ids';
+import { checkSessionName, DEFAULT_SESSION_NAME } from '../../src/runtime/core-api';
 import type { KeyPress } from '../input/decode-keys';
 import type { Draft } from '../state/ui-state';
 import type { Line } from '../text/line';

@@ -1,5 +1,5 @@
 import type { LegionCore, PendingApproval } from '../../src/runtime/core-api';
-import { keyArgument } from '../../src/session/transcript';
+import { keyArgument } from '../../src/runtime/core-api';
 
 /**
  * The approval queue's data: which requests it shows, in what order, and how a decision is

@@ -1,6 +1,5 @@
 import React, { useMemo, type ReactNode } from 'react';
 import type { LegionCore } from '../../src/runtime/core-api';
-import { layoutFor } from '../../src/storage/layout';
 import { ApprovalServicesContext, approvalServicesFor } from './approval-services';
 import { HistorySourceContext, createHistorySource } from './history-source';
 import { UndoContext } from './undo-context';
@@ -16,12 +15,12 @@ export interface ModalServicesProps {
   readonly children: ReactNode;
 }
 
-/** What the issue-7 modals read from the workspace: diff previews and the runs on disk. */
+/** What the modals read: diff previews from the workspace, the run history through the core. */
 export function ModalServices({ workspaceRoot, core, switchRun, undo, children }: ModalServicesProps) {
   const approvals = useMemo(() => approvalServicesFor(workspaceRoot), [workspaceRoot]);
   const history = useMemo(
-    () => createHistorySource({ layout: layoutFor(workspaceRoot), core, ...(switchRun ? { switchRun } : {}) }),
-    [workspaceRoot, core, switchRun],
+    () => createHistorySource({ core, ...(switchRun ? { switchRun } : {}) }),
+    [core, switchRun],
   );
   return (
     <ApprovalServicesContext.Provider value={approvals}>

@@ -1,5 +1,4 @@
-import type { TranscriptLine } from '../../src/session/transcript';
-import { matchRanges, queryPattern } from '../../src/session/history-search';
+import { matchRanges, queryPattern, type TranscriptLine } from '../../src/runtime/core-api';
 import type { Theme } from '../theme';
 import type { Line, Span, Tone } from '../text/line';
 import { hardWrap } from './switcher-kit';

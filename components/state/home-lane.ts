@@ -1,6 +1,6 @@
 import type { LegionCore } from '../../src/runtime/core-api';
 import { UR_AGENT_ID, USER_ID } from '../../src/collective/participant';
-import { DEFAULT_SESSION_NAME, sessionIdOf } from '../../src/session/ids';
+import { DEFAULT_SESSION_NAME, sessionIdOf } from '../../src/runtime/core-api';
 import { stateFromCore } from './from-core';
 import type { UiSettings, UiState } from './ui-state';
 

@@ -45,6 +45,7 @@ import { setupMcp } from '../mcp/compose-mcp';
 import { createMcpManager, type McpManager } from '../mcp/manager';
 import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
+import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
 
 export interface ComposeOptions {
@@ -201,7 +202,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     if (checkpoints && 'error' in checkpoints) warnings.push(checkpoints.error);
     const parts = checkpoints && !('error' in checkpoints) ? checkpoints : undefined;
 
-    const core = await createCore({
+    const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
       resolveProvider: (agent) => {
         const got = providers.resolve(agent);
@@ -228,6 +229,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
         lock.release();
       },
     });
+    // The history browser's reads (every run of the workspace) go through the core interface too.
+    const core: Core = { ...bare, ...createHistoryService(layout, bare) };
     coreRef = core;
     // Notifications (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, bus });

@@ -2,6 +2,7 @@ import type { Screen } from '../runtime/core-api';
 import { LegionError, messageOf } from '../errors';
 import type { CommandContext } from './command';
 import { composeApp, type AppSession } from './compose';
+import { attachChoice, attachedScreenSession, serverToAttach } from './attach';
 
 /**
  * `legion [start]`: compose the core for the run (`--run <id>`, `--new`, else the latest),
@@ -15,10 +16,24 @@ export async function startScreen(context: CommandContext, loadScreen: () => Pro
   const newRun = context.args.flags.get('new') === true;
   if (runFlag !== undefined && newRun) throw new LegionError('use either --run <id> or --new, not both', 2);
   let target: RunTarget = { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun };
+  // A server runs for the workspace: the screen attaches to it instead (docs/serve.md#attaching).
+  const server = await serverToAttach(context, attachChoice(context));
   // The screen (Ink, React, components) loads while the core composes: its set-up runs while
   // the core waits for its files, which brings the first frame forward.
   const screen = loadScreen();
   screen.catch(() => undefined); // reported where it is awaited
+  if (server) {
+    const session = await attachedScreenSession(context, server);
+    let loaded: Screen;
+    try {
+      loaded = await screen;
+    } catch (error) {
+      await session.close('no screen');
+      throw error;
+    }
+    const outcome = await loaded.run(session, { env: context.io.env, plain: context.args.global.plain, workspaceRoot: context.workspaceRoot, stderr: (text) => context.io.stderr(text) });
+    return outcome.code;
+  }
   for (;;) {
     let app: AppSession;
     try {

@@ -11,6 +11,8 @@ import type { TranscriptLine } from '../session/transcript';
 import type { HistorySearchResult } from '../session/history-search';
 
 export type { PendingApproval } from '../model/approval';
+export type { TranscriptLine } from '../session/transcript';
+export type { HistorySearchResult, HistoryHit } from '../session/history-search';
 
 /** One directional named session of the run (docs/design.md#participants-sessions-runs). */
 export interface SessionInfo {
@@ -126,6 +128,8 @@ export interface ScreenSession {
   readonly warnings: string[];
   /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
   readonly undo?: UndoService;
+  /** The core runs in `legion serve` and this front end is attached to it (docs/serve.md#attaching): closing detaches. */
+  readonly attached?: boolean;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
   /** Start what must not delay the first frame (MCP servers, docs/mcp.md); the screen calls it once drawn. */
@@ -153,3 +157,10 @@ export interface ScreenOutcome {
 export interface Screen {
   run(session: ScreenSession, options: ScreenOptions): Promise<ScreenOutcome>;
 }
+
+// Pure helpers a front end shares with the core (naming sessions, showing transcripts and
+// approvals), re-exported so components/ never import src/session or src/storage (the import
+// check forbids it; docs/architecture.md).
+export { DEFAULT_SESSION_NAME, checkSessionName, sessionIdOf } from '../session/ids';
+export { keyArgument } from '../session/transcript';
+export { matchRanges, queryPattern } from '../session/history-search';

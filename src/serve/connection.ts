@@ -45,12 +45,14 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
     let endReason: string | undefined;
     const timer = setTimeout(() => end(`no answer from ${options.socket}`), options.timeoutMs ?? 10_000);
 
-    const end = (reason: string): void => {
+    /** `graceful`: what this client wrote still reaches the server (its own close). */
+    const end = (reason: string, graceful = false): void => {
       if (!open) return;
       open = false;
       endReason = reason;
       clearTimeout(timer);
-      socket.destroy();
+      if (graceful) socket.end();
+      else socket.destroy();
       for (const w of waiting.values()) w.reject(new RemoteError('closed', reason));
       waiting.clear();
       if (!welcome) reject(new RemoteError('closed', reason));
@@ -113,7 +115,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
           socket.write(line({ id, method, params }));
         });
       },
-      close: () => end('closed by the client'),
+      close: () => end('closed by the client', true),
     };
   });
 }

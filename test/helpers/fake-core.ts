@@ -4,6 +4,7 @@ import type { Message } from '../../src/model/message';
 import type { Participant } from '../../src/collective/participant';
 import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from '../../src/runtime/core-api';
 import { createUsageAccumulator, type UsageTotals } from '../../src/providers/usage-totals';
+import { liveHistory } from '../../src/session/history-service';
 
 /**
  * A `LegionCore` for UI tests: a real bus that the test drives by emitting events, with
@@ -160,6 +161,8 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     pendingApprovals: () => [...pending.values()],
     async shutdown(reason) { calls.shutdown.push(reason); },
   };
+  // The history browser's reads: the current run, live (as the real core's, without older runs).
+  Object.assign(core, liveHistory(core));
   return core;
 }
 

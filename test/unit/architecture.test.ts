@@ -27,7 +27,7 @@ test('src/, components/ and bin/ have no import cycle and no upward import', () 
   assert.ok(report.modules > 200, `the whole tree was read (${report.modules} modules)`);
 });
 
-test('the check fails on a cycle, an upward import, a runtime file importing a higher tier, the UI reaching past the core interface', async () => {
+test('the check fails on a cycle, an upward import, a runtime file importing a higher tier, the UI reaching past the core interface or onto the disk', async () => {
   await withTempDir(async (dir) => {
     const files: Record<string, string> = {
       // A cycle through a type-only import.
@@ -44,6 +44,11 @@ test('the check fails on a cycle, an upward import, a runtime file importing a h
       // The UI composing a run itself (JSX: the .tsx parse must work).
       'components/start.tsx': "import { compose } from '../src/cli/compose';\nexport const View = () => <box>{compose()}</box>;\n",
       'src/cli/compose.ts': 'export const compose = (): number => 1;\n',
+      // The UI reading sessions from disk itself instead of through the core (an attached front end could not).
+      'components/history.ts': "import { readRunSessions } from '../src/session/session-files';\nexport const h = readRunSessions;\n",
+      'src/session/session-files.ts': 'export const readRunSessions = (): number => 1;\n',
+      'components/paths.ts': "import { layoutFor } from '../src/storage/layout';\nexport const p = layoutFor;\n",
+      'src/storage/layout.ts': 'export const layoutFor = (): number => 1;\n',
       // Allowed: the UI importing the core interface.
       'components/ok.tsx': "import type { Core } from '../src/runtime/core-api';\nexport const Ok = (p: { core: Core }) => <box>{String(p.core)}</box>;\n",
       'src/runtime/core-api.ts': 'export interface Core { readonly id: string }\n',
@@ -60,6 +65,8 @@ test('the check fails on a cycle, an upward import, a runtime file importing a h
       'no-cycle: src/runtime/run-state.ts → src/runtime/turn.ts',
       'runtime-file-without-tier: src/runtime/helper.ts → src/runtime/scheduler.ts',
       'runtime-tier-1: src/runtime/delegation.ts → src/runtime/scheduler.ts',
+      'ui-not-on-disk: components/history.ts → src/session/session-files.ts',
+      'ui-not-on-disk: components/paths.ts → src/storage/layout.ts',
       'ui-through-core-interface: components/start.tsx → src/cli/compose.ts',
     ]);
   });

@@ -6,6 +6,8 @@ import type { LegionEvent } from '../../events/types';
 import { composeApp } from '../compose';
 import { composeRunMessage, cutNote, readPipedInput } from '../piped-input';
 import { createDeltaCoalescer } from '../../events/coalesce';
+import { attachChoice, serverToAttach } from '../attach';
+import { runAttached } from '../run-attached';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -25,9 +27,9 @@ export const RUN_EXIT = {
 
 export const runCommand: Command = {
   name: 'run',
-  usage: 'legion run [--to <id>] [--session <name>] [--json [--coalesce]] [--approve deny|all] [--new | --run <id>] <message...> | -',
+  usage: 'legion run [--to <id>] [--session <name>] [--json [--coalesce]] [--approve deny|all] [--new | --run <id>] [--attach | --no-attach] <message...> | -',
   summary: 'send one message headlessly; print the answer (or every event with --json); piped stdin is attached, or is the message',
-  flags: { to: 'value', session: 'value', json: 'boolean', coalesce: 'boolean', approve: 'value', new: 'boolean', run: 'value' },
+  flags: { to: 'value', session: 'value', json: 'boolean', coalesce: 'boolean', approve: 'value', new: 'boolean', run: 'value', attach: 'boolean', 'no-attach': 'boolean' },
   async run(context) {
     const { args, io } = context;
     const approve = (args.flags.get('approve') ?? 'deny') as string;
@@ -52,6 +54,16 @@ export const runCommand: Command = {
       for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
       return out;
     };
+
+    // A server runs for the workspace: the message goes to it (docs/serve.md#attaching).
+    const server = await serverToAttach(context, attachChoice(context));
+    if (server) {
+      if (args.flags.has('approve')) throw new LegionError('--approve does not apply to an attached run: approvals wait in the server\'s queue (add --no-attach to run here)', RUN_EXIT.usage);
+      return runAttached(io, server, {
+        to, ...(name !== undefined ? { name } : {}), message, json, coalesce: args.flags.has('coalesce'), clean,
+        exit: { ok: RUN_EXIT.ok, turnFailed: RUN_EXIT.turnFailed, incomplete: RUN_EXIT.incomplete, budget: RUN_EXIT.budget, interrupted: RUN_EXIT.interrupted },
+      });
+    }
 
     const rejected: string[] = [];
     // Warnings the core raises while it loads the run (a damaged session line, a torn tail,

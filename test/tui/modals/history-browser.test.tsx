@@ -4,6 +4,7 @@ import { renderModals, type ModalHarness } from './harness';
 import { createFakeCore, sessionIdOf } from '../../helpers/fake-core';
 import { createHistorySource, type HistorySource } from '../../../components/modals/history-source';
 import { makeTempDir } from '../../helpers/tmp';
+import { createHistoryService } from '../../../src/session/history-service';
 import { msg, writeRuns } from '../../helpers/history-fixture';
 
 interface Setup {
@@ -27,7 +28,7 @@ async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun
   core.seed({ initiatorId: 'ur-agent', responderId: 'scout', name: 'web' }, [msg('user', 'find pelican facts', '2026-03-01T09:00:03.000Z')]);
   const switches: Setup['switches'] = [];
   const source: HistorySource = createHistorySource({
-    layout, core, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
+    core: { ...core, ...createHistoryService(layout, core) }, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
   });
   const history: HistorySource = options.transcriptNeverLoads ? { ...source, transcript: () => new Promise(() => undefined) } : source;
   const h = await renderModals({ core, history, columns: 110, rows: 28 });

@@ -1,0 +1,67 @@
+import { hostname, homedir } from 'node:os';
+import { LegionError, messageOf } from '../errors';
+import type { CommandContext } from './command';
+import { defaultConfigFiles, loadConfig } from '../config/load';
+import { layoutFor } from '../storage/layout';
+import type { ScreenSession } from '../runtime/core-api';
+import { locateServer } from '../serve/locate';
+import type { ServerInfo } from '../serve/discovery';
+import { attachRemoteCore, type RemoteCore } from '../serve/remote-core';
+
+/** `--attach` requires a server, `--no-attach` ignores one, neither: attach when one runs (docs/serve.md#attaching). */
+export type AttachChoice = 'auto' | 'require' | 'never';
+
+export function attachChoice(context: CommandContext): AttachChoice {
+  const yes = context.args.flags.get('attach') === true;
+  const no = context.args.flags.get('no-attach') === true;
+  if (yes && no) throw new LegionError('use either --attach or --no-attach, not both', 2);
+  return yes ? 'require' : no ? 'never' : 'auto';
+}
+
+/**
+ * The workspace's server to attach to, or null to run the core in-process. A stale
+ * serve.json (its server killed) is cleaned up on the way (said on stderr). With --run or
+ * --new naming another run than the server's, attaching is refused with what to do instead.
+ */
+export async function serverToAttach(context: CommandContext, choice: AttachChoice): Promise<ServerInfo | null> {
+  if (choice === 'never') return null;
+  const located = await locateServer(layoutFor(context.workspaceRoot).legionDir, { hostname: hostname() });
+  if (located.kind === 'none') {
+    if (located.recovered) context.io.stderr(`legion: ${located.recovered}\n`);
+    if (choice === 'require') throw new LegionError('no Legion server runs for this workspace: start one with `legion serve --detach`');
+    return null;
+  }
+  const { info } = located;
+  if (info.hostname !== hostname()) {
+    throw new LegionError(`the Legion server of this workspace runs on host ${info.hostname}: attach there (ssh), or use --no-attach with --new`);
+  }
+  const runFlag = context.args.flags.get('run');
+  if (context.args.flags.get('new') === true || (typeof runFlag === 'string' && runFlag !== info.runId)) {
+    throw new LegionError(`the Legion server of this workspace serves run ${info.runId}: attach to it without --run/--new, or add --no-attach to drive another run here`, 2);
+  }
+  return info;
+}
+
+export async function attachCore(info: ServerInfo, client: string): Promise<RemoteCore> {
+  try {
+    return await attachRemoteCore({ socket: info.socket, client });
+  } catch (error) {
+    throw new LegionError(`could not attach to the Legion server (pid ${info.pid}, ${info.socket}): ${messageOf(error)}`);
+  }
+}
+
+/** What the full-screen UI needs, over a remote core: the UI settings come from this machine's config files. */
+export async function attachedScreenSession(context: CommandContext, info: ServerInfo): Promise<ScreenSession> {
+  const env = context.io.env;
+  const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir()));
+  if (!loaded.ok) throw new LegionError(loaded.error);
+  const core = await attachCore(info, 'tui');
+  const { welcome } = core;
+  return {
+    core, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,
+    warnings: [...loaded.warnings, `attached to the Legion server (pid ${info.pid}): quitting leaves its agents working; \`legion stop\` ends it`],
+    attached: true,
+    // Checkpoints and undo stay with the server (docs/serve.md#attaching): `legion undo` works beside it.
+    close: () => core.shutdown('detach'),
+  };
+}

@@ -1,0 +1,215 @@
+import type { LegionCore, PendingApproval, RunSummary, SendOutcome, SessionInfo, SessionSummary } from '../runtime/core-api';
+import type { LegionEvent } from '../events/types';
+import type { TurnOutcome } from '../runtime/turn';
+import type { RunUsage } from '../runtime/usage-book';
+import type { Participant } from '../collective/participant';
+import type { ContextRecord } from '../context/records';
+import type { TranscriptLine } from '../session/transcript';
+import type { HistorySearchResult } from '../session/history-search';
+import { USER_ID } from '../collective/participant';
+import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
+import { messageOf } from '../errors';
+import { connectServer, type Connection } from './connection';
+import { applyEvent, mirrorFrom, refreshFor, usageOf, type Mirror, type Refresh } from './mirror';
+import { createRelayBus, type RelayBus } from './relay-bus';
+import { checkResult } from './results';
+import type { Snapshot } from './snapshot';
+import type { Method, ParamsOf, Welcome } from './protocol';
+
+/** A `LegionCore` whose core runs in `legion serve` (docs/serve.md). */
+export interface RemoteCore extends LegionCore {
+  readonly welcome: Welcome;
+  /** How the last finished turn of a user session ended (`legion run`), from the server. */
+  lastOutcome(sessionId: string): Promise<TurnOutcome | undefined>;
+  /** Resolves once the connection ended (bye, the server gone, `shutdown`), with the reason. */
+  readonly closed: Promise<string>;
+  usage(): RunUsage;
+  reply(sessionId: string, text: string): SendOutcome;
+  runs(): Promise<RunSummary[]>;
+  runSessions(runId: string): Promise<SessionSummary[]>;
+  transcript(runId: string, sessionId: string): Promise<TranscriptLine[]>;
+  searchHistory(runId: string, query: string): Promise<HistorySearchResult>;
+}
+
+export interface AttachOptions {
+  readonly socket: string;
+  /** A label for the server's log. */
+  readonly client?: string;
+}
+
+/**
+ * Attach to a server: hello, snapshot, then every event applied to a local mirror before the
+ * front end's subscribers see it (mirror.ts), so the synchronous reads of `LegionCore` answer
+ * from memory. Commands go to the server; those `LegionCore` answers synchronously (`send`,
+ * `resolveApprovals`…) are checked here against the mirror (the same checks as the core's) and
+ * answered at once, and a refusal the server still makes arrives as a notice. `shutdown` only
+ * detaches: the server and its agents go on.
+ */
+export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCore> {
+  const early: LegionEvent[] = [];
+  let onEvent: (event: LegionEvent) => void = (event) => void early.push(event);
+  let closeReason: string | undefined;
+  let onClose: (reason: string) => void = (reason) => { closeReason = reason; };
+  const connection: Connection = await connectServer({
+    socket: options.socket, client: options.client ?? 'tui',
+    onEvent: (event) => onEvent(event), onClose: (reason) => onClose(reason),
+  });
+  const request = async <M extends Method>(method: M, params: ParamsOf<M>): Promise<unknown> => connection.request(method, params);
+  let snapshot: Snapshot;
+  try {
+    snapshot = checkResult('snapshot', await request('snapshot', {}), 'snapshot') as unknown as Snapshot;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+  const mirror: Mirror = mirrorFrom(snapshot);
+  const bus: RelayBus = createRelayBus(snapshot.runId, snapshot.lastSeq);
+  const notice = (level: 'warn' | 'error', message: string, sessionId?: string): void =>
+    void bus.emit({ type: 'notice', level, message, ...(sessionId ? { sessionId } : {}) });
+
+  // Events wait in order behind one whose missing state is being fetched (refreshFor).
+  const queue: LegionEvent[] = [];
+  let fetching: Refresh | null = null;
+  const fetchDone = new Set<LegionEvent>();
+  const runRefresh = async (refresh: Refresh): Promise<void> => {
+    if (refresh.kind === 'participants') {
+      mirror.participants = checkResult('participants', await request('participants', {}), 'participants') as Participant[];
+    } else if (refresh.kind === 'contextRecords') {
+      mirror.contextRecords.set(refresh.sessionId, checkResult('contextRecords', await request('contextRecords', { sessionId: refresh.sessionId }), 'contextRecords') as unknown as ContextRecord[]);
+    } else {
+      const fresh = checkResult('sessions', await request('sessions', {}), 'sessions') as SessionInfo[];
+      for (const s of fresh) {
+        const mine = mirror.sessions.get(s.id);
+        if (!mine) continue;
+        const { awaitingUser: _drop, ...rest } = mine;
+        mirror.sessions.set(s.id, s.awaitingUser ? { ...rest, awaitingUser: true } : rest);
+      }
+    }
+  };
+  const pump = (): void => {
+    while (queue.length > 0 && !fetching) {
+      const event = queue[0]!;
+      const refresh = fetchDone.has(event) ? null : refreshFor(mirror, event);
+      if (refresh) {
+        fetching = refresh;
+        runRefresh(refresh)
+          .catch((error: unknown) => { if (connection.isOpen) notice('warn', messageOf(error)); })
+          .finally(() => { fetching = null; fetchDone.add(event); pump(); });
+        return;
+      }
+      queue.shift();
+      fetchDone.delete(event);
+      if (event.seq <= mirror.lastSeq) continue;
+      applyEvent(mirror, event);
+      bus.deliver(event);
+    }
+  };
+  onEvent = (event) => { queue.push(event); pump(); };
+  for (const event of early) if (event.seq > snapshot.lastSeq) queue.push(event);
+  pump();
+
+  let resolveClosed: (reason: string) => void = () => undefined;
+  const closed = new Promise<string>((resolve) => { resolveClosed = resolve; });
+  let detaching = false;
+  onClose = (reason) => {
+    if (!detaching) notice('error', `the Legion server went away (${reason}): quit and start \`legion\` again`);
+    resolveClosed(reason);
+  };
+  if (closeReason !== undefined) onClose(closeReason);
+
+  /** Fire a command; a refusal or failure the server reports becomes a notice. */
+  const fire = <M extends Method>(method: M, params: ParamsOf<M>, sessionId?: string): void => {
+    request(method, params).then(
+      (value) => {
+        const outcome = value === null ? null : checkResult('outcome', value, method);
+        if (outcome && !outcome.ok) notice('warn', outcome.error, sessionId);
+      },
+      (error: unknown) => notice('error', `${method}: ${messageOf(error)}`, sessionId),
+    );
+  };
+  const notConnected = (): SendOutcome | null => (connection.isOpen ? null : { ok: false, error: 'not connected to the Legion server' });
+
+  const checkTarget = (responderId: string, name: string): string | null => {
+    const problem = checkSessionName(name);
+    if (problem) return problem;
+    if (responderId === USER_ID) return 'you cannot send a message to yourself';
+    const target = mirror.participants.find((p) => p.id === responderId);
+    if (!target) return `no participant "${responderId}"`;
+    if (target.status !== 'active') return `${responderId} is retired and takes no messages`;
+    return null;
+  };
+  const busy = (id: string): boolean => {
+    const status = mirror.sessions.get(id)?.status;
+    return status !== undefined && status !== 'idle' && status !== 'error';
+  };
+
+  const core: RemoteCore = {
+    runId: snapshot.runId,
+    bus,
+    welcome: connection.welcome,
+    closed,
+    send(responderId, text, name = DEFAULT_SESSION_NAME) {
+      const down = notConnected();
+      if (down) return down;
+      if (!text.trim()) return { ok: false, error: 'empty message' };
+      const problem = checkTarget(responderId, name);
+      if (problem) return { ok: false, error: problem };
+      const lane = sessionIdOf({ initiatorId: responderId, responderId: USER_ID, name });
+      const sessionId = mirror.sessions.get(lane)?.awaitingUser ? lane : sessionIdOf({ initiatorId: USER_ID, responderId, name });
+      fire('send', { responderId, text, name }, sessionId);
+      return { ok: true, sessionId, queued: sessionId !== lane && busy(sessionId) };
+    },
+    reply(sessionId, text) {
+      const down = notConnected();
+      if (down) return down;
+      if (!mirror.sessions.has(sessionId)) return { ok: false, error: `no session ${sessionId}` };
+      if (!text.trim()) return { ok: false, error: 'empty message' };
+      fire('reply', { sessionId, text }, sessionId);
+      return { ok: true, sessionId, queued: false };
+    },
+    usage: () => usageOf(mirror),
+    idle: async (sessionId) => checkResult('text', await request('idle', { sessionId }), 'idle'),
+    openSession(responderId, name = DEFAULT_SESSION_NAME) {
+      const down = notConnected();
+      if (down) return down;
+      const problem = checkTarget(responderId, name);
+      if (problem) return { ok: false, error: problem };
+      fire('openSession', { responderId, name });
+      return { ok: true, sessionId: sessionIdOf({ initiatorId: USER_ID, responderId, name }) };
+    },
+    resolveApprovals(requestIds, decision, opts = {}) {
+      const down = notConnected();
+      if (down) return down;
+      const unique = [...new Set(requestIds)];
+      if (unique.length === 0) return { ok: false, error: 'no approval request given' };
+      const unknown = unique.filter((id) => !mirror.pending.has(id));
+      if (unknown.length > 0) return { ok: false, error: `${unknown.map((id) => `approval request ${id} is not pending`).join('; ')}: nothing was ${decision}` };
+      fire('resolveApprovals', {
+        requestIds: unique, decision, ...(opts.reason !== undefined ? { reason: opts.reason } : {}), ...(opts.allowForSession !== undefined ? { allowForSession: opts.allowForSession } : {}),
+      });
+      return { ok: true };
+    },
+    cancel(sessionId) {
+      if (connection.isOpen) fire('cancel', { sessionId }, sessionId);
+    },
+    participants: () => mirror.participants,
+    sessions: () => [...mirror.sessions.values()],
+    history: (sessionId) => mirror.histories.get(sessionId) ?? [],
+    contextRecords: (sessionId) => mirror.contextRecords.get(sessionId) ?? [],
+    compact: async (sessionId) => {
+      const r = checkResult('outcome', await request('compact', { sessionId }), 'compact');
+      return r.ok ? { ok: true, text: r.text ?? '' } : r;
+    },
+    pendingApprovals: (): PendingApproval[] => [...mirror.pending.values()],
+    lastOutcome: async (sessionId) => (checkResult('lastOutcome', await request('lastOutcome', { sessionId }), 'lastOutcome') as TurnOutcome | null) ?? undefined,
+    runs: async () => checkResult('runs', await request('runs', {}), 'runs'),
+    runSessions: async (runId) => checkResult('runSessions', await request('runSessions', { runId }), 'runSessions'),
+    transcript: async (runId, sessionId) => checkResult('transcript', await request('transcript', { runId, sessionId }), 'transcript') as TranscriptLine[],
+    searchHistory: async (runId, query) => checkResult('search', await request('search', { runId, query }), 'search') as unknown as HistorySearchResult,
+    async shutdown() {
+      detaching = true;
+      connection.close();
+    },
+  };
+  return core;
+}

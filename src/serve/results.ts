@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { messageSchema } from '../model/message';
+import { participantSchema } from '../collective/participant';
+
+/**
+ * The shapes of the results a client reads (protocol.ts checks the envelope; these check the
+ * payload of the methods a remote core depends on). A result that does not parse is a
+ * protocol failure of the server, reported, never trusted.
+ */
+const count = z.number().int().min(0);
+const totals = z.looseObject({
+  calls: count, inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
+  costUsd: z.number().nullable(), partial: z.boolean(), unpricedModels: z.array(z.string()),
+});
+const sessionInfo = z.looseObject({
+  id: z.string(), initiatorId: z.string(), responderId: z.string(), name: z.string(),
+  status: z.enum(['idle', 'thinking', 'running-tool', 'waiting-approval', 'error']), lastActivity: z.string(), messageCount: count,
+  awaitingUser: z.boolean().optional(),
+});
+const pendingApproval = z.looseObject({
+  requestId: z.string(), sessionId: z.string(), participantId: z.string(), chain: z.array(z.string()), toolUseId: z.string(),
+  toolName: z.string(), input: z.unknown(), ruleId: z.string().nullable(), approverId: z.string(), at: z.string(),
+  reason: z.string().optional(), sandboxed: z.boolean().optional(),
+});
+const contextRecord = z.looseObject({ kind: z.string() });
+
+export const RESULT_SCHEMAS = {
+  snapshot: z.looseObject({
+    runId: z.string(), lastSeq: count, participants: z.array(participantSchema), sessions: z.array(sessionInfo),
+    histories: z.record(z.string(), z.array(messageSchema)), contextRecords: z.record(z.string(), z.array(contextRecord)),
+    pendingApprovals: z.array(pendingApproval), usage: z.looseObject({ run: totals, sessions: z.record(z.string(), totals) }),
+  }),
+  participants: z.array(participantSchema),
+  sessions: z.array(sessionInfo),
+  contextRecords: z.array(contextRecord),
+  outcome: z.union([z.strictObject({ ok: z.literal(true), sessionId: z.string().optional(), queued: z.boolean().optional(), text: z.string().optional() }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
+  text: z.string(),
+  lastOutcome: z.union([
+    z.null(),
+    z.strictObject({ kind: z.literal('done'), text: z.string(), incomplete: z.string().optional() }),
+    z.strictObject({ kind: z.literal('failed'), error: z.string() }),
+    z.strictObject({ kind: z.literal('interrupted') }),
+  ]),
+  runs: z.array(z.looseObject({ id: z.string(), createdAt: z.string(), updatedAt: z.string(), title: z.string().optional(), sessionCount: count })),
+  runSessions: z.array(z.looseObject({ id: z.string(), initiatorId: z.string(), responderId: z.string(), name: z.string(), messageCount: count, lastActivity: z.string() })),
+  transcript: z.array(z.looseObject({ messageIndex: z.number().int(), kind: z.string(), text: z.string() })),
+  search: z.looseObject({
+    hits: z.array(z.looseObject({ sessionId: z.string(), messageIndex: z.number().int(), lineIndex: z.number().int(), line: z.string(), ranges: z.array(z.tuple([z.number(), z.number()])) })),
+    truncated: z.boolean(), sessionsSearched: count,
+  }),
+} as const;
+
+export type ResultKind = keyof typeof RESULT_SCHEMAS;
+
+/** Parse a result; a bad one throws with one line naming the method (the caller reports it). */
+export function checkResult<K extends ResultKind>(kind: K, value: unknown, method: string): z.infer<(typeof RESULT_SCHEMAS)[K]> {
+  const parsed = RESULT_SCHEMAS[kind].safeParse(value);
+  if (parsed.success) return parsed.data as z.infer<(typeof RESULT_SCHEMAS)[K]>;
+  const first = parsed.error.issues[0];
+  throw new Error(`the server's answer to ${method} is malformed: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`);
+}
