@@ -268,7 +268,9 @@ function detailsLines(props: ModalProps, flat: readonly PendingApproval[], local
     [{ text: `Request ${position + 1} of ${flat.length}`, bold: true, tone: 'heading' }, { text: ` ${theme.dot} ${requestLabel(request)}` }],
     [{ text: 'asks     ', tone: 'muted' }, { text: request.participantId, tone: 'agent', bold: true }, { text: ` (${chainOf(request).join(` ${theme.arrow} `)})`, tone: 'muted' }],
     [{ text: 'session  ', tone: 'muted' }, { text: sessionLabel(request.sessionId, theme) }],
-    [{ text: 'rule     ', tone: 'muted' }, { text: request.ruleId ? ruleText(request).replace(/^rule /, '') : ruleText(request) }],
+    // Wrapped, not cut: the reason may carry a tool's note (an MCP server, tool and annotations).
+    ...hardWrap(request.ruleId ? ruleText(request).replace(/^rule /, '') : ruleText(request), Math.max(10, inner.width - 9))
+      .map((text, i): Line => [{ text: i === 0 ? 'rule     ' : '         ', tone: 'muted' }, { text }]),
     ...(request.sandboxed === undefined ? [] : [[{ text: 'runs     ', tone: 'muted' }, request.sandboxed
       ? { text: 'in the sandbox (workspace writable, no network unless allowed)' }
       : { text: 'WITHOUT a sandbox: with all of your rights', tone: 'warn', bold: true }] as Line]),

@@ -24,6 +24,8 @@ export const mcpServerEntrySchema = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   /** Connecting and `initialize` (default 30000). */
   startTimeoutMs: z.number().int().positive().optional(),
+  /** Ping an idle ready server this often to notice it died (default 30000; 0 turns it off). */
+  pingIntervalMs: z.number().int().nonnegative().optional(),
 });
 
 export type McpServerEntry = z.infer<typeof mcpServerEntrySchema>;

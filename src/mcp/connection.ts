@@ -6,6 +6,8 @@ import type { ServerLog } from './server-log';
 import { createTransport } from './transport';
 import { describeTransport } from './servers';
 import type { McpCallResult } from './result';
+import { DEFAULT_PING_INTERVAL_MS } from './servers';
+import { isTransportFailure, startIdlePinger, type IdlePinger } from './health';
 
 export type McpState = 'starting' | 'ready' | 'failed' | 'stopped';
 
@@ -68,6 +70,14 @@ const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 60_000, maxAttempts: 6 };
  * connection fails or drops. Calls carry the per-server `timeoutMs` and the caller's signal
  * (abort → the SDK sends `notifications/cancelled`); a call in flight when the server dies
  * ends with an error outcome. Nothing here throws at the caller.
+ *
+ * A dead server is noticed (docs/mcp.md, Lifecycle): a stdio process that exits closes the
+ * transport; for streamable HTTP, a request failing in the transport, a transport error (a
+ * response stream cut off) confirmed by a failed `ping`, or a failed `ping` of an idle
+ * server every `pingIntervalMs`. Then the client is closed (calls in flight end at once as
+ * `unavailable`), the server is `failed` and restarts with backoff. A call to a failed server
+ * reconnects at once when the last attempt is at least `backoff.baseMs` old (so a server that
+ * gave up comes back on the next use); otherwise it is an `unavailable` outcome at once.
  */
 export function createServerConnection(deps: ConnectionDeps): ServerConnection {
   const { spec, log } = deps;
@@ -83,6 +93,10 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
   let restartTimer: NodeJS.Timeout | null = null;
   let first: Promise<void> | null = null;
   let readyWaiters: Array<() => void> = [];
+  let inFlight = 0;
+  let pinger: IdlePinger | null = null;
+  let probing = false;
+  let lastAttemptEnded = 0;
 
   const setState = (next: McpState, why?: string): void => {
     state = next;
@@ -143,6 +157,11 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       client = null;
       fail('the server closed the connection', null);
     };
+    c.onerror = (e) => {
+      if (client !== c || closed) return;
+      log.note(`transport error: ${describe(e)}`);
+      probe(c);
+    };
     connecting = c;
     changedWhileConnecting = false;
     try {
@@ -165,11 +184,33 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
     client = c;
     failures = 0;
     log.note(`ready: ${tools.length} tools`);
+    pinger = startIdlePinger(spec.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS, () => inFlight, () => probe(c));
     setState('ready');
+  };
+
+  /** Ask the server whether it is there; no answer within a bounded time → `lost`. */
+  const probe = (c: Client): void => {
+    if (probing || client !== c) return;
+    probing = true;
+    c.ping({ timeout: Math.min(spec.startTimeoutMs, 10_000) })
+      .then(() => pinger?.touch())
+      .catch((e: unknown) => lost(c, `not answering: ${describe(e)}`))
+      .finally(() => { probing = false; });
+  };
+
+  /** The server behind `c` is gone: close the client (its pending requests end at once), then fail and restart. */
+  const lost = (c: Client, why: string): void => {
+    if (client !== c || closed) return;
+    client = null;
+    void c.close().catch(() => undefined);
+    fail(why, c);
   };
 
   const fail = (why: string, _c: Client | null): void => {
     if (closed) return;
+    pinger?.stop();
+    pinger = null;
+    lastAttemptEnded = Date.now();
     failures += 1;
     log.note(`failed: ${why}`);
     const retry = failures < backoff.maxAttempts;
@@ -206,8 +247,14 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       return first;
     },
     async call(tool, args, options) {
-      // A server restarting after a crash gets one start timeout to come back.
-      if (state === 'starting' || (state === 'failed' && restartTimer !== null)) await waitSettled(options.signal, spec.startTimeoutMs);
+      // A failed server is reconnected on use (once its last attempt is baseMs old), and a
+      // server (re)starting gets one start timeout to come back; a fresh failure answers at once.
+      if (state === 'failed' && !closed && first !== null && Date.now() - lastAttemptEnded >= backoff.baseMs) {
+        if (restartTimer) clearTimeout(restartTimer);
+        restartTimer = null;
+        void connectOnce();
+      }
+      if (state === 'starting') await waitSettled(options.signal, spec.startTimeoutMs);
       if (options.signal.aborted) return { ok: false, kind: 'cancelled', error: 'cancelled' };
       const c = client;
       if (!c || state !== 'ready') {
@@ -218,6 +265,8 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       const own = new AbortController();
       const forward = (): void => own.abort(options.signal.reason);
       options.signal.addEventListener('abort', forward, { once: true });
+      inFlight += 1;
+      pinger?.touch();
       try {
         const result = await c.callTool({ name: tool, arguments: args }, undefined, {
           signal: own.signal,
@@ -233,8 +282,14 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
         if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) {
           return { ok: false, kind: 'unavailable', error: `MCP server "${spec.name}" stopped during the call: ${describe(e)}` };
         }
+        if (isTransportFailure(e)) {
+          lost(c, `unreachable: ${describe(e)}`);
+          return { ok: false, kind: 'unavailable', error: `MCP server "${spec.name}" is unreachable (${describe(e)}); Legion reconnects with backoff` };
+        }
         return { ok: false, kind: 'protocol', error: `MCP server "${spec.name}": ${describe(e)}` };
       } finally {
+        inFlight -= 1;
+        pinger?.touch();
         options.signal.removeEventListener('abort', forward);
       }
     },
@@ -242,6 +297,8 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
       if (closed) return;
       closed = true;
       if (restartTimer) clearTimeout(restartTimer);
+      pinger?.stop();
+      pinger = null;
       const c = client;
       client = null;
       await c?.close().catch(() => undefined);

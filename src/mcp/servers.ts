@@ -9,6 +9,7 @@ import { expandVars } from './expand';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
+export const DEFAULT_PING_INTERVAL_MS = 30_000;
 
 export type McpTransportSpec =
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
@@ -20,6 +21,8 @@ export interface McpServerSpec {
   readonly transport: McpTransportSpec;
   readonly timeoutMs: number;
   readonly startTimeoutMs: number;
+  /** Idle ready server pinged this often to notice it died; 0 = never (default DEFAULT_PING_INTERVAL_MS). */
+  readonly pingIntervalMs?: number;
   /** Defined or changed by the workspace (`.mcp.json` or `.legion/config.yaml`): starts only once trusted. */
   readonly fromWorkspace: boolean;
   /** Hash of the entry as written (before expansion): a trust approval holds for exactly this definition. */
@@ -170,7 +173,7 @@ function buildSpec(
     transport = { kind: 'http', url, headers: xRecord(entry.headers, 'headers') };
   }
   if (missing.length) return { ok: false, error: `not set: ${missing.join(', ')}` };
-  const { disabled: _d, timeoutMs, startTimeoutMs, ...definition } = entry;
+  const { disabled: _d, timeoutMs, startTimeoutMs, pingIntervalMs, ...definition } = entry;
   return {
     ok: true,
     spec: {
@@ -178,6 +181,7 @@ function buildSpec(
       transport,
       timeoutMs: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       startTimeoutMs: startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      pingIntervalMs: pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
       fromWorkspace: name in options.fromMcpJson || options.projectNames.has(name),
       fingerprint: fingerprintOf(definition),
     },

@@ -37,11 +37,11 @@ export interface HttpEverything {
 /**
  * server-everything over streamable HTTP (`index.js streamableHttp`, port from `PORT`): it
  * cannot be told to pick a port itself and report it, so a free port is found first; ready
- * when it logs "listening".
+ * when it logs "listening". `fixedPort` starts it again where a killed copy listened.
  */
-export async function startEverythingHttp(): Promise<HttpEverything> {
+export async function startEverythingHttp(fixedPort?: number): Promise<HttpEverything> {
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
+    const port = fixedPort ?? await freePort();
     const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     const ok = await new Promise<boolean>((resolve) => {
       let text = '';

@@ -97,5 +97,17 @@ test('config layer: mcpServers validated with file:line; unknown transport named
     assert.ok(ok.ok);
     assert.deepEqual(ok.ok && ok.config.mcpServers, { gh: { command: 'gh', disabled: true } });
     assert.deepEqual([...(await projectLayerServerNames(project))], ['gh']);
+    await writeFile(project, 'mcpServers:\n  gh:\n    command: gh\n    pingIntervalMs: -5\n');
+    const ping = await loadConfig({ defaults, user: join(dir, 'none.yaml'), project });
+    assert.match((ping as { error: string }).error, /config\.yaml:4: mcpServers\.gh\.pingIntervalMs: /);
   });
+});
+
+test('pingIntervalMs: default 30 s, 0 allowed (off), not part of the trust fingerprint', () => {
+  const base = { fromMcpJson: {}, projectNames: new Set<string>(), env: {}, workspaceRoot: '/w', mcpJsonFile: '' };
+  const plain = planServers({ ...base, fromConfig: { s: { command: 'a' } } }).servers[0]!;
+  const off = planServers({ ...base, fromConfig: { s: { command: 'a', pingIntervalMs: 0 } } }).servers[0]!;
+  assert.equal(plain.pingIntervalMs, 30_000);
+  assert.equal(off.pingIntervalMs, 0);
+  assert.equal(plain.fingerprint, off.fingerprint);
 });
