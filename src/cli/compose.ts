@@ -47,6 +47,7 @@ import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
 import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
+import type { ComposeTestHooks } from './compose-test-hooks';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -57,6 +58,8 @@ export interface ComposeOptions {
   readonly headless?: HeadlessMode;
   /** Called with the run's bus before anything is emitted (`legion run --json` sees `run-start`). */
   readonly onBus?: (bus: EventBus) => void;
+  /** Tests only (test/helpers/app-harness.ts): a provider, extra tools, a triage; see compose-test-hooks.ts. */
+  readonly testHooks?: ComposeTestHooks;
 }
 
 /** Everything a front end needs for one run. */
@@ -181,7 +184,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     options.onBus?.(bus);
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
-    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools()]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, legionDir: layout.legionDir, clientVersion: VERSION,
       reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
@@ -193,6 +196,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
     const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
+    options.testHooks?.onParts?.({ approvals, registry, layout });
+    const testProvider = options.testHooks?.provider;
+    const triage = options.testHooks?.triage ?? authz.triage;
     let coreRef: Core | undefined;
     const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
     const checkpoints = await composeCheckpoints({
@@ -205,13 +211,14 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
       resolveProvider: (agent) => {
+        if (testProvider) return { ok: true, provider: testProvider.provider, model: testProvider.model, maxTokens: 1000 };
         const got = providers.resolve(agent);
         return got.ok ? { ok: true, provider: got.provider, model: got.model, maxTokens: got.maxTokens } : got;
       },
       authorize: authz.authorize,
       addAllowance: authz.addAllowance,
       audit: authz.audit,
-      ...(authz.triage ? { triage: authz.triage } : {}),
+      ...(triage ? { triage } : {}),
       approvals,
       approvers: createApproverPolicy((id) => registry.get(id)),
       denials: createDenialTracker({ threshold: config.escalation.denialLoopThreshold }),

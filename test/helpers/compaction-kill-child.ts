@@ -8,7 +8,7 @@
  *
  *   node --import tsx compaction-kill-child.ts <workspace>
  */
-import { startHarness } from './runtime-harness';
+import { startAppHarness } from './app-harness';
 import { recordingFaux } from '../integration/context/helpers';
 
 export const KILL_CONFIG = { context: { defaultWindow: 4000, compactAt: 0.6, keepRecent: 0.3, evictToolResultsOver: 1000 } };
@@ -32,7 +32,7 @@ async function main(dir: string): Promise<void> {
       return faux.stream(request, signal);
     },
   };
-  const h = await startHarness({ dir, provider, config: KILL_CONFIG, agents: [READER] });
+  const h = await startAppHarness({ dir, provider, config: KILL_CONFIG, agents: [READER] });
   for (let i = 0; ; i++) {
     const sent = h.core.send('reader', `turn ${i}: read big.txt`);
     if (!sent.ok) throw new Error(sent.error);

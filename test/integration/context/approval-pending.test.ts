@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { recordingFaux, sessionLines } from './helpers';
@@ -29,8 +29,8 @@ test('a compaction in another session while a call waits for approval: the reque
   await withTempDir(async (dir) => {
     await writeFile(join(dir, 'big.txt'), `${'lorem ipsum dolor sit amet '.repeat(90)}\n`);
     const provider = recordingFaux(SCRIPT);
-    const h = await startHarness({
-      dir, provider, config: CONFIG, authorize: authorizeBy({ file_write: 'ask' }),
+    const h = await startAppHarness({
+      dir, provider, config: CONFIG, rules: { file_write: 'ask' },
       agents: [{ id: 'reader', tools: ['file_read', 'recall'] }, { id: 'writer', tools: ['file_write'] }],
     });
     try {
@@ -52,13 +52,14 @@ test('a compaction in another session while a call waits for approval: the reque
 
       // Still pending, in memory and on disk, untouched by the compaction.
       assert.deepEqual(h.core.pendingApprovals().map((r) => r.requestId), [requestId]);
-      assert.ok(!h.events.some((e) => e.type === 'approval-resolved' && e.requestId === requestId));
-      const onDisk = (await readFile(h.layout.approvals(h.events[0]!.runId), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { requestId: string; type?: string });
+      assert.ok(!h.events.some((e) => e.type === 'approval-resolve' && e.requestId === requestId));
+      const onDisk = (await readFile(h.layout.approvals(h.runId), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { requestId: string; type?: string });
       assert.ok(onDisk.some((r) => r.requestId === requestId));
 
       assert.deepEqual(h.core.resolveApprovals([requestId], 'approved'), { ok: true });
       assert.equal(await h.core.idle(write.sessionId), 'Written.');
       assert.equal(await readFile(join(dir, 'out.txt'), 'utf8'), 'written after the compaction\n');
+      assert.ok(h.events.some((e) => e.type === 'approval-resolve' && e.requestId === requestId && e.decision === 'approved' && e.decidedBy === 'user'));
       assertAllValid(h.core);
       // The reader's file kept every message beside its context lines; the writer's has none.
       const runId = h.events[0]!.runId;

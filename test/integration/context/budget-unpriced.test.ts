@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { recordingFaux } from './helpers';
 
 /**
- * docs/context.md, "Budgets": a model without a price (here the faux provider, which no price
- * table knows) has no dollar cost, so a dollar budget cannot see its calls: a warning in the
+ * docs/context.md, "Budgets": a model without a price (here `local-model`, which no price
+ * table lists, as for a local model) has no dollar cost, so a dollar budget cannot see its calls: a warning in the
  * session's lane says so, once per session, naming the model; no budget request is raised for
  * dollars that were never counted. Without a dollar budget there is nothing to warn about.
  */
@@ -23,7 +23,7 @@ const priceWarnings = (events: Parameters<typeof eventsOf>[0]) =>
 
 test('a dollar budget with an unpriced model: one warning per session naming the model; no dollar budget request', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: { budgets: { sessionUsd: 0.01, runUsd: 0.01 } } });
+    const h = await startAppHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), model: 'local-model', config: { budgets: { sessionUsd: 0.01, runUsd: 0.01 } } });
     try {
       const first = h.core.send('worker', 'go');
       assert.ok(first.ok);
@@ -40,7 +40,7 @@ test('a dollar budget with an unpriced model: one warning per session naming the
       for (const w of warnings) bySession.set(w.sessionId ?? '', (bySession.get(w.sessionId ?? '') ?? 0) + 1);
       assert.equal(bySession.get(first.sessionId), 1, 'once for the first session, however many calls');
       assert.equal(warnings[0]!.level, 'warn');
-      assert.match(warnings[0]!.message, /calls to faux have no known price/);
+      assert.match(warnings[0]!.message, /calls to local-model have no known price/);
       assert.match(warnings[0]!.message, /budgets\.turnTokens/);
       assert.notEqual(third.sessionId, first.sessionId);
       assert.equal(bySession.get(third.sessionId), 1, 'and once for another session');
@@ -54,7 +54,7 @@ test('a dollar budget with an unpriced model: one warning per session naming the
 
 test('no dollar budget (tokens only, or none): no price warning', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: { budgets: { turnTokens: 10_000_000 } } });
+    const h = await startAppHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), model: 'local-model', config: { budgets: { turnTokens: 10_000_000 } } });
     try {
       const sent = h.core.send('worker', 'go');
       assert.ok(sent.ok);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { recordingFaux } from './helpers';
@@ -16,7 +16,7 @@ const CONFIG = { budgets: { turnTokens: 1000, raiseBy: 1 }, runtime: { maxIterat
 
 test('budget reached (interactive): a "budget" request in the ordinary queue; approve raises the limit, reject ends the turn', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: CONFIG });
+    const h = await startAppHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: CONFIG });
     const sent = h.core.send('worker', 'go');
     assert.ok(sent.ok);
     const first = await h.waitFor((e) => e.type === 'approval-request' && e.toolName === 'budget', 10_000);
@@ -42,7 +42,7 @@ test('budget reached (interactive): a "budget" request in the ordinary queue; ap
 
 test('budget reached headless: rejected at once (decidedBy headless), the turn ends with the budget error', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: CONFIG, headless: { approve: 'all' } });
+    const h = await startAppHarness({ dir, agents: [WORKER], provider: recordingFaux(SCRIPT), config: CONFIG, headless: { approve: 'all' } });
     const sent = h.core.send('worker', 'go');
     assert.ok(sent.ok);
     await h.core.idle(sent.sessionId);

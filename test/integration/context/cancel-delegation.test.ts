@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { recordingFaux, sessionLines } from './helpers';
@@ -16,7 +16,7 @@ replies:
   - { agent: talker, purpose: compaction, repeat: true, delayMs: 5000, text: "SUMMARY never arrives" }
   - { agent: talker, on: message, repeat: true, text: "noted" }
 `);
-    const h = await startHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider, config: CONFIG });
+    const h = await startAppHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider, config: CONFIG });
     let sessionId = '';
     // Grow the history until a call needs a summary (no tool results to evict).
     for (let i = 0; i < 30 && !provider.requests.some((r) => r.meta?.purpose === 'compaction'); i++) {
@@ -54,7 +54,7 @@ replies:
   - { agent: reader, on: tool-result, repeat: true, toolCalls: [{ name: file_read, input: { path: big.txt } }] }
 `);
     // The reader reads eight times in one turn, then answers (maxIterations ends the loop).
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir, provider, config: { ...CONFIG, context: { ...CONFIG.context, evictToolResultsOver: 1000 }, runtime: { maxIterations: 9 } },
       agents: [{ id: 'boss', tools: ['communicator'] }, { id: 'reader', tools: ['file_read'] }],
     });

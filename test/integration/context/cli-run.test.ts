@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 
 /** `legion run` with a tiny window (faux provider): compactions happen across runs and `--json` prints them. */
 const SCRIPT = `

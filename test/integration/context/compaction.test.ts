@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APP_DIR, startHarness } from '../../helpers/runtime-harness';
+import { APP_DIR, startAppHarness } from '../../helpers/app-harness';
 import { runCli } from '../../helpers/cli';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
@@ -25,7 +25,7 @@ test('compaction with a tiny window: eviction first, then a summary; the recent 
   await withTempDir(async (dir) => {
     await writeFile(join(dir, 'big.txt'), `BEGIN-MARKER\n${'lorem ipsum dolor sit amet '.repeat(90)}\n`);
     const provider = recordingFaux(SCRIPT);
-    const h = await startHarness({ dir, agents: [READER], provider, config: CONFIG });
+    const h = await startAppHarness({ dir, agents: [READER], provider, config: CONFIG });
     let sessionId = '';
     for (let i = 0; i < TURNS; i++) {
       const sent = h.core.send('reader', `turn ${i}: read big.txt`);
@@ -74,7 +74,7 @@ test('compaction with a tiny window: eviction first, then a summary; the recent 
 
     // Resume: the next start reads the records back and sends the summary plus the messages from firstKept.
     const provider2 = recordingFaux(SCRIPT);
-    const h2 = await startHarness({ dir, agents: [READER], provider: provider2, config: CONFIG });
+    const h2 = await startAppHarness({ dir, agents: [READER], provider: provider2, config: CONFIG });
     const sent = h2.core.send('reader', 'one more');
     assert.ok(sent.ok && sent.sessionId === sessionId);
     await h2.core.idle(sessionId);
@@ -104,7 +104,7 @@ replies:
   - { agent: reader, on: message, when: "slow", delayMs: 300, text: "slow done" }
   - { agent: reader, on: message, repeat: true, text: "ok" }
 `);
-    const h = await startHarness({ dir, agents: [READER], provider });
+    const h = await startAppHarness({ dir, agents: [READER], provider });
     const first = h.core.send('reader', 'hello');
     assert.ok(first.ok);
     await h.core.idle(first.sessionId);

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APP_DIR, startHarness } from '../../helpers/runtime-harness';
+import { APP_DIR, startAppHarness } from '../../helpers/app-harness';
 import { KILL_CONFIG, READER, killScript } from '../../helpers/compaction-kill-child';
 import { assertAllValid } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
@@ -56,7 +56,7 @@ test('SIGKILL while a summary is being written: nothing lost, the file valid, th
 
     // The next start: loads cleanly, valid histories, compacts (fast summary now) and answers.
     const provider = recordingFaux(killScript(0));
-    const h = await startHarness({ dir: ws, provider, config: KILL_CONFIG, agents: [READER] });
+    const h = await startAppHarness({ dir: ws, provider, config: KILL_CONFIG, agents: [READER] });
     try {
       assert.equal(h.core.history(summarizing.sessionId).length >= summarizing.count, true);
       assertAllValid(h.core);

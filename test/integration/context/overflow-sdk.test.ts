@@ -5,7 +5,7 @@ import { anthropicStream, openaiStream } from '../../helpers/vendor-streams';
 import { createAnthropicProvider } from '../../../src/providers/anthropic';
 import { createOpenAIProvider } from '../../../src/providers/openai';
 import type { Provider } from '../../../src/providers/types';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { sessionLines } from './helpers';
@@ -60,7 +60,7 @@ const vendors: Array<{
 for (const vendor of vendors) {
   test(`${vendor.name}: a 400 "prompt is too long" compacts harder and the one retry succeeds`, async () => {
     await withTempDir(async (dir) => {
-      const h = await startHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider: vendor.provider() });
+      const h = await startAppHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider: vendor.provider() });
       summaryRequests = [];
       summaryReply = () => vendor.reply('SUMMARY: six parts of context were given.');
       const start = server.requests.length;
@@ -105,7 +105,7 @@ for (const vendor of vendors) {
 test('a second "prompt is too long" after the retry ends the turn with the error; the session stays usable', async () => {
   await withTempDir(async (dir) => {
     const v = vendors[0]!;
-    const h = await startHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider: v.provider() });
+    const h = await startAppHarness({ dir, agents: [{ id: 'talker', tools: [] }], provider: v.provider() });
     server.enqueue(sse(v.reply('noted')));
     const first = h.core.send('talker', `part: ${'context '.repeat(400)}`);
     assert.ok(first.ok);

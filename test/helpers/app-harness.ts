@@ -1,0 +1,149 @@
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { composeApp } from '../../src/cli/compose';
+import type { CommandContext } from '../../src/cli/command';
+import type { ApprovalQueue } from '../../src/authz/approvals';
+import type { CollectiveRegistry } from '../../src/collective/registry';
+import type { Agent } from '../../src/collective/participant';
+import type { LegionConfig } from '../../src/config/schema';
+import type { LegionEvent } from '../../src/events/types';
+import { createFauxProvider, parseFauxScript } from '../../src/providers/faux';
+import type { Provider } from '../../src/providers/types';
+import type { Core } from '../../src/runtime/commands';
+import type { HeadlessMode } from '../../src/runtime/env';
+import type { Triage } from '../../src/runtime/ports';
+import type { Layout } from '../../src/storage/layout';
+import type { Tool } from '../../src/tools/types';
+
+/** The repository root (holds config/). */
+export const APP_DIR = join(import.meta.dirname, '..', '..');
+
+/**
+ * A test's authorization table, written as the workspace's `.legion/rules.yaml`: one rule per
+ * tool (`test-<decision>-<tool>`), and `test-allow-rest` allowing everything else, so a test
+ * sees only the asks and denies it names plus the shipped denies and asks (which no allow lifts).
+ */
+export type RuleTable = Readonly<Record<string, 'allow' | 'ask' | 'deny'>>;
+
+export interface AppHarnessOptions {
+  /** Workspace folder (created by the caller; reuse it to test a restart). */
+  readonly dir: string;
+  /** Faux script YAML (written to the workspace, `LEGION_FAUX_SCRIPT`), or a provider instance. */
+  readonly script?: string;
+  readonly provider?: Provider;
+  /** The model every call names (default `faux`, which config/models.yaml prices at $0). */
+  readonly model?: string;
+  /** Extra agents, written to `.legion/collective/participants/` (kind agent, provider/model default). */
+  readonly agents?: readonly (Partial<Agent> & { id: string })[];
+  /** `.legion/config.yaml` (JSON is YAML). */
+  readonly config?: Record<string, unknown>;
+  readonly rules?: RuleTable;
+  /** `.legion/models.yaml`: prices (USD per million tokens) and windows per model. */
+  readonly models?: Readonly<Record<string, { input: number; output: number; cacheRead?: number; cacheWrite?: number; contextWindow?: number }>>;
+  readonly tools?: readonly Tool[];
+  readonly triage?: Triage;
+  readonly headless?: HeadlessMode;
+  readonly newRun?: boolean;
+}
+
+export interface AppHarness {
+  readonly core: Core;
+  readonly events: LegionEvent[];
+  readonly layout: Layout;
+  readonly registry: CollectiveRegistry;
+  readonly approvals: ApprovalQueue;
+  readonly config: LegionConfig;
+  readonly runId: string;
+  /** The audit lines written so far (`.legion/audit/audit-<date>.jsonl`), read from disk. */
+  audit(): Record<string, unknown>[];
+  /** The first event (already seen or coming) that matches; rejects after `timeoutMs`. */
+  waitFor(match: (event: LegionEvent) => boolean, timeoutMs?: number): Promise<LegionEvent>;
+  close(reason?: string): Promise<void>;
+}
+
+function rulesYaml(table: RuleTable): string {
+  const rules = Object.entries(table).map(([tool, decision]) => ({ id: `test-${decision}-${tool.replace(/[^a-z0-9_-]/gi, '_')}`, decision, tool, reason: `test rule: ${tool} → ${decision}` }));
+  rules.push({ id: 'test-allow-rest', decision: 'allow', tool: '*', reason: 'test rule: everything else is allowed' });
+  return JSON.stringify({ version: 1, rules }, null, 2);
+}
+
+/**
+ * The real composition root (`composeApp`) over a temp workspace: config layers, rules,
+ * prices, stores, ledger, approvals and audit all as a user's start builds them, from files
+ * the test writes into the workspace. The user layer is a private home inside `.legion/`
+ * (`.legion/test-home`), so nothing of the machine's own config leaks in. What no file can
+ * express goes through `ComposeOptions.testHooks`: a provider instance, extra tools, triage.
+ */
+export async function startAppHarness(options: AppHarnessOptions): Promise<AppHarness> {
+  const dir = realpathSync(options.dir);
+  const legion = join(dir, '.legion');
+  const home = join(legion, 'test-home');
+  mkdirSync(join(legion, 'collective', 'participants'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  if (options.config) writeFileSync(join(legion, 'config.yaml'), JSON.stringify(options.config, null, 2));
+  writeFileSync(join(legion, 'rules.yaml'), rulesYaml(options.rules ?? {}));
+  if (options.models) writeFileSync(join(legion, 'models.yaml'), JSON.stringify({ version: 1, models: options.models }, null, 2));
+  for (const spec of options.agents ?? []) {
+    const agent = { version: 1, kind: 'agent', name: spec.id, description: `${spec.id} (test agent)`, status: 'active', systemPrompt: `You are ${spec.id}.`, provider: 'default', model: 'default', tools: [], toolAuthorizations: {}, approvalAuthority: [], ...spec };
+    writeFileSync(join(legion, 'collective', 'participants', `${spec.id}.json`), JSON.stringify(agent, null, 2));
+  }
+  let provider = options.provider;
+  if (!provider) {
+    const parsed = parseFauxScript(options.script ?? 'version: 1\nreplies: []\n', 'test-script.yaml');
+    if (!parsed.ok) throw new Error(parsed.error);
+    provider = createFauxProvider({ script: parsed.script });
+  }
+  const events: LegionEvent[] = [];
+  const watchers = new Set<(event: LegionEvent) => void>();
+  let parts: { approvals: ApprovalQueue; registry: CollectiveRegistry; layout: Layout } | undefined;
+  const context: CommandContext = {
+    args: { command: 'start', positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
+    io: {
+      stdout: () => {}, stderr: () => {}, cwd: dir, isTTY: false,
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH, LEGION_PROVIDER: 'faux', LEGION_TEST: '1' },
+    },
+    appDir: APP_DIR,
+    workspaceRoot: dir,
+  };
+  const app = await composeApp(context, {
+    ...(options.newRun ? { newRun: true } : {}),
+    ...(options.headless ? { headless: options.headless } : {}),
+    onBus: (bus) => bus.subscribeAll((event) => {
+      events.push(event);
+      for (const watch of [...watchers]) watch(event);
+    }),
+    testHooks: {
+      provider: { provider, model: options.model ?? 'faux' },
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.triage ? { triage: options.triage } : {}),
+      onParts: (p) => { parts = p; },
+    },
+  });
+  const { approvals, registry, layout } = parts!;
+  return {
+    core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
+    audit() {
+      const auditDir = join(legion, 'audit');
+      if (!existsSync(auditDir)) return [];
+      return readdirSync(auditDir).sort().flatMap((name) => readFileSync(join(auditDir, name), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>));
+    },
+    waitFor(match, timeoutMs = 4000) {
+      const seen = events.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          watchers.delete(watch);
+          reject(new Error('waitFor: no matching event in time'));
+        }, timeoutMs);
+        const watch = (event: LegionEvent): void => {
+          if (!match(event)) return;
+          clearTimeout(timer);
+          watchers.delete(watch);
+          resolve(event);
+        };
+        watchers.add(watch);
+      });
+    },
+    close: (reason = 'test done') => app.close(reason),
+  };
+}
