@@ -35,7 +35,9 @@ test('every shipped model but the faux one has a context window; dated ids and a
   }
   assert.equal(p.windowOf('claude-sonnet-4-5-20250929'), 200_000);
   assert.equal(p.windowOf('gpt-4o-2024-08-06'), 128_000);
-  assert.equal(p.windowOf('claude-mythos-5'), 200_000);
+  assert.equal(p.windowOf('claude-mythos-5'), 1_000_000, 'an alias finds its base entry (claude-fable-5: 1M per the vendor page)');
+  assert.equal(p.windowOf('claude-opus-4-6'), 1_000_000);
+  assert.equal(p.windowOf('claude-opus-4-5-20251101'), 200_000);
   assert.equal(p.windowOf('llama3.1:8b'), null);
 });
 
