@@ -108,7 +108,7 @@ test('streamable HTTP: a server that dies while idle is noticed without any call
 
 test('streamable HTTP: the idle ping alone notices a server that stops answering (no stream to break)', { timeout: 120_000 }, async () => {
   // A server that accepts connections and never answers: the kill of the real server above
-  // also breaks its event stream; this one only fails the ping (its timeout is startTimeoutMs, capped).
+  // also breaks its event stream; this one only fails the ping (its timeout is startTimeoutMs, capped at 10 s).
   const { createServer } = await import('node:http');
   const real = await startEverythingHttp();
   let swallow = false;
@@ -118,13 +118,18 @@ test('streamable HTTP: the idle ping alone notices a server that stops answering
     const upstream = request(real.url, { method: req.method, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
+      up.on('error', () => res.destroy());
     });
+    // Connections cut at the end of the test (either side) are expected, not failures.
+    upstream.on('error', () => res.destroy());
+    req.on('error', () => upstream.destroy());
+    res.on('error', () => upstream.destroy());
     req.pipe(upstream);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp`;
   const events: EventInput[] = [];
-  const m = manager(httpSpec(url, { pingIntervalMs: 100, startTimeoutMs: 500 }), events, 1);
+  const m = manager(httpSpec(url, { pingIntervalMs: 100, startTimeoutMs: 5_000 }), events, 1);
   m.start();
   await m.settled();
   try {
