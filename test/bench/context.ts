@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BenchOptions } from './harness';
 import { percentile, stats } from './harness';
-import { startHarness } from '../helpers/runtime-harness';
+import { startAppHarness } from '../helpers/app-harness';
 import { createFauxProvider, parseFauxScript } from '../../src/providers/faux';
 import type { Provider, ProviderEvent, ProviderRequest } from '../../src/providers/types';
 import { createContextManager } from '../../src/context/manager';
@@ -75,7 +75,7 @@ async function longSession(turns: number): Promise<Record<string, number>> {
       full += Math.ceil((system + fullChars) / 4);
       if (refused) overflows++;
     });
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir, provider, agents: [{ id: 'reader', tools: ['file_read'] }],
       config: { context: { defaultWindow: WINDOW }, runtime: { maxIterations: 5 } },
     });

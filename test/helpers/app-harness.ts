@@ -23,7 +23,8 @@ export const APP_DIR = join(import.meta.dirname, '..', '..');
  * tool (`test-<decision>-<tool>`), and `test-allow-rest` allowing everything else, so a test
  * sees only the asks and denies it names plus the shipped denies and asks (which no allow lifts).
  */
-export type RuleTable = Readonly<Record<string, 'allow' | 'ask' | 'deny'>>;
+export type RuleTable = Readonly<Record<string, RuleDecision | { readonly decision: RuleDecision; readonly id?: string; readonly reason?: string; readonly approver?: string }>>;
+type RuleDecision = 'allow' | 'ask' | 'deny';
 
 export interface AppHarnessOptions {
   /** Workspace folder (created by the caller; reuse it to test a restart). */
@@ -46,6 +47,8 @@ export interface AppHarnessOptions {
   readonly newRun?: boolean;
 }
 
+export type Harness = AppHarness;
+
 export interface AppHarness {
   readonly core: Core;
   readonly events: LegionEvent[];
@@ -54,7 +57,7 @@ export interface AppHarness {
   readonly approvals: ApprovalQueue;
   readonly config: LegionConfig;
   readonly runId: string;
-  /** The audit lines written so far (`.legion/audit/audit-<date>.jsonl`), read from disk. */
+  /** The audit lines this start wrote (`.legion/audit/audit-<date>.jsonl`, read from disk; earlier starts' lines left out). */
   audit(): Record<string, unknown>[];
   /** The first event (already seen or coming) that matches; rejects after `timeoutMs`. */
   waitFor(match: (event: LegionEvent) => boolean, timeoutMs?: number): Promise<LegionEvent>;
@@ -62,7 +65,10 @@ export interface AppHarness {
 }
 
 function rulesYaml(table: RuleTable): string {
-  const rules = Object.entries(table).map(([tool, decision]) => ({ id: `test-${decision}-${tool.replace(/[^a-z0-9_-]/gi, '_')}`, decision, tool, reason: `test rule: ${tool} → ${decision}` }));
+  const rules: Record<string, unknown>[] = Object.entries(table).map(([tool, spec]) => {
+    const { decision, id, reason, approver } = typeof spec === 'string' ? { decision: spec } as { decision: RuleDecision; id?: string; reason?: string; approver?: string } : spec;
+    return { id: id ?? `test-${decision}-${tool.replace(/[^a-z0-9_-]/gi, '_')}`, decision, tool, reason: reason ?? `test rule: ${tool} → ${decision}`, ...(approver ? { approver } : {}) };
+  });
   rules.push({ id: 'test-allow-rest', decision: 'allow', tool: '*', reason: 'test rule: everything else is allowed' });
   return JSON.stringify({ version: 1, rules }, null, 2);
 }
@@ -78,14 +84,21 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const dir = realpathSync(options.dir);
   const legion = join(dir, '.legion');
   const home = join(legion, 'test-home');
-  mkdirSync(join(legion, 'collective', 'participants'), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  if (options.config) writeFileSync(join(legion, 'config.yaml'), JSON.stringify(options.config, null, 2));
-  writeFileSync(join(legion, 'rules.yaml'), rulesYaml(options.rules ?? {}));
-  if (options.models) writeFileSync(join(legion, 'models.yaml'), JSON.stringify({ version: 1, models: options.models }, null, 2));
+  // Private modes, as Legion makes them (else the start reports tightening them).
+  const dirMode = { recursive: true, mode: 0o700 } as const;
+  const write = (path: string, text: string): void => writeFileSync(path, text, { mode: 0o600 });
+  mkdirSync(legion, dirMode);
+  mkdirSync(join(legion, 'collective', 'participants'), dirMode);
+  mkdirSync(home, dirMode);
+  if (options.config) write(join(legion, 'config.yaml'), JSON.stringify(options.config, null, 2));
+  write(join(legion, 'rules.yaml'), rulesYaml(options.rules ?? {}));
+  if (options.models) write(join(legion, 'models.yaml'), JSON.stringify({ version: 1, models: options.models }, null, 2));
+  // A script file keeps the faux provider out of its demo mode (and the demo's agents out of the collective).
+  const scriptFile = join(legion, 'test-script.yaml');
+  write(scriptFile, options.script ?? 'version: 1\nreplies: []\n');
   for (const spec of options.agents ?? []) {
     const agent = { version: 1, kind: 'agent', name: spec.id, description: `${spec.id} (test agent)`, status: 'active', systemPrompt: `You are ${spec.id}.`, provider: 'default', model: 'default', tools: [], toolAuthorizations: {}, approvalAuthority: [], ...spec };
-    writeFileSync(join(legion, 'collective', 'participants', `${spec.id}.json`), JSON.stringify(agent, null, 2));
+    write(join(legion, 'collective', 'participants', `${spec.id}.json`), JSON.stringify(agent, null, 2));
   }
   let provider = options.provider;
   if (!provider) {
@@ -93,6 +106,10 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
     if (!parsed.ok) throw new Error(parsed.error);
     provider = createFauxProvider({ script: parsed.script });
   }
+  const auditDir = join(legion, 'audit');
+  const auditLines = (): Record<string, unknown>[] => !existsSync(auditDir) ? [] : readdirSync(auditDir).sort()
+    .flatMap((name) => readFileSync(join(auditDir, name), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>));
+  const auditBefore = auditLines().length;
   const events: LegionEvent[] = [];
   const watchers = new Set<(event: LegionEvent) => void>();
   let parts: { approvals: ApprovalQueue; registry: CollectiveRegistry; layout: Layout } | undefined;
@@ -100,7 +117,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
     args: { command: 'start', positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
     io: {
       stdout: () => {}, stderr: () => {}, cwd: dir, isTTY: false,
-      env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH, LEGION_PROVIDER: 'faux', LEGION_TEST: '1' },
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: scriptFile, LEGION_TEST: '1' },
     },
     appDir: APP_DIR,
     workspaceRoot: dir,
@@ -122,11 +139,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const { approvals, registry, layout } = parts!;
   return {
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
-    audit() {
-      const auditDir = join(legion, 'audit');
-      if (!existsSync(auditDir)) return [];
-      return readdirSync(auditDir).sort().flatMap((name) => readFileSync(join(auditDir, name), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>));
-    },
+    audit: () => auditLines().slice(auditBefore),
     waitFor(match, timeoutMs = 4000) {
       const seen = events.find(match);
       if (seen) return Promise.resolve(seen);

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { authorizeBy, startHarness, type Harness } from './runtime-harness';
+import { startAppHarness, type Harness, type RuleTable } from './app-harness';
 
 /**
  * Pending approvals across a restart (issue 5): a worker whose batch is a read the rules
@@ -23,10 +23,11 @@ export const RESTART_AGENTS = [
   { id: 'lead', tools: ['communicator'] },
 ];
 
-export const restartAuthorize = authorizeBy({ file_write: 'ask' });
+/** `.legion/rules.yaml`: writes ask (everything else allowed). */
+export const RESTART_RULES: RuleTable = { file_write: 'ask' };
 
 /** A harness over `dir` with the agents, the script and the rules above (seed.txt written). */
 export function startRestartHarness(dir: string, extra: { headless?: { approve: 'deny' | 'all' } } = {}): Promise<Harness> {
   writeFileSync(join(dir, 'seed.txt'), 'seed text\n');
-  return startHarness({ dir, agents: RESTART_AGENTS, script: RESTART_SCRIPT, authorize: restartAuthorize, ...extra });
+  return startAppHarness({ dir, agents: RESTART_AGENTS, script: RESTART_SCRIPT, rules: RESTART_RULES, ...extra });
 }

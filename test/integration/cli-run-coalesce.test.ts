@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli';
 import { withTempDir } from '../helpers/tmp';
-import { APP_DIR } from '../helpers/runtime-harness';
+import { APP_DIR } from '../helpers/app-harness';
 import { sse, startVendorServer } from '../helpers/vendor-server';
 import { anthropicStream } from '../helpers/vendor-streams';
 import { readLedger } from '../../src/events/ledger';

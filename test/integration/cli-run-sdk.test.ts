@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli';
 import { withTempDir } from '../helpers/tmp';
-import { APP_DIR } from '../helpers/runtime-harness';
+import { APP_DIR } from '../helpers/app-harness';
 import { json, sse, startVendorServer } from '../helpers/vendor-server';
 import { anthropicStream, openaiStream } from '../helpers/vendor-streams';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
 import { withTempDir } from '../helpers/tmp';
 import { EVENT_TYPES, type LegionEvent } from '../../src/events/types';
-import { APP_DIR } from '../helpers/runtime-harness';
+import { APP_DIR } from '../helpers/app-harness';
 
 /** `legion run` end to end through main(), the faux provider scripted by LEGION_FAUX_SCRIPT. */
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
 import { withTempDir } from '../helpers/tmp';
 import type { LegionEvent } from '../../src/events/types';
-import { APP_DIR } from '../helpers/runtime-harness';
+import { APP_DIR } from '../helpers/app-harness';
 import { realProbe } from '../helpers/sandbox-fixture';
 
 /** The shell sandbox through `legion run` (the composition root, the rules, the approval path), faux provider. */

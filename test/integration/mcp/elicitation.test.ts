@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createMcpManager } from '../../../src/mcp/manager';
 import type { EventInput } from '../../../src/events/types';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 import { everythingStdio } from '../../helpers/mcp-servers';
 
@@ -36,7 +36,7 @@ async function withServer<T>(dir: string, canAskUser: boolean, fn: (tools: Retur
 test('elicitation becomes a question in the user lane; the answer goes back to the server as the form', async () => {
   await withTempDir(async (dir) => {
     await withServer(dir, true, async (tools) => {
-      const h = await startHarness({ dir, agents: [{ id: 'asker', tools: ['mcp__everything__*'] }], tools, script: SCRIPT });
+      const h = await startAppHarness({ dir, agents: [{ id: 'asker', tools: ['mcp__everything__*'] }], tools, script: SCRIPT });
       try {
         const sent = h.core.send('asker', 'fill the form');
         assert.ok(sent.ok);
@@ -58,7 +58,7 @@ test('elicitation becomes a question in the user lane; the answer goes back to t
 test('headless: an elicitation is declined without asking anyone', async () => {
   await withTempDir(async (dir) => {
     await withServer(dir, false, async (tools) => {
-      const h = await startHarness({ dir, agents: [{ id: 'asker', tools: ['mcp__everything__*'] }], tools, script: SCRIPT, headless: { approve: 'all' } });
+      const h = await startAppHarness({ dir, agents: [{ id: 'asker', tools: ['mcp__everything__*'] }], tools, script: SCRIPT, headless: { approve: 'all' } });
       try {
         const sent = h.core.send('asker', 'fill the form');
         assert.ok(sent.ok);

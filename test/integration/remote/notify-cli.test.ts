@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 import { startWebhookServer } from '../../helpers/webhook-server';
 
 /** `notify` in .legion/config.yaml is started by the composition root: `legion run` posts its run-end. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { withTempDir } from '../../helpers/tmp';
-import { startHarness, APP_DIR } from '../../helpers/runtime-harness';
+import { startAppHarness, APP_DIR } from '../../helpers/app-harness';
 import type { LegionEvent } from '../../../src/events/types';
 
 /**
@@ -12,7 +12,7 @@ import type { LegionEvent } from '../../../src/events/types';
  */
 test('resource-agent spawns a scribe that writes files and asks others; scribe then talks to ur-agent', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       script: `
 replies:
@@ -45,7 +45,7 @@ replies:
 
 test('an agent spawned without a tools list gets communicator and list_participants', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       script: `
 replies:
@@ -68,7 +68,7 @@ replies:
 
 test('a refused spawn starts with REFUSED, says nothing changed and what to do instead', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       script: `
 replies:

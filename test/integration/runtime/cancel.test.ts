@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Tool } from '../../../src/tools/types';
 import { processGone, until } from '../../helpers/processes';
-import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -21,7 +21,7 @@ const AFTER = `
   - { agent: worker, when: "after", text: "fresh start" }
 `;
 
-async function expectUsable(h: Awaited<ReturnType<typeof startHarness>>, sessionId: string): Promise<void> {
+async function expectUsable(h: Awaited<ReturnType<typeof startAppHarness>>, sessionId: string): Promise<void> {
   assertAllValid(h.core);
   assert.equal(h.core.lastOutcome(sessionId)?.kind, 'interrupted');
   assert.equal(h.core.sessions().find((s) => s.id === sessionId)?.status, 'idle');
@@ -33,7 +33,7 @@ async function expectUsable(h: Awaited<ReturnType<typeof startHarness>>, session
 
 test('cancel while streaming: the stream stops, the partial text is kept, the session stays usable', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: ['file_write'] }],
       script: `
@@ -57,10 +57,10 @@ ${AFTER}`,
 
 test('cancel while waiting for approval: the request is withdrawn (cancel) and the call answered "interrupted by the user"', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: ['file_write'] }],
-      authorize: authorizeBy({ file_write: 'ask' }),
+      rules: { file_write: 'ask' },
       script: `
 replies:
   - { agent: worker, when: "go", toolCalls: [{ name: file_write, input: { path: x.txt, content: x } }] }
@@ -88,8 +88,11 @@ ${AFTER}`,
 
 test('cancel while a shell runs: every process of its group is gone (by pid), nothing runs after, the result says interrupted', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
+      // Outside the sandbox: the pids the shell writes are then the host's (in bubblewrap they
+      // are its namespace's), so the test can check each process is gone.
+      config: { sandbox: { mode: 'off' } },
       agents: [{ id: 'worker', tools: ['shell'] }],
       script: `
 replies:
@@ -140,7 +143,7 @@ test('cancel while a tool waits on an HTTP request: the request is aborted (the 
   };
   try {
     await withTempDir(async (dir) => {
-      const h = await startHarness({
+      const h = await startAppHarness({
         dir,
         tools: [fetchTool],
         agents: [{ id: 'worker', tools: ['slow_fetch'] }],
@@ -168,7 +171,7 @@ ${AFTER}`,
 
 test('cancel while waiting on a sub-agent: the sub-session is cancelled too; both histories stay valid', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: ['communicator'] }, { id: 'sub', tools: ['shell'] }],
       script: `
@@ -196,7 +199,7 @@ ${AFTER}`,
 
 test('cancel of a sub-session alone: its caller gets an error result and carries on', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: ['communicator'] }, { id: 'sub', tools: [] }],
       script: `
@@ -219,7 +222,7 @@ replies:
 
 test('cancel of a queued message: it never runs', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: [] }],
       script: `

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -37,7 +37,7 @@ replies:
 
 test('cascade: an agent approver approves one, rejects one, leaves one that climbs to the user (headless deny)', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: AGENTS, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }), headless: { approve: 'deny' } });
+    const h = await startAppHarness({ dir, agents: AGENTS, script: SCRIPT, rules: { file_write: 'ask' }, headless: { approve: 'deny' } });
     const sent = h.core.send('lead', 'go');
     assert.ok(sent.ok);
     assert.equal(await h.core.idle(sent.sessionId), 'all done');
@@ -63,7 +63,7 @@ test('cascade: an agent approver approves one, rejects one, leaves one that clim
     assert.match(early, /- apr-1: file_write a\.txt \(asked by worker/);
     assert.ok(leadHistory.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && /\[reply from worker, session session-lead__worker__default\]\nworker finished/.test(b.text))));
 
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [
       ['apr-1', 'approved', 'agent:lead'], ['apr-2', 'rejected', 'agent:lead'], ['apr-3', 'rejected', 'headless'],
     ]);
     assertAllValid(h.core);
@@ -73,7 +73,7 @@ test('cascade: an agent approver approves one, rejects one, leaves one that clim
 
 test('cascade: with a user present, the climbing request waits in the queue until the user approves it', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: AGENTS, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const h = await startAppHarness({ dir, agents: AGENTS, script: SCRIPT, rules: { file_write: 'ask' } });
     const sent = h.core.send('lead', 'go');
     assert.ok(sent.ok);
     await h.waitFor((e) => e.type === 'approval-request' && e.approverId === 'user');
@@ -92,10 +92,10 @@ test('cascade: with a user present, the climbing request waits in the queue unti
 test('headless: --approve all approves what reaches the user, --approve deny rejects it; deny rules deny in both', async () => {
   for (const approve of ['all', 'deny'] as const) {
     await withTempDir(async (dir) => {
-      const h = await startHarness({
+      const h = await startAppHarness({
         dir,
         agents: [{ id: 'worker', tools: ['file_write', 'file_delete'] }],
-        authorize: authorizeBy({ file_write: 'ask', file_delete: 'deny' }),
+        rules: { file_write: 'ask', file_delete: 'deny' },
         headless: { approve },
         script: `
 replies:
@@ -116,7 +116,7 @@ replies:
       assert.match(del!.content, /^denied by rule test-deny/);
       const resolve = eventsOf(h.events, 'approval-resolve');
       assert.deepEqual(resolve.map((r) => [r.decision, r.decidedBy]), [[approve === 'all' ? 'approved' : 'rejected', 'headless']]);
-      assert.deepEqual(h.audit.map((a) => [a.toolName, a.decision, a.decidedBy]), [
+      assert.deepEqual(h.audit().map((a) => [a.toolName, a.decision, a.decidedBy]), [
         ['file_delete', 'deny', 'rule'],
         ['file_write', approve === 'all' ? 'approved' : 'rejected', 'headless'],
       ]);
@@ -127,10 +127,10 @@ replies:
 
 test('denial loop: after 3 denials in a row the agent gets a note and the user a notice', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'worker', tools: ['file_delete'] }],
-      authorize: authorizeBy({ file_delete: 'deny' }),
+      rules: { file_delete: 'deny' },
       script: `
 replies:
   - { agent: worker, on: message, toolCalls: [{ name: file_delete, input: { path: a } }, { name: file_delete, input: { path: b } }] }
@@ -148,11 +148,11 @@ replies:
 
 test('triage: a confident LLM approval resolves the request (decidedBy llm) without asking anyone', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       config: { escalation: { llm: { enabled: true } } },
       agents: [{ id: 'worker', tools: ['file_write'] }],
-      authorize: authorizeBy({ file_write: 'ask' }),
+      rules: { file_write: 'ask' },
       triage: async () => ({ approve: true, reasoning: 'an ordinary note' }),
       script: `
 replies:
@@ -164,7 +164,7 @@ replies:
     assert.ok(sent.ok);
     assert.equal(await h.core.idle(sent.sessionId), 'written');
     assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => [r.decision, r.decidedBy, r.reason]), [['approved', 'llm', 'an ordinary note']]);
-    assert.equal(h.audit[0]?.triageReasoning, 'an ordinary note');
+    assert.equal(h.audit()[0]?.triageReasoning, 'an ordinary note');
     await h.close();
   });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { z } from 'zod';
@@ -23,7 +23,7 @@ const whoami: Tool<Record<string, never>> = {
 
 test('communicator: delegation two levels deep; each final text is the caller\'s tool result; the chain travels', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [LEAD, MID, LEAF],
       tools: [whoami],
@@ -51,7 +51,7 @@ replies:
 
 test('communicator: two named sessions with the same agent run in parallel', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [LEAD, LEAF],
       script: `
@@ -82,7 +82,7 @@ replies:
 
 test('communicator: the depth cap returns an error result instead of going deeper', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       config: { runtime: { maxDepth: 2 } },
       agents: [LEAD, MID, { id: 'deep', tools: [] }],
@@ -105,7 +105,7 @@ replies:
 
 test('communicator: re-entering a session already on the call chain is refused, not deadlocked', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [LEAD, { id: 'helper', tools: ['communicator'] }],
       script: `
@@ -129,7 +129,7 @@ replies:
 
 test('collective: an agent spawned mid-turn is usable at once; a retired agent refuses messages', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'maker', tools: ['spawn_agent', 'retire_agent', 'communicator', 'list_participants'] }],
       script: `
@@ -165,7 +165,7 @@ replies:
 
 test('communicator: an agent asks the user; the question waits in the user lane; send() to that agent answers it', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [LEAD],
       script: `
@@ -191,7 +191,7 @@ replies:
 
 test('communicator: headless, asking the user is an error result "no user available"', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       headless: { approve: 'deny' },
       agents: [LEAD],

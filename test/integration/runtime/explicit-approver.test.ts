@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import type { Authorize } from '../../../src/runtime/ports';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -17,10 +16,8 @@ const AGENTS = [
   { id: 'reviewer', tools: ['resolve_approval'], approvalAuthority: ['file_*'] },
 ];
 
-const reviewerApproves: Authorize = (call) =>
-  call.toolName === 'file_write'
-    ? { decision: 'ask', ruleId: 'reviewer-approves', reason: 'writes go to the reviewer', source: 'rule', approver: 'reviewer' }
-    : { decision: 'allow', ruleId: 'test-allow', reason: 'allowed', source: 'rule' };
+/** `.legion/rules.yaml`: writes ask the reviewer; everything else is allowed. */
+const reviewerApproves = { file_write: { decision: 'ask', id: 'reviewer-approves', reason: 'writes go to the reviewer', approver: 'reviewer' } } as const;
 
 const WORKER = `
   - { agent: worker, on: message, toolCalls: [{ name: file_write, input: { path: a.txt, content: A } }] }
@@ -40,7 +37,7 @@ replies:${WORKER}
     toolCalls: [{ name: resolve_approval, input: { requestId: apr-1, decision: approved, reason: "looks fine" } }]
   - { agent: reviewer, on: tool-result, text: "approved it" }
 `;
-    const h = await startHarness({ dir, agents: AGENTS, script, authorize: reviewerApproves });
+    const h = await startAppHarness({ dir, agents: AGENTS, script, rules: reviewerApproves });
     const sent = h.core.send('worker', 'write a');
     assert.ok(sent.ok);
     assert.match(await h.core.idle(sent.sessionId), /^worker: /);
@@ -56,7 +53,7 @@ replies:${WORKER}
     assert.match(text, /resolve_approval/);
     assert.match(text, /apr-1: user → worker/);
     assert.equal(toolResults(h.core.history(REVIEWER_SESSION))[0]!.isError, undefined);
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'agent:reviewer']]);
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'agent:reviewer']]);
     assertAllValid(h.core);
     await h.close();
   });
@@ -68,7 +65,7 @@ test('explicit approver outside the chain: what the reviewer leaves undecided cl
 replies:${WORKER}
   - { agent: reviewer, on: message, text: "not my call" }
 `;
-    const h = await startHarness({ dir, agents: AGENTS, script, authorize: reviewerApproves });
+    const h = await startAppHarness({ dir, agents: AGENTS, script, rules: reviewerApproves });
     const sent = h.core.send('worker', 'write a');
     assert.ok(sent.ok);
     await h.waitFor((e) => e.type === 'approval-request' && e.approverId === 'user');
@@ -77,7 +74,7 @@ replies:${WORKER}
     assert.equal(existsSync(`${dir}/a.txt`), false);
     assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'rejected', { reason: 'no' }), { ok: true });
     assert.equal(await h.core.idle(sent.sessionId), 'worker: rejected by user: no');
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'rejected', 'user']]);
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'rejected', 'user']]);
     assertAllValid(h.core);
     await h.close();
   });
@@ -89,13 +86,13 @@ test('explicit approver outside the chain, headless: its turn runs, what it leav
 replies:${WORKER}
   - { agent: reviewer, on: message, text: "not my call" }
 `;
-    const h = await startHarness({ dir, agents: AGENTS, script, authorize: reviewerApproves, headless: { approve: 'all' } });
+    const h = await startAppHarness({ dir, agents: AGENTS, script, rules: reviewerApproves, headless: { approve: 'all' } });
     const sent = h.core.send('worker', 'write a');
     assert.ok(sent.ok);
     assert.match(await h.core.idle(sent.sessionId), /^worker: /);
     assert.ok(existsSync(`${dir}/a.txt`));
     assert.deepEqual(eventsOf(h.events, 'approval-request').map((r) => [r.requestId, r.approverId]), [['apr-1', 'reviewer'], ['apr-1', 'user']]);
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'headless']]);
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'headless']]);
     assertAllValid(h.core);
     await h.close();
   });

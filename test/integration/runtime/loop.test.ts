@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, probeTool, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import type { Provider, ProviderEvent } from '../../../src/providers/types';
@@ -10,7 +10,7 @@ const WORKER = { id: 'worker', tools: ['probe', 'file_read', 'file_write'] };
 test('loop: a turn streams text, runs a parallel batch of tool calls, answers all in one message, then ends', async () => {
   await withTempDir(async (dir) => {
     const probe = probeTool();
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       tools: [probe],
@@ -55,7 +55,7 @@ replies:
 
 test('loop: calls on the same path run one after the other in call order', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       script: `
@@ -82,7 +82,7 @@ replies:
 test('loop: maxIterations ends a turn that keeps calling tools, with a notice and a valid history', async () => {
   await withTempDir(async (dir) => {
     const probe = probeTool();
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       tools: [probe],
@@ -107,7 +107,7 @@ replies:
 
 test('loop: invalid tool input gets an error result the model reads, and it corrects the call', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       script: `
@@ -145,7 +145,7 @@ function replay(turns: ProviderEvent[][]): Provider {
 test('loop: arguments that are not JSON (inputError) become an error result; the tool never runs', async () => {
   await withTempDir(async (dir) => {
     const probe = probeTool();
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       tools: [probe],
@@ -169,7 +169,7 @@ test('loop: arguments that are not JSON (inputError) become an error result; the
 test('loop: a provider error mid-turn ends the turn (error status + notice), the session stays valid and usable', async () => {
   await withTempDir(async (dir) => {
     const probe = probeTool();
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       tools: [probe],
@@ -198,7 +198,7 @@ replies:
 
 test('loop: a tool the agent does not hold is refused with an error result (audited), nothing runs', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'reader', tools: ['file_read'] }],
       script: `
@@ -214,14 +214,14 @@ replies:
     assert.match(result!.content, /tool "shell" is not available to reader/);
     const { existsSync } = await import('node:fs');
     assert.equal(existsSync(`${dir}/pwned`), false);
-    assert.equal(h.audit[0]?.decision, 'deny');
+    assert.equal(h.audit()[0]?.decision, 'deny');
     await h.close();
   });
 });
 
 test('loop: a message to a busy session waits its turn (queued), in order', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [WORKER],
       script: `
@@ -248,7 +248,7 @@ test('loop: a long turn with many tool calls and delegations leaks no abort list
     const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     const probe = probeTool();
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       agents: [{ id: 'lead', tools: ['communicator', 'probe'] }, { id: 'leaf', tools: [] }],
       tools: [probe],

@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { withTempDir } from '../../helpers/tmp';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 
 // The shipped resource-agent (config/agents/resource-agent.yaml) must be able to do its job:
 // spawn a helper with workspace tools, since nobody can grant a tool they do not hold.
 test('shipped resource-agent spawns a scribe with file tools, and cannot grant approval authority', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({
+    const h = await startAppHarness({
       dir,
       script: `
 replies:

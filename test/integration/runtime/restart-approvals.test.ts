@@ -7,7 +7,7 @@ import { toolUsesOf, type Message } from '../../../src/model/message';
 import type { LegionEvent } from '../../../src/events/types';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { startRestartHarness } from '../../helpers/restart-fixture';
-import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
+import { startAppHarness, type Harness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
 /** No problem appending cannot fix, in every session (an open last batch is allowed: it resumes). */
@@ -36,7 +36,7 @@ test('restart: an approval pending at quit is offered again under the same id; a
     assert.deepEqual(toolUsesOf(onDisk.at(-1)!).map((u) => u.name), ['file_read', 'file_write']);
     assertNoProblems(first);
     assert.equal(eventsOf(first.events, 'approval-resolve').length, 0);
-    assert.equal(first.audit.filter((a) => a.requestId === requestId).length, 0, 'a request left pending by a quit is not audited as decided');
+    assert.equal(first.audit().filter((a) => a.requestId === requestId).length, 0, 'a request left pending by a quit is not audited as decided');
     const approvalLines = readFileSync(first.layout.approvals(first.core.runId), 'utf8').trim().split('\n');
     assert.equal(approvalLines.length, 1);
 
@@ -56,7 +56,7 @@ test('restart: an approval pending at quit is offered again under the same id; a
     assert.deepEqual(results.map((r) => [r.content.includes('seed text') || r.content.includes('x.txt'), r.isError ?? false]), [[true, false], [true, false]]);
     assert.equal(history.length, onDisk.length + 2, 'one results message, then the final answer');
     assertAllValid(second.core);
-    assert.deepEqual(second.audit.filter((a) => a.requestId === requestId).map((a) => [a.decision, a.decidedBy]), [['approved', 'user']]);
+    assert.deepEqual(second.audit().filter((a) => a.requestId === requestId).map((a) => [a.decision, a.decidedBy]), [['approved', 'user']]);
     await second.close();
   });
 });
@@ -138,7 +138,7 @@ test('restart: a nested request (user → lead → worker) is offered again; app
     assert.equal(leadResults.length, 1);
     assert.match(leadResults[0]!.content, /wrote it after/);
     assertAllValid(second.core);
-    assert.deepEqual(second.audit.filter((a) => a.requestId === request.requestId).map((a) => a.decision), ['approved']);
+    assert.deepEqual(second.audit().filter((a) => a.requestId === request.requestId).map((a) => a.decision), ['approved']);
     await second.close();
   });
 });
@@ -160,7 +160,7 @@ test('restart: a nested request whose caller\'s communicator call was already an
     assert.deepEqual(second.core.pendingApprovals(), []);
     const resolved = eventsOf(second.events, 'approval-resolve');
     assert.deepEqual(resolved.map((r) => [r.requestId, r.decision, r.reason]), [[request.requestId, 'rejected', 'interrupted, ask again']]);
-    assert.deepEqual(second.audit.map((a) => [a.requestId, a.decision, a.decidedBy]), [[request.requestId, 'expired', 'cancel']]);
+    assert.deepEqual(second.audit().map((a) => [a.requestId, a.decision, a.decidedBy]), [[request.requestId, 'expired', 'cancel']]);
     assert.equal(approvalRequests(second.events).length, 0, 'nothing re-offered');
     assertAllValid(second.core);
     const lines = readFileSync(second.layout.approvals(second.core.runId), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; decision?: string });
@@ -207,7 +207,7 @@ replies:
   - { agent: worker, when: "store the key", toolCalls: [{ name: file_write, input: { path: key.txt, content: "key=[REDACTED]" } }] }
   - { agent: worker, on: tool-error, text: "could not: {{lastText}}" }
 `;
-    const start = (): Promise<Harness> => startHarness({ dir, script, agents: [{ id: 'worker', tools: ['file_write'] }], authorize: authorizeBy({ file_write: 'ask' }) });
+    const start = (): Promise<Harness> => startAppHarness({ dir, script, agents: [{ id: 'worker', tools: ['file_write'] }], rules: { file_write: 'ask' } });
     const first = await start();
     const sent = first.core.send('worker', 'store the key');
     assert.ok(sent.ok);

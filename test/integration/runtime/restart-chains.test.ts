@@ -6,7 +6,7 @@ import { planRepair } from '../../../src/model/repair';
 import type { LegionEvent } from '../../../src/events/types';
 import { MAY_HAVE_RUN } from '../../../src/runtime/format';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
-import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
+import { startAppHarness, type Harness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
 /**
@@ -34,8 +34,8 @@ replies:
 
 function start(dir: string): Promise<Harness> {
   writeFileSync(join(dir, 'seed.txt'), 'seed text\n');
-  return startHarness({
-    dir, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }),
+  return startAppHarness({
+    dir, script: SCRIPT, rules: { file_write: 'ask' },
     agents: [{ id: 'lead', tools: ['communicator', 'todo_write', 'file_read'] }, { id: 'worker', tools: ['file_write'] }],
   });
 }
@@ -151,8 +151,8 @@ replies:
 
 test('restart: a request handed to an agent approver (its caller\'s call returned early) cannot resume and expires; the caller resumes its own request and is told the worker was cut off', async () => {
   await withTempDir(async (dir) => {
-    const startApprover = (): Promise<Harness> => startHarness({
-      dir, script: APPROVER, authorize: authorizeBy({ file_write: 'ask' }),
+    const startApprover = (): Promise<Harness> => startAppHarness({
+      dir, script: APPROVER, rules: { file_write: 'ask' },
       agents: [
         { id: 'lead', tools: ['communicator', 'resolve_approval', 'file_write'], approvalAuthority: ['file_write'] },
         { id: 'worker', tools: ['file_write'] },

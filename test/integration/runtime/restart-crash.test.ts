@@ -10,7 +10,7 @@ import { layoutFor } from '../../../src/storage/layout';
 import { assertAllValid, eventsOf } from '../../helpers/runtime-assert';
 import { startRestartHarness } from '../../helpers/restart-fixture';
 import { runCli } from '../../helpers/cli';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
 const CHILD = join(import.meta.dirname, '..', '..', 'helpers', 'restart-approvals-child.ts');

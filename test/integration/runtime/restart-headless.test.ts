@@ -7,7 +7,7 @@ import { readSessionFile } from '../../../src/session/session-files';
 import { layoutFor } from '../../../src/storage/layout';
 import { RESTART_SCRIPT, startRestartHarness } from '../../helpers/restart-fixture';
 import { runCli } from '../../helpers/cli';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { authorizeBy, startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { readLedger } from '../../../src/events/ledger';
@@ -15,7 +15,7 @@ replies:
 
 test('restart: a new core over the same workspace resumes the run: history readable, seq continues, nothing re-emitted', async () => {
   await withTempDir(async (dir) => {
-    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: [] }], script: SCRIPT });
+    const first = await startAppHarness({ dir, agents: [{ id: 'worker', tools: [] }], script: SCRIPT });
     const sent = first.core.send('worker', 'remember blue');
     assert.ok(sent.ok);
     await first.core.idle(sent.sessionId);
@@ -23,7 +23,7 @@ test('restart: a new core over the same workspace resumes the run: history reada
     const lastSeq = first.events.at(-1)!.seq;
     assert.equal(first.events.at(-1)!.type, 'run-end');
 
-    const second = await startHarness({ dir, script: SCRIPT });
+    const second = await startAppHarness({ dir, script: SCRIPT });
     assert.equal(second.core.runId, first.core.runId);
     assert.deepEqual(second.events[0], { ...second.events[0]!, type: 'run-start', resumed: true, seq: lastSeq + 1 });
     assert.equal(eventsOf(second.events, 'message-add').length, 0, 'old messages are not re-emitted');
@@ -47,7 +47,7 @@ test('restart: a new core over the same workspace resumes the run: history reada
 
 test('restart: an approval pending at shutdown stays pending on disk with its batch open, and is offered again on resume', async () => {
   await withTempDir(async (dir) => {
-    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const first = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT, rules: { file_write: 'ask' } });
     const sent = first.core.send('worker', 'write it');
     assert.ok(sent.ok);
     await first.waitFor((e) => e.type === 'approval-request');
@@ -58,7 +58,7 @@ test('restart: an approval pending at shutdown stays pending on disk with its ba
     assert.equal(lines.length, 1, 'only the request line: still pending on disk');
 
     // (restart-approvals.test.ts covers deciding it; here: offered again, and Esc leaves a valid history.)
-    const second = await startHarness({ dir, script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const second = await startAppHarness({ dir, script: SCRIPT, rules: { file_write: 'ask' } });
     assert.deepEqual(second.core.pendingApprovals().map((p) => p.requestId), ['apr-1']);
     second.core.cancel(sent.sessionId);
     await second.core.idle(sent.sessionId);
@@ -70,7 +70,7 @@ test('restart: an approval pending at shutdown stays pending on disk with its ba
 
 test('restart: a crash mid-turn (open tool_use on disk) is repaired on load and reported', async () => {
   await withTempDir(async (dir) => {
-    const first = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT });
+    const first = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: SCRIPT });
     const sent = first.core.send('worker', 'remember');
     assert.ok(sent.ok);
     await first.core.idle(sent.sessionId);
@@ -81,7 +81,7 @@ test('restart: a crash mid-turn (open tool_use on disk) is repaired on load and 
     await appendFile(file, JSON.stringify({ role: 'user', content: [{ type: 'text', text: 'next' }], at: new Date().toISOString() }) + '\n');
     await appendFile(file, JSON.stringify({ role: 'assistant', content: [{ type: 'tool_use', id: 'tu_crash', name: 'file_write', input: { path: 'y', content: 'y' } }], at: new Date().toISOString() }) + '\n');
 
-    const second = await startHarness({ dir, script: SCRIPT });
+    const second = await startAppHarness({ dir, script: SCRIPT });
     assertAllValid(second.core);
     assert.ok(eventsOf(second.events, 'notice').some((n) => n.sessionId === sent.sessionId && /answered 1 tool call/.test(n.message)));
     const again = second.core.send('worker', 'remember again');

@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { startHarness } from '../../helpers/runtime-harness';
+import { startAppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 import { eventsOf } from '../../helpers/runtime-assert';
-import type { PriceOf } from '../../../src/runtime/ports';
 
 const SCRIPT = `
 replies:
@@ -13,10 +12,10 @@ replies:
   - { agent: helper, when: "three", text: "third", usage: { inputTokens: 10, outputTokens: 5 } }
 `;
 const AGENTS = [{ id: 'worker', tools: [] }, { id: 'helper', tools: [] }];
-/** $1 per million input and output tokens. */
-const PRICE: PriceOf = (u) => (u.inputTokens + u.outputTokens) / 1e6;
+/** `.legion/models.yaml`: $1 per million input and output tokens (cache reads and writes free). */
+const PRICE = { faux: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 } };
 
-async function turn(h: Awaited<ReturnType<typeof startHarness>>, to: string, text: string): Promise<string> {
+async function turn(h: Awaited<ReturnType<typeof startAppHarness>>, to: string, text: string): Promise<string> {
   const sent = h.core.send(to, text);
   assert.ok(sent.ok);
   await h.core.idle(sent.sessionId);
@@ -25,7 +24,7 @@ async function turn(h: Awaited<ReturnType<typeof startHarness>>, to: string, tex
 
 test('usage totals survive a restart: per session and per run, counted on from where they were', async () => {
   await withTempDir(async (dir) => {
-    const first = await startHarness({ dir, agents: AGENTS, script: SCRIPT, priceOf: PRICE });
+    const first = await startAppHarness({ dir, agents: AGENTS, script: SCRIPT, models: PRICE });
     assert.deepEqual(first.core.usage().run.calls, 0);
     const worker = await turn(first, 'worker', 'one');
     const before = first.core.usage();
@@ -36,7 +35,7 @@ test('usage totals survive a restart: per session and per run, counted on from w
     assert.equal(file.version, 1);
     assert.deepEqual(file.run, before.run);
 
-    const second = await startHarness({ dir, script: SCRIPT, priceOf: PRICE });
+    const second = await startAppHarness({ dir, script: SCRIPT, models: PRICE });
     assert.equal(second.core.runId, first.core.runId);
     assert.deepEqual(second.core.usage(), before, 'read back as it was');
     await turn(second, 'worker', 'two');
@@ -53,7 +52,7 @@ test('usage totals survive a restart: per session and per run, counted on from w
     assert.equal(after.sessions[helper]?.inputTokens, 10);
     await second.close('quit');
 
-    const third = await startHarness({ dir, script: SCRIPT, priceOf: PRICE });
+    const third = await startAppHarness({ dir, script: SCRIPT, models: PRICE });
     assert.deepEqual(third.core.usage(), after, 'and again after the second restart');
     await third.close();
   });
@@ -61,7 +60,8 @@ test('usage totals survive a restart: per session and per run, counted on from w
 
 test('usage.json is written while the run goes on (within a second of a model call), not only at shutdown', async () => {
   await withTempDir(async (dir) => {
-    const h = await startHarness({ dir, agents: AGENTS, script: SCRIPT });
+    // A model no price table lists (config/models.yaml prices `faux` at $0).
+    const h = await startAppHarness({ dir, agents: AGENTS, script: SCRIPT, model: 'local-model' });
     try {
       await turn(h, 'worker', 'one');
       const file = h.layout.usage(h.core.runId);
@@ -82,14 +82,14 @@ test('usage.json is written while the run goes on (within a second of a model ca
 
 test('a damaged usage.json: a notice, totals start again from zero, histories are untouched, the file is whole again after', async () => {
   await withTempDir(async (dir) => {
-    const first = await startHarness({ dir, agents: AGENTS, script: SCRIPT });
+    const first = await startAppHarness({ dir, agents: AGENTS, script: SCRIPT });
     const worker = await turn(first, 'worker', 'one');
     await first.close();
     const file = first.layout.usage(first.core.runId);
     let messages = 2;
     for (const damage of ['{"version": 1, "run": {', JSON.stringify({ version: 1, run: { calls: -1 }, sessions: {} })]) {
       await writeFile(file, damage);
-      const second = await startHarness({ dir, script: SCRIPT });
+      const second = await startAppHarness({ dir, script: SCRIPT });
       const notices = eventsOf(second.events, 'notice').map((n) => n.message);
       assert.ok(notices.some((m) => m.includes('usage.json is damaged') && m.endsWith('token and cost totals start again from zero')), notices.join('\n'));
       assert.equal(second.core.usage().run.calls, 0);

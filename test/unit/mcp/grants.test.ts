@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadTemplates } from '../../../src/collective/templates';
 import { checkGrant } from '../../../src/authz/grant-guard';
 import { holdsTool } from '../../../src/authz/authorizer';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 
 test('resource-agent holds mcp__* and can grant a server\'s tools; an agent without them cannot', async () => {
   const templates = await loadTemplates(join(APP_DIR, 'config', 'agents'));
