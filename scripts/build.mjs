@@ -134,6 +134,7 @@ function put(path, contents, mode = 0o644) {
   chmodSync(path, mode);
 }
 
+if (process.env.LEGION_METAFILE) writeFileSync(process.env.LEGION_METAFILE, JSON.stringify(result.metafile));
 const [bundle] = result.outputFiles;
 if (!bundle || result.outputFiles.length !== 1) throw new Error(`build: expected one output file, got ${result.outputFiles.length}`);
 const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import');

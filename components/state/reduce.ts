@@ -1,4 +1,4 @@
-import type { LegionEvent } from '../../src/events/types';
+import type { LegionEvent, NoticeLevel } from '../../src/events/types';
 import type { Message } from '../../src/model/message';
 import type { CompactionEntry, SessionView, ToolLive, UiState } from './ui-state';
 import { awaitsUser, newSessionView } from './ui-state';
@@ -101,7 +101,7 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
           ...s, entries: [...s.entries, { role: 'notice', level: event.level, text: event.message, at: event.at }],
         }));
       }
-      return { ...state, notice: { level: event.level, text: event.message } };
+      return { ...state, notice: joinNotice(state.notice, event.level, event.message) };
     case 'mcp-status':
       return { ...state, mcp: { ...state.mcp, [event.server]: event.error === undefined ? { state: event.state } : { state: event.state, error: event.error } } };
     case 'tool-progress':
@@ -173,4 +173,20 @@ export function progressText(progress: number, total: number | undefined, messag
   else if (total === 1 || total === 100) text = `${Math.round((progress / total) * 100)}%`;
   else text = `${progress}/${total}`;
   return message ? `${text} ${message.split('\n')[0]!.slice(0, 60)}` : text;
+}
+
+const SEVERITY = { info: 0, warn: 1, error: 2 } as const;
+/** Longest status-line notice kept; older parts are dropped first. */
+const MAX_NOTICE_CHARS = 1_000;
+
+/**
+ * The status line's notice after another one: notices that arrive before the next key (which
+ * clears the line) are joined, oldest first, at the most severe level, so a notice that comes a
+ * moment after start-up (the sandbox probe's, docs/sandbox.md) does not hide the start's.
+ */
+function joinNotice(shown: UiState['notice'], level: NoticeLevel, text: string): UiState['notice'] {
+  if (!shown || shown.text === text) return { level, text };
+  let joined = `${shown.text} · ${text}`;
+  if (joined.length > MAX_NOTICE_CHARS) joined = `…${joined.slice(joined.length - MAX_NOTICE_CHARS + 1)}`;
+  return { level: SEVERITY[level] >= SEVERITY[shown.level] ? level : shown.level, text: joined };
 }

@@ -11,16 +11,25 @@ import { createUndoService, type UndoService } from '../checkpoints/undo-service
 import { pruneCheckpoints } from '../checkpoints/prune';
 import type { UndoNote } from '../checkpoints/undo';
 
-/** Checkpoints of one run (docs/undo.md): the runtime hook, undo for the front end, daily pruning. */
+/**
+ * Checkpoints of one run (docs/undo.md): the runtime hook, undo for the front end, daily pruning.
+ * The shadow repository is opened (git set-up, the change watcher over the workspace) by
+ * `start()`, which a screen calls once its first frame is out; the first batch and the first
+ * undo request call it too and wait for it, so nothing is snapshotted or listed before it.
+ * When it cannot be opened, that is said once (a `warn` notice) and each hook call runs the
+ * batch without a checkpoint; undo answers with the same reason.
+ */
 export interface CheckpointParts {
   readonly beforeBatch: BeforeBatch;
   readonly undo: UndoService;
+  /** Open the store now (idempotent); resolves once it is open or known to have failed. */
+  start(): Promise<void>;
   close(): void;
 }
 
 const PRUNE_EVERY_MS = 86_400_000;
 
-export async function composeCheckpoints(options: {
+export function composeCheckpoints(options: {
   readonly config: LegionConfig;
   readonly workspaceRoot: string;
   readonly runId: string;
@@ -29,38 +38,86 @@ export async function composeCheckpoints(options: {
   readonly clock: () => Date;
   /** Whether an agent is at work in the session (late-bound: the core is made after this). */
   readonly isBusy: (sessionId: string) => boolean;
-}): Promise<CheckpointParts | { readonly error: string } | undefined> {
+}): CheckpointParts | undefined {
   const { config, bus, clock } = options;
   if (!config.checkpoints.enabled) return undefined;
   const warn = (message: string, sessionId?: string): void => {
     bus.emit({ type: 'notice', level: 'warn', message, ...(sessionId ? { sessionId } : {}) });
   };
-  let store: CheckpointStore;
-  try {
-    store = await openCheckpointStore({
-      workspaceRoot: options.workspaceRoot, maxFileBytes: config.checkpoints.maxFileBytes, watch: true, clock, warn: (m) => warn(m),
-    });
-  } catch (error) {
-    return { error: `checkpoints are off for this run: ${messageOf(error)}` };
-  }
-  const deliver = (note: UndoNote): boolean => {
-    const session = note.runId === options.runId ? options.sessions.get(note.sessionId) : undefined;
-    if (!session) return false;
-    const message = { role: 'user' as const, content: [{ type: 'text' as const, text: note.text }], at: clock().toISOString() };
-    try {
-      session.append(message);
-    } catch {
-      return false;
-    }
-    bus.emit({ type: 'message-add', sessionId: note.sessionId, message });
-    return true;
+  let closed = false;
+  let opening: Promise<Opened | { readonly error: string }> | undefined;
+  const open = (): Promise<Opened | { readonly error: string }> => {
+    opening ??= (async () => {
+      let store: CheckpointStore;
+      try {
+        store = await openCheckpointStore({
+          workspaceRoot: options.workspaceRoot, maxFileBytes: config.checkpoints.maxFileBytes, watch: true, clock, warn: (m) => warn(m),
+        });
+      } catch (error) {
+        const failed = { error: `checkpoints are off for this run: ${messageOf(error)}` };
+        warn(failed.error);
+        return failed;
+      }
+      if (closed) store.close();
+      const deliver = (note: UndoNote): boolean => {
+        const session = note.runId === options.runId ? options.sessions.get(note.sessionId) : undefined;
+        if (!session) return false;
+        const message = { role: 'user' as const, content: [{ type: 'text' as const, text: note.text }], at: clock().toISOString() };
+        try {
+          session.append(message);
+        } catch {
+          return false;
+        }
+        bus.emit({ type: 'message-add', sessionId: note.sessionId, message });
+        return true;
+      };
+      if (!closed) void pruneWhenDue(store, config, clock, warn);
+      return {
+        store,
+        beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }),
+        undo: createUndoService({ store, runId: options.runId, isBusy: options.isBusy, deliver }),
+      };
+    })();
+    return opening;
   };
-  void pruneWhenDue(store, config, clock, warn);
+  const undoOf = async (): Promise<UndoService | string> => {
+    const opened = await open();
+    return 'error' in opened ? opened.error : opened.undo;
+  };
   return {
-    beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }),
-    undo: createUndoService({ store, runId: options.runId, isBusy: options.isBusy, deliver }),
-    close: () => store.close(),
+    start: async () => void (await open()),
+    beforeBatch: async (batch) => {
+      const opened = await open();
+      return 'error' in opened ? undefined : opened.beforeBatch(batch);
+    },
+    undo: {
+      list: async (sessionId) => {
+        const undo = await undoOf();
+        if (typeof undo === 'string') throw new Error(undo);
+        return undo.list(sessionId);
+      },
+      preview: async (query) => {
+        const undo = await undoOf();
+        return typeof undo === 'string' ? { ok: false, error: undo } : undo.preview(query);
+      },
+      restore: async (plan, restoreOptions) => {
+        const undo = await undoOf();
+        return typeof undo === 'string' ? { ok: false, error: undo } : undo.restore(plan, restoreOptions);
+      },
+    },
+    close: () => {
+      closed = true;
+      void opening?.then((opened) => {
+        if (!('error' in opened)) opened.store.close();
+      });
+    },
   };
+}
+
+interface Opened {
+  readonly store: CheckpointStore;
+  readonly beforeBatch: BeforeBatch;
+  readonly undo: UndoService;
 }
 
 /** Prune once a day at most (the time of the last one is kept in `.legion/checkpoints/pruned-at`). */

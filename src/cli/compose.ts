@@ -78,8 +78,10 @@ export interface AppSession {
   readonly undo?: UndoService;
   /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
   readonly mcp: McpManager;
-  /** `mcp.start()`, for a screen to call once its first frame is out. */
+  /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`. For a screen to call once drawn. */
   startBackground(): void;
+  /** Start the sandbox probe and the checkpoint store if not yet, and settle once both are done (their notices emitted). Never rejects. */
+  settleBackground(): Promise<void>;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
 }
@@ -128,8 +130,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
   if (!rules.ok) throw new LegionError(rules.error);
   // Shell commands run in bubblewrap when they can (docs/sandbox.md); said once when they cannot.
-  const { sandbox, notice: sandboxNotice } = await composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir() });
-  if (sandboxNotice) warnings.push(sandboxNotice);
+  // Probed in the background (startBackground), or by the first turn, which waits for it.
+  const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir() });
   const mcpSetup = await setupMcp({ config, layout, env });
   warnings.push(...mcpSetup.warnings);
 
@@ -201,12 +203,22 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const triage = options.testHooks?.triage ?? authz.triage;
     let coreRef: Core | undefined;
     const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
-    const checkpoints = await composeCheckpoints({
+    // Opened in the background (startBackground); the first batch waits for it.
+    const parts = composeCheckpoints({
       config, workspaceRoot, runId: run.id, bus, sessions: loadedRun.sessions, clock,
       isBusy: (sessionId) => busy.has(coreRef?.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
     });
-    if (checkpoints && 'error' in checkpoints) warnings.push(checkpoints.error);
-    const parts = checkpoints && !('error' in checkpoints) ? checkpoints : undefined;
+    // What the first frame must not wait for (docs/performance.md): the sandbox probe, then the
+    // checkpoint store. Started by the screen once drawn, or by the first turn (the core waits).
+    let background: Promise<void> | undefined;
+    const startBackground = (): Promise<void> => {
+      background ??= (async () => {
+        const said = await sandbox.start();
+        if (said) bus.emit({ type: 'notice', level: said.level, message: said.message });
+        await parts?.start();
+      })();
+      return background;
+    };
 
     const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
@@ -229,6 +241,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
+      beforeTurns: startBackground,
       onShutdown: () => {
         sandbox.dispose();
         parts?.close();
@@ -244,7 +257,11 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
       ...(parts ? { undo: parts.undo } : {}),
-      startBackground: () => mcp.start(),
+      startBackground: () => {
+        void startBackground();
+        mcp.start();
+      },
+      settleBackground: startBackground,
       close: async (reason) => {
         await core.shutdown(reason);
         await Promise.all([mcp.close(), remote.close()]);

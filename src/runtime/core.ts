@@ -75,6 +75,11 @@ export interface CoreOptions {
   readonly scrub?: SecretScrubber;
   /** Checkpoint hook around each batch that runs (docs/undo.md). */
   readonly beforeBatch?: BeforeBatch;
+  /**
+   * Set-up left out of start-up so the first frame need not wait for it (the sandbox probe, the
+   * checkpoint store; docs/performance.md): every turn awaits it before its first step. Must not reject.
+   */
+  readonly beforeTurns?: () => Promise<void>;
   /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
   readonly windowOf?: (model: string) => number | null;
 }
@@ -181,7 +186,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     state,
     participant: (id) => registry.get(id),
     notice,
-    runTurn: (turn, start) => runTurn(turn, start, turnDeps),
+    runTurn: options.beforeTurns
+      ? async (turn, start) => {
+        await options.beforeTurns!();
+        return runTurn(turn, start, turnDeps);
+      }
+      : (turn, start) => runTurn(turn, start, turnDeps),
     climbUnanswered: router.climbUnanswered,
   });
 

@@ -107,6 +107,21 @@ test('an interrupted turn drops its partial text; notices go to their session or
   assert.deepEqual(s.notice, { level: 'warn', text: 'config warning' });
 });
 
+test('status-line notices that come before a key are joined at the most severe level; a key clears them', () => {
+  const s0 = { ...initialUiState('r1', settings), notice: { level: 'warn' as const, text: 'demo: no API key' } };
+  const s = replay(events(
+    { type: 'notice', level: 'error', message: 'sandbox: on, but no sandbox can be made' },
+    { type: 'notice', level: 'info', message: 'mcp: 1 server started' },
+  ), s0);
+  assert.deepEqual(s.notice, { level: 'error', text: 'demo: no API key · sandbox: on, but no sandbox can be made · mcp: 1 server started' });
+  const cleared = applyAction(s, { type: 'clear-notice' });
+  assert.equal(cleared.notice, null);
+  const next = replay(events({ type: 'notice', level: 'info', message: 'later' }), cleared);
+  assert.deepEqual(next.notice, { level: 'info', text: 'later' });
+  const long = replay(events(...Array.from({ length: 40 }, (_, i) => ({ type: 'notice' as const, level: 'warn' as const, message: `notice number ${i} `.padEnd(60, '.') }))));
+  assert.ok(long.notice!.text.length <= 1_000 && long.notice!.text.endsWith('notice number 39 '.padEnd(60, '.')) && long.notice!.text.startsWith('…'));
+});
+
 test('events of a session never opened create it from its id', () => {
   const s = replay(events(text(S, 'scribe', 'hi')));
   assert.equal(s.sessions[S]!.initiatorId, 'ur-agent');

@@ -88,6 +88,9 @@ export const runCommand: Command = {
       ...(args.flags.has('new') ? { newRun: true } : {}),
     });
     const { core } = app;
+    // The sandbox probe and the checkpoint store (the TUI starts them after its first frame):
+    // what they have to say is said with the start warnings.
+    await app.settleBackground();
     loading = false;
     for (const warning of app.warnings) io.stderr(`legion: warning: ${clean(warning)}\n`);
     for (const warning of loadWarnings) if (!app.warnings.includes(warning)) io.stderr(`legion: warning: ${clean(warning)}\n`);

@@ -63,16 +63,22 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
       'its head and tail) and the exit code. The command is killed on timeout.',
     schema,
     keyArgument: (input) => input.command,
-    sandboxed: options.sandbox?.state.kind === 'sandboxed',
-    execute(input, context) {
-      if (input.command.trim().length === 0) return Promise.resolve(errorResult('command is empty'));
+    // Read when a call starts (the sandbox may still be probing when the tool is made).
+    get sandboxed() {
+      return options.sandbox?.state.kind === 'sandboxed';
+    },
+    async execute(input, context) {
+      if (input.command.trim().length === 0) return errorResult('command is empty');
       if (input.command.length > MAX_COMMAND_LENGTH) {
-        return Promise.resolve(errorResult(`command is too long (${input.command.length} characters; at most ${MAX_COMMAND_LENGTH})`));
+        return errorResult(`command is too long (${input.command.length} characters; at most ${MAX_COMMAND_LENGTH})`);
       }
-      if (input.command.includes('\0')) return Promise.resolve(errorResult('command contains a NUL byte'));
-      if (context.signal.aborted) return Promise.resolve(errorResult('shell interrupted before it started'));
+      if (input.command.includes('\0')) return errorResult('command contains a NUL byte');
+      if (context.signal.aborted) return errorResult('shell interrupted before it started');
+      // Never before the probe has answered: a call must not run unconfined because it came early.
+      if (options.sandbox && options.sandbox.state.kind === 'pending') await options.sandbox.ready();
+      if (context.signal.aborted) return errorResult('shell interrupted before it started');
       const prepared = options.sandbox ? options.sandbox.launch(input.command, context.workspaceRoot) : { ok: true as const, launch: plainLaunch(input.command) };
-      if (!prepared.ok) return Promise.resolve(errorResult(prepared.error, `shell ${prepared.error.split(':')[0]}`));
+      if (!prepared.ok) return errorResult(prepared.error, `shell ${prepared.error.split(':')[0]}`);
       const sandboxed = options.sandbox?.state.kind === 'sandboxed';
       return runShell(prepared.launch, input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing, sandboxed);
     },

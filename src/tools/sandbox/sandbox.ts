@@ -19,8 +19,9 @@ export interface SandboxSettings {
   readonly network: SandboxNetwork;
 }
 
-/** How shell calls run in this process: decided once, at start. */
+/** How shell calls run in this process: decided once, by the probe (`pending` until it answers). */
 export type SandboxState =
+  | { readonly kind: 'pending' }
   | { readonly kind: 'sandboxed' }
   | { readonly kind: 'unsandboxed'; readonly reason: string }
   | { readonly kind: 'refused'; readonly reason: string };
@@ -42,7 +43,9 @@ export interface Launch {
 
 export interface ShellSandbox {
   readonly state: SandboxState;
-  /** Prepare `bash -c command` in `workspaceRoot`, confined when `state` is sandboxed. */
+  /** Settles once `state` is no longer `pending` (probes first if nobody asked yet); callers await it before `launch`. */
+  ready(): Promise<void>;
+  /** Prepare `bash -c command` in `workspaceRoot`, confined when `state` is sandboxed; refused while `pending`. */
   launch(command: string, workspaceRoot: string): { ok: true; launch: Launch } | { ok: false; error: string };
   /** Remove the placeholders made for hidden paths (at shutdown). */
   dispose(): void;
@@ -115,7 +118,9 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
 
   return {
     state,
+    ready: () => Promise.resolve(),
     launch(command, workspaceRoot) {
+      if (state.kind === 'pending') return { ok: false, error: 'the sandbox is not ready yet; nothing was run' };
       if (state.kind === 'refused') {
         return { ok: false, error: `refused: sandbox is on, but no sandbox can be made here (${state.reason}); nothing was run` };
       }

@@ -72,14 +72,57 @@ test('off: no probe, no notice, shell runs as before', async () => {
 
 test('composeSandbox: auto says once why it cannot sandbox; off never probes', async () => {
   const ruleSet = createRuleSet([], 'ask', []);
-  const auto = await composeSandbox({ config: configSchema.parse({}), ruleSet, env: {}, home: '/nonexistent-home', probeDeps: noBwrap });
-  assert.match(auto.notice ?? '', /shell commands run WITHOUT a sandbox: bubblewrap is not installed .*sandbox: auto/);
+  const auto = composeSandbox({ config: configSchema.parse({}), ruleSet, env: {}, home: '/nonexistent-home', probeDeps: noBwrap });
+  assert.equal(auto.state.kind, 'pending');
+  assert.match((await auto.start())?.message ?? '', /shell commands run WITHOUT a sandbox: bubblewrap is not installed .*sandbox: auto/);
+  assert.equal(auto.state.kind, 'unsandboxed');
   let probed = false;
-  const off = await composeSandbox({
+  const off = composeSandbox({
     config: configSchema.parse({ sandbox: 'off' }), ruleSet, env: {}, home: '/nonexistent-home',
     probeDeps: { ...noBwrap, isExecutable: () => { probed = true; return false; } },
   });
-  assert.equal(off.notice, undefined);
+  assert.equal(off.state.kind, 'unsandboxed');
+  assert.equal(await off.start(), undefined);
   assert.equal(probed, false);
-  assert.equal(off.sandbox.state.kind, 'unsandboxed');
+});
+
+/** Probe deps whose trial run waits until `release()`: bubblewrap "found", answering late. */
+function slowProbe(answer: { code: number; output: string }) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  let runs = 0;
+  const deps: ProbeDeps = {
+    platform: 'linux', path: '/opt/fake', isExecutable: (file) => file === '/opt/fake/bwrap',
+    run: async () => {
+      runs++;
+      await gate;
+      return answer;
+    },
+  };
+  return { deps, release, runs: () => runs };
+}
+
+test('a shell call made while the probe is still running waits for it, and never runs unconfined when the sandbox is on', async () => {
+  const ruleSet = createRuleSet([], 'ask', []);
+  const slow = slowProbe({ code: 1, output: 'bwrap: No permissions to creating new namespace\n' });
+  const sandbox = composeSandbox({ config: configSchema.parse({ sandbox: 'on' }), ruleSet, env: {}, home: '/nonexistent-home', probeDeps: slow.deps });
+  const shell = createShellTool({ sandbox, killGraceMs: 200, drainMs: 50 });
+  assert.equal(slow.runs(), 0, 'composing does not probe');
+  assert.equal(sandbox.launch('true', '/').ok, false, 'no launch while pending');
+  assert.equal(shell.sandboxed, false, 'never claimed sandboxed before the probe says so');
+  await withTempDir(async (dir) => {
+    let settled = false;
+    const call = executeTool(shell, { command: 'echo ran > out.txt' }, makeToolContext(dir)).finally(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(settled, false, 'the call waits for the probe');
+    assert.equal(slow.runs(), 1, 'the call started the probe');
+    assert.equal(existsSync(join(dir, 'out.txt')), false);
+    slow.release();
+    const result = await call;
+    assert.equal(result.isError, true);
+    assert.match(result.content, /refused: sandbox is on, but no sandbox can be made here \(user namespaces are disabled/);
+    assert.equal(existsSync(join(dir, 'out.txt')), false);
+    assert.equal(sandbox.state.kind, 'refused');
+    assert.equal(slow.runs(), 1, 'probed once');
+  });
 });
