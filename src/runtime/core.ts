@@ -77,7 +77,10 @@ export interface CoreOptions {
   readonly beforeBatch?: BeforeBatch;
   /**
    * Set-up left out of start-up so the first frame need not wait for it (the sandbox probe, the
-   * checkpoint store; docs/performance.md): every turn awaits it before its first step. Must not reject.
+   * checkpoint store; docs/performance.md): a turn started by a message awaits it before its first
+   * step. A turn resumed at start re-offers its pending approvals at once (its calls run only once
+   * approved, and what runs waits for the set-up itself: the shell for the probe, the batch for
+   * its checkpoint). Must not reject.
    */
   readonly beforeTurns?: () => Promise<void>;
   /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
@@ -188,7 +191,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     notice,
     runTurn: options.beforeTurns
       ? async (turn, start) => {
-        await options.beforeTurns!();
+        if (start.kind === 'message') await options.beforeTurns!();
         return runTurn(turn, start, turnDeps);
       }
       : (turn, start) => runTurn(turn, start, turnDeps),
