@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGit, type GitPlace } from './git';
+import { runGit, type GitPlace, type GitResult } from './git';
 import { diffTrees, EMPTY_TREE } from './diff';
 import type { FileChange } from './records';
 import { readLargeExcludes, writeLargeExcludes, type CheckpointPaths } from './shadow-repo';
@@ -18,6 +18,12 @@ export interface SnapshotOptions {
   readonly maxFileBytes: number;
   /** The last tree taken: new and changed files are size-checked against it. */
   readonly previousTree?: string;
+  /**
+   * Every workspace-relative path that may have changed since `previousTree` was taken (the
+   * change watcher's, see watcher.ts `changes()`): only these are given to `git add`. Absent:
+   * the whole work tree is scanned. The index must hold `previousTree` (the last snapshot).
+   */
+  readonly only?: ReadonlySet<string>;
 }
 
 export interface Snapshot {
@@ -28,14 +34,18 @@ export interface Snapshot {
   readonly tooLarge: readonly string[];
   /** Files git could not read (permissions): left as they were in the previous snapshot. */
   readonly unreadable: readonly string[];
+  /** What `git add` looked at: only the listed paths (`only`), or the whole work tree. */
+  readonly scope: 'changed' | 'all';
 }
 
 export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOptions): Promise<Snapshot> {
   const { place } = paths;
-  await releaseShrunk(paths, options.maxFileBytes);
-  const added = await runGit(place, ['add', '-A', '--ignore-errors']);
+  const released = await releaseShrunk(paths, options.maxFileBytes);
+  const only = options.only && options.previousTree !== undefined && released.length === 0 ? await pathspecsOf(place.workTree, options.only) : undefined;
+  const partial = only ? await addPaths(place, only) : undefined;
+  const added = partial ?? (await runGit(place, ['add', '-A', '--ignore-errors']));
   const unreadable = added.ok ? [] : unreadableOf(added.stderr);
-  if (!added.ok && unreadable.length === 0) throw new Error(`git add: ${added.error}`);
+  if (!added.ok && unreadable.length === 0 && !onlyIgnored(added.stderr)) throw new Error(`git add: ${added.error}`);
   let tree = await writeTree(place);
   let changed = await diffTrees(place, options.previousTree ?? EMPTY_TREE, tree);
   const big: string[] = [];
@@ -54,7 +64,7 @@ export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOpti
     const left = new Set(big);
     changed = changed.filter((c) => !left.has(c.path));
   }
-  return { tree, changes: changed, tooLarge: big, unreadable };
+  return { tree, changes: changed, tooLarge: big, unreadable, scope: partial ? 'changed' : 'all' };
 }
 
 async function writeTree(place: GitPlace): Promise<string> {
@@ -63,16 +73,55 @@ async function writeTree(place: GitPlace): Promise<string> {
   return result.stdout.toString('utf8').trim();
 }
 
-/** Files excluded for their size that are gone or small again are snapshotted again. */
-async function releaseShrunk(paths: CheckpointPaths, maxFileBytes: number): Promise<void> {
+/** Files excluded for their size that are gone or small again are snapshotted again; returns them. */
+async function releaseShrunk(paths: CheckpointPaths, maxFileBytes: number): Promise<string[]> {
   const large = await readLargeExcludes(paths);
-  if (large.length === 0) return;
+  if (large.length === 0) return [];
   const still: string[] = [];
+  const released: string[] = [];
   for (const path of large) {
     const info = await lstat(join(paths.place.workTree, path)).catch(() => undefined);
     if (info && info.isFile() && info.size > maxFileBytes) still.push(path);
+    else released.push(path);
   }
-  if (still.length !== large.length) await writeLargeExcludes(paths, still);
+  if (released.length > 0) await writeLargeExcludes(paths, still);
+  return released;
+}
+
+/**
+ * The pathspecs for `git add -A` of the changed paths: each path that exists as itself, a path
+ * that is gone as its nearest existing folder (git fails on a pathspec that matches nothing,
+ * e.g. a file made and removed between two snapshots). Undefined when that folder is the
+ * workspace itself: the whole tree is scanned then, as without a list.
+ */
+async function pathspecsOf(root: string, changed: ReadonlySet<string>): Promise<string[] | undefined> {
+  const specs = new Set<string>();
+  for (const path of changed) {
+    let spec = path;
+    while (spec !== '' && !(await lstat(join(root, spec)).then(() => true, () => false))) spec = spec.includes('/') ? spec.slice(0, spec.lastIndexOf('/')) : '';
+    if (spec === '') return undefined;
+    specs.add(spec);
+  }
+  return [...specs].sort();
+}
+
+/**
+ * `git add -A` of the given paths only (literal pathspecs, recursive for folders). Undefined when
+ * git refused the list as a whole (a path in a nested repository…): the caller scans everything.
+ */
+async function addPaths(place: GitPlace, specs: readonly string[]): Promise<GitResult | undefined> {
+  if (specs.length === 0) return { ok: true, stdout: Buffer.alloc(0), stderr: '' };
+  const added = await runGit(place, ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: specs.join('\0') });
+  return !added.ok && /^fatal:/m.test(added.stderr) ? undefined : added;
+}
+
+/**
+ * git names a changed file the workspace ignores (`*.log`…) when it is given by path, and exits 1
+ * having added everything else: such a file is left out of snapshots anyway.
+ */
+function onlyIgnored(stderr: string): boolean {
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('hint:'));
+  return lines[0] === 'The following paths are ignored by one of your .gitignore files:' && !lines.some((line) => /^(fatal|error):/.test(line));
 }
 
 function unreadableOf(stderr: string): string[] {

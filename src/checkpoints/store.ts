@@ -78,19 +78,25 @@ export async function openCheckpointStore(options: CheckpointStoreOptions): Prom
     return true;
   });
 
-  const snapshotLocked = async (): Promise<string> => {
+  /** Snapshot the workspace: only `changed` when given (the watcher's list since the last one), else all of it. */
+  const snapshotLocked = async (changed?: ReadonlySet<string>): Promise<string> => {
     watcher?.arm(); // before reading: a change during the snapshot marks the next one dirty again
-    const shot = await takeSnapshot(paths, { maxFileBytes: options.maxFileBytes, previousTree: lastTree });
+    const shot = await takeSnapshot(paths, { maxFileBytes: options.maxFileBytes, previousTree: lastTree, ...(changed ? { only: changed } : {}) });
     for (const path of shot.tooLarge) options.warn?.(`checkpoints: ${path} is larger than checkpoints.maxFileBytes (${options.maxFileBytes} bytes) and is not kept; undo cannot restore it`);
     for (const path of shot.unreadable) options.warn?.(`checkpoints: ${path} could not be read and is not kept`);
     lastChanges = { from: lastTree, to: shot.tree, changes: shot.changes };
     lastTree = shot.tree;
     return shot.tree;
   };
-  /** The tree now: the last one when the watcher saw no change, else a snapshot. */
+  /**
+   * The tree now: the last one when the watcher saw no change; a snapshot of the paths it saw
+   * change when it knows them all; else a snapshot of the whole workspace.
+   */
   const current = async (): Promise<string> => {
-    if (lastTree !== undefined && watcher && (await watcher.clean())) return lastTree;
-    return snapshotLocked();
+    if (lastTree === undefined || !watcher) return snapshotLocked();
+    const changed = await watcher.changes();
+    if (changed && changed.size === 0) return lastTree;
+    return snapshotLocked(changed);
   };
 
   const recordBefore = async (id: string, subject: CheckpointSubject, tree: string): Promise<void> => {

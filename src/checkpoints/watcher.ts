@@ -1,4 +1,4 @@
-import { watch, readdirSync, statSync, type FSWatcher } from 'node:fs';
+import { watch, readdirSync, readFileSync, statSync, type FSWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -13,6 +13,14 @@ import { join, relative, sep } from 'node:path';
 export interface ChangeWatcher {
   /** True when nothing changed since `arm()`. Lets pending filesystem events arrive first. */
   clean(): Promise<boolean>;
+  /**
+   * The workspace-relative paths (`/`-separated; files or folders, existing or gone) that changed
+   * since `arm()`, or undefined when that is not known for sure: never armed, broken, an event
+   * without a name, more than `maxPaths` paths, or so many events that the kernel's queue could
+   * have dropped some. Every change in a watched folder is in the set; changes in ignored
+   * folders are not (git leaves those out anyway). Lets pending filesystem events arrive first.
+   */
+  changes(): Promise<ReadonlySet<string> | undefined>;
   /** A snapshot was just taken: start counting changes from now. */
   arm(): void;
   close(): void;
@@ -24,6 +32,22 @@ export interface WatcherOptions {
   readonly ignoredDirs: ReadonlySet<string>;
   /** Give up (always dirty) past this many directories. */
   readonly maxDirs?: number;
+  /** `changes()` answers "unknown" past this many changed paths (default 2,000). */
+  readonly maxPaths?: number;
+  /** `changes()` answers "unknown" past this many events since `arm()` (default: a quarter of the
+   *  kernel's inotify queue, `fs.inotify.max_queued_events`, which one process shares). */
+  readonly maxEvents?: number;
+}
+
+/** A quarter of the kernel's inotify queue length (events beyond a full queue are dropped unseen). */
+function defaultMaxEvents(): number {
+  try {
+    const queued = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
+    if (Number.isFinite(queued) && queued > 0) return Math.floor(queued / 4);
+  } catch {
+    // not Linux, or no /proc: the usual default
+  }
+  return 4096;
 }
 
 const NEVER = new Set(['.legion', '.git']);
@@ -33,6 +57,12 @@ export function createChangeWatcher(options: WatcherOptions): ChangeWatcher {
   let dirty = true;
   let broken = false;
   const maxDirs = options.maxDirs ?? 20_000;
+  const maxPaths = options.maxPaths ?? 2_000;
+  const maxEvents = options.maxEvents ?? defaultMaxEvents();
+  /** What changed since `arm()`, while `known` (see `changes()`). */
+  let changed = new Set<string>();
+  let known = false;
+  let events = 0;
 
   const fail = (): void => {
     broken = true;
@@ -54,11 +84,8 @@ export function createChangeWatcher(options: WatcherOptions): ChangeWatcher {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
       return fail();
     }
-    watcher.on('error', () => {
-      watcher.close();
-      watchers.delete(dir);
-      dirty = true;
-    });
+    // That folder's changes would no longer be seen: git decides from now on.
+    watcher.on('error', () => fail());
     watchers.set(dir, watcher);
     let entries: import('node:fs').Dirent[];
     try {
@@ -79,10 +106,19 @@ export function createChangeWatcher(options: WatcherOptions): ChangeWatcher {
     const file = name === null ? null : String(name);
     if (dir === options.root && file !== null && NEVER.has(file)) return;
     dirty = true;
-    if (file === null) return;
+    if (++events > maxEvents) known = false;
+    if (file === null) {
+      known = false;
+      return;
+    }
     if (file === '.gitignore') return fail(); // which directories count changed: stay on git from now on
     const path = join(dir, file);
-    if (options.ignoredDirs.has(rel(path))) return;
+    const relPath = rel(path);
+    if (options.ignoredDirs.has(relPath)) return;
+    if (known) {
+      changed.add(relPath);
+      if (changed.size > maxPaths) known = false;
+    }
     try {
       if (statSync(path).isDirectory()) add(path);
     } catch {
@@ -96,14 +132,20 @@ export function createChangeWatcher(options: WatcherOptions): ChangeWatcher {
   return {
     async clean() {
       if (broken || dirty) return false;
-      // Events of writes that already returned are queued in the kernel: the next poll phase reads
-      // them. Two immediates guarantee one full poll phase in between, whatever phase we are in.
-      await new Promise((resolve) => setImmediate(resolve));
-      await new Promise((resolve) => setImmediate(resolve));
+      await drain();
       return !dirty && !broken;
     },
+    async changes() {
+      if (broken || !known) return undefined;
+      await drain();
+      return broken || !known ? undefined : new Set(changed);
+    },
     arm() {
-      if (!broken) dirty = false;
+      if (broken) return;
+      dirty = false;
+      changed = new Set();
+      known = true;
+      events = 0;
     },
     close() {
       for (const w of watchers.values()) w.close();
@@ -111,4 +153,13 @@ export function createChangeWatcher(options: WatcherOptions): ChangeWatcher {
       broken = true;
     },
   };
+}
+
+/**
+ * Events of writes that already returned are queued in the kernel: the next poll phase reads
+ * them. Two immediates guarantee one full poll phase in between, whatever phase we are in.
+ */
+async function drain(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
 }

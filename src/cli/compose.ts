@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { CommandContext } from './command';
 import { LegionError, messageOf } from '../errors';
 import { defaultConfigFiles, loadConfig } from '../config/load';
-import type { LegionConfig } from '../config/schema';
 import { layoutFor } from '../storage/layout';
 import { checkWorkspace } from '../storage/workspace';
 import { tightenOnStart, userConfigDir } from '../storage/private-mode';
@@ -34,12 +33,12 @@ import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
 import { createCore } from '../runtime/core';
 import type { Core } from '../runtime/commands';
+import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
 import { keepOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
 import { composeCheckpoints } from './compose-checkpoints';
-import type { UndoService } from '../checkpoints/undo-service';
 import { withoutYoungGrowth } from './young-generation';
 import { setupMcp } from '../mcp/compose-mcp';
 import { createMcpManager, type McpManager } from '../mcp/manager';
@@ -62,28 +61,19 @@ export interface ComposeOptions {
   readonly testHooks?: ComposeTestHooks;
 }
 
-/** Everything a front end needs for one run. */
-export interface AppSession {
+/**
+ * Everything a front end needs for one run: what a full-screen front end gets
+ * (`ScreenSession`, src/runtime/core-api.ts), with the core's wider `Core` side and what
+ * `legion run` needs besides.
+ */
+export interface AppSession extends ScreenSession {
   readonly core: Core;
-  readonly config: LegionConfig;
-  /** For the status bar: "anthropic · claude-sonnet-4-5", "demo"… */
-  readonly providerLabel: string;
-  /** True in the no-key demo (scripted replies). */
-  readonly demo: boolean;
-  readonly runId: string;
-  readonly resumed: boolean;
-  /** Config warnings, stale-lock recovery, the demo notice…: show once at start (also emitted as notices). */
-  readonly warnings: string[];
-  /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
-  readonly undo?: UndoService;
   /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
   readonly mcp: McpManager;
   /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`. For a screen to call once drawn. */
   startBackground(): void;
   /** Start the sandbox probe and the checkpoint store if not yet, and settle once both are done (their notices emitted). Never rejects. */
   settleBackground(): Promise<void>;
-  /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
-  close(reason: string): Promise<void>;
 }
 
 /**

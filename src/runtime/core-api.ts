@@ -126,13 +126,13 @@ export interface ScreenSession {
   readonly resumed: boolean;
   /** Config warnings, stale-lock recovery, the demo notice…: show once at start. */
   readonly warnings: string[];
-  /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false or they could not start. */
+  /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false. Opened on first use when not yet. */
   readonly undo?: UndoService;
   /** The core runs in `legion serve` and this front end is attached to it (docs/serve.md#attaching): closing detaches. */
   readonly attached?: boolean;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
-  /** Start what must not delay the first frame (MCP servers, docs/mcp.md); the screen calls it once drawn. */
+  /** Start what must not delay the first frame (the sandbox probe, the checkpoint store, MCP servers; docs/performance.md); the screen calls it once drawn. */
   startBackground?(): void;
 }
 
