@@ -12,6 +12,8 @@
  *   is off while waiting to retry;
  * - remember the first bytes of a 200 that is not an event stream, for a readable error.
  */
+import { createNodeFetch } from './node-fetch';
+
 export type VendorId = 'anthropic' | 'openai' | 'gemini';
 
 export interface HttpWatchOptions {
@@ -122,7 +124,7 @@ function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
 
 export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
   const { vendor, maxRetries, idleTimeoutMs, onNotice } = options;
-  const baseFetch = options.baseFetch ?? globalThis.fetch;
+  const baseFetch = options.baseFetch ?? defaultFetch();
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let fired = false;
@@ -293,6 +295,17 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
       options.signal.removeEventListener('abort', onCallerAbort);
     },
   };
+}
+
+let nodeFetch: typeof fetch | undefined;
+/**
+ * The fetch an SDK gets unless one is passed in: node:http(s) (node-fetch.ts, docs/streaming.md),
+ * one per process (its keep-alive agents are shared); `LEGION_FETCH=builtin` uses Node's own fetch.
+ */
+function defaultFetch(): typeof fetch {
+  if (process.env.LEGION_FETCH === 'builtin') return globalThis.fetch;
+  nodeFetch ??= createNodeFetch();
+  return nodeFetch;
 }
 
 function causeOf(error: unknown): string {

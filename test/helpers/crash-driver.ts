@@ -60,6 +60,8 @@ async function drive(workspace: string, appDir: string, seed: number): Promise<v
     }),
   });
   core = app.core;
+  // Ready as `legion run` is: the sandbox probe and the checkpoint store set up (a new turn waits for them).
+  await app.settleBackground();
   process.stdout.write(`ready ${app.runId}\n`);
   let turns = 0;
   const loop = async (agent: string, lane: string): Promise<void> => {
