@@ -130,7 +130,7 @@ async function attached(deltas: number, withUi: boolean): Promise<{ latencyP95Ms
     await sleep(100); // the last frame
     const cpu = process.cpuUsage(cpu0);
     const server1 = processCpuMs(served.child.pid!)!;
-    ui.unmount();
+    ui?.unmount();
     const serverMs = (server1.precise ?? server1.ticks) - (server0.precise ?? server0.ticks);
     await core.shutdown('bench');
     const n = Math.max(1, lags.length);
