@@ -24,8 +24,8 @@ export interface ConnectOptions {
   readonly client?: string;
   /** Every pushed event, in order; called from the first one after the welcome. */
   readonly onEvent: (event: LegionEvent) => void;
-  /** The connection ended (bye, server gone, a bad line): once, with the reason. */
-  readonly onClose?: (reason: string) => void;
+  /** The connection ended: once, with the reason; `bye` when the server said goodbye (it is stopping). */
+  readonly onClose?: (reason: string, bye: boolean) => void;
   readonly timeoutMs?: number;
 }
 
@@ -46,7 +46,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
     const timer = setTimeout(() => end(`no answer from ${options.socket}`), options.timeoutMs ?? 10_000);
 
     /** `graceful`: what this client wrote still reaches the server (its own close). */
-    const end = (reason: string, graceful = false): void => {
+    const end = (reason: string, graceful = false, bye = false): void => {
       if (!open) return;
       open = false;
       endReason = reason;
@@ -56,7 +56,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
       for (const w of waiting.values()) w.reject(new RemoteError('closed', reason));
       waiting.clear();
       if (!welcome) reject(new RemoteError('closed', reason));
-      else options.onClose?.(reason);
+      else options.onClose?.(reason, bye);
     };
 
     const onLine = (text: string): void => {
@@ -74,7 +74,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
           if (welcome) options.onEvent(m.event);
           return;
         case 'bye':
-          return end(m.reason);
+          return end(m.reason, false, true);
         case 'result':
         case 'error': {
           const id = typeof m.id === 'number' ? m.id : undefined;

@@ -163,6 +163,25 @@ export type ServerMessage =
   | { kind: 'event'; event: LegionEvent }
   | { kind: 'bye'; reason: string };
 
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/**
+ * The fast check of a pushed event line (most lines are): accepts exactly what `serverLineSchema`
+ * accepts for `{ event }` — one key, the envelope and a known type — without zod's union;
+ * anything else goes to zod for the verdict.
+ */
+function plainEventLine(value: unknown): LegionEvent | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const event = v.event as Record<string, unknown> | undefined;
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return null;
+  for (const key in v) if (key !== 'event') return null;
+  const seq = event.seq;
+  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq <= 0) return null;
+  if (typeof event.at !== 'string' || typeof event.runId !== 'string' || event.runId === '') return null;
+  return typeof event.type === 'string' && EVENT_TYPE_SET.has(event.type) ? (event as unknown as LegionEvent) : null;
+}
+
 /** Parse one line the server sent. Never throws. */
 export function parseServerLine(line: string): { ok: true; message: ServerMessage } | { ok: false; error: string } {
   let value: unknown;
@@ -171,6 +190,8 @@ export function parseServerLine(line: string): { ok: true; message: ServerMessag
   } catch {
     return { ok: false, error: 'the server sent a line that is not JSON' };
   }
+  const plain = plainEventLine(value);
+  if (plain) return { ok: true, message: { kind: 'event', event: plain } };
   const parsed = serverLineSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `the server sent a bad line: ${issueOf(parsed.error)}` };
   const v = parsed.data as Record<string, unknown>;

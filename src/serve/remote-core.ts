@@ -16,6 +16,8 @@ import { checkResult } from './results';
 import type { Snapshot } from './snapshot';
 import type { Method, ParamsOf, Welcome } from './protocol';
 
+const RECONNECT_TRIES = 5;
+
 /** A `LegionCore` whose core runs in `legion serve` (docs/serve.md). */
 export interface RemoteCore extends LegionCore {
   readonly welcome: Welcome;
@@ -48,11 +50,11 @@ export interface AttachOptions {
 export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCore> {
   const early: LegionEvent[] = [];
   let onEvent: (event: LegionEvent) => void = (event) => void early.push(event);
-  let closeReason: string | undefined;
-  let onClose: (reason: string) => void = (reason) => { closeReason = reason; };
-  const connection: Connection = await connectServer({
-    socket: options.socket, client: options.client ?? 'tui',
-    onEvent: (event) => onEvent(event), onClose: (reason) => onClose(reason),
+  let closeReason: { reason: string; bye: boolean } | undefined;
+  let onClose: (reason: string, bye: boolean) => void = (reason, bye) => { closeReason = { reason, bye }; };
+  const client = options.client ?? 'tui';
+  let connection: Connection = await connectServer({
+    socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, bye) => onClose(reason, bye),
   });
   const request = async <M extends Method>(method: M, params: ParamsOf<M>): Promise<unknown> => connection.request(method, params);
   let snapshot: Snapshot;
@@ -104,18 +106,56 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       bus.deliver(event);
     }
   };
-  onEvent = (event) => { queue.push(event); pump(); };
-  for (const event of early) if (event.seq > snapshot.lastSeq) queue.push(event);
-  pump();
+  /** The seq of the last event received (applied or waiting in `queue`): a reconnection asks for what follows. */
+  let lastReceived = snapshot.lastSeq;
+  onEvent = (event) => {
+    if (event.seq <= lastReceived) return;
+    lastReceived = event.seq;
+    queue.push(event);
+    pump();
+  };
+  for (const event of early) onEvent(event);
 
   let resolveClosed: (reason: string) => void = () => undefined;
   const closed = new Promise<string>((resolve) => { resolveClosed = resolve; });
   let detaching = false;
-  onClose = (reason) => {
+  const gone = (reason: string): void => {
     if (!detaching) notice('error', `the Legion server went away (${reason}): quit and start \`legion\` again`);
     resolveClosed(reason);
   };
-  if (closeReason !== undefined) onClose(closeReason);
+  /**
+   * A connection lost without the server's goodbye (a cut-off, a socket error) is tried again
+   * with `since`: when the server still holds every event after the last one received, they
+   * follow and nothing is lost; otherwise (a new server, too far behind) the front end is told.
+   */
+  const reconnect = async (reason: string): Promise<void> => {
+    for (let attempt = 0; attempt < RECONNECT_TRIES && !detaching; attempt++) {
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+      if (detaching) return;
+      let next: Connection;
+      try {
+        next = await connectServer({ socket: options.socket, client, since: lastReceived, onEvent: (event) => onEvent(event), onClose: (r, bye) => onClose(r, bye) });
+      } catch {
+        continue;
+      }
+      if (next.welcome.replay !== 'since' || next.welcome.runId !== snapshot.runId) {
+        const keep = onClose;
+        onClose = () => undefined; // this one is closed on purpose
+        next.close();
+        onClose = keep;
+        return gone(`${reason}; the server no longer holds what happened since`);
+      }
+      connection = next;
+      notice('warn', `the connection to the Legion server was lost (${reason}) and is back; nothing was missed`);
+      return;
+    }
+    gone(reason);
+  };
+  onClose = (reason, bye) => {
+    if (detaching || bye) return gone(reason);
+    void reconnect(reason);
+  };
+  if (closeReason !== undefined) onClose(closeReason.reason, closeReason.bye);
 
   /** Fire a command; a refusal or failure the server reports becomes a notice. */
   const fire = <M extends Method>(method: M, params: ParamsOf<M>, sessionId?: string): void => {
@@ -208,7 +248,8 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     searchHistory: async (runId, query) => checkResult('search', await request('search', { runId, query }), 'search') as unknown as HistorySearchResult,
     async shutdown() {
       detaching = true;
-      connection.close();
+      if (connection.isOpen) connection.close();
+      else resolveClosed('closed by the client');
     },
   };
   return core;

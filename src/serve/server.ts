@@ -82,6 +82,11 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       log(`${client.label}: cut off (not reading: ${queued} bytes queued)`);
       return drop(client);
     }
+    // Lines written in the same tick (a burst of events) leave in one write.
+    if (!client.socket.writableCorked) {
+      client.socket.cork();
+      process.nextTick(() => client.socket.uncork());
+    }
     if (!client.socket.write(text) && client.blockedSince === null) client.blockedSince = Date.now();
   };
   const drop = (client: Client): void => {

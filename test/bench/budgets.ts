@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -51,6 +51,10 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'context.overflows', budget: 0, direction: 'lower', unit: 'errors', label: '"prompt is too long" errors, 300 turns × 8 kB on a 32k window' },
   { figure: 'context.p95RequestShare', budget: 0.75, direction: 'lower', unit: '× window', label: 'p95 request size, 300-turn session', slack: 0.05 },
   { figure: 'context.inputRatio', budget: 0.15, direction: 'lower', unit: '×', label: 'input tokens sent ÷ whole history every call', slack: 0.01 },
+  // `legion serve` (docs/serve.md): the socket path between the core and attached front ends.
+  { figure: 'serve.latencyP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event latency server → attached client p95 (±1 ms: `at` resolution)', slack: 1 },
+  { figure: 'serve.cpuRatio', budget: 1.3, direction: 'lower', unit: '×', label: 'CPU per streamed delta attached (server + client) ÷ in-process', slack: 0.1 },
+  { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
   { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];
 

@@ -43,6 +43,13 @@ test('legion serve: one per workspace; SIGKILLed, the next one recovers lock and
       assert.equal(second.code, 1);
       assert.match(second.stderr, new RegExp(`^legion: a Legion server already runs for this workspace \\(pid ${first.child.pid}, run [^,]+, socket ${socket.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): attach with \`legion\`, stop it with \`legion stop\`\\n$`));
 
+      // `legion runs` and `legion show` read the files: they work while the server holds the run.
+      const runs = cli(dir, env, ['runs']);
+      assert.equal(runs.code, 0, runs.stderr);
+      assert.match(runs.stdout, new RegExp(info.kind === 'server' ? info.info.runId : 'none'));
+      const shown = cli(dir, env, ['show']);
+      assert.equal(shown.code, 0, shown.stderr);
+
       const events: LegionEvent[] = [];
       const c = await connectServer({ socket, onEvent: (e) => events.push(e) });
       const sent = (await c.request('send', { responderId: 'worker', text: 'write the file' })) as { sessionId: string };

@@ -107,3 +107,15 @@ test('fuzz: random bytes, truncated and huge lines, wrong types never throw', ()
   assert.equal(parseClientLine(after).ok, true);
   assert.ok(handled > 0 && errors > 0);
 });
+
+test('the fast path for event lines accepts what the schema accepts, and nothing more', () => {
+  const ok = { event: { seq: 3, at: 'x', runId: 'r', type: 'text-delta', sessionId: 's', participantId: 'p', text: 'hi' } };
+  const parsed = parseServerLine(JSON.stringify(ok));
+  assert.deepEqual(parsed, { ok: true, message: { kind: 'event', event: ok.event } });
+  for (const bad of [
+    { event: { ...ok.event, seq: 0 } }, { event: { ...ok.event, seq: 1.5 } }, { event: { ...ok.event, runId: '' } },
+    { event: { ...ok.event, type: 'rm' } }, { event: { ...ok.event, at: 1 } }, { event: ok.event, extra: 1 }, { event: [1] }, { event: null },
+  ]) {
+    assert.equal(parseServerLine(JSON.stringify(bad)).ok, false, JSON.stringify(bad));
+  }
+});

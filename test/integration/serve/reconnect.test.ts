@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { composeApp } from '../../../src/cli/compose';
+import { startServer } from '../../../src/serve/server';
+import { attachRemoteCore } from '../../../src/serve/remote-core';
+import type { LegionEvent } from '../../../src/events/types';
+import { withTempDir } from '../../helpers/tmp';
+import { until } from '../../helpers/processes';
+import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
+
+/** A socket in front of the server's whose connections the test can cut (a dropped link). */
+async function cuttableProxy(path: string, target: string): Promise<{ cut(): void; close(): Promise<void> }> {
+  const pairs = new Set<[Socket, Socket]>();
+  const proxy = createServer((front) => {
+    const back = connect(target);
+    front.pipe(back);
+    back.pipe(front);
+    const pair: [Socket, Socket] = [front, back];
+    pairs.add(pair);
+    const drop = (): void => { front.destroy(); back.destroy(); pairs.delete(pair); };
+    front.on('error', drop).on('close', drop);
+    back.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((r) => proxy.listen(path, r));
+  return {
+    cut: () => { for (const [f, b] of [...pairs]) { f.destroy(); b.destroy(); } },
+    close: () => new Promise<void>((r) => proxy.close(() => r())),
+  };
+}
+
+test('a dropped connection comes back with since: the events in between are replayed, none twice, none missing', { timeout: 90_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await setupServeWorkspace(dir);
+    const app = await composeApp(serveContext(dir, env));
+    const socket = join(dir, '.legion', 'serve.sock');
+    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
+    const proxy = await cuttableProxy(join(dir, 'proxy.sock'), socket);
+    try {
+      const core = await attachRemoteCore({ socket: join(dir, 'proxy.sock') });
+      const seen: LegionEvent[] = [];
+      const notices: string[] = [];
+      core.bus.subscribeAll((e) => {
+        if (e.type === 'notice') notices.push(e.message);
+        else seen.push(e);
+      });
+      const sent = core.send('worker', 'hello there');
+      assert.ok(sent.ok);
+      await until(() => seen.filter((e) => e.type === 'text-delta').length >= 2, 'the stream to start');
+      proxy.cut();
+      await app.core.idle('session-user__worker__default');
+      await until(() => notices.some((n) => /is back; nothing was missed/.test(n)), `the reconnection: ${notices.join(' | ')}`);
+      await until(() => core.history('session-user__worker__default').length === app.core.history('session-user__worker__default').length, 'the history');
+      assert.deepEqual(core.history('session-user__worker__default'), app.core.history('session-user__worker__default'));
+      await until(() => seen.at(-1)?.seq === app.core.bus.lastSeq(), 'the last event');
+      const seqs = seen.map((e) => e.seq);
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+      assert.equal(new Set(seqs).size, seqs.length, 'none twice');
+      // Commands work on the new connection.
+      assert.ok(core.send('worker', 'again', 'second').ok);
+      assert.equal(await core.idle('session-user__worker__second'), 'hello from the worker, streamed in small pieces so a client sees many deltas arrive one after another.');
+      await core.shutdown('test');
+    } finally {
+      await proxy.close();
+      await server.close('test over');
+      await app.close('test over');
+    }
+  });
+});
