@@ -12,7 +12,7 @@ export const HOSTILE_IMG = '"><img src=x onerror="window.__pwned = 2">';
  */
 export const WEB_SCRIPT = `
 replies:
-${['a', 'b', 'c', 'd'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }
+${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }
   - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }
   - agent: worker
     on: message

@@ -198,7 +198,7 @@ export const APP_JS = String.raw`(function () {
         addRequest(ev.request);
         break;
       case 'approval-resolve':
-        removeRequest(ev.requestId, ev.requestId + ' ' + ev.decision + ' ' + decidedText(ev.decidedBy) + (ev.reason ? ': ' + ev.reason : ''));
+        removeRequest(ev.requestId, ev.requestId + ' ' + ev.decision + ' ' + decidedText(ev.decidedBy) + (ev.reason && ev.reason !== ev.decision + ' by ' + ev.decidedBy ? ': ' + ev.reason : ''));
         break;
       case 'notice':
         var li = el('li', 'notice', ev.level + ': ' + ev.message);

@@ -18,6 +18,7 @@ export function pageHtml(token: string): string {
 <meta name="referrer" content="no-referrer">
 <meta name="legion-token" content="${escapeHtml(token)}">
 <title>Legion</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/app.css?token=${t}">
 <script src="/app.js?token=${t}" defer></script>
 </head>
