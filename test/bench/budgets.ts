@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'remote'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -51,6 +51,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'context.overflows', budget: 0, direction: 'lower', unit: 'errors', label: '"prompt is too long" errors, 300 turns × 8 kB on a 32k window' },
   { figure: 'context.p95RequestShare', budget: 0.75, direction: 'lower', unit: '× window', label: 'p95 request size, 300-turn session', slack: 0.05 },
   { figure: 'context.inputRatio', budget: 0.15, direction: 'lower', unit: '×', label: 'input tokens sent ÷ whole history every call', slack: 0.01 },
+  { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },
   { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];
 
