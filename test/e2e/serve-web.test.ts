@@ -11,6 +11,7 @@ import { setupServeWorkspace } from '../helpers/serve-workspace';
 import { startWebhookServer } from '../helpers/webhook-server';
 import { connectServer } from '../../src/serve/connection';
 import { readServerInfo } from '../../src/serve/discovery';
+import type { LegionEvent } from '../../src/events/types';
 
 ensureBundle({ e2e: true });
 
@@ -44,9 +45,12 @@ test('legion serve --web: URL logged once, token 0600, page decides first, attac
 
         const info = readServerInfo(join(dir, '.legion'));
         assert.equal(info.kind, 'server');
-        const client = await connectServer({ socket: info.kind === 'server' ? info.info.socket : '', onEvent: () => undefined });
+        const events: LegionEvent[] = [];
+        const client = await connectServer({ socket: info.kind === 'server' ? info.info.socket : '', onEvent: (e) => void events.push(e) });
         const sent = (await client.request('send', { responderId: 'worker', text: 'write the file' })) as { sessionId: string };
-        await until(async () => ((await (await fetch(`${base}/api/state`, { headers: { 'x-legion-token': token! } })).json()) as { pending: unknown[] }).pending.length === 1, 'the request on the page');
+        await until(() => events.some((e) => e.type === 'approval-request'), 'the approval request');
+        const state = (await (await fetch(`${base}/api/state`, { headers: { 'x-legion-token': token! } })).json()) as { pending: { requestId: string }[] };
+        assert.deepEqual(state.pending.map((p) => p.requestId), ['apr-1']);
         const decided = await fetch(`${base}/api/approvals`, { method: 'POST', headers: { 'x-legion-token': token!, 'content-type': 'application/json' }, body: JSON.stringify({ requestIds: ['apr-1'], decision: 'approved' }) });
         assert.equal(decided.status, 200);
         const late = (await client.request('resolveApprovals', { requestIds: ['apr-1'], decision: 'rejected' })) as { ok: boolean; error?: string };

@@ -1,4 +1,5 @@
-import { Api, InlineKeyboard } from 'grammy';
+// The web build of grammY uses Node's own fetch and AbortSignal (no node-fetch, whatwg-url, tr46 in the bundle).
+import { Api, InlineKeyboard } from 'grammy/web';
 import type { Update } from 'grammy/types';
 import type { LegionEvent } from '../../events/types';
 import type { LegionCore } from '../../runtime/core-api';
@@ -44,7 +45,7 @@ const USER_ID = 'user';
 export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const api = new Api(deps.token, { ...(deps.apiRoot ? { apiRoot: deps.apiRoot } : {}), timeoutSeconds: (deps.pollSeconds ?? 25) + 15 });
   const stop = new AbortController();
-  // grammY's types name its AbortSignal shim; its fetch (node-fetch) takes Node's own.
+  // grammY's type declarations name its Node shim's AbortSignal; its web build takes the standard one.
   const signal = stop.signal as unknown as Parameters<Api['getUpdates']>[1];
   const requests = new Map<string, Tracked>();
   const unsent = new Set<string>();
