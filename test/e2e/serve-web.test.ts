@@ -64,7 +64,7 @@ test('legion serve --web: URL logged once, token 0600, page decides first, attac
         assert.equal(stop.status, 0, stop.stderr);
         assert.equal(await exited, 0);
         const kinds = hooks.received.map((h) => (JSON.parse(h.body) as { event: { type: string } }).event.type);
-        assert.deepEqual(kinds, ['approval-request', 'run-end']);
+        assert.deepEqual(kinds, ['approval-request', 'run-end'], err);
         assert.equal(err.match(/token=/g)?.length, 1, 'the token is printed once');
       } finally {
         child.kill('SIGKILL');

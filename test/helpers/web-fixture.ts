@@ -28,7 +28,7 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
-export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number } = {}): Promise<WebFixture> {
+export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number } = {}): Promise<WebFixture> {
   const h = await startHarness({
     dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: WEB_SCRIPT, authorize: authorizeBy({ file_write: 'ask' }),
   });

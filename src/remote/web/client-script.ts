@@ -105,7 +105,10 @@ export const APP_JS = String.raw`(function () {
   }
 
   function addRequest(r) {
-    if (rows.has(r.requestId)) return;
+    // The same id again: the cascade climbed (new approver) or a restart re-offered it.
+    var old = rows.get(r.requestId);
+    var wasMarked = old ? old.querySelector('input.mark').checked : false;
+    if (old) { old.remove(); rows.delete(r.requestId); }
     var row = el('li', 'request');
     row.setAttribute('data-request-id', r.requestId);
     var head = el('div', 'head');
@@ -113,6 +116,7 @@ export const APP_JS = String.raw`(function () {
     box.type = 'checkbox';
     box.value = r.requestId;
     box.setAttribute('aria-label', 'mark ' + r.requestId);
+    box.checked = wasMarked;
     box.addEventListener('change', countPending);
     head.appendChild(box);
     var what = el('div', 'what');

@@ -24,6 +24,8 @@ export interface WebDeps {
   readonly maxBodyBytes?: number;
   /** An event-stream client with more unsent data than this is cut off (default 1 MiB). */
   readonly maxClientBufferBytes?: number;
+  /** Event-stream clients at once; more get a 503 (default 32). */
+  readonly maxClients?: number;
 }
 
 export interface WebHandle {
@@ -100,6 +102,7 @@ function readJson(req: IncomingMessage, limit: number): Promise<{ ok: true; valu
 export async function startWeb(deps: WebDeps): Promise<WebHandle> {
   const host = deps.host ?? DEFAULT_WEB_HOST;
   const maxBody = deps.maxBodyBytes ?? 64 * 1024;
+  const maxClients = deps.maxClients ?? 32;
   const hub = createSseHub({ maxBufferedBytes: deps.maxClientBufferBytes ?? 1024 * 1024 });
   const unsubscribe = deps.core.bus.subscribeAll((event) => hub.broadcast(event.seq, eventView(event)));
   let port = 0;
@@ -122,7 +125,9 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
         case '/': return send(res, 200, 'text/html; charset=utf-8', pageHtml(deps.token));
         case '/app.js': return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
         case '/app.css': return send(res, 200, 'text/css; charset=utf-8', APP_CSS);
-        case '/events': return void hub.add(res);
+        case '/events':
+          if (hub.size() >= maxClients) return sendJson(res, { status: 503, body: { error: `at most ${maxClients} pages may follow the run at once` } });
+          return void hub.add(res);
         case '/api/state': return sendJson(res, stateOf(deps.core));
         case '/api/history': return sendJson(res, historyOf(deps.core, url.searchParams.get('session')));
         default: return sendJson(res, { status: 404, body: { error: 'not found' } });

@@ -210,3 +210,26 @@ test('web: an event-stream client that stops reading is cut off; the core and ot
     }
   });
 });
+
+test('web: at most maxClients event streams at once; the next gets a 503 until one leaves', async () => {
+  await withTempDir(async (dir) => {
+    const f = await startWebFixture(dir, { maxClients: 2 });
+    try {
+      const a = await fetch(`${f.base}/events?token=${f.token}`);
+      const b = await fetch(`${f.base}/events?token=${f.token}`);
+      assert.equal(a.status, 200);
+      assert.equal(b.status, 200);
+      const c = await fetch(`${f.base}/events?token=${f.token}`);
+      assert.equal(c.status, 503);
+      assert.match(await c.text(), /at most 2 pages/);
+      await a.body!.cancel();
+      for (let i = 0; i < 200 && f.web.clients() > 1; i++) await new Promise((r) => setTimeout(r, 10));
+      const d = await fetch(`${f.base}/events?token=${f.token}`);
+      assert.equal(d.status, 200);
+      await b.body!.cancel();
+      await d.body!.cancel();
+    } finally {
+      await f.close();
+    }
+  });
+});
