@@ -60,8 +60,9 @@ test('legion serve --web: URL logged once, token 0600, page decides first, attac
         assert.equal(readFileSync(join(dir, 'out.txt'), 'utf8'), 'hello');
         client.close();
 
-        const stop = spawnSync(process.execPath, [bundlePath, 'stop'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60_000 });
-        assert.equal(stop.status, 0, stop.stderr);
+        // Not spawnSync: the webhook server lives in this process and must answer the run-end meanwhile.
+        const stopper = spawn(process.execPath, [bundlePath, 'stop'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+        assert.equal(await new Promise((r) => stopper.on('exit', r)), 0);
         assert.equal(await exited, 0);
         const kinds = hooks.received.map((h) => (JSON.parse(h.body) as { event: { type: string } }).event.type);
         assert.deepEqual(kinds, ['approval-request', 'run-end'], err);
