@@ -242,8 +242,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // The history browser's reads (every run of the workspace) go through the core interface too.
     const core: Core = { ...bare, ...createHistoryService(layout, bare) };
     coreRef = core;
-    // Notifications (docs/remote.md) follow the bus from here on; closed after the core's run-end.
-    const remote = startRemoteParts({ config, bus });
+    // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
+    const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message) });
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
       ...(parts ? { undo: parts.undo } : {}),

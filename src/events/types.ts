@@ -4,14 +4,16 @@ import type { Message } from '../model/message';
 export type AgentStatus = 'idle' | 'thinking' | 'running-tool' | 'waiting-approval' | 'error';
 export type NoticeLevel = 'info' | 'warn' | 'error';
 export type ApprovalDecision = 'approved' | 'rejected';
-/** Who made an authorization decision: `rule`, `policy`, `llm`, `agent:<id>`, `user`, `headless`, `cancel`. */
+/** Who made an authorization decision: `rule`, `policy`, `llm`, `agent:<id>`, `user`, `headless`, `cancel`, `remote:<channel>…`. */
 /**
  * Why a tool call failed, carried by its result and `tool-call-end` so front ends and tests
  * need not match on text: bad arguments, refused by policy or rules, an approval rejected,
  * cut short (cancel, stop), or the tool itself failed.
  */
 export type ToolFailureKind = 'invalid-input' | 'denied' | 'rejected' | 'interrupted' | 'failed';
-export type DecidedBy = 'rule' | 'policy' | 'llm' | 'user' | 'headless' | 'cancel' | `agent:${string}`;
+export type DecidedBy = 'rule' | 'policy' | 'llm' | 'user' | 'headless' | 'cancel' | `agent:${string}` | RemoteActor;
+/** The user deciding through a remote front end (docs/remote.md): `remote:web`, `remote:telegram:<user>`. */
+export type RemoteActor = `remote:${string}`;
 
 /** The fields every event carries. `seq` grows by one per run. */
 export interface EventEnvelope {

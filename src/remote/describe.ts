@@ -35,7 +35,7 @@ export function describeEvent(event: LegionEvent): string {
     case 'approval-request':
       return `approval ${event.requestId}: ${requestLine(event)}${event.reason ? ` — ${cut(event.reason, 120)}` : ''}`;
     case 'approval-resolve':
-      return `approval ${event.requestId} ${event.decision} ${decidedByText(event.decidedBy)}${event.reason ? `: ${cut(event.reason, 120)}` : ''}`;
+      return `approval ${event.requestId} ${event.decision} ${decidedByText(event.decidedBy)}${event.reason && event.reason !== `${event.decision} by ${event.decidedBy}` ? `: ${cut(event.reason, 120)}` : ''}`;
     case 'run-start':
       return `run ${event.runId} ${event.resumed ? 'resumed' : 'started'}`;
     case 'run-end':

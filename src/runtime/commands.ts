@@ -137,7 +137,7 @@ export function createCommands(deps: CommandDeps): Core {
 
     resolveApprovals(requestIds, decision, options = {}) {
       const requests = requestIds.map((id) => approvals.get(id)?.request);
-      const result = approvals.resolve(requestIds, decision, { decidedBy: 'user', ...(options.reason ? { reason: options.reason } : {}) });
+      const result = approvals.resolve(requestIds, decision, { decidedBy: options.by ?? 'user', ...(options.reason ? { reason: options.reason } : {}) });
       if (!result.ok) return result;
       if (options.allowForSession && decision === 'approved') {
         for (const request of requests) {

@@ -4,7 +4,7 @@ import type { UndoService } from '../checkpoints/undo-service';
 import type { LegionConfig } from '../config/schema';
 import type { Message } from '../model/message';
 import type { Participant } from '../collective/participant';
-import type { AgentStatus } from '../events/types';
+import type { AgentStatus, RemoteActor } from '../events/types';
 import type { UsageTotals } from '../providers/usage-totals';
 import type { PendingApproval } from '../model/approval';
 import type { TranscriptLine } from '../session/transcript';
@@ -87,7 +87,8 @@ export interface LegionCore {
   resolveApprovals(
     requestIds: readonly string[],
     decision: 'approved' | 'rejected',
-    options?: { reason?: string; allowForSession?: boolean },
+    /** `by`: a remote front end deciding for the user (audited as that, docs/remote.md); default `user`. */
+    options?: { reason?: string; allowForSession?: boolean; by?: RemoteActor },
   ): { ok: true } | { ok: false; error: string };
   /** Interrupt the session's turn (and the sessions it waits on). */
   cancel(sessionId: string): void;

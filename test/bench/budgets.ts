@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -55,6 +55,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'serve.latencyP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event latency server → attached client p95 (±1 ms: `at` resolution)', slack: 1 },
   { figure: 'serve.cpuRatio', budget: 1.3, direction: 'lower', unit: '×', label: 'CPU per streamed delta attached (server + client) ÷ in-process', slack: 0.1 },
   { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
+  { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },
   { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];
 

@@ -8,8 +8,8 @@ import type { DecidedBy } from '../../events/types';
  * Read back through zod (files are a trust boundary).
  */
 const decidedBySchema = z.custom<DecidedBy>(
-  (v) => typeof v === 'string' && (['rule', 'policy', 'llm', 'user', 'headless', 'cancel'].includes(v) || /^agent:.+/.test(v)),
-  { message: 'decidedBy must be rule, policy, llm, user, headless, cancel or agent:<id>' },
+  (v) => typeof v === 'string' && (['rule', 'policy', 'llm', 'user', 'headless', 'cancel'].includes(v) || /^(agent|remote):.+/.test(v)),
+  { message: 'decidedBy must be rule, policy, llm, user, headless, cancel, agent:<id> or remote:<channel>' },
 );
 
 export const requestLineSchema = z.object({

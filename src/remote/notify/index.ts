@@ -19,7 +19,7 @@ export interface NotifyDeps {
   readonly backoffMs?: (attempt: number) => number;
   /** Notifications waiting per target beyond this are dropped, oldest first (default 100). */
   readonly queueLimit?: number;
-  /** How long `close` waits for waiting notifications (a `run-end`) before dropping them (default 2000 ms). */
+  /** How long `close` waits for waiting notifications (a `run-end`) before dropping them (default 5000 ms: one default attempt). */
   readonly closeGraceMs?: number;
 }
 
@@ -76,7 +76,7 @@ export function startNotify(deps: NotifyDeps): NotifyHandle {
     close() {
       closing ??= (async () => {
         unsubscribe();
-        const grace = deps.closeGraceMs ?? 2000;
+        const grace = deps.closeGraceMs ?? 5000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
           Promise.all(deliveries.map((d) => d.idle())),

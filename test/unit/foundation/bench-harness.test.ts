@@ -85,6 +85,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     redact: ok({ 'redact.worst1MbMs': 12 }),
     context: ok({ 'context.overflows': 0, 'context.p95RequestShare': 0.58, 'context.inputRatio': 0.04, 'context.decideMicros10k': 2 }),
     mcp: ok({ 'mcp.overheadMs': 0.2 }),
+    remote: ok({ 'remote.sseP95Ms': 0.4 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');

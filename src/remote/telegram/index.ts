@@ -1,0 +1,240 @@
+// The web build of grammY uses Node's own fetch and AbortSignal (no node-fetch, whatwg-url, tr46 in the bundle).
+import { Api, InlineKeyboard } from 'grammy/web';
+import type { Update } from 'grammy/types';
+import type { LegionEvent } from '../../events/types';
+import type { LegionCore } from '../../runtime/core-api';
+import { actorOf, buttonData, decidedMessage, parseButton, questionMessage, requestMessage, type RequestShape } from './messages';
+
+/**
+ * Telegram approvals (docs/remote.md#telegram). Every request that waits on the user goes to
+ * the configured chat with Approve/Reject buttons; a button press decides it through
+ * `resolveApprovals` (audited as `remote:telegram:<user>`); the first decision from any front
+ * end wins (the queue refuses the second) and the message is edited to say who decided where.
+ * An agent's question to the user goes there too; a reply to it (or any text while exactly one
+ * question waits) is the user's answer. Updates from any other chat are ignored and reported
+ * once per chat. The Bot API being down is a notice and a retry with backoff, never a throw:
+ * the terminal goes on as before, and requests that could not be sent are sent once it is back.
+ */
+export type TelegramCore = Pick<LegionCore, 'bus' | 'pendingApprovals' | 'resolveApprovals' | 'sessions'> & Partial<Pick<LegionCore, 'reply'>>;
+
+export interface TelegramDeps {
+  readonly core: TelegramCore;
+  readonly token: string;
+  readonly chatId: number;
+  readonly apiRoot?: string;
+  /** Long-poll wait in seconds (default 25). */
+  readonly pollSeconds?: number;
+  /** Delay before retry `attempt` (1-based) while the API fails; default 1 s doubling to 60 s. */
+  readonly backoffMs?: (attempt: number) => number;
+  /** Where ignored updates are logged besides the notice (`legion serve`'s log). */
+  readonly log?: (line: string) => void;
+}
+
+export interface TelegramHandle {
+  close(): Promise<void>;
+}
+
+interface Tracked {
+  readonly text: string;
+  messageId?: number;
+  decided?: { decision: string; decidedBy: string; reason: string };
+}
+
+const USER_ID = 'user';
+
+export function startTelegram(deps: TelegramDeps): TelegramHandle {
+  const api = new Api(deps.token, { ...(deps.apiRoot ? { apiRoot: deps.apiRoot } : {}), timeoutSeconds: (deps.pollSeconds ?? 25) + 15 });
+  const stop = new AbortController();
+  // grammY's type declarations name its Node shim's AbortSignal; its web build takes the standard one.
+  const signal = stop.signal as unknown as Parameters<Api['getUpdates']>[1];
+  const requests = new Map<string, Tracked>();
+  const unsent = new Set<string>();
+  const questions = new Map<number, string>();
+  const ignoredChats = new Set<number>();
+  let failing = false;
+
+  const notice = (level: 'info' | 'warn' | 'error', message: string): void => void deps.core.bus.emit({ type: 'notice', level, message: `telegram: ${message}` });
+  const problem = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+  const reportFailure = (what: string, error: unknown): void => {
+    if (!failing) notice('warn', `${what} failed (${problem(error)}); approvals still work in the terminal, retrying`);
+    failing = true;
+  };
+
+  const sendRequest = async (request: RequestShape): Promise<void> => {
+    if (requests.get(request.requestId)?.messageId !== undefined) return;
+    const text = requestMessage(request);
+    const tracked: Tracked = requests.get(request.requestId) ?? { text };
+    requests.set(request.requestId, tracked);
+    const keyboard = new InlineKeyboard().text('Approve', buttonData('approved', request.requestId)).text('Reject', buttonData('rejected', request.requestId));
+    try {
+      const sent = await api.sendMessage(deps.chatId, text, { reply_markup: keyboard }, signal);
+      tracked.messageId = sent.message_id;
+      unsent.delete(request.requestId);
+      if (tracked.decided) await editDecided(request.requestId);
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      unsent.add(request.requestId);
+      reportFailure('sending approval request', error);
+    }
+  };
+
+  const editDecided = async (requestId: string): Promise<void> => {
+    const tracked = requests.get(requestId);
+    if (!tracked?.decided || tracked.messageId === undefined) return;
+    const { decision, decidedBy, reason } = tracked.decided;
+    try {
+      await api.editMessageText(deps.chatId, tracked.messageId, decidedMessage(tracked.text, decision, decidedBy, reason), {}, signal);
+      requests.delete(requestId);
+    } catch (error) {
+      if (!stop.signal.aborted) reportFailure('updating a decided request', error);
+    }
+  };
+
+  const sendQuestion = async (sessionId: string, askedBy: string, text: string): Promise<void> => {
+    try {
+      const sent = await api.sendMessage(deps.chatId, questionMessage(askedBy, sessionId, text), {}, signal);
+      questions.set(sent.message_id, sessionId);
+    } catch (error) {
+      if (!stop.signal.aborted) reportFailure('sending a question', error);
+    }
+  };
+
+  const onEvent = (event: LegionEvent): void => {
+    if (event.type === 'approval-request' && event.approverId === USER_ID) {
+      void sendRequest(event);
+    } else if (event.type === 'approval-resolve') {
+      const tracked = requests.get(event.requestId);
+      unsent.delete(event.requestId);
+      if (!tracked) return;
+      tracked.decided = { decision: event.decision, decidedBy: event.decidedBy, reason: event.reason };
+      void editDecided(event.requestId);
+    } else if (event.type === 'message-add' && event.message.role === 'user') {
+      const session = deps.core.sessions().find((s) => s.id === event.sessionId);
+      if (!session || session.responderId !== USER_ID) return;
+      const text = event.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      if (text) void sendQuestion(event.sessionId, session.initiatorId, text);
+    }
+  };
+
+  const ignore = (chatId: number | undefined, what: string): void => {
+    const line = `ignored ${what} from chat ${chatId ?? '?'} (only chat ${deps.chatId} is obeyed)`;
+    deps.log?.(`telegram: ${line}`);
+    if (chatId !== undefined && !ignoredChats.has(chatId)) {
+      ignoredChats.add(chatId);
+      notice('warn', `${line}; further messages from it are ignored silently`);
+    }
+  };
+
+  const say = (text: string, replyTo?: number): Promise<unknown> =>
+    api.sendMessage(deps.chatId, text, replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo } }, signal).catch((error: unknown) => {
+      if (!stop.signal.aborted) reportFailure('answering', error);
+    });
+
+  const onCallback = async (query: NonNullable<Update['callback_query']>): Promise<void> => {
+    const chatId = query.message?.chat.id;
+    if (chatId !== deps.chatId) return ignore(chatId, 'a button press');
+    const button = parseButton(query.data);
+    let answer = 'unknown button';
+    if (button) {
+      const result = deps.core.resolveApprovals([button.requestId], button.decision, { by: actorOf(query.from) });
+      answer = result.ok ? `${button.requestId} ${button.decision}` : result.error;
+    }
+    await api.answerCallbackQuery(query.id, { text: answer.slice(0, 190) }, signal).catch(() => undefined);
+  };
+
+  const onMessage = async (message: NonNullable<Update['message']>): Promise<void> => {
+    if (message.chat.id !== deps.chatId) return ignore(message.chat.id, 'a message');
+    const text = message.text;
+    if (!text) return;
+    if (text.startsWith('/')) {
+      const pending = deps.core.pendingApprovals().filter((p) => p.approverId === USER_ID);
+      await say(`Legion: ${pending.length} request${pending.length === 1 ? '' : 's'} wait${pending.length === 1 ? 's' : ''} for you. Approve or reject with the buttons; reply to a question to answer it.`);
+      for (const request of pending) {
+        requests.delete(request.requestId);
+        await sendRequest(request);
+      }
+      return;
+    }
+    const repliedTo = message.reply_to_message?.message_id;
+    let sessionId = repliedTo === undefined ? undefined : questions.get(repliedTo);
+    if (!sessionId) {
+      const waiting = deps.core.sessions().filter((s) => s.awaitingUser);
+      if (waiting.length === 1) sessionId = waiting[0]!.id;
+      else return void (await say(waiting.length === 0 ? 'No agent is waiting for an answer.' : `${waiting.length} agents wait for an answer: reply to the question you are answering.`, message.message_id));
+    }
+    if (!deps.core.reply) return void (await say('This Legion cannot take answers here.', message.message_id));
+    const result = deps.core.reply(sessionId, text);
+    if (!result.ok) await say(result.error, message.message_id);
+  };
+
+  const handle = async (update: Update): Promise<void> => {
+    try {
+      if (update.callback_query) await onCallback(update.callback_query);
+      else if (update.message) await onMessage(update.message);
+    } catch (error) {
+      if (!stop.signal.aborted) notice('warn', `an update could not be handled (${problem(error)})`);
+    }
+  };
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        stop.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      stop.signal.addEventListener('abort', done, { once: true });
+    });
+
+  const poll = async (): Promise<void> => {
+    let offset = 0;
+    let attempt = 0;
+    while (!stop.signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await api.getUpdates({ offset, timeout: deps.pollSeconds ?? 25, allowed_updates: ['message', 'callback_query'] }, signal);
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        if ((error as { error_code?: number }).error_code === 401) {
+          notice('error', 'the bot token was refused (401 Unauthorized); Telegram approvals are off until Legion restarts with a valid token');
+          return;
+        }
+        reportFailure('reaching the Bot API', error);
+        attempt += 1;
+        await sleep((deps.backoffMs ?? ((n) => Math.min(60_000, 1000 * 2 ** (n - 1))))(attempt));
+        continue;
+      }
+      attempt = 0;
+      if (failing) {
+        failing = false;
+        notice('info', 'the Bot API answers again');
+      }
+      // Requests that could not be sent while the API was down, if they still wait.
+      if (unsent.size > 0) {
+        const waiting = new Map(deps.core.pendingApprovals().map((p) => [p.requestId, p]));
+        for (const id of [...unsent]) {
+          unsent.delete(id);
+          const request = waiting.get(id);
+          if (request && request.approverId === USER_ID) await sendRequest(request);
+        }
+      }
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        await handle(update);
+      }
+    }
+  };
+
+  const unsubscribe = deps.core.bus.subscribeAll(onEvent);
+  for (const request of deps.core.pendingApprovals()) if (request.approverId === USER_ID) void sendRequest(request);
+  const polling = poll();
+
+  return {
+    async close() {
+      unsubscribe();
+      stop.abort();
+      await polling;
+    },
+  };
+}

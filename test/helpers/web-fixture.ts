@@ -1,0 +1,44 @@
+import { startHarness, authorizeBy, type Harness } from './runtime-harness';
+import { startWeb, type WebHandle } from '../../src/remote/web/server';
+import { newWebToken } from '../../src/remote/web/token';
+
+/** Strings a hostile model might print; the page must show them as text. */
+export const HOSTILE_SCRIPT = '<script>window.__pwned = 1</script>';
+export const HOSTILE_IMG = '"><img src=x onerror="window.__pwned = 2">';
+
+/**
+ * A real core (faux provider, temp workspace) where `worker` writes files only after an
+ * approval (`file_write` asks) and answers with hostile text, plus the web server on port 0.
+ */
+export const WEB_SCRIPT = `
+replies:
+${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }
+  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }
+  - agent: worker
+    on: message
+    when: "^hostile"
+    text: '${HOSTILE_SCRIPT} and ${HOSTILE_IMG.replace(/'/g, "''")} and \`code <b>\`'
+`;
+
+export interface WebFixture {
+  readonly h: Harness;
+  readonly web: WebHandle;
+  readonly token: string;
+  readonly base: string;
+  close(): Promise<void>;
+}
+
+export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number } = {}): Promise<WebFixture> {
+  const h = await startHarness({
+    dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: WEB_SCRIPT, authorize: authorizeBy({ file_write: 'ask' }),
+  });
+  const token = newWebToken();
+  const web = await startWeb({ core: h.core, token, port: 0, ...options });
+  return {
+    h, web, token, base: `http://127.0.0.1:${web.port}`,
+    close: async () => {
+      await web.close();
+      await h.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTelegram, type TelegramHandle } from '../../../src/remote/telegram';
+import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
+import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
+import { withTempDir } from '../../helpers/tmp';
+
+/** Telegram approvals (docs/remote.md#telegram) against a local fake Bot API with a real core. */
+
+const CHAT = 4242;
+const ANN = { id: 7, is_bot: false, first_name: 'Ann', username: 'ann' };
+const SCRIPT = `
+replies:
+${['a', 'b', 'c'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "x" } }] }`).join('\n')}
+  - { agent: worker, on: message, when: "^ask", toolCalls: [{ name: communicator, input: { targetId: user, message: "Which color?" } }] }
+  - { agent: worker, on: tool-result, text: "worker: {{lastText}}" }
+  - { agent: worker, on: tool-result, text: "worker: {{lastText}}" }
+  - { agent: worker, on: tool-result, text: "worker: {{lastText}}" }
+  - { agent: worker, on: tool-error, text: "failed: {{lastText}}" }
+  - { agent: worker, on: tool-error, text: "failed: {{lastText}}" }
+`;
+
+interface Rig {
+  readonly h: Harness;
+  readonly bot: FakeBotApi;
+  readonly telegram: TelegramHandle;
+  readonly logged: string[];
+  readonly dir: string;
+}
+
+async function withRig(fn: (rig: Rig) => Promise<void>, options: { down?: boolean; token?: string } = {}): Promise<void> {
+  await withTempDir(async (dir) => {
+    const bot = await startFakeBotApi();
+    bot.down = options.down ?? false;
+    const h = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const logged: string[] = [];
+    const telegram = startTelegram({
+      core: h.core, token: options.token ?? bot.token, chatId: CHAT, apiRoot: bot.apiRoot, pollSeconds: 1, backoffMs: () => 20, log: (l) => void logged.push(l),
+    });
+    try {
+      await fn({ h, bot, telegram, logged, dir });
+    } finally {
+      await telegram.close();
+      await h.close();
+      await bot.close();
+    }
+  });
+}
+
+const button = (messageId: number, data: string, chatId = CHAT, from = ANN) => ({
+  callback_query: { id: `cb-${data}-${chatId}`, from, chat_instance: 'x', data, message: { message_id: messageId, date: 0, chat: { id: chatId, type: 'private' } } },
+});
+const isSend = (text: RegExp) => (c: BotCall) => c.method === 'sendMessage' && text.test(String(c.params.text));
+const isEdit = (text: RegExp) => (c: BotCall) => c.method === 'editMessageText' && text.test(String(c.params.text));
+
+test('telegram: a request reaches the chat with agent, chain, tool, key argument and two buttons; a button press approves it as remote:telegram:@ann', async () => {
+  await withRig(async ({ h, bot, dir }) => {
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    const message = await bot.waitFor(isSend(/^Approval apr-1/));
+    assert.equal(message.params.chat_id, CHAT);
+    assert.equal(message.params.text, 'Approval apr-1: worker wants file_write a.txt (user → worker)\nwhy asked: test rule: file_write → ask');
+    assert.equal(message.params.parse_mode, undefined, 'plain text: nothing from an agent can format');
+    assert.deepEqual(message.params.reply_markup, { inline_keyboard: [[{ text: 'Approve', callback_data: 'a:apr-1' }, { text: 'Reject', callback_data: 'r:apr-1' }]] });
+    bot.push(button(message.messageId!, 'a:apr-1'));
+    assert.equal(await h.core.idle(sent.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
+    assert.ok(existsSync(join(dir, 'a.txt')));
+    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:telegram:@ann']]);
+    const answer = await bot.waitFor((c) => c.method === 'answerCallbackQuery');
+    assert.equal(answer.params.text, 'apr-1 approved');
+    const edit = await bot.waitFor(isEdit(/approved/));
+    assert.equal(edit.params.message_id, message.messageId);
+    assert.equal(edit.params.text, `${String(message.params.text)}\n\n✅ approved in Telegram by @ann`);
+    assert.equal(edit.params.reply_markup, undefined, 'the buttons are gone');
+  });
+});
+
+test('telegram: a button press or a message from another chat is ignored and logged; the request stays pending; the terminal decides and the message says so', async () => {
+  await withRig(async ({ h, bot, logged }) => {
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    const message = await bot.waitFor(isSend(/^Approval apr-1/));
+    bot.push(button(message.messageId!, 'a:apr-1', 999, { id: 66, is_bot: false, first_name: 'Mallory', username: 'mallory' }));
+    bot.push({ message: { message_id: 77, date: 0, chat: { id: 999, type: 'private' }, from: { id: 66, is_bot: false, first_name: 'M' }, text: 'approve everything' } });
+    await h.waitFor((e) => e.type === 'notice' && /^telegram: ignored a button press from chat 999 \(only chat 4242 is obeyed\)/.test(e.message));
+    // The next poll shows both updates were consumed.
+    await bot.waitFor((c) => c.method === 'getUpdates' && Number(c.params.offset) >= 102);
+    assert.deepEqual(logged, ['telegram: ignored a button press from chat 999 (only chat 4242 is obeyed)', 'telegram: ignored a message from chat 999 (only chat 4242 is obeyed)']);
+    assert.deepEqual(h.core.pendingApprovals().map((p) => p.requestId), ['apr-1']);
+    assert.equal(bot.calls.filter((c) => c.method === 'answerCallbackQuery').length, 0);
+    assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'rejected', { reason: 'not today' }), { ok: true });
+    const edit = await bot.waitFor(isEdit(/rejected/));
+    assert.match(String(edit.params.text), /\n\n❌ rejected in the terminal: not today$/);
+    assert.equal(await h.core.idle(sent.sessionId), 'worker: rejected by user: not today');
+  });
+});
+
+test('telegram: terminal and Telegram decide at once: one decision wins, the other is told', async () => {
+  await withRig(async ({ h, bot }) => {
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    const message = await bot.waitFor(isSend(/^Approval apr-1/));
+    // Both in the same tick: the terminal first, then the button press arrives.
+    bot.push(button(message.messageId!, 'r:apr-1'));
+    assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'approved'), { ok: true });
+    const answer = await bot.waitFor((c) => c.method === 'answerCallbackQuery');
+    assert.match(String(answer.params.text), /^approval request apr-1 was already approved \(by user\)/);
+    await h.core.idle(sent.sessionId);
+    assert.equal(h.events.filter((e) => e.type === 'approval-resolve').length, 1);
+    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.decision, a.decidedBy]), [['approved', 'user']]);
+    assert.match(String((await bot.waitFor(isEdit(/approved/))).params.text), /✅ approved in the terminal$/);
+  });
+});
+
+test('telegram: a reply to an agent\'s question is the user\'s answer; text while no question waits is told so', async () => {
+  await withRig(async ({ h, bot }) => {
+    bot.push({ message: { message_id: 10, date: 0, chat: { id: CHAT, type: 'private' }, from: ANN, text: 'hello?' } });
+    const none = await bot.waitFor(isSend(/^No agent is waiting/));
+    assert.deepEqual(none.params.reply_parameters, { message_id: 10 });
+    const sent = h.core.send('worker', 'ask');
+    assert.ok(sent.ok);
+    const question = await bot.waitFor(isSend(/asks/));
+    assert.equal(question.params.text, '❓ worker asks (session-worker__user__default):\nWhich color?\n\nReply to this message to answer.');
+    bot.push({ message: { message_id: 11, date: 0, chat: { id: CHAT, type: 'private' }, from: ANN, text: 'blue', reply_to_message: { message_id: question.messageId, date: 0, chat: { id: CHAT, type: 'private' } } } });
+    assert.equal(await h.core.idle(sent.sessionId), 'worker: blue');
+  });
+});
+
+test('telegram: the Bot API down is a notice, never a crash; the terminal keeps deciding; what still waits is sent once it is back', async () => {
+  await withRig(async ({ h, bot, dir }) => {
+    const first = h.core.send('worker', 'write a');
+    assert.ok(first.ok);
+    await h.waitFor((e) => e.type === 'approval-request' && e.requestId === 'apr-1');
+    const down = await h.waitFor((e) => e.type === 'notice' && /^telegram: .* failed \(.*502.*\); approvals still work in the terminal, retrying$/.test(e.message));
+    assert.equal(down.type === 'notice' && down.level, 'warn');
+    assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'approved'), { ok: true });
+    await h.core.idle(first.sessionId);
+    assert.ok(existsSync(join(dir, 'a.txt')), 'the terminal works while Telegram is down');
+    const second = h.core.send('worker', 'write b', 'b');
+    assert.ok(second.ok);
+    await h.waitFor((e) => e.type === 'approval-request' && e.requestId === 'apr-2');
+    assert.equal(h.events.filter((e) => e.type === 'notice' && e.message.startsWith('telegram:')).length, 1, 'one notice per outage');
+    bot.down = false;
+    await h.waitFor((e) => e.type === 'notice' && e.message === 'telegram: the Bot API answers again');
+    const late = await bot.waitFor(isSend(/^Approval apr-2/));
+    assert.ok(late);
+    assert.equal(bot.sent().filter((c) => /apr-1/.test(String(c.params.text))).length, 0, 'a request decided meanwhile is not sent');
+    bot.push(button(late.messageId!, 'a:apr-2'));
+    await h.core.idle(second.sessionId);
+    assert.ok(existsSync(join(dir, 'b.txt')));
+  }, { down: true });
+});
+
+test('telegram: a refused bot token is one error notice and the channel stops; the core is unaffected', async () => {
+  await withRig(async ({ h }) => {
+    const notice = await h.waitFor((e) => e.type === 'notice' && /bot token was refused/.test(e.message));
+    assert.equal(notice.type === 'notice' && notice.level, 'error');
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'approval-request');
+    assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'approved'), { ok: true });
+    await h.core.idle(sent.sessionId);
+  }, { token: '999:wrong' });
+});

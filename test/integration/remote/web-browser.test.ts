@@ -1,0 +1,143 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { withTempDir } from '../../helpers/tmp';
+import { HOSTILE_IMG, HOSTILE_SCRIPT, startWebFixture, type WebFixture } from '../../helpers/web-fixture';
+
+/**
+ * The web page in a real browser (Debian's chromium, driven by puppeteer-core; .ci/run installs
+ * it): lanes live, approve by click, batch reject with a reason, a terminal decision shown,
+ * hostile text as text, wrong or missing token gets nothing, one column on a phone.
+ * `LEGION_UPDATE_SCREENSHOT=1` also writes docs/remote-web.png.
+ */
+
+function chromiumPath(): string {
+  for (const name of ['chromium', 'chromium-browser']) {
+    try {
+      return execFileSync('which', [name], { encoding: 'utf8' }).trim();
+    } catch {
+      // try the next name
+    }
+  }
+  throw new Error('chromium is not installed (apt-get install -y chromium; .ci/run does it)');
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const rowSelector = (id: string): string => `#requests li[data-request-id="${id}"]`;
+
+async function openPage(browser: Browser, f: WebFixture): Promise<Page> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // A stream cut by a reload is not an error of the page.
+  page.on('console', (m) => { if (m.type() === 'error' && !/ERR_INCOMPLETE_CHUNKED_ENCODING/.test(m.text())) errors.push(m.text()); });
+  (page as Page & { errors?: string[] }).errors = errors;
+  const res = await page.goto(`${f.base}/?token=${f.token}`);
+  assert.equal(res?.status(), 200);
+  await page.waitForSelector('#conn[data-state="live"]');
+  return page;
+}
+
+test('web page in Chromium: live lanes, approve by click, batch reject with a reason, terminal decisions, hostile text, tokens', { timeout: 120_000 }, async () => {
+  const browser = await puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    await withTempDir(async (dir) => {
+      const f = await startWebFixture(dir);
+      try {
+        const page = await openPage(browser, f);
+
+        // Lanes update live, and a model's hostile text renders as text.
+        const hostile = f.h.core.send('worker', 'hostile', 'lens');
+        assert.ok(hostile.ok);
+        const lane = `article.lane[data-session-id="${hostile.sessionId}"]`;
+        await page.waitForSelector(`${lane} .msg.assistant`);
+        const shown = await page.$eval(`${lane} .msg.assistant`, (el) => el.textContent ?? '');
+        assert.ok(shown.includes(HOSTILE_SCRIPT) && shown.includes(HOSTILE_IMG), shown);
+        assert.equal(await page.$eval(`${lane} .msg.assistant code`, (el) => el.textContent), 'code <b>');
+        assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+        assert.equal(await page.$$eval('#lanes img, #lanes script', (els) => els.length), 0);
+        await page.waitForFunction((sel) => document.querySelector(`${sel} .status`)?.getAttribute('data-status') === 'idle', {}, lane);
+
+        // Approve by click: the call runs and the file appears.
+        const write = f.h.core.send('worker', 'write a');
+        assert.ok(write.ok);
+        await page.waitForSelector(rowSelector('apr-1'));
+        assert.match(await page.$eval(rowSelector('apr-1'), (el) => el.textContent ?? ''), /apr-1 · worker wants file_write a\.txt/);
+        await page.click(`${rowSelector('apr-1')} button.approve`);
+        await until(() => existsSync(join(dir, 'a.txt')), 'a.txt');
+        await page.waitForFunction(() => !document.querySelector('#requests li[data-request-id="apr-1"]'));
+        assert.equal(await page.$eval('#decided', (el) => el.textContent), 'apr-1 approved on the web page');
+
+        // Batch: mark two, reject with a reason.
+        assert.ok(f.h.core.send('worker', 'write b', 'b').ok);
+        assert.ok(f.h.core.send('worker', 'write c', 'c').ok);
+        await page.waitForSelector(rowSelector('apr-2'));
+        await page.waitForSelector(rowSelector('apr-3'));
+        await page.click(`${rowSelector('apr-2')} input.mark`);
+        await page.click(`${rowSelector('apr-3')} input.mark`);
+        assert.equal(await page.$eval('#reject-marked', (el) => el.textContent), 'Reject marked (2)');
+        await page.type('#reason', 'not now <b>');
+        await page.click('#reject-marked');
+        await page.waitForFunction(() => document.querySelectorAll('#requests li').length === 0);
+        await until(() => f.h.audit.filter((a) => a.requestId).length === 3, 'three audit lines');
+        assert.deepEqual(
+          f.h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy, a.reason]),
+          [['apr-1', 'approved', 'remote:web', 'approved by remote:web'], ['apr-2', 'rejected', 'remote:web', 'not now <b>'], ['apr-3', 'rejected', 'remote:web', 'not now <b>']],
+        );
+        assert.equal(existsSync(join(dir, 'b.txt')) || existsSync(join(dir, 'c.txt')), false);
+        assert.equal(await page.$eval('#reason', (el) => (el as HTMLInputElement).value), '', 'the reason is cleared');
+
+        // A decision made in the terminal leaves the page's queue and says where it was made.
+        assert.ok(f.h.core.send('worker', 'write d', 'd').ok);
+        await page.waitForSelector(rowSelector('apr-4'));
+        assert.deepEqual(f.h.core.resolveApprovals(['apr-4'], 'approved'), { ok: true });
+        await page.waitForFunction(() => !document.querySelector('#requests li[data-request-id="apr-4"]'));
+        assert.equal(await page.$eval('#decided', (el) => el.textContent), 'apr-4 approved in the terminal');
+
+        // A page that reloads (or a phone that reconnects) gets the whole state back.
+        await page.reload();
+        await page.waitForSelector('#conn[data-state="live"]');
+        await page.waitForSelector(`${lane} .msg.assistant`);
+        assert.ok((await page.$$('article.lane')).length >= 4);
+        assert.deepEqual((page as Page & { errors?: string[] }).errors, []);
+
+        // Phone: one column under 600 px.
+        await page.setViewport({ width: 390, height: 844, isMobile: true });
+        const columns = await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length);
+        assert.equal(columns, 1);
+        await page.setViewport({ width: 1200, height: 860 });
+        assert.ok((await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length)) > 1);
+        if (process.env.LEGION_UPDATE_SCREENSHOT === '1') {
+          assert.ok(f.h.core.send('worker', 'write e', 'shot').ok);
+          await page.waitForSelector(rowSelector('apr-5'));
+          await page.screenshot({ path: join(import.meta.dirname, '..', '..', '..', 'docs', 'remote-web.png') as `${string}.png` });
+        }
+
+        // Wrong or missing token: a bare 401, no page, no script runs.
+        for (const url of [`${f.base}/?token=wrong`, `${f.base}/`, `${f.base}/events`, `${f.base}/api/state?token=${f.token.slice(1)}`]) {
+          const other = await browser.newPage();
+          const res = await other.goto(url);
+          assert.equal(res?.status(), 401, url);
+          assert.equal(await other.evaluate(() => document.body.innerText.trim()), 'unauthorized');
+          assert.equal(await other.$('#lanes'), null);
+          await other.close();
+        }
+        await page.close();
+      } finally {
+        await f.close();
+      }
+    });
+  } finally {
+    await browser.close();
+  }
+});
