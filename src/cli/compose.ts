@@ -47,6 +47,8 @@ import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
 import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
+import { composeWorkflows } from './compose-workflows';
+import type { WorkflowService } from '../workflows/service';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -75,7 +77,11 @@ export interface AppSession {
   readonly undo?: UndoService;
   /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
   readonly mcp: McpManager;
-  /** `mcp.start()`, for a screen to call once its first frame is out. */
+  /** Workflows of the run (docs/workflows.md). */
+  readonly workflows: WorkflowService;
+  /** Resume the workflows a previous process left running (once; `startBackground` calls it too). */
+  resumeWorkflows(): Promise<void>;
+  /** `mcp.start()` and `resumeWorkflows()`, for a screen to call once its first frame is out. */
   startBackground(): void;
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
@@ -234,11 +240,26 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     coreRef = core;
     // Notifications (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, bus });
+    // Workflows (docs/workflows.md): started through the core's commands, resumed after a restart.
+    const workflows = composeWorkflows({
+      core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy,
+      appDir, workspaceRoot, runDir: layout.runDir(run.id), clock,
+    });
+    Object.assign(core, workflows.commands);
+    let resumedWorkflows: Promise<void> | undefined;
+    const resumeWorkflows = (): Promise<void> => (resumedWorkflows ??= workflows.service.resume().then(({ issues }) => {
+      for (const issue of issues) bus.emit({ type: 'notice', level: 'warn', message: issue });
+    }));
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
+      workflows: workflows.service, resumeWorkflows,
       ...(parts ? { undo: parts.undo } : {}),
-      startBackground: () => mcp.start(),
+      startBackground: () => {
+        mcp.start();
+        void resumeWorkflows();
+      },
       close: async (reason) => {
+        workflows.service.stop();
         await core.shutdown(reason);
         await Promise.all([mcp.close(), remote.close()]);
       },

@@ -1,0 +1,48 @@
+import type { EventOf, WorkflowEnd } from '../../src/events/types';
+import type { UiState, WorkflowView } from './ui-state';
+
+type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-start'> | EventOf<'workflow-step-end'> | EventOf<'workflow-end'>;
+
+/** Workflow progress for the status bar (docs/workflows.md, "TUI"): steps ended of all, and the cost of the steps' sessions. */
+export function reduceWorkflow(state: UiState, event: WorkflowEvent): UiState {
+  const all = state.workflows ?? {};
+  const current = all[event.workflowId];
+  const put = (view: WorkflowView): UiState => ({ ...state, workflows: { ...all, [event.workflowId]: view } });
+  switch (event.type) {
+    case 'workflow-start':
+      return put({
+        name: event.name, total: event.steps.length, ended: current?.ended ?? [], sessions: current?.sessions ?? [],
+        spentUsd: current?.spentUsd ?? 0, status: 'running',
+      });
+    case 'workflow-step-start':
+      if (!current || current.sessions.includes(event.sessionId)) return state;
+      return put({ ...current, sessions: [...current.sessions, event.sessionId] });
+    case 'workflow-step-end':
+      if (!current || current.ended.includes(event.stepId)) return state;
+      return put({ ...current, ended: [...current.ended, event.stepId] });
+    case 'workflow-end':
+      if (!current) return state;
+      return put({ ...current, status: event.status satisfies WorkflowEnd, spentUsd: event.spentUsd });
+  }
+}
+
+/** A `usage` event of a step's session adds to its workflow's cost. */
+export function addWorkflowUsage(state: UiState, sessionId: string, costUsd: number | null): UiState {
+  if (!state.workflows || costUsd === null) return state;
+  let changed = false;
+  const next: Record<string, WorkflowView> = {};
+  for (const [id, view] of Object.entries(state.workflows)) {
+    if (view.status === 'running' && view.sessions.includes(sessionId)) {
+      next[id] = { ...view, spentUsd: view.spentUsd + costUsd };
+      changed = true;
+    } else next[id] = view;
+  }
+  return changed ? { ...state, workflows: next } : state;
+}
+
+/** `review-pr 2/4 · $0.31` for each running workflow. */
+export function workflowProgressText(state: UiState): string | null {
+  const running = Object.values(state.workflows ?? {}).filter((w) => w.status === 'running');
+  if (running.length === 0) return null;
+  return running.map((w) => `${w.name} ${w.ended.length}/${w.total} · $${w.spentUsd.toFixed(2)}`).join('  ');
+}
