@@ -1,5 +1,6 @@
 import type { EventOf, WorkflowEnd } from '../../src/events/types';
 import type { UiState, WorkflowView } from './ui-state';
+import { placeLane } from './lanes';
 
 type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-start'> | EventOf<'workflow-step-end'> | EventOf<'workflow-end'>;
 
@@ -14,9 +15,14 @@ export function reduceWorkflow(state: UiState, event: WorkflowEvent): UiState {
         name: event.name, total: event.steps.length, ended: current?.ended ?? [], sessions: current?.sessions ?? [],
         spentUsd: current?.spentUsd ?? 0, status: 'running',
       });
-    case 'workflow-step-start':
-      if (!current || current.sessions.includes(event.sessionId)) return state;
-      return put({ ...current, sessions: [...current.sessions, event.sessionId] });
+    case 'workflow-step-start': {
+      // A running step shows in a lane, as a session the user's work sets off does (also when its session existed already).
+      const shown = state.sessions[event.sessionId] && (state.settings.autoOpenLanes || state.lanes.length === 0)
+        ? placeLane(state, event.sessionId, { focus: false, force: false })
+        : state;
+      if (!current || current.sessions.includes(event.sessionId)) return shown;
+      return { ...shown, workflows: { ...all, [event.workflowId]: { ...current, sessions: [...current.sessions, event.sessionId] } } };
+    }
     case 'workflow-step-end':
       if (!current || current.ended.includes(event.stepId)) return state;
       return put({ ...current, ended: [...current.ended, event.stepId] });
@@ -40,9 +46,9 @@ export function addWorkflowUsage(state: UiState, sessionId: string, costUsd: num
   return changed ? { ...state, workflows: next } : state;
 }
 
-/** `review-pr 2/4 · $0.31` for each running workflow. */
-export function workflowProgressText(state: UiState): string | null {
+/** `review-pr 2/4 · $0.31` for each running workflow (`dot`: the theme's separator). */
+export function workflowProgressText(state: UiState, dot = '·'): string | null {
   const running = Object.values(state.workflows ?? {}).filter((w) => w.status === 'running');
   if (running.length === 0) return null;
-  return running.map((w) => `${w.name} ${w.ended.length}/${w.total} · $${w.spentUsd.toFixed(2)}`).join('  ');
+  return running.map((w) => `${w.name} ${w.ended.length}/${w.total} ${dot} $${w.spentUsd.toFixed(2)}`).join('  ');
 }
