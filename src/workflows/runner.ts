@@ -22,6 +22,7 @@ export interface WorkflowRunDeps {
 
 export interface WorkflowRun {
   readonly workflowId: string;
+  readonly name: string;
   /** Settles when no step runs any more (or Legion stops); the final progress. */
   readonly done: Promise<WorkflowProgress>;
   /** Cancel every running step; steps not started are skipped. False when the workflow already ended. */
@@ -228,6 +229,7 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
 
   return {
     workflowId: p.workflowId,
+    name: p.name,
     done,
     halt() {
       if (halted) return;

@@ -53,6 +53,9 @@ export function createWorkflowService(deps: WorkflowServiceDeps): WorkflowServic
       const found = findWorkflow(await deps.load(), name);
       if (!found.ok) return found;
       const { workflow } = found;
+      // A second copy would talk in the same sessions, its turns queued behind the first's.
+      const twin = [...runs.values()].find((r) => r.name === name);
+      if (twin) return { ok: false, error: `workflow ${name} is already running (${twin.workflowId}); wait for it or cancel it` };
       const inputs = resolveInputs(workflow, given);
       if (!inputs.ok) return inputs;
       const usesInput = workflow.steps.some((s) => /\{\{\s*input\s*\}\}/.test(s.prompt));

@@ -130,6 +130,7 @@ test('cancel: running steps are cancelled, the rest skipped, the workflow ends c
       const started = await h.commands.startWorkflow('slow', '');
       assert.ok(started.ok);
       await h.waitFor((e) => e.type === 'workflow-step-start' && e.stepId === 's2');
+      assert.deepEqual(await h.commands.startWorkflow('slow', ''), { ok: false, error: 'workflow slow is already running (slow-1); wait for it or cancel it' });
       await h.waitFor((e) => e.type === 'agent-status' && e.sessionId === 'session-user__coder__slow-s2' && e.status === 'thinking');
       assert.equal(h.commands.cancelWorkflow(started.workflowId), true);
       const end = await waitEnd(h as never);
