@@ -157,7 +157,7 @@ export function NewSession(props: ModalProps) {
         : [marker(theme, i === pick), { text: pad(choice.id, 18), bold: true }, { text: ` workflow ${theme.dot} ${choice.workflow.steps.length} steps${choice.workflow.description ? ` ${theme.dot} ${choice.workflow.description}` : ''}`, tone: 'muted' }];
       lines.push(selectStyle(theme, row, i === pick));
     }
-    if (list.length === 0) lines.push([{ text: 'No active agent or workflow matches.', tone: 'muted' }]);
+    if (list.length === 0) lines.push([{ text: local.workflows?.length ? 'No active agent or workflow matches.' : 'No active agent matches.', tone: 'muted' }]);
   } else if (workflow) {
     lines.push([{ text: local.starting ? `Starting ${workflow.name}…` : `Runs ${workflow.name}: ${workflow.steps.join(', ')}, each step in its own lane`, tone: 'muted' }]);
   } else {
