@@ -7,6 +7,7 @@ import type { Span } from './text/line';
 import { lineToAnsi } from './text/ansi';
 import { truncate, cellWidth } from './text/width';
 import { formatCost, formatTokens } from './format';
+import { workflowProgressText } from './state/workflows';
 
 export interface StatusBarProps {
   readonly state: UiState;
@@ -78,10 +79,12 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
       : null,
     question: question ? ({ text: question, tone: 'warn', bold: true } as Span) : null,
     mcp: mcpMark(state),
+    // Running workflows (docs/workflows.md#tui): `review-pr 2/4 · $0.31`.
+    workflow: ((text) => (text ? ({ text, tone: 'accent' } as Span) : null))(workflowProgressText(state, theme.dot)),
   };
   const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const build = (): Span[] => {
-    const parts = [seg.app, seg.run, seg.mode, seg.provider, seg.tokens, seg.busy, seg.mcp, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
+    const parts = [seg.app, seg.run, seg.mode, seg.provider, seg.tokens, seg.workflow, seg.busy, seg.mcp, seg.question, seg.pending].filter((p): p is Span => p !== null && p.text !== '');
     return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
   };
   const size = (): number => cellWidth(build().map((s) => s.text).join(''));

@@ -1,4 +1,5 @@
-import React, { useCallback } from 'react';
+import React, { useCallback, useEffect } from 'react';
+import type { WorkflowInfo } from '../../src/runtime/core-api';
 import type { Participant } from '../../src/collective/participant';
 import { checkSessionName, DEFAULT_SESSION_NAME } from '../../src/runtime/core-api';
 import type { KeyPress } from '../input/decode-keys';
@@ -9,6 +10,7 @@ import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
 import { matchScore } from './switcher-filter';
 import { closeAndShow } from './switcher-show';
+import { parseWorkflowLine, workflowChoices, type Choice } from './new-session-workflows';
 import { ModalFrame, editField, emptyField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
@@ -17,6 +19,8 @@ import { ModalFrame, editField, emptyField, fieldSpans, innerSize, listWindow, m
  * Enter opens `user → participant · name` with `core.openSession` and shows it in a focused
  * lane. An unknown participant, an invalid name or a refusal of the core is shown inline and
  * the dialog stays open. Shift+Tab goes back to the participant; Esc closes.
+ * Workflows (docs/workflows.md#tui) are listed below the agents: choosing one turns the second
+ * field into its input line (`<input> | name=value…`) and Enter starts it with `core.startWorkflow`.
  */
 type Field = 'participant' | 'name';
 
@@ -26,6 +30,17 @@ interface Local {
   readonly field: Field;
   readonly pick: number;
   readonly error: string | null;
+  /** The core's workflows, once read (null: not yet, or the core has none). */
+  readonly workflows: readonly WorkflowInfo[] | null;
+  readonly starting: boolean;
+}
+
+/** Agents, then workflows, matching the typed text. */
+function choices(participants: readonly Participant[], workflows: readonly WorkflowInfo[] | null, typed: string): Choice[] {
+  return [
+    ...candidates(participants, typed).map((p): Choice => ({ kind: 'agent', id: p.id, participant: p })),
+    ...workflowChoices(workflows ?? [], typed),
+  ];
 }
 
 /** Active agents matching the typed text: exact id, then id prefix, then substring of id or name. */
@@ -40,20 +55,38 @@ export function candidates(participants: readonly Participant[], typed: string):
 
 export function NewSession(props: ModalProps) {
   const { theme, width, height, core } = props;
-  const [get, set] = useSyncState<Local>(() => ({ participant: emptyField(), name: emptyField(), field: 'participant', pick: 0, error: null }));
+  const [get, set] = useSyncState<Local>(() => ({ participant: emptyField(), name: emptyField(), field: 'participant', pick: 0, error: null, workflows: null, starting: false }));
   const latest = useLatest(props);
   const inner = innerSize(theme, width, height);
+  useEffect(() => {
+    let live = true;
+    void core.workflows?.().then((workflows) => { if (live) set({ ...get(), workflows }); }, () => undefined);
+    return () => { live = false; };
+  }, [core, get, set]);
 
   const onKey = useCallback((key: KeyPress): boolean => {
     const local = get();
     const { core: c, store } = latest.current;
-    const list = candidates(c.participants(), local.participant.text);
-    const chosen = (): string | null => {
+    const list = choices(c.participants(), local.workflows, local.participant.text);
+    const chosenChoice = (): Choice | null => {
       const typed = local.participant.text.trim();
-      if (list.some((p) => p.id === typed)) return typed;
-      return list[Math.min(local.pick, list.length - 1)]?.id ?? null;
+      return list.find((p) => p.id === typed) ?? list[Math.min(local.pick, list.length - 1)] ?? null;
+    };
+    const chosen = (): string | null => chosenChoice()?.id ?? null;
+    const startWorkflow = (name: string): void => {
+      const parsed = parseWorkflowLine(local.name.text);
+      if (!parsed.ok) { set({ ...local, participant: draftOf(name), field: 'name', error: parsed.error }); return; }
+      if (!c.startWorkflow) { set({ ...local, error: 'this core cannot start workflows' }); return; }
+      set({ ...local, participant: draftOf(name), starting: true, error: null });
+      void c.startWorkflow(name, parsed.input, parsed.inputs).then((started) => {
+        if (started.ok) latest.current.store.dispatch({ type: 'close-modal' });
+        else set({ ...get(), starting: false, field: 'name', error: started.error });
+      }, (error: unknown) => set({ ...get(), starting: false, error: String(error) }));
     };
     const submit = (): void => {
+      if (local.starting) return;
+      const choice = chosenChoice();
+      if (choice?.kind === 'workflow') { startWorkflow(choice.id); return; }
       const id = chosen();
       if (!id) {
         set({ ...local, field: 'participant', error: local.participant.text.trim() ? `no active agent matches "${local.participant.text.trim()}"` : 'choose a participant' });
@@ -98,14 +131,19 @@ export function NewSession(props: ModalProps) {
   useModalKeys(onKey);
 
   const local = get();
-  const list = candidates(core.participants(), local.participant.text);
+  const list = choices(core.participants(), local.workflows, local.participant.text);
   const pick = Math.min(local.pick, Math.max(0, list.length - 1));
+  const typed = local.participant.text.trim();
+  const current = list.find((p) => p.id === typed) ?? list[pick];
+  const workflow = current?.kind === 'workflow' ? current.workflow : null;
   const label = (text: string, active: boolean): Line[number] => ({ text: pad(text, 13), tone: active ? 'accent' : 'muted', bold: active });
   const lines: Line[] = [
     [{ text: 'New session', bold: true, tone: 'heading' }, { text: ` ${theme.dot} user ${theme.arrow} participant ${theme.dot} name`, tone: 'muted' }],
     [],
     [label('Participant', local.field === 'participant'), ...fieldSpans(local.participant, local.field === 'participant', 'type to complete')],
-    [label('Session name', local.field === 'name'), ...fieldSpans(local.name, local.field === 'name', DEFAULT_SESSION_NAME)],
+    workflow
+      ? [label('Input', local.field === 'name'), ...fieldSpans(local.name, local.field === 'name', workflow.inputs.length ? `input | ${workflow.inputs.map((n) => `${n}=…`).join(' | ')}` : 'input')]
+      : [label('Session name', local.field === 'name'), ...fieldSpans(local.name, local.field === 'name', DEFAULT_SESSION_NAME)],
     [],
   ];
   if (local.error) lines.push([{ text: local.error, tone: 'error' }], []);
@@ -113,17 +151,21 @@ export function NewSession(props: ModalProps) {
   if (local.field === 'participant') {
     const { start, end } = listWindow(list.length, pick, rows);
     for (let i = start; i < end; i++) {
-      const p = list[i]!;
-      const row: Line = [marker(theme, i === pick), { text: pad(p.id, 18), bold: true }, { text: ` ${p.name}${p.description ? ` ${theme.dot} ${p.description}` : ''}`, tone: 'muted' }];
+      const choice = list[i]!;
+      const row: Line = choice.kind === 'agent'
+        ? [marker(theme, i === pick), { text: pad(choice.id, 18), bold: true }, { text: ` ${choice.participant.name}${choice.participant.description ? ` ${theme.dot} ${choice.participant.description}` : ''}`, tone: 'muted' }]
+        : [marker(theme, i === pick), { text: pad(choice.id, 18), bold: true }, { text: ` workflow ${theme.dot} ${choice.workflow.steps.length} steps${choice.workflow.description ? ` ${theme.dot} ${choice.workflow.description}` : ''}`, tone: 'muted' }];
       lines.push(selectStyle(theme, row, i === pick));
     }
-    if (list.length === 0) lines.push([{ text: 'No active agent matches.', tone: 'muted' }]);
+    if (list.length === 0) lines.push([{ text: local.workflows?.length ? 'No active agent or workflow matches.' : 'No active agent matches.', tone: 'muted' }]);
+  } else if (workflow) {
+    lines.push([{ text: local.starting ? `Starting ${workflow.name}…` : `Runs ${workflow.name}: ${workflow.steps.join(', ')}, each step in its own lane`, tone: 'muted' }]);
   } else {
     const id = local.participant.text.trim() || '?';
     const name = local.name.text.trim() || DEFAULT_SESSION_NAME;
     lines.push([{ text: `Opens user ${theme.arrow} ${id} ${theme.dot} ${name}`, tone: 'muted' }]);
   }
   while (lines.length < inner.height - 1) lines.push([]);
-  lines.push([{ text: local.field === 'participant' ? '↑↓ pick · Tab complete, then name · Enter open · Esc close' : 'Enter open · Shift+Tab participant · Esc close', tone: 'muted' }]);
+  lines.push([{ text: local.field === 'participant' ? '↑↓ pick · Tab complete, then name · Enter open · Esc close' : workflow ? 'Enter start · Shift+Tab back · Esc close' : 'Enter open · Shift+Tab participant · Esc close', tone: 'muted' }]);
   return <ModalFrame theme={theme} width={width} height={height} lines={lines} />;
 }

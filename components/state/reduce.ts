@@ -3,6 +3,7 @@ import type { Message } from '../../src/model/message';
 import type { CompactionEntry, SessionView, ToolLive, UiState } from './ui-state';
 import { awaitsUser, newSessionView } from './ui-state';
 import { parseSessionId, placeLane, presentQuestion } from './lanes';
+import { addWorkflowUsage, reduceWorkflow } from './workflows';
 
 /**
  * The one place where events become UI state. Pure: the same event list always gives the
@@ -75,7 +76,7 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
         model: event.model,
         totals: { tokens: state.totals.tokens + tokens, costUsd: state.totals.costUsd + cost, costKnown: state.totals.costKnown && known },
       };
-      return update(next, event.sessionId, event.at, (s) => ({
+      return update(addWorkflowUsage(next, event.sessionId, event.costUsd), event.sessionId, event.at, (s) => ({
         ...s, tokens: s.tokens + tokens, costUsd: s.costUsd + cost, costKnown: s.costKnown && known,
       }));
     }
@@ -110,6 +111,11 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
         if (!tool || tool.state !== 'running') return s;
         return setTool(s, event.toolUseId, { ...tool, progress: progressText(event.progress, event.total, event.message) });
       });
+    case 'workflow-start':
+    case 'workflow-step-start':
+    case 'workflow-step-end':
+    case 'workflow-end':
+      return reduceWorkflow(state, event);
     default: {
       const unreachable: never = event;
       return unreachable;

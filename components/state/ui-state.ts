@@ -1,5 +1,5 @@
 import type { Message } from '../../src/model/message';
-import type { AgentStatus, McpServerState, NoticeLevel } from '../../src/events/types';
+import type { AgentStatus, McpServerState, NoticeLevel, WorkflowEnd } from '../../src/events/types';
 import type { PendingApproval } from '../../src/runtime/core-api';
 import type { Participant } from '../../src/collective/participant';
 
@@ -138,11 +138,25 @@ export interface UiState {
   readonly modal: ModalState | null;
   /** MCP servers by name, from `mcp-status` (the status bar marks failed ones). */
   readonly mcp?: Readonly<Record<string, { readonly state: McpServerState; readonly error?: string }>>;
+  /** Workflow runs by id, from the `workflow-*` events (components/state/workflows.ts). */
+  readonly workflows?: Readonly<Record<string, WorkflowView>>;
   /** Sent texts, oldest first, and the position while browsing them with ↑/↓ (null: not browsing). */
   readonly sent: readonly string[];
   readonly sentIndex: number | null;
   /** Time of the first Ctrl+C of a possible double press (ms), or null. */
   readonly quitArmedAt: number | null;
+}
+
+/** One workflow run as the status bar shows it. */
+export interface WorkflowView {
+  readonly name: string;
+  readonly total: number;
+  /** Steps that ended (done, failed, cancelled or skipped). */
+  readonly ended: readonly string[];
+  /** The steps' sessions: their `usage` adds to `spentUsd`. */
+  readonly sessions: readonly string[];
+  readonly spentUsd: number;
+  readonly status: 'running' | WorkflowEnd;
 }
 
 export function initialUiState(runId: string, settings: UiSettings): UiState {

@@ -13,13 +13,15 @@ export interface GlobalFlags {
 export interface ParsedArgs {
   readonly command: string | null;
   readonly positionals: string[];
-  /** Command flags: name → value (true for boolean flags). */
+  /** Command flags: name → value (true for boolean flags; the last value of a repeatable one). */
   readonly flags: Map<string, string | true>;
+  /** Every value of each repeatable (`values`) flag, in order. */
+  readonly lists?: ReadonlyMap<string, readonly string[]>;
   readonly global: GlobalFlags;
 }
 
-/** Flags of each command: name → takes a value. */
-export type FlagSpec = Readonly<Record<string, 'value' | 'boolean'>>;
+/** Flags of each command: name → takes a value (`values`: one per use, the flag repeatable). */
+export type FlagSpec = Readonly<Record<string, 'value' | 'values' | 'boolean'>>;
 
 const GLOBAL: FlagSpec = { cwd: 'value', provider: 'value', model: 'value', help: 'boolean', version: 'boolean', plain: 'boolean' };
 
@@ -30,6 +32,7 @@ const GLOBAL: FlagSpec = { cwd: 'value', provider: 'value', model: 'value', help
 export function parseArgs(argv: readonly string[], specs: Readonly<Record<string, FlagSpec>>, defaultCommand: string): ParsedArgs {
   const global: GlobalFlags = { help: false, version: false, plain: false };
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   const positionals: string[] = [];
   let command: string | null = null;
   let rest = false;
@@ -55,7 +58,7 @@ export function parseArgs(argv: readonly string[], specs: Readonly<Record<string
     const kind = GLOBAL[name] ?? commandSpec[name];
     if (!kind) throw new LegionError(`unknown flag "--${name}"${command ? ` for "${command}"` : ''} (see legion --help)`, 2);
     let value: string | true = true;
-    if (kind === 'value') {
+    if (kind === 'value' || kind === 'values') {
       const next = inline ?? argv[++i];
       if (next === undefined || (inline === undefined && next.startsWith('--'))) throw new LegionError(`flag "--${name}" needs a value`, 2);
       value = next;
@@ -67,7 +70,8 @@ export function parseArgs(argv: readonly string[], specs: Readonly<Record<string
       else global[name as 'cwd' | 'provider' | 'model'] = value as string;
     } else {
       flags.set(name, value);
+      if (kind === 'values') lists.set(name, [...(lists.get(name) ?? []), value as string]);
     }
   }
-  return { command: command ?? defaultCommand, positionals, flags, global };
+  return { command: command ?? defaultCommand, positionals, flags, lists, global };
 }

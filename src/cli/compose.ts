@@ -47,6 +47,8 @@ import { VERSION } from './version';
 import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
 import type { ComposeTestHooks } from './compose-test-hooks';
+import { composeWorkflows } from './compose-workflows';
+import type { WorkflowService } from '../workflows/service';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -70,7 +72,11 @@ export interface AppSession extends ScreenSession {
   readonly core: Core;
   /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
   readonly mcp: McpManager;
-  /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`. For a screen to call once drawn. */
+  /** Workflows of the run (docs/workflows.md). */
+  readonly workflows: WorkflowService;
+  /** Resume the workflows a previous process left running (once; `startBackground` calls it too). */
+  resumeWorkflows(): Promise<void>;
+  /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`, `resumeWorkflows()`. For a screen to call once drawn. */
   startBackground(): void;
   /** Start the sandbox probe and the checkpoint store if not yet, and settle once both are done (their notices emitted). Never rejects. */
   settleBackground(): Promise<void>;
@@ -244,15 +250,28 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message) });
+    // Workflows (docs/workflows.md): started through the core's commands, resumed after a restart.
+    const workflows = composeWorkflows({
+      core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy,
+      appDir, workspaceRoot, runDir: layout.runDir(run.id), clock,
+    });
+    Object.assign(core, workflows.commands);
+    let resumedWorkflows: Promise<void> | undefined;
+    const resumeWorkflows = (): Promise<void> => (resumedWorkflows ??= workflows.service.resume().then(({ issues }) => {
+      for (const issue of issues) bus.emit({ type: 'notice', level: 'warn', message: issue });
+    }));
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
+      workflows: workflows.service, resumeWorkflows,
       ...(parts ? { undo: parts.undo } : {}),
       startBackground: () => {
         void startBackground();
         mcp.start();
+        void resumeWorkflows();
       },
       settleBackground: startBackground,
       close: async (reason) => {
+        workflows.service.stop();
         await core.shutdown(reason);
         await Promise.all([mcp.close(), remote.close()]);
       },

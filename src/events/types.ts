@@ -71,7 +71,22 @@ export interface EventBodies {
   'mcp-status': { server: string; state: McpServerState; tools: string[]; error?: string };
   /** Progress a running tool reports (MCP `notifications/progress`); `total` when known. */
   'tool-progress': { sessionId: string; participantId: string; toolUseId: string; progress: number; total?: number; message?: string };
+  // Workflows (docs/workflows.md): one workflow run `workflowId` of workflow `name`.
+  'workflow-start': { workflowId: string; name: string; steps: string[]; budgetUsd?: number; resumed: boolean };
+  'workflow-step-start': { workflowId: string; name: string; stepId: string; agent: string; sessionId: string; resumed: boolean };
+  /** `skipped`: a step it runs after failed, was skipped or was cancelled, or the budget stopped new steps. */
+  'workflow-step-end': {
+    workflowId: string; name: string; stepId: string; sessionId: string; status: WorkflowStepEnd; error?: string; costUsd: number;
+  };
+  'workflow-end': {
+    workflowId: string; name: string; status: WorkflowEnd; spentUsd: number;
+    /** Steps that failed, and steps not run because of them (or of the budget, or a cancel). */
+    failed: string[]; skipped: string[]; error?: string;
+  };
 }
+
+export type WorkflowStepEnd = 'done' | 'failed' | 'cancelled' | 'skipped';
+export type WorkflowEnd = 'done' | 'failed' | 'cancelled' | 'budget';
 
 export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
@@ -89,4 +104,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   'checkpoint',
   'compaction', 'context-size',
   'mcp-status', 'tool-progress',
+  'workflow-start', 'workflow-step-start', 'workflow-step-end', 'workflow-end',
 ];

@@ -28,6 +28,21 @@ export interface SessionInfo {
   readonly awaitingUser?: boolean;
 }
 
+/** One workflow file as front ends list it (docs/workflows.md). */
+export interface WorkflowInfo {
+  readonly name: string;
+  readonly description: string;
+  readonly steps: readonly string[];
+  /** Input names (`--input <name>=…`) and whether the prompts use `{{input}}`. */
+  readonly inputs: readonly string[];
+  readonly usesInput: boolean;
+  readonly file: string;
+  readonly source: 'project' | 'shipped';
+  readonly budgetUsd?: number;
+  /** Set when the file is broken: `file:line: what is wrong`; it cannot run. */
+  readonly error?: string;
+}
+
 export interface RunInfo {
   readonly id: string;
   readonly createdAt: string;
@@ -108,6 +123,12 @@ export interface LegionCore {
   runSessions?(runId: string): Promise<SessionSummary[]>;
   transcript?(runId: string, sessionId: string): Promise<TranscriptLine[]>;
   searchHistory?(runId: string, query: string): Promise<HistorySearchResult>;
+  /** Workflows that can run (docs/workflows.md); a broken file is listed with its one-line error. */
+  workflows?(): Promise<readonly WorkflowInfo[]>;
+  /** Start workflow `name`; progress arrives as `workflow-*` events. Refuses unknown names, missing inputs… */
+  startWorkflow?(name: string, input: string, inputs?: Readonly<Record<string, string>>): Promise<{ ok: true; workflowId: string } | { ok: false; error: string }>;
+  /** Cancel a running workflow's steps; false when no workflow of that id runs. */
+  cancelWorkflow?(workflowId: string): boolean;
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
 }

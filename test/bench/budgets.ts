@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [

@@ -1,6 +1,6 @@
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
-import { complete, SHELLS } from '../completion/complete';
+import { complete, SHELLS, workspaceNames } from '../completion/complete';
 import { completionScript } from '../completion/scripts';
 
 const USAGE = 'legion completion bash|zsh|fish';
@@ -13,12 +13,12 @@ const USAGE = 'legion completion bash|zsh|fish';
 export const completionCommand = (commands: () => readonly Command[]): Command => ({
   name: 'completion',
   usage: USAGE,
-  summary: 'print a shell completion script (commands, flags, agent ids, run ids); see docs/cli-conventions.md for the install line',
+  summary: 'print a shell completion script (commands, flags, agent ids, run ids, workflow names); see docs/cli-conventions.md for the install line',
   flags: {},
-  async run({ args, io }) {
+  async run({ args, io, appDir }) {
     const [what, ...words] = args.positionals;
     if (what === '__complete') {
-      const candidates = await complete(words.length > 0 ? words : [''], commands(), io.cwd);
+      const candidates = await complete(words.length > 0 ? words : [''], commands(), io.cwd, (root) => workspaceNames(root, appDir));
       io.stdout(candidates.map((c) => `${c}\n`).join(''));
       return 0;
     }

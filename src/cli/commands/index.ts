@@ -11,6 +11,7 @@ import { completionCommand } from './completion';
 import { mcpCommand } from './mcp';
 import { serveCommand } from './serve';
 import { stopCommand } from './stop';
+import { workflowsCommand } from './workflows';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, serveCommand, stopCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, serveCommand, stopCommand, doctorCommand, completionCommand(() => COMMANDS)];

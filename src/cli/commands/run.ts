@@ -8,6 +8,7 @@ import { composeRunMessage, cutNote, readPipedInput } from '../piped-input';
 import { createDeltaCoalescer } from '../../events/coalesce';
 import { attachChoice, serverToAttach } from '../attach';
 import { runAttached } from '../run-attached';
+import { parseInputFlags, runWorkflow } from './run-workflow';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -27,9 +28,9 @@ export const RUN_EXIT = {
 
 export const runCommand: Command = {
   name: 'run',
-  usage: 'legion run [--to <id>] [--session <name>] [--json [--coalesce]] [--approve deny|all] [--new | --run <id>] [--attach | --no-attach] <message...> | -',
-  summary: 'send one message headlessly; print the answer (or every event with --json); piped stdin is attached, or is the message',
-  flags: { to: 'value', session: 'value', json: 'boolean', coalesce: 'boolean', approve: 'value', new: 'boolean', run: 'value', attach: 'boolean', 'no-attach': 'boolean' },
+  usage: 'legion run [--to <id>] [--session <name>] [--json [--coalesce]] [--approve deny|all] [--new | --run <id>] [--attach | --no-attach] <message...> | -\n       legion run --workflow <name> [--input <name>=<value>]... [--json] [--approve deny|all] [--new | --run <id>] <input...>',
+  summary: 'send one message headlessly, or run a workflow; print the answer (or every event with --json); piped stdin is attached, or is the message',
+  flags: { to: 'value', session: 'value', json: 'boolean', coalesce: 'boolean', approve: 'value', new: 'boolean', run: 'value', attach: 'boolean', 'no-attach': 'boolean', workflow: 'value', input: 'values' },
   async run(context) {
     const { args, io } = context;
     const approve = (args.flags.get('approve') ?? 'deny') as string;
@@ -39,12 +40,17 @@ export const runCommand: Command = {
     const to = (args.flags.get('to') as string | undefined) ?? UR_AGENT_ID;
     const name = args.flags.get('session') as string | undefined;
     const json = args.flags.has('json');
+    // A workflow (docs/workflows.md): its steps choose their agents and sessions.
+    const workflow = args.flags.get('workflow') as string | undefined;
+    if (workflow !== undefined && (args.flags.has('to') || args.flags.has('session'))) throw new LegionError('--workflow goes without --to and --session (its steps name their agents)', RUN_EXIT.usage);
+    if (workflow === undefined && args.flags.has('input')) throw new LegionError('--input goes with --workflow', RUN_EXIT.usage);
+    const workflowInputs = parseInputFlags(args.lists?.get('input') ?? []);
     if (args.flags.has('coalesce') && !json) throw new LegionError('--coalesce goes with --json (it joins the text deltas --json prints)', RUN_EXIT.usage);
     // Piped stdin is attached to the message, or is the message (docs/cli-conventions.md); a terminal is never read.
     const piped = io.stdin
       ? await readPipedInput(io.stdin, { onWaiting: () => io.stderr('legion: waiting for piped input on stdin (redirect </dev/null to run without it)\n') })
       : null;
-    const message = composeRunMessage(args.positionals, piped);
+    const message = workflow !== undefined && args.positionals.length === 0 && !piped ? '' : composeRunMessage(args.positionals, piped);
     const cut = piped ? cutNote(piped) : null;
     if (cut) io.stderr(`legion: note: ${cut}\n`);
     const secrets = secretsFromEnv(io.env);
@@ -58,6 +64,8 @@ export const runCommand: Command = {
     // A server runs for the workspace: the message goes to it (docs/serve.md#attaching).
     const server = await serverToAttach(context, attachChoice(context));
     if (server) {
+      // The server's core does not take workflow commands over the socket yet (docs/workflows.md#cli).
+      if (workflow !== undefined) throw new LegionError('legion run --workflow does not go through a running Legion server yet: stop it (legion stop) or add --no-attach', RUN_EXIT.usage);
       if (args.flags.has('approve')) throw new LegionError('--approve does not apply to an attached run: approvals wait in the server\'s queue (add --no-attach to run here)', RUN_EXIT.usage);
       return runAttached(io, server, {
         to, ...(name !== undefined ? { name } : {}), message, json, coalesce: args.flags.has('coalesce'), clean,
@@ -99,6 +107,7 @@ export const runCommand: Command = {
     let sessionId: string | undefined;
     // First Ctrl+C interrupts the turn (histories stay valid, exit 130); a second one kills.
     let interrupts = 0;
+    let cancelWorkflow = (): void => undefined;
     const onSigint = (): void => {
       interrupts += 1;
       if (interrupts > 1) {
@@ -108,6 +117,7 @@ export const runCommand: Command = {
       }
       io.stderr('legion: interrupting… (Ctrl+C again to kill)\n');
       if (sessionId) core.cancel(sessionId);
+      cancelWorkflow();
       // Also turns resumed from before a restart (see below).
       for (const session of core.sessions()) core.cancel(session.id);
     };
@@ -116,27 +126,36 @@ export const runCommand: Command = {
       // MCP servers start now, in parallel; the message goes out once each is ready or failed.
       app.mcp.start();
       await app.mcp.settled();
-      const sent = core.send(to, message, name);
-      if (!sent.ok) throw new LegionError(clean(sent.error));
-      sessionId = sent.sessionId;
-      const text = await core.idle(sessionId);
-      const outcome = core.lastOutcome(sessionId);
-      if (!outcome || outcome.kind === 'interrupted') {
-        io.stderr('legion: interrupted\n');
-        code = RUN_EXIT.interrupted;
-      } else if (outcome.kind === 'failed') {
-        io.stderr(`legion: ${to}: ${clean(outcome.error.split('\n', 1)[0]!)}\n`);
-        code = outcome.error.startsWith('budget reached') ? RUN_EXIT.budget : RUN_EXIT.turnFailed;
+      // Workflows a previous Legion left running in this run resume (and finish before it closes).
+      await app.resumeWorkflows();
+      if (workflow !== undefined) {
+        code = await runWorkflow(app, { name: workflow, input: message, inputs: workflowInputs, json, exit: RUN_EXIT, clean }, io, (cancel) => (cancelWorkflow = cancel));
       } else {
-        if (!json) io.stdout(clean(text.endsWith('\n') || text === '' ? text : `${text}\n`));
-        if (outcome.incomplete) {
-          io.stderr(`legion: ${clean(outcome.incomplete)}\n`);
-          code = RUN_EXIT.incomplete;
+        const sent = core.send(to, message, name);
+        if (!sent.ok) throw new LegionError(clean(sent.error));
+        sessionId = sent.sessionId;
+        const text = await core.idle(sessionId);
+        const outcome = core.lastOutcome(sessionId);
+        if (!outcome || outcome.kind === 'interrupted') {
+          io.stderr('legion: interrupted\n');
+          code = RUN_EXIT.interrupted;
+        } else if (outcome.kind === 'failed') {
+          io.stderr(`legion: ${to}: ${clean(outcome.error.split('\n', 1)[0]!)}\n`);
+          code = outcome.error.startsWith('budget reached') ? RUN_EXIT.budget : RUN_EXIT.turnFailed;
+        } else {
+          if (!json) io.stdout(clean(text.endsWith('\n') || text === '' ? text : `${text}\n`));
+          if (outcome.incomplete) {
+            io.stderr(`legion: ${clean(outcome.incomplete)}\n`);
+            code = RUN_EXIT.incomplete;
+          }
         }
       }
       // Turns a previous Legion left waiting on approvals resumed at start (their requests decided
-      // per --approve); they finish before the run closes.
-      if (code !== RUN_EXIT.interrupted) await Promise.all(core.sessions().map((s) => core.idle(s.id)));
+      // per --approve); they finish before the run closes, and so do resumed workflows.
+      if (code !== RUN_EXIT.interrupted) {
+        await Promise.all(app.workflows.active().map((r) => r.done));
+        await Promise.all(core.sessions().map((s) => core.idle(s.id)));
+      }
       if (rejected.length > 0) {
         io.stderr(`legion: note: ${rejected.length} action(s) needing approval were rejected (--approve ${approve}): ${rejected.join(', ')}; see .legion/audit/\n`);
       }

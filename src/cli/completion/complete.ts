@@ -17,12 +17,19 @@ const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = { rules: ['chec
 export interface WorkspaceNames {
   agents(): Promise<string[]>;
   runs(): Promise<string[]>;
+  /** Workflow names of the workspace's `.legion/workflows/` and the shipped `config/workflows/`. */
+  workflows?(): Promise<string[]>;
 }
 
 /** Active agents' ids and run ids (newest first) of the workspace at `root`; empty when there is none. */
-export function workspaceNames(root: string): WorkspaceNames {
+export function workspaceNames(root: string, appDir?: string): WorkspaceNames {
   const layout = layoutFor(root);
   return {
+    async workflows() {
+      const dirs = [resolve(layout.legionDir, 'workflows'), ...(appDir ? [resolve(appDir, 'config', 'workflows')] : [])];
+      const names = await Promise.all(dirs.map((d) => readdir(d).catch(() => [] as string[])));
+      return [...new Set(names.flat().filter((f) => /\.ya?ml$/.test(f)).map((f) => f.replace(/\.ya?ml$/, '')))].sort();
+    },
     async agents() {
       const files = await readdir(layout.participantsDir).catch(() => [] as string[]);
       const ids: string[] = [];
@@ -58,7 +65,7 @@ export async function complete(words: readonly string[], commands: readonly Comm
     const word = before[i]!;
     if (word.startsWith('--')) {
       const name = word.slice(2).split('=')[0]!;
-      const takesValue = (GLOBAL_FLAGS[name] ?? command?.flags[name]) === 'value' && !word.includes('=');
+      const takesValue = ['value', 'values'].includes(GLOBAL_FLAGS[name] ?? command?.flags[name] ?? '') && !word.includes('=');
       if (takesValue && i + 1 < before.length) {
         if (name === 'cwd') root = resolve(cwd, before[i + 1]!);
         i++;
@@ -70,8 +77,9 @@ export async function complete(words: readonly string[], commands: readonly Comm
   const flagName = previous?.startsWith('--') ? previous.slice(2) : null;
   const kind = flagName ? (GLOBAL_FLAGS[flagName] ?? command?.flags[flagName]) : undefined;
   let candidates: readonly string[] = [];
-  if (flagName && kind === 'value') {
+  if (flagName && (kind === 'value' || kind === 'values')) {
     if (flagName === 'to' || flagName === 'as') candidates = await names(root).agents();
+    else if (flagName === 'workflow') candidates = (await names(root).workflows?.()) ?? [];
     else if (flagName === 'run') candidates = await names(root).runs();
     else candidates = FLAG_VALUES[flagName] ?? [];
   } else if (current.startsWith('-')) {

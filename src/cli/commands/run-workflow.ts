@@ -1,0 +1,62 @@
+import { LegionError } from '../../errors';
+import type { AppSession } from '../compose';
+import type { CliIo } from '../io';
+import type { WorkflowProgress } from '../../workflows/progress';
+
+/** `--input k=v` (repeatable) as a record; a malformed or repeated one is a usage error (exit 2). */
+export function parseInputFlags(values: readonly string[]): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    if (eq <= 0) throw new LegionError(`--input takes name=value, not "${value}"`, 2);
+    const name = value.slice(0, eq);
+    if (name in inputs) throw new LegionError(`--input ${name} is given twice`, 2);
+    inputs[name] = value.slice(eq + 1);
+  }
+  return inputs;
+}
+
+export interface WorkflowRunExit {
+  readonly ok: number;
+  readonly failure: number;
+  readonly turnFailed: number;
+  readonly budget: number;
+  readonly interrupted: number;
+}
+
+/**
+ * `legion run --workflow <name>` (docs/workflows.md, "CLI"): start the workflow, wait for it,
+ * print its last step's output (nothing with --json: the events are the output). Steps that
+ * failed or were skipped are named on stderr. `onCancel` receives the cancel for Ctrl+C.
+ */
+export async function runWorkflow(
+  app: Pick<AppSession, 'workflows'>,
+  options: { name: string; input: string; inputs: Record<string, string>; json: boolean; exit: WorkflowRunExit; clean(text: string): string },
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+  onCancel: (cancel: () => void) => void,
+): Promise<number> {
+  const started = await app.workflows.start(options.name, options.input, options.inputs);
+  if (!started.ok) throw new LegionError(options.clean(started.error));
+  onCancel(() => started.run.cancel());
+  const result: WorkflowProgress = await started.run.done;
+  const { exit, clean } = options;
+  const steps = Object.entries(result.steps);
+  for (const [id, step] of steps) {
+    if (step.status === 'failed' || step.status === 'cancelled') io.stderr(`legion: workflow ${result.name}: step ${id} ${step.status}: ${clean(step.error ?? '')}\n`);
+  }
+  const skipped = steps.filter(([, s]) => s.status === 'skipped').map(([id]) => id);
+  if (skipped.length > 0 && result.status !== 'cancelled') io.stderr(`legion: workflow ${result.name}: not run: ${skipped.join(', ')}\n`);
+  if (result.status === 'cancelled') {
+    io.stderr('legion: interrupted\n');
+    return exit.interrupted;
+  }
+  if (result.status === 'budget') {
+    io.stderr(`legion: ${clean(result.error ?? 'budget reached')}\n`);
+    return exit.budget;
+  }
+  if (result.status === 'failed') return exit.turnFailed;
+  const last = result.plan[result.plan.length - 1]!;
+  const output = result.steps[last.id]?.output ?? '';
+  if (!options.json) io.stdout(clean(output.endsWith('\n') || output === '' ? output : `${output}\n`));
+  return exit.ok;
+}

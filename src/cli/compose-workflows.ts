@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import type { ApprovalQueue } from '../authz/approvals';
+import type { CollectiveRegistry } from '../collective/registry';
+import type { EventBus } from '../events/bus';
+import type { Core } from '../runtime/commands';
+import type { LegionCore } from '../runtime/core-api';
+import { createRequestBudget } from '../workflows/budget';
+import { workflowInfo } from '../workflows/info';
+import { loadWorkflows, workflowDirs } from '../workflows/load';
+import { createProgressStore } from '../workflows/progress';
+import { createWorkflowService, type WorkflowService } from '../workflows/service';
+
+export interface ComposeWorkflowsDeps {
+  readonly core: Core;
+  readonly bus: EventBus;
+  readonly approvals: ApprovalQueue;
+  readonly registry: Pick<CollectiveRegistry, 'list'>;
+  readonly headless: boolean;
+  /** `budgets.raiseBy`. */
+  readonly raiseBy: number;
+  readonly appDir: string;
+  readonly workspaceRoot: string;
+  /** `runs/<runId>/`. */
+  readonly runDir: string;
+  readonly clock?: () => Date;
+}
+
+const BUSY = new Set(['thinking', 'running-tool', 'waiting-approval']);
+
+/** The workflows of a run over the core's commands (docs/workflows.md), and the core commands that reach them. */
+export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: WorkflowService; commands: Required<Pick<LegionCore, 'workflows' | 'startWorkflow' | 'cancelWorkflow'>> } {
+  const { core, bus } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const agents = (): string[] => deps.registry.list().filter((p) => p.kind === 'agent' && p.status === 'active').map((p) => p.id);
+  const service = createWorkflowService({
+    port: {
+      openSession: (agent, name) => core.openSession(agent, name),
+      send: (agent, text, name) => core.send(agent, text, name),
+      idle: (sessionId) => core.idle(sessionId),
+      outcome: (sessionId) => core.lastOutcome(sessionId),
+      cancel: (sessionId) => core.cancel(sessionId),
+      history: (sessionId) => core.history(sessionId),
+      isBusy: (sessionId) => BUSY.has(core.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
+    },
+    emit: (event) => bus.emit(event),
+    onUsage: (listener) => bus.subscribe('usage', listener),
+    store: createProgressStore(join(deps.runDir, 'workflows')),
+    requestBudget: createRequestBudget({ approvals: deps.approvals, headless: deps.headless }),
+    raiseBy: deps.raiseBy,
+    now: () => clock().toISOString(),
+    load: () => loadWorkflows(workflowDirs(deps.appDir, deps.workspaceRoot), { agents: agents() }),
+  });
+  return {
+    service,
+    commands: {
+      workflows: async () => (await service.list()).map(workflowInfo),
+      startWorkflow: async (name, input, inputs) => {
+        const started = await service.start(name, input, inputs);
+        return started.ok ? { ok: true, workflowId: started.run.workflowId } : started;
+      },
+      cancelWorkflow: (workflowId) => service.cancel(workflowId),
+    },
+  };
+}
