@@ -55,6 +55,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'serve.latencyP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event latency server → attached client p95 (±1 ms: `at` resolution)', slack: 1 },
   { figure: 'serve.cpuRatio', budget: 1.3, direction: 'lower', unit: '×', label: 'CPU per streamed delta attached (server + client) ÷ in-process', slack: 0.1 },
   { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
+  { figure: 'workflows.fanoutRatio', budget: 0.6, direction: 'lower', unit: '×', label: '8 parallel workflow steps + a join ÷ 9 steps in a chain (parallel steps overlap)', slack: 0.05 },
   { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },
   { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];

@@ -86,6 +86,8 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     context: ok({ 'context.overflows': 0, 'context.p95RequestShare': 0.58, 'context.inputRatio': 0.04, 'context.decideMicros10k': 2 }),
     mcp: ok({ 'mcp.overheadMs': 0.2 }),
     remote: ok({ 'remote.sseP95Ms': 0.4 }),
+    serve: ok({ 'serve.latencyP95Ms': 1, 'serve.cpuRatio': 1.1, 'serve.clients20MaxBehindMs': 10 }),
+    workflows: ok({ 'workflows.fanoutRatio': 0.45 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');
