@@ -1,4 +1,4 @@
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync, rmSync, statSync } from 'node:fs';
+import { writeFileSync, linkSync, readFileSync, unlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pidIsAlive } from '../session/lock';
 
@@ -42,13 +42,7 @@ async function acquire(options: RepoLockOptions): Promise<void> {
   const isAlive = options.isAlive ?? pidIsAlive;
   const deadline = Date.now() + (options.waitMs ?? 15_000);
   for (;;) {
-    try {
-      const fd = openSync(options.lockFile, 'wx', 0o600);
-      try { writeSync(fd, String(process.pid)); } finally { closeSync(fd); }
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    if (tryCreate(options.lockFile)) return;
     const holder = Number.parseInt(readText(options.lockFile), 10);
     // An empty file may be a holder between creating and writing it: stale only once old.
     const unwritten = !Number.isInteger(holder) || holder <= 0;
@@ -60,6 +54,25 @@ async function acquire(options: RepoLockOptions): Promise<void> {
     }
     if (Date.now() > deadline) throw new Error(`the checkpoint repository is busy (process ${holder} holds ${options.lockFile})`);
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Create the lock file with the pid already in it: written beside, then hard-linked into place
+ * (link fails when the lock exists, atomically), so a SIGKILL never leaves an empty lock.
+ * False when another holder has it.
+ */
+function tryCreate(lockFile: string): boolean {
+  const staging = `${lockFile}.${process.pid}.tmp`;
+  writeFileSync(staging, String(process.pid), { mode: 0o600 });
+  try {
+    linkSync(staging, lockFile);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    try { unlinkSync(staging); } catch { /* already gone */ }
   }
 }
 
