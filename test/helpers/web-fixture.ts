@@ -1,4 +1,4 @@
-import { startHarness, authorizeBy, type Harness } from './runtime-harness';
+import { startAppHarness, type AppHarness } from './app-harness';
 import { startWeb, type WebHandle } from '../../src/remote/web/server';
 import { newWebToken } from '../../src/remote/web/token';
 
@@ -7,8 +7,10 @@ export const HOSTILE_SCRIPT = '<script>window.__pwned = 1</script>';
 export const HOSTILE_IMG = '"><img src=x onerror="window.__pwned = 2">';
 
 /**
- * A real core (faux provider, temp workspace) where `worker` writes files only after an
- * approval (`file_write` asks) and answers with hostile text, plus the web server on port 0.
+ * The app as a user's start composes it (`composeApp` through startAppHarness: config, rules
+ * from `.legion/rules.yaml`, audit on disk; the faux provider) where `worker` writes files only
+ * after an approval (`file_write` asks) and answers with hostile text, plus the web server on
+ * port 0 over the composed core.
  */
 export const WEB_SCRIPT = `
 replies:
@@ -21,7 +23,7 @@ ${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: 
 `;
 
 export interface WebFixture {
-  readonly h: Harness;
+  readonly h: AppHarness;
   readonly web: WebHandle;
   readonly token: string;
   readonly base: string;
@@ -29,9 +31,7 @@ export interface WebFixture {
 }
 
 export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number } = {}): Promise<WebFixture> {
-  const h = await startHarness({
-    dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: WEB_SCRIPT, authorize: authorizeBy({ file_write: 'ask' }),
-  });
+  const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: WEB_SCRIPT, rules: { file_write: 'ask' } });
   const token = newWebToken();
   const web = await startWeb({ core: h.core, token, port: 0, ...options });
   return {

@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTelegram, type TelegramHandle } from '../../../src/remote/telegram';
 import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
-import { authorizeBy, startHarness, type Harness } from '../../helpers/runtime-harness';
+import { startAppHarness, type AppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
-/** Telegram approvals (docs/remote.md#telegram) against a local fake Bot API with a real core. */
+/** Telegram approvals (docs/remote.md#telegram) against a local fake Bot API, over the app as the composition root builds it (startAppHarness). */
 
 const CHAT = 4242;
 const ANN = { id: 7, is_bot: false, first_name: 'Ann', username: 'ann' };
@@ -23,7 +23,7 @@ ${['a', 'b', 'c'].map((f) => `  - { agent: worker, on: message, when: "^write ${
 `;
 
 interface Rig {
-  readonly h: Harness;
+  readonly h: AppHarness;
   readonly bot: FakeBotApi;
   readonly telegram: TelegramHandle;
   readonly logged: string[];
@@ -34,7 +34,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>, options: { down?: boolea
   await withTempDir(async (dir) => {
     const bot = await startFakeBotApi();
     bot.down = options.down ?? false;
-    const h = await startHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, authorize: authorizeBy({ file_write: 'ask' }) });
+    const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, rules: { file_write: 'ask' } });
     const logged: string[] = [];
     const telegram = startTelegram({
       core: h.core, token: options.token ?? bot.token, chatId: CHAT, apiRoot: bot.apiRoot, pollSeconds: 1, backoffMs: () => 20, log: (l) => void logged.push(l),
@@ -67,7 +67,7 @@ test('telegram: a request reaches the chat with agent, chain, tool, key argument
     bot.push(button(message.messageId!, 'a:apr-1'));
     assert.equal(await h.core.idle(sent.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
     assert.ok(existsSync(join(dir, 'a.txt')));
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:telegram:@ann']]);
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:telegram:@ann']]);
     const answer = await bot.waitFor((c) => c.method === 'answerCallbackQuery');
     assert.equal(answer.params.text, 'apr-1 approved');
     const edit = await bot.waitFor(isEdit(/approved/));
@@ -109,7 +109,7 @@ test('telegram: terminal and Telegram decide at once: one decision wins, the oth
     assert.match(String(answer.params.text), /^approval request apr-1 was already approved \(by user\)/);
     await h.core.idle(sent.sessionId);
     assert.equal(h.events.filter((e) => e.type === 'approval-resolve').length, 1);
-    assert.deepEqual(h.audit.filter((a) => a.requestId).map((a) => [a.decision, a.decidedBy]), [['approved', 'user']]);
+    assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.decision, a.decidedBy]), [['approved', 'user']]);
     assert.match(String((await bot.waitFor(isEdit(/approved/))).params.text), /✅ approved in the terminal$/);
   });
 });

@@ -89,9 +89,9 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         await page.type('#reason', 'not now <b>');
         await page.click('#reject-marked');
         await page.waitForFunction(() => document.querySelectorAll('#requests li').length === 0);
-        await until(() => f.h.audit.filter((a) => a.requestId).length === 3, 'three audit lines');
+        await until(() => f.h.audit().filter((a) => a.requestId).length === 3, 'three audit lines');
         assert.deepEqual(
-          f.h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy, a.reason]),
+          f.h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy, a.reason]),
           [['apr-1', 'approved', 'remote:web', 'approved by remote:web'], ['apr-2', 'rejected', 'remote:web', 'not now <b>'], ['apr-3', 'rejected', 'remote:web', 'not now <b>']],
         );
         assert.equal(existsSync(join(dir, 'b.txt')) || existsSync(join(dir, 'c.txt')), false);

@@ -132,7 +132,7 @@ test('web: an approval decided through the API runs the call; the audit says rem
       assert.equal(ok.status, 200, ok.text);
       await f.h.core.idle(sent.sessionId);
       assert.ok(existsSync(join(dir, 'a.txt')));
-      assert.deepEqual(f.h.audit.filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:web']]);
+      assert.deepEqual(f.h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:web']]);
       const again = await call(f, '/api/approvals', json(f, { requestIds: ['apr-1'], decision: 'rejected' }));
       assert.equal(again.status, 409);
       assert.match(again.text, /already approved \(by remote:web\)/);
