@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type LegionEvent } from '../events/types';
+import { checkEventBody } from './event-schemas';
 
 /**
  * The wire contract of `legion serve` (docs/serve.md): JSON lines over a Unix socket.
@@ -123,7 +124,7 @@ function issueOf(error: z.ZodError): string {
 
 const wireErrorSchema = z.object({ kind: z.string().max(64), message: z.string().max(100_000) });
 
-/** An event as pushed: the envelope and a known type are checked; bodies are the §3 union's (docs/design.md#events). */
+/** An event as pushed: the envelope and a known type; the body is then checked by its type (event-schemas.ts, docs/design.md#events). */
 export const wireEventSchema = z.looseObject({
   seq: z.number().int().positive(),
   at: z.string(),
@@ -191,16 +192,22 @@ export function parseServerLine(line: string): { ok: true; message: ServerMessag
     return { ok: false, error: 'the server sent a line that is not JSON' };
   }
   const plain = plainEventLine(value);
-  if (plain) return { ok: true, message: { kind: 'event', event: plain } };
+  if (plain) return eventMessage(plain);
   const parsed = serverLineSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: `the server sent a bad line: ${issueOf(parsed.error)}` };
   const v = parsed.data as Record<string, unknown>;
   if ('welcome' in v) return { ok: true, message: { kind: 'welcome', welcome: v.welcome as Welcome } };
-  if ('event' in v) return { ok: true, message: { kind: 'event', event: v.event as LegionEvent } };
+  if ('event' in v) return eventMessage(v.event as LegionEvent);
   if ('bye' in v) return { ok: true, message: { kind: 'bye', reason: (v.bye as { reason: string }).reason } };
   if ('result' in v) return { ok: true, message: { kind: 'result', id: v.id as number | string, result: v.result } };
   const error = v.error as WireError;
   return { ok: true, message: { kind: 'error', ...(v.id !== undefined ? { id: v.id as number | string } : {}), error } };
+}
+
+/** An event whose envelope parsed: its body is checked too (event-schemas.ts) before a front end sees it. */
+function eventMessage(event: LegionEvent): { ok: true; message: ServerMessage } | { ok: false; error: string } {
+  const body = checkEventBody(event);
+  return body.ok ? { ok: true, message: { kind: 'event', event: body.event } } : { ok: false, error: `the server sent a bad line: ${body.error}` };
 }
 
 /** One JSON line (with its newline). */

@@ -119,3 +119,39 @@ test('the fast path for event lines accepts what the schema accepts, and nothing
     assert.equal(parseServerLine(JSON.stringify(bad)).ok, false, JSON.stringify(bad));
   }
 });
+
+test('event bodies are checked by type: a missing or mistyped field is refused before a front end reads it', () => {
+  const env = { seq: 9, at: '2026-01-01T00:00:00.000Z', runId: 'r' };
+  const good = [
+    { ...env, type: 'message-add', sessionId: 's', message: { role: 'assistant', content: [{ type: 'text', text: 'hi' }], at: 'x' } },
+    { ...env, type: 'text-delta', sessionId: 's', participantId: 'p', text: 'hi', joined: 3 },
+    { ...env, type: 'approval-request', requestId: '1', sessionId: 's', participantId: 'p', chain: ['user'], toolUseId: 't', toolName: 'file_write', input: { path: 'a' }, ruleId: null, approverId: 'user' },
+    { ...env, type: 'approval-resolve', requestId: '1', decision: 'approved', decidedBy: 'remote:web', reason: '' },
+    { ...env, type: 'agent-status', participantId: 'p', sessionId: 's', status: 'thinking' },
+    { ...env, type: 'notice', level: 'warn', message: 'm', futureField: 1 },
+    { ...env, type: 'workflow-end', workflowId: 'w', name: 'n', status: 'done', spentUsd: 0, failed: [], skipped: [] },
+  ];
+  for (const event of good) {
+    const parsed = parseServerLine(JSON.stringify({ event }));
+    assert.equal(parsed.ok, true, JSON.stringify(event));
+    assert.deepEqual(parsed.ok && parsed.message.kind === 'event' && parsed.message.event, event);
+  }
+  const bad = [
+    { ...env, type: 'message-add', sessionId: 's' },
+    { ...env, type: 'message-add', sessionId: 's', message: { role: 'system', content: [], at: 'x' } },
+    { ...env, type: 'text-delta', sessionId: 's', participantId: 'p', text: 5 },
+    { ...env, type: 'text-delta', sessionId: '', participantId: 'p', text: 'x' },
+    { ...env, type: 'text-delta', sessionId: 's', participantId: 'p', text: 'x', joined: -1 },
+    { ...env, type: 'approval-request', requestId: '1', sessionId: 's', participantId: 'p', chain: 'user', toolUseId: 't', toolName: 'x', input: null, ruleId: null, approverId: 'user' },
+    { ...env, type: 'approval-resolve', requestId: '1', decision: 'maybe', decidedBy: 'user', reason: '' },
+    { ...env, type: 'agent-status', participantId: 'p', sessionId: 's', status: 'dancing' },
+    { ...env, type: 'usage', sessionId: 's', participantId: 'p', model: 'm', inputTokens: '1', outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null },
+    { ...env, type: 'notice', level: 'info' },
+    { ...env, type: 'session-open', sessionId: 's', initiatorId: 'user', responderId: 5, name: 'default' },
+  ];
+  for (const event of bad) {
+    const parsed = parseServerLine(JSON.stringify({ event }));
+    assert.equal(parsed.ok, false, JSON.stringify(event));
+    assert.match(!parsed.ok ? parsed.error : '', new RegExp(`^the server sent a bad line: a ${event.type} event \\(seq 9\\) is malformed: `));
+  }
+});
