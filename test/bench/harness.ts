@@ -142,6 +142,31 @@ export function processCpuMs(pid: number): { precise: number | null; ticks: numb
   return { precise, ticks };
 }
 
+/** Wait (up to 3 s) for `pid` to be gone. */
+export async function exited(pid: number | null): Promise<void> {
+  if (pid === null) return;
+  for (let i = 0; i < 150; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(20);
+  }
+}
+
+/** Hang up the pane's process (as closing the terminal would) and wait until it has exited. */
+export async function stopPaneProcess(pane: TmuxPane): Promise<void> {
+  const pid = pane.dead() ? null : pane.pid();
+  if (pid === null) return;
+  try {
+    process.kill(pid, 'SIGHUP');
+  } catch {
+    return;
+  }
+  await exited(pid);
+}
+
 export function hasTmux(): boolean {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 }
@@ -171,7 +196,7 @@ export function openTmux(options: { width?: number; height?: number; env?: NodeJ
   const env = options.env ?? process.env;
   const tmux = (...args: string[]) => {
     const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env, cwd: options.cwd });
-    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr.trim() || `exit ${r.status}`}`);
+    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.error?.message ?? (r.stderr.trim() || `exit ${r.status ?? r.signal}`)}`);
     return r.stdout;
   };
   tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'bench', '-x', String(options.width ?? 120), '-y', String(options.height ?? 40), 'sleep 86400');
@@ -272,6 +297,9 @@ export type LaunchResult =
 
 /** (Re)start the built TUI in `pane` and wait for its first full frame. */
 export async function launchTui(pane: TmuxPane, options: { timeoutMs: number; args?: readonly string[] }): Promise<LaunchResult> {
+  // The previous app must be gone first: killed by the respawn, it may still be releasing
+  // the run lock while the new one starts, and the new one then refuses the locked run.
+  await stopPaneProcess(pane);
   const since = performance.now();
   pane.respawn(legionCommand(options.args));
   const r = await waitForScreen(pane, isFirstFrame, { since, timeoutMs: options.timeoutMs });

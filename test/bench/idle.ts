@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { appEnv, hasTmux, launchTui, openTmux, prepareWorkspace, processCpuMs, screenSummary, sleep, stats, type BenchOptions } from './harness';
-import { exited } from './startup';
+import { exited } from './harness';
 
 export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
   if (!hasTmux()) {

@@ -21,7 +21,7 @@ import { executeTool } from '../../src/tools/execute-tool';
 import { makeToolContext } from '../helpers/tool-context';
 import { EVERYTHING_BIN, everythingStdio } from '../helpers/mcp-servers';
 import { appEnv, hasTmux, launchTui, openTmux, prepareWorkspace, screenSummary, stats, type BenchOptions } from './harness';
-import { exited } from './startup';
+import { exited } from './harness';
 
 export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
   const calls = await callOverhead(smoke ? 20 : 400);

@@ -11,7 +11,7 @@
  * `uncachedFirstFrameMs` is a start without it (LEGION_COMPILE_CACHE=0), as the very first
  * start after an install or upgrade; reported, not judged.
  */
-import { hasTmux, launchTui, openTmux, appEnv, prepareWorkspace, screenSummary, sleep, stats, waitForScreen, isFirstFrame, legionCommand, FIRST_FRAME_MARKERS, type BenchOptions, type TmuxPane } from './harness';
+import { hasTmux, launchTui, openTmux, appEnv, prepareWorkspace, screenSummary, stats, waitForScreen, isFirstFrame, legionCommand, exited, stopPaneProcess, FIRST_FRAME_MARKERS, type BenchOptions, type TmuxPane } from './harness';
 import { performance } from 'node:perf_hooks';
 
 export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
@@ -69,20 +69,8 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
 }
 
 async function launch(pane: TmuxPane, command: string, timeoutMs: number) {
+  await stopPaneProcess(pane);
   const since = performance.now();
   pane.respawn(command);
   return waitForScreen(pane, isFirstFrame, { since, timeoutMs });
-}
-
-/** Wait (up to 3 s) for the app to be gone, so it is not writing in the workspace being removed. */
-export async function exited(pid: number | null): Promise<void> {
-  if (pid === null) return;
-  for (let i = 0; i < 150; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await sleep(20);
-  }
 }
