@@ -21,6 +21,8 @@ export interface RemoteDeps {
   readonly headless: boolean;
   /** A problem of the config the user should see once at start (the composition root's warnings). */
   warn(message: string): void;
+  /** The operator's log (`legion serve`): every Telegram update ignored from another chat is a line there. */
+  readonly log?: (line: string) => void;
 }
 
 export function startRemoteParts(deps: RemoteDeps): RemoteParts {
@@ -35,7 +37,7 @@ export function startRemoteParts(deps: RemoteDeps): RemoteParts {
     } else {
       closers.push(
         import('../remote/telegram').then(
-          ({ startTelegram }) => startTelegram({ core, token, chatId: telegram.chatId, ...(telegram.apiRoot ? { apiRoot: telegram.apiRoot } : {}) }).close,
+          ({ startTelegram }) => startTelegram({ core, token, chatId: telegram.chatId, ...(telegram.apiRoot ? { apiRoot: telegram.apiRoot } : {}), ...(deps.log ? { log: deps.log } : {}) }).close,
           (error: unknown) => {
             core.bus.emit({ type: 'notice', level: 'error', message: `telegram: could not start (${(error as Error).message})` });
             return null;

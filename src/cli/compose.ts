@@ -59,6 +59,8 @@ export interface ComposeOptions {
   readonly headless?: HeadlessMode;
   /** Called with the run's bus before anything is emitted (`legion run --json` sees `run-start`). */
   readonly onBus?: (bus: EventBus) => void;
+  /** Where lines for an operator go (`legion serve`'s log): the Telegram updates ignored from other chats. */
+  readonly log?: (line: string) => void;
   /** Tests only (test/helpers/app-harness.ts): a provider, extra tools, a triage; see compose-test-hooks.ts. */
   readonly testHooks?: ComposeTestHooks;
 }
@@ -249,7 +251,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const core: Core = { ...bare, ...createHistoryService(layout, bare) };
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
-    const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message) });
+    const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });
     // Workflows (docs/workflows.md): started through the core's commands, resumed after a restart.
     const workflows = composeWorkflows({
       core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy,

@@ -44,7 +44,7 @@ export async function hostServer(context: CommandContext, options: ServeHostOpti
   const runFlag = context.args.flags.get('run');
   const newRun = context.args.flags.get('new') === true;
   if (runFlag !== undefined && newRun) throw new LegionError('use either --run <id> or --new, not both', 2);
-  const app = await composeApp(context, { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun });
+  const app = await composeApp(context, { ...(typeof runFlag === 'string' ? { runId: runFlag } : {}), newRun, log: options.log });
   const uid = process.getuid?.() ?? 0;
   const appLayout = layout;
   const socketPath = socketPathFor(appLayout.legionDir, context.io.env, uid);

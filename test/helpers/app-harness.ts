@@ -45,6 +45,10 @@ export interface AppHarnessOptions {
   readonly triage?: Triage;
   readonly headless?: HeadlessMode;
   readonly newRun?: boolean;
+  /** Extra environment variables of the start (e.g. the bot token `remote.telegram` names). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** ComposeOptions.log: the operator's log (`legion serve` passes its own). */
+  readonly log?: (line: string) => void;
 }
 
 export type Harness = AppHarness;
@@ -117,7 +121,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
     args: { command: 'start', positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
     io: {
       stdout: () => {}, stderr: () => {}, cwd: dir, isTTY: false,
-      env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: scriptFile, LEGION_TEST: '1' },
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PATH: process.env.PATH, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: scriptFile, LEGION_TEST: '1', ...options.env },
     },
     appDir: APP_DIR,
     workspaceRoot: dir,
@@ -125,6 +129,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const app = await composeApp(context, {
     ...(options.newRun ? { newRun: true } : {}),
     ...(options.headless ? { headless: options.headless } : {}),
+    ...(options.log ? { log: options.log } : {}),
     onBus: (bus) => bus.subscribeAll((event) => {
       events.push(event);
       for (const watch of [...watchers]) watch(event);

@@ -4,6 +4,7 @@ import type { Update } from 'grammy/types';
 import type { LegionEvent } from '../../events/types';
 import type { LegionCore } from '../../runtime/core-api';
 import { actorOf, buttonData, decidedMessage, parseButton, questionMessage, requestMessage, type RequestShape } from './messages';
+import { parseUpdate, type CallbackUpdate, type MessageUpdate } from './updates';
 
 /**
  * Telegram approvals (docs/remote.md#telegram). Every request that waits on the user goes to
@@ -52,6 +53,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const questions = new Map<number, string>();
   const ignoredChats = new Set<number>();
   let failing = false;
+  let malformedSaid = false;
 
   const notice = (level: 'info' | 'warn' | 'error', message: string): void => void deps.core.bus.emit({ type: 'notice', level, message: `telegram: ${message}` });
   const problem = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
@@ -130,7 +132,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
       if (!stop.signal.aborted) reportFailure('answering', error);
     });
 
-  const onCallback = async (query: NonNullable<Update['callback_query']>): Promise<void> => {
+  const onCallback = async (query: CallbackUpdate): Promise<void> => {
     const chatId = query.message?.chat.id;
     if (chatId !== deps.chatId) return ignore(chatId, 'a button press');
     const button = parseButton(query.data);
@@ -142,7 +144,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     await api.answerCallbackQuery(query.id, { text: answer.slice(0, 190) }, signal).catch(() => undefined);
   };
 
-  const onMessage = async (message: NonNullable<Update['message']>): Promise<void> => {
+  const onMessage = async (message: MessageUpdate): Promise<void> => {
     if (message.chat.id !== deps.chatId) return ignore(message.chat.id, 'a message');
     const text = message.text;
     if (!text) return;
@@ -169,8 +171,15 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
 
   const handle = async (update: Update): Promise<void> => {
     try {
-      if (update.callback_query) await onCallback(update.callback_query);
-      else if (update.message) await onMessage(update.message);
+      const parsed = parseUpdate(update);
+      if (parsed.kind === 'callback') await onCallback(parsed.query);
+      else if (parsed.kind === 'message') await onMessage(parsed.message);
+      else if (parsed.kind === 'malformed') {
+        const line = `ignored a malformed update ${update.update_id} (${parsed.problem})`;
+        deps.log?.(`telegram: ${line}`);
+        if (!malformedSaid) notice('warn', `${line}; further malformed updates are ignored silently`);
+        malformedSaid = true;
+      }
     } catch (error) {
       if (!stop.signal.aborted) notice('warn', `an update could not be handled (${problem(error)})`);
     }
@@ -193,7 +202,8 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     while (!stop.signal.aborted) {
       let updates: Update[];
       try {
-        updates = await api.getUpdates({ offset, timeout: deps.pollSeconds ?? 25, allowed_updates: ['message', 'callback_query'] }, signal);
+        // While failing, a short poll: the recovery (and the requests that wait to be sent) is seen at once, not after a long poll.
+        updates = await api.getUpdates({ offset, timeout: failing ? 0 : deps.pollSeconds ?? 25, allowed_updates: ['message', 'callback_query'] }, signal);
       } catch (error) {
         if (stop.signal.aborted) return;
         if ((error as { error_code?: number }).error_code === 401) {
@@ -220,7 +230,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
         }
       }
       for (const update of updates) {
-        offset = update.update_id + 1;
+        if (Number.isSafeInteger(update.update_id)) offset = update.update_id + 1;
         await handle(update);
       }
     }

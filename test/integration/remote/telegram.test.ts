@@ -2,12 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTelegram, type TelegramHandle } from '../../../src/remote/telegram';
 import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
 import { startAppHarness, type AppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 
-/** Telegram approvals (docs/remote.md#telegram) against a local fake Bot API, over the app as the composition root builds it (startAppHarness). */
+/**
+ * Telegram approvals (docs/remote.md#telegram) against a local fake Bot API. The composition
+ * root starts the channel itself, as for a user: `remote.telegram` in `.legion/config.yaml`
+ * (chat id, the fake's API root), the token in `$LEGION_TELEGRAM_TOKEN`, the operator's log
+ * through ComposeOptions.log (startAppHarness); so a wiring bug fails these tests too.
+ */
 
 const CHAT = 4242;
 const ANN = { id: 7, is_bot: false, first_name: 'Ann', username: 'ann' };
@@ -25,7 +29,6 @@ ${['a', 'b', 'c'].map((f) => `  - { agent: worker, on: message, when: "^write ${
 interface Rig {
   readonly h: AppHarness;
   readonly bot: FakeBotApi;
-  readonly telegram: TelegramHandle;
   readonly logged: string[];
   readonly dir: string;
 }
@@ -34,15 +37,14 @@ async function withRig(fn: (rig: Rig) => Promise<void>, options: { down?: boolea
   await withTempDir(async (dir) => {
     const bot = await startFakeBotApi();
     bot.down = options.down ?? false;
-    const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, rules: { file_write: 'ask' } });
     const logged: string[] = [];
-    const telegram = startTelegram({
-      core: h.core, token: options.token ?? bot.token, chatId: CHAT, apiRoot: bot.apiRoot, pollSeconds: 1, backoffMs: () => 20, log: (l) => void logged.push(l),
+    const h = await startAppHarness({
+      dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, rules: { file_write: 'ask' },
+      config: { remote: { telegram: { chatId: CHAT, apiRoot: bot.apiRoot } } }, env: { LEGION_TELEGRAM_TOKEN: options.token ?? bot.token }, log: (l) => void logged.push(l),
     });
     try {
-      await fn({ h, bot, telegram, logged, dir });
+      await fn({ h, bot, logged, dir });
     } finally {
-      await telegram.close();
       await h.close();
       await bot.close();
     }
@@ -143,7 +145,8 @@ test('telegram: the Bot API down is a notice, never a crash; the terminal keeps 
     await h.waitFor((e) => e.type === 'approval-request' && e.requestId === 'apr-2');
     assert.equal(h.events.filter((e) => e.type === 'notice' && e.message.startsWith('telegram:')).length, 1, 'one notice per outage');
     bot.down = false;
-    await h.waitFor((e) => e.type === 'notice' && e.message === 'telegram: the Bot API answers again');
+    // The channel's own backoff (1 s, then doubling) decides when it looks again: wait for the event, generously.
+    await h.waitFor((e) => e.type === 'notice' && e.message === 'telegram: the Bot API answers again', 30_000);
     const late = await bot.waitFor(isSend(/^Approval apr-2/));
     assert.ok(late);
     assert.equal(bot.sent().filter((c) => /apr-1/.test(String(c.params.text))).length, 0, 'a request decided meanwhile is not sent');
@@ -151,6 +154,34 @@ test('telegram: the Bot API down is a notice, never a crash; the terminal keeps 
     await h.core.idle(second.sessionId);
     assert.ok(existsSync(join(dir, 'b.txt')));
   }, { down: true });
+});
+
+test('telegram: malformed updates (zod-checked: a press naming no user, an oversized text, a mistyped chat) decide and answer nothing; logged, one notice', async () => {
+  await withRig(async ({ h, bot, logged }) => {
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    const message = await bot.waitFor(isSend(/^Approval apr-1/));
+    const press = button(message.messageId!, 'a:apr-1').callback_query;
+    const { from: _from, ...anonymous } = press;
+    bot.push({ callback_query: anonymous });
+    bot.push({ callback_query: { ...press, message: { ...press.message, chat: { id: String(CHAT), type: 'private' } } } });
+    const ask = h.core.send('worker', 'ask', 'q');
+    assert.ok(ask.ok);
+    await bot.waitFor(isSend(/asks/));
+    bot.push({ message: { message_id: 12, date: 0, chat: { id: CHAT, type: 'private' }, from: ANN, text: 'x'.repeat(5000) } });
+    // A well-formed message after them shows all three were taken and passed over.
+    bot.push({ message: { message_id: 13, date: 0, chat: { id: CHAT, type: 'private' }, from: ANN, text: '/status' } });
+    await bot.waitFor(isSend(/^Legion: 1 request waits for you/));
+    assert.deepEqual(logged.map((l) => l.replace(/update \d+/, 'update N')), [
+      'telegram: ignored a malformed update N (callback_query.from: Invalid input: expected object, received undefined)',
+      'telegram: ignored a malformed update N (callback_query.message.chat.id: Invalid input: expected number, received string)',
+      'telegram: ignored a malformed update N (message.text: Too big: expected string to have <=4096 characters)',
+    ]);
+    assert.equal(h.events.filter((e) => e.type === 'notice' && /malformed/.test(e.message)).length, 1, 'one notice, then silence');
+    assert.deepEqual(h.core.pendingApprovals().map((p) => p.requestId), ['apr-1'], 'no decision');
+    assert.equal(bot.calls.filter((c) => c.method === 'answerCallbackQuery').length, 0);
+    assert.deepEqual(h.core.sessions().filter((s) => s.awaitingUser).map((s) => s.id), ['session-worker__user__default'], 'the oversized text was not forwarded as the answer');
+  });
 });
 
 test('telegram: a refused bot token is one error notice and the channel stops; the core is unaffected', async () => {
