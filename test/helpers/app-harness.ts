@@ -14,6 +14,7 @@ import type { HeadlessMode } from '../../src/runtime/env';
 import type { Triage } from '../../src/runtime/ports';
 import type { Layout } from '../../src/storage/layout';
 import type { Tool } from '../../src/tools/types';
+import type { WorkflowService } from '../../src/workflows/service';
 
 /** The repository root (holds config/). */
 export const APP_DIR = join(import.meta.dirname, '..', '..');
@@ -61,6 +62,10 @@ export interface AppHarness {
   readonly approvals: ApprovalQueue;
   readonly config: LegionConfig;
   readonly runId: string;
+  /** The run's workflows (docs/workflows.md) as composeApp wired them; the core's `startWorkflow` and `cancelWorkflow` reach the same service. */
+  readonly workflows: WorkflowService;
+  /** composeApp's `resumeWorkflows`: the workflows a previous start left running resume (the TUI calls it after its first frame, `legion run` before its work). */
+  resumeWorkflows(): Promise<void>;
   /** The audit lines this start wrote (`.legion/audit/audit-<date>.jsonl`, read from disk; earlier starts' lines left out). */
   audit(): Record<string, unknown>[];
   /** The first event (already seen or coming) that matches; rejects after `timeoutMs`. */
@@ -144,6 +149,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const { approvals, registry, layout } = parts!;
   return {
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
+    workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(),
     audit: () => auditLines().slice(auditBefore),
     waitFor(match, timeoutMs = 4000) {
       const seen = events.find(match);

@@ -1,47 +1,48 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { composeWorkflows } from '../../src/cli/compose-workflows';
 import type { WorkflowService } from '../../src/workflows/service';
 import type { LegionCore } from '../../src/runtime/core-api';
 import type { EventOf } from '../../src/events/types';
-import { startHarness, type Harness, type HarnessOptions } from './runtime-harness';
+import { startAppHarness, type AppHarness, type AppHarnessOptions } from './app-harness';
 
-export interface WorkflowHarness extends Harness {
+export interface WorkflowHarness extends AppHarness {
   readonly service: WorkflowService;
+  /** The core's workflow commands, as composeApp put them on the core (the TUI and `legion serve` call these). */
   readonly commands: Required<Pick<LegionCore, 'workflows' | 'startWorkflow' | 'cancelWorkflow'>>;
   /** `workflow-*` events so far, in order, as `type:step` strings (`start:a`, `end:a:done`, `workflow-end:failed`). */
   trace(): string[];
-  /** Stop the workflows, then the core (a clean shutdown: running steps stay `running` on disk). */
+  /** composeApp's close: the workflows stop, then the core (a clean shutdown: running steps stay `running` on disk). */
   stop(): Promise<void>;
 }
 
 /**
- * The runtime harness plus the workflows of src/cli/compose-workflows.ts (the same wiring as
- * `composeApp`): `workflows` are written to `<dir>/.legion/workflows/<name>.yaml`; no shipped ones.
+ * The real composition root (startAppHarness over `composeApp`) with workflows: `workflows` are
+ * written to `<dir>/.legion/workflows/<name>.yaml` before the start; the shipped ones of
+ * config/workflows/ are there too, as for a user.
  */
-export async function startWorkflowHarness(options: HarnessOptions & { workflows?: Readonly<Record<string, string>> }): Promise<WorkflowHarness> {
-  const dir = options.dir;
+export async function startWorkflowHarness(options: AppHarnessOptions & { workflows?: Readonly<Record<string, string>> }): Promise<WorkflowHarness> {
+  const dir = realpathSync(options.dir);
   for (const [name, text] of Object.entries(options.workflows ?? {})) {
-    await mkdir(join(dir, '.legion', 'workflows'), { recursive: true });
-    await writeFile(join(dir, '.legion', 'workflows', `${name}.yaml`), text);
+    mkdirSync(join(dir, '.legion', 'workflows'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, '.legion', 'workflows', `${name}.yaml`), text, { mode: 0o600 });
   }
-  const h = await startHarness(options);
-  const { service, commands } = composeWorkflows({
-    core: h.core, bus: h.core.bus, approvals: h.approvals, registry: h.registry, headless: options.headless !== undefined,
-    raiseBy: h.config.budgets.raiseBy, appDir: join(dir, 'no-app'), workspaceRoot: dir, runDir: h.layout.runDir(h.core.runId),
-  });
+  const h = await startAppHarness(options);
+  const { workflows, startWorkflow, cancelWorkflow } = h.core;
+  if (!workflows || !startWorkflow || !cancelWorkflow) {
+    await h.close();
+    throw new Error('composeApp did not put the workflow commands on the core');
+  }
   return {
-    ...h, service, commands,
+    ...h,
+    service: h.workflows,
+    commands: { workflows, startWorkflow, cancelWorkflow },
     trace: () => h.events.flatMap((e) => {
       if (e.type === 'workflow-step-start') return [`start:${e.stepId}`];
       if (e.type === 'workflow-step-end') return [`end:${e.stepId}:${e.status}`];
       if (e.type === 'workflow-end') return [`workflow-end:${e.status}`];
       return [];
     }),
-    stop: async () => {
-      service.stop();
-      await h.close();
-    },
+    stop: () => h.close(),
   };
 }
 
