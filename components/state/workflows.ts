@@ -11,9 +11,10 @@ export function reduceWorkflow(state: UiState, event: WorkflowEvent): UiState {
   const put = (view: WorkflowView): UiState => ({ ...state, workflows: { ...all, [event.workflowId]: view } });
   switch (event.type) {
     case 'workflow-start':
+      // A resumed workflow (after a restart) starts from the steps that ended and the money spent before it.
       return put({
-        name: event.name, total: event.steps.length, ended: current?.ended ?? [], sessions: current?.sessions ?? [],
-        spentUsd: current?.spentUsd ?? 0, status: 'running',
+        name: event.name, total: event.steps.length, ended: event.ended ?? current?.ended ?? [], sessions: current?.sessions ?? [],
+        spentUsd: event.spentUsd ?? current?.spentUsd ?? 0, status: 'running',
       });
     case 'workflow-step-start': {
       // A running step shows in a lane, as a session the user's work sets off does (also when its session existed already).

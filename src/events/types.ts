@@ -72,7 +72,8 @@ export interface EventBodies {
   /** Progress a running tool reports (MCP `notifications/progress`); `total` when known. */
   'tool-progress': { sessionId: string; participantId: string; toolUseId: string; progress: number; total?: number; message?: string };
   // Workflows (docs/workflows.md): one workflow run `workflowId` of workflow `name`.
-  'workflow-start': { workflowId: string; name: string; steps: string[]; budgetUsd?: number; resumed: boolean };
+  /** On a resume, `ended` names the steps that ended before the restart and `spentUsd` what the workflow spent so far. */
+  'workflow-start': { workflowId: string; name: string; steps: string[]; budgetUsd?: number; resumed: boolean; ended?: string[]; spentUsd?: number };
   'workflow-step-start': { workflowId: string; name: string; stepId: string; agent: string; sessionId: string; resumed: boolean };
   /** `skipped`: a step it runs after failed, was skipped or was cancelled, or the budget stopped new steps. */
   'workflow-step-end': {

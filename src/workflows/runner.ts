@@ -220,7 +220,11 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
     finish(p);
   };
 
-  deps.emit({ type: 'workflow-start', ...base, steps: plan.map((s) => s.id), resumed: options.resumed, ...(p.budgetUsd !== undefined ? { budgetUsd: p.budgetUsd } : {}) });
+  const endedBefore = plan.filter((s) => !['pending', 'running'].includes(status(s.id))).map((s) => s.id);
+  deps.emit({
+    type: 'workflow-start', ...base, steps: plan.map((s) => s.id), resumed: options.resumed, ...(p.budgetUsd !== undefined ? { budgetUsd: p.budgetUsd } : {}),
+    ...(options.resumed ? { ended: endedBefore, spentUsd: p.spentUsd } : {}),
+  });
   void (async () => {
     await save();
     for (const step of plan) if (status(step.id) === 'running') runStep(step.id, 'resume');

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
-import { APP_DIR } from '../../helpers/runtime-harness';
+import { APP_DIR } from '../../helpers/app-harness';
 import { sse, startVendorServer } from '../../helpers/vendor-server';
 import { anthropicStream } from '../../helpers/vendor-streams';
 import type { LegionEvent } from '../../../src/events/types';

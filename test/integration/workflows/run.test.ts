@@ -212,6 +212,10 @@ test('restart mid-workflow: finished steps are not rerun, the running one resume
       assert.equal(result.status, 'done');
       assert.deepEqual(h2.trace(), ['start:second', 'end:second:done', 'start:third', 'end:third:done', 'workflow-end:done']);
       assert.ok(h2.events.some((e) => e.type === 'workflow-step-start' && e.stepId === 'second' && e.resumed));
+      // What the status bar starts from after the restart: `first` ended before it.
+      const resumedStart = h2.events.find((e) => e.type === 'workflow-start');
+      assert.ok(resumedStart && resumedStart.type === 'workflow-start');
+      assert.deepEqual([resumedStart.resumed, resumedStart.ended, resumedStart.spentUsd], [true, ['first'], 0]);
       assert.ok(h2.core.history('session-user__coder__resumable-second').some((m) => m.role === 'user' && textOf(m).startsWith('(Legion restarted')));
       // `first` ran once: its session holds one prompt and one answer.
       assert.equal(h2.core.history('session-user__planner__resumable-first').length, 2);

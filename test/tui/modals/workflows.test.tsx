@@ -81,6 +81,17 @@ test('running steps open their lanes; the status bar shows `review-pr 2/4 · $0.
   });
 });
 
+test('a workflow resumed after a restart shows the steps that ended and the money spent before it', async () => {
+  await withApp(async (h) => {
+    const c = sessionIdOf('user', 'scout', 'review-pr-c');
+    await h.emit({ type: 'workflow-start', workflowId: 'review-pr-1', name: 'review-pr', steps: ['a', 'b', 'c', 'sum'], resumed: true, ended: ['a', 'b'], spentUsd: 0.25 });
+    assert.match(h.frame(), /review-pr 2\/4 · \$0\.25/);
+    await h.emit(open('user', 'scout', 'review-pr-c'), { type: 'workflow-step-start', workflowId: 'review-pr-1', name: 'review-pr', stepId: 'c', agent: 'scout', sessionId: c, resumed: true });
+    await h.emit({ type: 'usage', sessionId: c, participantId: 'scout', model: 'm', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.06 });
+    assert.match(h.frame(), /review-pr 2\/4 · \$0\.31/);
+  });
+});
+
 test('a step in a session that exists already (a second run of the workflow) still gets its lane', async () => {
   await withApp(async (h) => {
     const ids = ['one', 'two', 'three', 'four', 'five'].map((n) => sessionIdOf('user', 'scout', n));
