@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { composeApp, type AppSession } from '../../../src/cli/compose';
@@ -10,6 +10,7 @@ import { connectServer, type Connection } from '../../../src/serve/connection';
 import type { LegionEvent } from '../../../src/events/types';
 import type { Snapshot } from '../../../src/serve/snapshot';
 import { withTempDir } from '../../helpers/tmp';
+import { until } from '../../helpers/processes';
 import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
 
 interface Served {
@@ -193,17 +194,83 @@ test('a client that stops reading is cut off; the agents and the other clients g
   });
 });
 
-test('the socket is 0600 and another user cannot connect', { timeout: 30_000 }, async () => {
+test('the socket is 0600 from its first moment', { timeout: 30_000 }, async () => {
   await withTempDir(async (dir) => {
     const s = await serve(dir);
     try {
       assert.equal(statSync(s.socket).mode & 0o777, 0o600);
-      if (process.getuid?.() === 0) {
-        // As root, try as `nobody`: the kernel refuses the connection.
-        const probe = `require('net').connect(${JSON.stringify(s.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
-        const out = spawnSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
-        assert.match(out.stdout, /EACCES/, out.stderr);
+      assert.equal(statSync(join(dir, '.legion')).mode & 0o077, 0, '.legion/ is private too');
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
+const asRoot = process.getuid?.() === 0;
+
+/** Connect to `socket` as uid/gid 65534 (`nobody`): what the kernel answers ("connected" or the error code). */
+function connectAsNobody(socket: string): string {
+  const probe = `require('net').connect(${JSON.stringify(socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`;
+  const out = spawnSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/', timeout: 20_000 });
+  assert.equal(out.status, 0, out.stderr);
+  return out.stdout.trim();
+}
+
+test('another local user cannot connect: refused by the socket\'s own mode, even in a directory every user can reach', { skip: asRoot ? false : 'runs a client as another user (uid 65534), which needs root', timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await setupServeWorkspace(dir);
+    const app = await composeApp(serveContext(dir, env));
+    // Not the private .legion/: a directory (and parents) any user may traverse, so only the socket's mode stands in the way.
+    chmodSync(dir, 0o755);
+    const open = join(dir, 'open');
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    const socket = join(open, 'serve.sock');
+    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
+    try {
+      assert.equal(connectAsNobody(socket), 'EACCES');
+      // The probe itself works: with the mode opened up (what the server never does), nobody connects.
+      chmodSync(socket, 0o666);
+      assert.equal(connectAsNobody(socket), 'connected');
+      chmodSync(socket, 0o600);
+      // The workspace's real socket sits in .legion/ (0700) as well.
+      const s = await serve(join(dir, 'ws'));
+      try {
+        chmodSync(join(dir, 'ws'), 0o755);
+        assert.equal(connectAsNobody(s.socket), 'EACCES');
+      } finally {
+        await stop(s);
       }
+    } finally {
+      await server.close('test over');
+      await app.close('test over');
+    }
+  });
+});
+
+test('a client that stops reading cannot grow the server\'s memory: cut off at the hard cap of queued bytes, the agents finish', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const hard = 256 * 1024;
+    // Never judged stalled: only the hard cap can cut the client off.
+    const s = await serve(dir, { hardClientBuffer: hard, stallMs: 600_000 });
+    try {
+      const stuck = await raw(s.socket);
+      stuck.s.write('{"hello":{"protocol":1}}\n');
+      await until(() => stuck.lines.length > 0, 'the welcome');
+      stuck.s.pause();
+      // Two floods (about 5 MB of events) while the stuck client reads nothing; the core drives them (a
+      // reading client in this process would share its event loop with the server and be cut off as well).
+      const a = s.app.core.send('worker', 'flood', 'one');
+      const b = s.app.core.send('worker', 'flood', 'two');
+      assert.ok(a.ok && b.ok);
+      const [ta, tb] = await Promise.all([s.app.core.idle(a.sessionId), s.app.core.idle(b.sessionId)]);
+      assert.ok(ta.length > 1_000_000 && tb === ta, 'both turns finished whole');
+      const cut = s.log.map((l) => /client 1: cut off \(not reading: (\d+) bytes queued\)/.exec(l)).find((m) => m !== null);
+      assert.ok(cut, s.log.join('\n'));
+      // Bounded: the cap plus at most one line (the flood's final message, about 1.3 MB), never the 5 MB sent.
+      assert.ok(Number(cut[1]) > hard && Number(cut[1]) < hard + 1.5 * 1024 * 1024, `queued ${cut[1]} bytes`);
+      await until(() => s.server.clientCount() === 0, 'the stuck client to be gone');
+      stuck.s.destroy();
     } finally {
       await stop(s);
     }
