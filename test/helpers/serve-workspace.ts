@@ -9,15 +9,22 @@ import { APP_DIR } from './crash-workspace';
 
 /**
  * A workspace for `legion serve` tests: agent `worker` writes a file when asked "write …"
- * (file_write asks the user under the default rules) and streams a long answer to "stream N".
+ * (file_write asks the user under the default rules) streams a long answer fast to "flood" and slowly to "trickle".
  */
+/** What the worker streams when asked to "flood" (1.2 MB in 800-character deltas). */
+export const FLOOD_TEXT = 'flooding the socket with text. '.repeat(40000);
+
+/** What the worker streams when asked to "trickle": about 30 s of small deltas (a turn certainly running when something stops it). */
+export const TRICKLE_TEXT = 'a slow answer, ten characters every 20 ms. '.repeat(350);
+
 export const SERVE_SCRIPT = `version: 1
 defaults: { chunkSize: 40, delayMs: 1 }
 replies:
   - { agent: worker, on: message, when: "write", repeat: true, toolCalls: [{ name: file_write, input: { path: "out.txt", content: "hello" } }] }
   - { agent: worker, on: tool-error, repeat: true, text: "could not write: {{lastText}}" }
   - { agent: worker, on: tool-result, repeat: true, text: "wrote it" }
-  - { agent: worker, on: message, when: "flood", repeat: true, chunkSize: 800, delayMs: 1, text: "${'flooding the socket with text. '.repeat(40000)}" }
+  - { agent: worker, on: message, when: "flood", repeat: true, chunkSize: 800, delayMs: 1, text: "${FLOOD_TEXT}" }
+  - { agent: worker, on: message, when: "trickle", repeat: true, chunkSize: 10, delayMs: 20, text: "${TRICKLE_TEXT}" }
   - { agent: worker, on: message, repeat: true, text: "hello from the worker, streamed in small pieces so a client sees many deltas arrive one after another." }
 `;
 
