@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
 import { APP_DIR } from '../../helpers/app-harness';
+import { bundlePath, ensureBundle } from '../../helpers/bundle';
 import { sse, startVendorServer } from '../../helpers/vendor-server';
 import { anthropicStream } from '../../helpers/vendor-streams';
 import type { LegionEvent } from '../../../src/events/types';
@@ -147,4 +149,45 @@ test('legion run --workflow over the real Anthropic SDK: the second step\'s requ
   } finally {
     await server.close();
   }
+});
+
+test('bundle: Ctrl+C (SIGINT) during `legion run --workflow` cancels every running step: exit 130, the join step skipped', async () => {
+  ensureBundle();
+  await withTempDir(async (dir) => {
+    await writeFile(join(dir, 'script.yaml'), `version: 1\nreplies:\n  - { agent: ur-agent, when: "^slow", text: "${'slowly '.repeat(200)}", chunkSize: 1, delayMs: 50, repeat: true }\n`);
+    await mkdir(join(dir, '.legion', 'workflows'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, '.legion', 'workflows', 'pair.yaml'), `steps:
+  - { id: a, agent: ur-agent, prompt: "slow one {{input}}" }
+  - { id: b, agent: ur-agent, prompt: "slow two {{input}}" }
+  - { id: join, agent: ur-agent, after: [a, b], prompt: "join {{steps.a.output}} {{steps.b.output}}" }
+`, { mode: 0o600 });
+    const env = { ...process.env, HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', LEGION_DEBUG: '' };
+    const child = spawn(process.execPath, [bundlePath, 'run', '--workflow', 'pair', '--json', 'x'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    // Interrupt once both steps' answers are streaming (the --json events show it).
+    await new Promise<void>((resolve) => {
+      let out = '';
+      const streaming = new Set<string>();
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const lines = out.split('\n');
+        out = lines.pop()!;
+        for (const line of lines) {
+          const e = JSON.parse(line) as LegionEvent;
+          if (e.type === 'text-delta') streaming.add(e.sessionId);
+        }
+        if (streaming.has('session-user__ur-agent__pair-a') && streaming.has('session-user__ur-agent__pair-b')) resolve();
+      });
+    });
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /^legion: workflow pair: step a cancelled: /m);
+    assert.match(stderr, /^legion: workflow pair: step b cancelled: /m);
+    assert.match(stderr, /legion: interrupted\n$/);
+    const [run] = await readdir(join(dir, '.legion', 'runs'));
+    const progress = JSON.parse(await readFile(join(dir, '.legion', 'runs', run!, 'workflows', 'pair-1.json'), 'utf8'));
+    assert.deepEqual([progress.status, progress.steps.a.status, progress.steps.b.status, progress.steps.join.status], ['cancelled', 'cancelled', 'cancelled', 'skipped']);
+  });
 });
