@@ -15,6 +15,12 @@ import { scrollBy, scrollHome } from './lanes/viewport';
 import { lineContext } from './lanes/Lane';
 import { sanitize } from './text/ansi';
 
+/** The running workflow one of whose steps talks in `sessionId`, if any. */
+function runningWorkflowOf(state: UiState, sessionId: string): { id: string; name: string } | null {
+  const found = Object.entries(state.workflows ?? {}).find(([, w]) => w.status === 'running' && w.sessions.includes(sessionId));
+  return found ? { id: found[0], name: found[1].name } : null;
+}
+
 /** Ctrl+C twice within this many ms quits. */
 export const QUIT_WINDOW_MS = 2000;
 
@@ -107,16 +113,21 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       out.push({ type: 'set-scroll', sessionId: session.id, scroll });
       return;
     }
-    case 'interrupt':
+    case 'interrupt': {
       if (!session) return;
+      // A lane of a running workflow (docs/workflows.md#tui): Esc interrupts its step; Esc in it with nothing to interrupt cancels the whole workflow.
+      const workflow = deps.core.cancelWorkflow ? runningWorkflowOf(state, session.id) : null;
       if (isBusy(session.status) || session.streaming !== '') {
         deps.core.cancel(session.id);
         const what = awaitsUser(session) ? `dismissing ${session.initiatorId}'s question…` : `interrupting ${session.responderId}…`;
-        out.push({ type: 'flash', flash: { level: 'info', text: what } });
+        out.push({ type: 'flash', flash: { level: 'info', text: workflow ? `${what} (Esc again cancels workflow ${workflow.name})` : what } });
+      } else if (workflow && deps.core.cancelWorkflow!(workflow.id)) {
+        out.push({ type: 'flash', flash: { level: 'info', text: `cancelling workflow ${workflow.name}: its running steps stop, the rest are skipped` } });
       } else {
         out.push({ type: 'flash', flash: { level: 'info', text: 'nothing to interrupt in this lane' } });
       }
       return;
+    }
     case 'clear':
       if (session && draft.text !== '') out.push({ type: 'set-draft', sessionId: session.id, draft: EMPTY_DRAFT }, { type: 'browse-sent', index: null });
       out.push(...quitPress(state, deps));

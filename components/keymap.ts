@@ -29,7 +29,7 @@ export const DEFAULT_KEYMAP: readonly ActionInfo[] = [
   { action: 'scrollDown', keys: ['pagedown'], description: 'scroll the focused lane down' },
   { action: 'scrollTop', keys: ['home'], description: 'scroll to the start of the lane' },
   { action: 'scrollBottom', keys: ['end'], description: 'scroll to the end and follow' },
-  { action: 'interrupt', keys: ['escape'], description: "close the modal, else interrupt the focused lane's turn" },
+  { action: 'interrupt', keys: ['escape'], description: "close the modal, else interrupt the focused lane's turn (a workflow step's idle lane: cancel the workflow)" },
   { action: 'clear', keys: ['ctrl+c'], description: 'clear the message; twice within 2 s quits' },
   { action: 'help', keys: ['f1', '?'], description: 'help (? only on an empty message)' },
   { action: 'toggleTools', keys: ['ctrl+t'], description: 'unfold / fold tool results in the focused lane' },

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderModals, type ModalHarness } from './harness';
-import { createFakeCore, open, sessionIdOf } from '../../helpers/fake-core';
+import { createFakeCore, open, sessionIdOf, status } from '../../helpers/fake-core';
+import { focusedSession } from '../../../components/state/ui-state';
 import type { WorkflowInfo } from '../../../src/runtime/core-api';
 import { parseWorkflowLine } from '../../../components/modals/new-session-workflows';
 
@@ -12,16 +13,21 @@ const WORKFLOWS: WorkflowInfo[] = [
   { name: 'broken', description: '', steps: [], inputs: [], usesInput: false, file: '/w/broken.yaml', source: 'project', error: '/w/broken.yaml:2: step a: unknown agent "x"' },
 ];
 
-async function withApp(fn: (h: ModalHarness, starts: unknown[][]) => Promise<void>, result: { ok: true; workflowId: string } | { ok: false; error: string } = { ok: true, workflowId: 'review-pr-1' }): Promise<void> {
+async function withApp(fn: (h: ModalHarness, starts: unknown[][], cancels: string[]) => Promise<void>, result: { ok: true; workflowId: string } | { ok: false; error: string } = { ok: true, workflowId: 'review-pr-1' }): Promise<void> {
   const core = createFakeCore();
   const starts: unknown[][] = [];
+  const cancels: string[] = [];
+  core.cancelWorkflow = (id) => {
+    cancels.push(id);
+    return true;
+  };
   core.workflows = async () => WORKFLOWS;
   core.startWorkflow = async (...args) => {
     starts.push(args);
     return result;
   };
   const h = await renderModals({ core, columns: 120, rows: 26 });
-  try { await fn(h, starts); } finally { h.unmount(); }
+  try { await fn(h, starts, cancels); } finally { h.unmount(); }
 }
 
 test('Ctrl+N lists runnable workflows below the agents; choosing one asks for its input and Enter starts it', async () => {
@@ -89,6 +95,30 @@ test('a workflow resumed after a restart shows the steps that ended and the mone
     await h.emit(open('user', 'scout', 'review-pr-c'), { type: 'workflow-step-start', workflowId: 'review-pr-1', name: 'review-pr', stepId: 'c', agent: 'scout', sessionId: c, resumed: true });
     await h.emit({ type: 'usage', sessionId: c, participantId: 'scout', model: 'm', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.06 });
     assert.match(h.frame(), /review-pr 2\/4 · \$0\.31/);
+  });
+});
+
+test('Esc in a step\'s lane interrupts the step; Esc again (nothing left to interrupt there) cancels the whole workflow', async () => {
+  await withApp(async (h, _starts, cancels) => {
+    const a = sessionIdOf('user', 'scout', 'review-pr-a');
+    const base = { workflowId: 'review-pr-1', name: 'review-pr' };
+    await h.emit({ type: 'workflow-start', ...base, steps: ['a', 'b'], resumed: false });
+    await h.emit(open('user', 'scout', 'review-pr-a'), { type: 'workflow-step-start', ...base, stepId: 'a', agent: 'scout', sessionId: a, resumed: false }, status(a, 'scout', 'thinking'));
+    for (let i = 0; i < 4 && focusedSession(h.store.getState())?.id !== a; i++) h.store.dispatch({ type: 'focus-lane', delta: 1 });
+    assert.equal(focusedSession(h.store.getState())?.id, a);
+    await h.press('escape');
+    assert.deepEqual(h.core.calls.cancel, [a]);
+    assert.deepEqual(cancels, []);
+    assert.match(h.frame(), /interrupting scout… \(Esc again cancels workflow review-pr\)/);
+    await h.emit(status(a, 'scout', 'idle'));
+    await h.press('escape');
+    assert.deepEqual(cancels, ['review-pr-1']);
+    assert.match(h.frame(), /cancelling workflow review-pr: its running steps stop, the rest are skipped/);
+    // Once the workflow ended, its lanes are ordinary lanes again.
+    await h.emit({ type: 'workflow-end', ...base, status: 'cancelled', spentUsd: 0, failed: ['a'], skipped: ['b'] });
+    await h.press('escape');
+    assert.deepEqual(cancels, ['review-pr-1']);
+    assert.match(h.frame(), /nothing to interrupt in this lane/);
   });
 });
 
