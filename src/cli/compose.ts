@@ -41,6 +41,7 @@ import { composeAuthz } from './compose-parts';
 import { composeCheckpoints } from './compose-checkpoints';
 import { withoutYoungGrowth } from './young-generation';
 import { setupMcp } from '../mcp/compose-mcp';
+import { createMcpTurnWait } from '../mcp/first-turn-wait';
 import { createMcpManager, type McpManager } from '../mcp/manager';
 import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
@@ -190,6 +191,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
     });
     const tools = withDynamicTools(fixedTools, mcp.tools);
+    const mcpTurnWait = createMcpTurnWait({ mcp, emit: (event) => bus.emit(event) });
     const approvals: ApprovalQueue = createApprovalQueue({
       layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
     });
@@ -239,7 +241,11 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
-      beforeTurns: startBackground,
+      // A message's turn also waits (once, bounded) for MCP servers still starting, so its request offers their tools.
+      beforeTurns: async () => {
+        await startBackground();
+        await mcpTurnWait();
+      },
       onShutdown: () => {
         sandbox.dispose();
         parts?.close();

@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAppHarness } from '../../helpers/app-harness';
+import { makeTempDir } from '../../helpers/tmp';
+import { recordingFaux } from '../context/helpers';
+
+const SLOW_SERVER = join(import.meta.dirname, '..', '..', 'fixtures', 'mcp', 'slow-start-server.mjs');
+
+test('a message sent while an MCP server is still starting waits for it: the first request already offers its tools', async () => {
+  const temp = await makeTempDir('legion-mcp-first-turn-');
+  const release = join(temp.dir, 'release-server');
+  // The user's own config (trusted, unlike a workspace's .mcp.json): one server that answers
+  // `initialize` only once the test releases it.
+  const userConfig = join(temp.dir, '.legion', 'test-home', '.config', 'legion');
+  mkdirSync(userConfig, { recursive: true, mode: 0o700 });
+  writeFileSync(join(userConfig, 'config.yaml'), JSON.stringify({
+    mcpServers: { slow: { command: process.execPath, args: [SLOW_SERVER], env: { RELEASE_FILE: release } } },
+  }), { mode: 0o600 });
+  const provider = recordingFaux('version: 1\nreplies:\n  - on: message\n    repeat: true\n    text: "hello"\n');
+  const h = await startAppHarness({ dir: temp.dir, provider, agents: [{ id: 'pinger', tools: ['mcp__slow__*'] }] });
+  try {
+    // Sent before anything started the servers (as a fast typist would, right after the first frame).
+    const sent = h.core.send('pinger', 'use the ping tool');
+    assert.ok(sent.ok);
+    await h.waitFor((e) => e.type === 'notice' && e.message.includes('waiting for MCP server slow'), 10_000);
+    assert.equal(provider.requests.length, 0, 'no request while the server starts');
+    writeFileSync(release, '');
+    await h.core.idle(sent.sessionId);
+    assert.equal(provider.requests.length, 1);
+    const offered = provider.requests[0]!.tools.map((t) => t.name);
+    assert.ok(offered.includes('mcp__slow__ping'), `the first request offers mcp__slow__ping: ${offered.join(', ')}`);
+  } finally {
+    writeFileSync(release, '');
+    await h.close();
+    await temp.cleanup();
+  }
+});
