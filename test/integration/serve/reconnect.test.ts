@@ -11,9 +11,11 @@ import { until } from '../../helpers/processes';
 import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
 
 /** A socket in front of the server's whose connections the test can cut (a dropped link). */
-async function cuttableProxy(path: string, target: string): Promise<{ cut(): void; close(): Promise<void> }> {
+async function cuttableProxy(path: string, target: string): Promise<{ cut(): void; hold(down: boolean): void; close(): Promise<void> }> {
   const pairs = new Set<[Socket, Socket]>();
+  let down = false;
   const proxy = createServer((front) => {
+    if (down) return void front.destroy(); // the link is down: connections fail
     const back = connect(target);
     front.pipe(back);
     back.pipe(front);
@@ -26,11 +28,12 @@ async function cuttableProxy(path: string, target: string): Promise<{ cut(): voi
   await new Promise<void>((r) => proxy.listen(path, r));
   return {
     cut: () => { for (const [f, b] of [...pairs]) { f.destroy(); b.destroy(); } },
+    hold: (value) => { down = value; },
     close: () => new Promise<void>((r) => proxy.close(() => r())),
   };
 }
 
-test('a dropped connection comes back with since: the events in between are replayed, none twice, none missing', { timeout: 90_000 }, async () => {
+test('a dropped connection comes back with since: the events in between are replayed, none twice, none missing, an approval requested meanwhile included', { timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
@@ -60,6 +63,22 @@ test('a dropped connection comes back with since: the events in between are repl
       // Commands work on the new connection.
       assert.ok(core.send('worker', 'again', 'second').ok);
       assert.equal(await core.idle('session-user__worker__second'), 'hello from the worker, streamed in small pieces so a client sees many deltas arrive one after another.');
+
+      // An approval requested while the link is down is in the queue once it is back (replayed after `since`).
+      proxy.hold(true);
+      proxy.cut();
+      const write = app.core.send('worker', 'write the file', 'w');
+      assert.ok(write.ok);
+      await until(() => app.core.pendingApprovals().length === 1, 'the request on the server');
+      assert.equal(core.pendingApprovals().length, 0, 'not seen while the link is down');
+      proxy.hold(false);
+      await until(() => notices.filter((n) => /is back; nothing was missed/.test(n)).length === 2, `the second reconnection: ${notices.join(' | ')}`);
+      await until(() => core.pendingApprovals().length === 1, 'the request in the queue of the front end');
+      const requestId = app.core.pendingApprovals()[0]!.requestId;
+      assert.equal(core.pendingApprovals()[0]!.requestId, requestId);
+      assert.deepEqual(core.resolveApprovals([requestId], 'approved'), { ok: true });
+      assert.equal(await app.core.idle(write.sessionId), 'wrote it');
+      await until(() => core.pendingApprovals().length === 0, 'the decision applied');
       await core.shutdown('test');
     } finally {
       await proxy.close();

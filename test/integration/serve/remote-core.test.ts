@@ -57,9 +57,17 @@ test('remote cores: the same lanes and queue everywhere, a decision in one disap
       assert.equal(await app.core.idle('session-user__worker__side'), 'hello from the worker, streamed in small pieces so a client sees many deltas arrive one after another.');
       assert.equal(await a.closed, 'closed by the client');
 
-      // Re-attach: everything that happened meanwhile is there.
+      // While nobody is attached, an agent asks for approval.
+      const meanwhile = app.core.send('worker', 'write the file', 'meanwhile');
+      assert.ok(meanwhile.ok);
+      await until(() => app.core.pendingApprovals().length === 1, 'the request while detached');
+      // Re-attach: everything that happened meanwhile is there, the pending approval included.
       const c = await attachRemoteCore({ socket });
       cores.push(c);
+      assert.deepEqual(c.pendingApprovals(), app.core.pendingApprovals());
+      assert.deepEqual(c.history(meanwhile.sessionId), app.core.history(meanwhile.sessionId));
+      assert.deepEqual(c.resolveApprovals([c.pendingApprovals()[0]!.requestId], 'approved'), { ok: true });
+      assert.equal(await app.core.idle(meanwhile.sessionId), 'wrote it');
       assert.deepEqual(c.history('session-user__worker__side'), app.core.history('session-user__worker__side'));
       assert.deepEqual(c.sessions().map((s) => s.id).sort(), app.core.sessions().map((s) => s.id).sort());
       // The history browser's reads, through the interface.
