@@ -14,6 +14,9 @@ import type { LegionEvent } from '../../src/events/types';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
+/** About 8 s of streaming: a turn still running when the attached TUI quits. */
+const SLOW_TEXT = 'streaming on after the front end quits. '.repeat(50);
+
 /** ur-agent (given file_write for this test) writes r1 itself: the request waits for the user. */
 const SCRIPT = `
 version: 1
@@ -25,6 +28,7 @@ replies:
       - { name: file_write, input: { path: r1.txt, content: "one\\n" } }
   - { agent: ur-agent, on: tool-error, repeat: true, text: "ur-agent saw an error" }
   - { agent: ur-agent, on: tool-result, repeat: true, text: "ur-agent wrote r1" }
+  - { agent: ur-agent, on: message, when: "slowly", repeat: true, chunkSize: 5, delayMs: 20, text: "${SLOW_TEXT}" }
   - { agent: ur-agent, on: message, repeat: true, text: "ur-agent answers" }
 `;
 
@@ -41,7 +45,7 @@ async function quit(t: Tmux): Promise<void> {
   await t.waitFor(/\[exited 0\]/, 30_000);
 }
 
-test('the server SIGKILLed with an approval pending: the next `legion` recovers serve.json, socket and run lock, runs locally (status bar `local`), offers the approval again, the histories are valid; --attach then finds no server; --no-attach runs locally beside a live server', { skip, timeout: 240_000 }, async () => {
+test('the server SIGKILLed with an approval pending: the next `legion` recovers serve.json, socket and run lock, runs locally (status bar `local`), offers the approval again, the histories are valid; --attach then finds no server; --no-attach runs locally beside a live server; an attached TUI quitting mid-turn leaves the turn running to its end', { skip, timeout: 240_000 }, async () => {
   await withWorkspace(async (dir) => {
     await initWorkspace(dir, []);
     const urAgent = join(dir, '.legion', 'collective', 'participants', 'ur-agent.json');
@@ -108,6 +112,20 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       assert.doesNotMatch(second.log(), /attached/, 'nothing attached to the server');
       await quit(local);
       assert.equal(second.child.exitCode, null, 'the server still runs');
+
+      // An attached TUI quits while a turn streams: the turn goes on to its end on the server.
+      const attached = startTmux(command, envAll);
+      tuis.push(attached);
+      await attached.waitFor(new RegExp(`^legion · run ${runId} \\(resumed\\) · attached · `, 'm'), 60_000);
+      await attached.waitFor(/message ur-agent/);
+      attached.type('please answer slowly');
+      attached.keys('Enter');
+      await attached.waitFor(/streaming on after the front end quits\. streaming on/, 30_000);
+      await quit(attached);
+      await until(() => /client \d+: detached/.test(second.log()), `the server to log the detach: ${second.log()}`, 30_000);
+      const after = await connectServer({ socket, onEvent: () => undefined });
+      assert.equal(await after.request('idle', { sessionId: sent.sessionId }), SLOW_TEXT, 'the turn finished whole after the TUI quit');
+      after.close();
     } finally {
       for (const t of tuis) t.kill();
       for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
