@@ -6,16 +6,23 @@ import { newWebToken } from '../../src/remote/web/token';
 export const HOSTILE_SCRIPT = '<script>window.__pwned = 1</script>';
 export const HOSTILE_IMG = '"><img src=x onerror="window.__pwned = 2">';
 
+/** A file name no phone screen is wide enough for, unbroken. */
+export const LONG_NAME = `f-${'x'.repeat(150)}.txt`;
+
 /**
  * The app as a user's start composes it (`composeApp` through startAppHarness: config, rules
  * from `.legion/rules.yaml`, audit on disk; the faux provider) where `worker` writes files only
- * after an approval (`file_write` asks) and answers with hostile text, plus the web server on
+ * after an approval (`file_write` asks) and answers with hostile text ("hostile"), or makes
+hostile tool calls ("nasty": a file name and a tool name that are markup), plus the web server on
  * port 0 over the composed core.
  */
 export const WEB_SCRIPT = `
 replies:
-${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }
-  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }
+${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}${'  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }\n  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }\n'.repeat(8)}  - { agent: worker, on: message, when: "^write f", toolCalls: [{ name: file_write, input: { path: ${LONG_NAME}, content: "phone" } }] }
+  - agent: worker
+    on: message
+    when: "^nasty"
+    toolCalls: ${JSON.stringify([{ name: 'file_write', input: { path: `${HOSTILE_IMG}.txt`, content: HOSTILE_SCRIPT } }, { name: HOSTILE_SCRIPT, input: { x: HOSTILE_IMG } }])}
   - agent: worker
     on: message
     when: "^hostile"

@@ -103,7 +103,7 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
   const host = deps.host ?? DEFAULT_WEB_HOST;
   const maxBody = deps.maxBodyBytes ?? 64 * 1024;
   const maxClients = deps.maxClients ?? 32;
-  const hub = createSseHub({ maxBufferedBytes: deps.maxClientBufferBytes ?? 1024 * 1024 });
+  const hub = createSseHub({ maxBufferedBytes: deps.maxClientBufferBytes ?? 1024 * 1024, headers: SECURITY_HEADERS });
   const unsubscribe = deps.core.bus.subscribeAll((event) => hub.broadcast(event.seq, eventView(event)));
   let port = 0;
   // On loopback the Host header must name loopback too: a DNS-rebinding page gets a 403 even before the token check.

@@ -12,7 +12,13 @@ export interface SseHub {
   closeAll(): void;
 }
 
-export function createSseHub(options: { maxBufferedBytes: number; heartbeatMs?: number; onCutOff?: () => void }): SseHub {
+export function createSseHub(options: {
+  maxBufferedBytes: number;
+  heartbeatMs?: number;
+  onCutOff?: () => void;
+  /** Sent with every stream's head besides its own (the server's security headers). */
+  headers?: Readonly<Record<string, string>>;
+}): SseHub {
   const clients = new Set<ServerResponse>();
   const drop = (res: ServerResponse): void => {
     clients.delete(res);
@@ -25,6 +31,7 @@ export function createSseHub(options: { maxBufferedBytes: number; heartbeatMs?: 
   return {
     add(res) {
       res.writeHead(200, {
+        ...options.headers,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
         connection: 'keep-alive',

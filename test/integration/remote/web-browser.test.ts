@@ -5,12 +5,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { withTempDir } from '../../helpers/tmp';
-import { HOSTILE_IMG, HOSTILE_SCRIPT, startWebFixture, type WebFixture } from '../../helpers/web-fixture';
+import { HOSTILE_IMG, HOSTILE_SCRIPT, LONG_NAME, startWebFixture, type WebFixture } from '../../helpers/web-fixture';
 
 /**
  * The web page in a real browser (Debian's chromium, driven by puppeteer-core; .ci/run installs
  * it): lanes live, approve by click, batch reject with a reason, a terminal decision shown,
- * hostile text as text, wrong or missing token gets nothing, one column on a phone.
+ * hostile text as text (a message, a file name, a tool name, a tool's input and result, a
+ * notice), wrong or missing token gets nothing, a phone-sized screen (nothing wider than it, a
+ * tap approves).
  * `LEGION_UPDATE_SCREENSHOT=1` also writes docs/remote-web.png.
  */
 
@@ -104,6 +106,28 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         await page.waitForFunction(() => !document.querySelector('#requests li[data-request-id="apr-4"]'));
         assert.equal(await page.$eval('#decided', (el) => el.textContent), 'apr-4 approved in the terminal');
 
+        // Hostile tool calls: markup as a file name (in the queue row, its input, the tool row) and as a
+        // tool name (tool row, error result), and in a notice: all shown as text, nothing runs.
+        const nasty = f.h.core.send('worker', 'nasty', 'nasty');
+        assert.ok(nasty.ok);
+        await page.waitForSelector(rowSelector('apr-5'));
+        assert.ok((await page.$eval(rowSelector('apr-5'), (el) => el.textContent ?? '')).includes(`wants file_write ${HOSTILE_IMG}.txt`));
+        assert.ok((await page.$eval(`${rowSelector('apr-5')} pre`, (el) => el.textContent ?? '')).includes(JSON.stringify(HOSTILE_SCRIPT)));
+        f.h.core.bus.emit({ type: 'notice', level: 'warn', message: `a tool said ${HOSTILE_SCRIPT} ${HOSTILE_IMG}` });
+        await page.click(`${rowSelector('apr-5')} button.reject`);
+        const nastyLane = `article.lane[data-session-id="${nasty.sessionId}"]`;
+        await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .result`).length === 2, {}, nastyLane);
+        const toolRows = await page.$$eval(`${nastyLane} .tool`, (els) => els.map((el) => el.textContent ?? ''));
+        assert.equal(toolRows.length, 2, toolRows.join('\n'));
+        assert.ok(toolRows[0]!.startsWith(`\u25b8 file_write ${HOSTILE_IMG}.txt`), toolRows[0]);
+        assert.ok(toolRows[1]!.startsWith(`\u25b8 ${HOSTILE_SCRIPT}`), toolRows[1]);
+        const results = await page.$$eval(`${nastyLane} .result`, (els) => els.map((el) => el.textContent ?? ''));
+        assert.ok(results.some((r) => r.includes(HOSTILE_SCRIPT)), results.join('\n'));
+        assert.ok((await page.$eval('#notice-list', (el) => el.textContent ?? '')).includes(`a tool said ${HOSTILE_SCRIPT} ${HOSTILE_IMG}`));
+        assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+        assert.equal(await page.$$eval('img', (els) => els.length), 0);
+        assert.equal(await page.evaluate(() => document.scripts.length), 1, 'only the page\'s own script');
+
         // A page that reloads (or a phone that reconnects) gets the whole state back.
         await page.reload();
         await page.waitForSelector('#conn[data-state="live"]');
@@ -111,15 +135,31 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         assert.ok((await page.$$('article.lane')).length >= 4);
         assert.deepEqual((page as Page & { errors?: string[] }).errors, []);
 
-        // Phone: one column under 600 px.
-        await page.setViewport({ width: 390, height: 844, isMobile: true });
-        const columns = await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length);
-        assert.equal(columns, 1);
+        // Phone: 360 px wide, with a request and a lane holding an unbroken 154-character file name:
+        // one column, nothing wider than the screen, the buttons inside it and tall enough, a tap approves.
+        await page.setViewport({ width: 360, height: 740, isMobile: true, hasTouch: true });
+        const phone = f.h.core.send('worker', 'write f', 'phone');
+        assert.ok(phone.ok);
+        await page.waitForSelector(rowSelector('apr-6'));
+        await page.waitForSelector(`article.lane[data-session-id="${phone.sessionId}"] .tool`);
+        assert.equal(await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length), 1);
+        // Against 360 itself: a mobile browser widens its viewport (zooms out) to fit content that overflows.
+        const overflow = await page.evaluate(() => [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > 360.5 || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible')
+          .map((el) => `${el.tagName}.${el.className}`));
+        assert.deepEqual(overflow, [], 'nothing reaches past the right edge');
+        assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]), [360, 360], 'no sideways scrolling, no zooming out');
+        for (const button of ['button.approve', 'button.reject']) {
+          const box = await (await page.$(`${rowSelector('apr-6')} ${button}`))!.boundingBox();
+          assert.ok(box && box.x >= 0 && box.x + box.width <= 360 && box.height >= 34, `${button}: ${JSON.stringify(box)}`);
+        }
+        await page.tap(`${rowSelector('apr-6')} button.approve`);
+        await until(() => existsSync(join(dir, LONG_NAME)), 'the file approved by a tap');
         await page.setViewport({ width: 1200, height: 860 });
         assert.ok((await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length)) > 1);
         if (process.env.LEGION_UPDATE_SCREENSHOT === '1') {
           assert.ok(f.h.core.send('worker', 'write e', 'shot').ok);
-          await page.waitForSelector(rowSelector('apr-5'));
+          await page.waitForSelector(rowSelector('apr-7'));
           await page.screenshot({ path: join(import.meta.dirname, '..', '..', '..', 'docs', 'remote-web.png') as `${string}.png` });
         }
 

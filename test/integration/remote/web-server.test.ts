@@ -32,6 +32,13 @@ test('web: no token, a wrong token (any length), or a query token on a POST gets
         const header = await call(f, path, { headers: { 'x-legion-token': wrongSameLength } });
         assert.equal(header.status, 401);
       }
+      for (const path of ['/api/approvals', '/api/reply']) {
+        for (const headers of [{}, { 'x-legion-token': wrongSameLength }, { authorization: `Bearer ${wrongSameLength}` }, { 'x-legion-token': '' }] as Record<string, string>[]) {
+          const res = await call(f, path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"requestIds":["apr-1"],"decision":"approved"}' });
+          assert.equal(res.status, 401, `POST ${path} ${JSON.stringify(headers)}`);
+          assert.equal(res.text, 'unauthorized\n');
+        }
+      }
       const post = await call(f, `/api/approvals?token=${f.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"requestIds":["apr-1"],"decision":"approved"}' });
       assert.equal(post.status, 401, 'a POST needs the header: a link or a cross-site form cannot act');
       assert.equal((await call(f, '/api/state', { headers: { authorization: `Bearer ${f.token}` } })).status, 200);
@@ -83,6 +90,15 @@ test('web: the page has a strict CSP, no inline script, nosniff, no framing; the
       assert.equal(js.status, 200);
       assert.match(js.headers.get('content-type')!, /^text\/javascript/);
       assert.match((await call(f, `/app.css?token=${f.token}`)).text, /@media \(max-width:600px\)/);
+      // The event stream carries the same headers (the fuzz test found it did not).
+      const stream = await fetch(`${f.base}/events?token=${f.token}`);
+      assert.equal(stream.status, 200);
+      assert.equal(stream.headers.get('content-security-policy'), csp);
+      assert.equal(stream.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(stream.headers.get('referrer-policy'), 'no-referrer');
+      await stream.body!.cancel();
+      // Loopback unless a host is chosen: the server's own URL says where it listens.
+      assert.match(f.web.url, new RegExp(`^http://127\\.0\\.0\\.1:${f.web.port}/\\?token=${f.token}$`));
     } finally {
       await f.close();
     }
