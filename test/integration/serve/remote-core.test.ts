@@ -73,6 +73,9 @@ test('remote cores: the same lanes and queue everywhere, a decision in one disap
       // The history browser's reads, through the interface.
       const runs = await c.runs();
       assert.ok(runs.some((r) => r.id === app.runId));
+      const listed = await c.runSessions(app.runId);
+      assert.deepEqual(listed.map((x) => x.id).sort(), app.core.sessions().map((x) => x.id).sort());
+      assert.ok(listed.every((x) => x.messageCount === app.core.history(x.id).length), 'the counts of the files on disk');
       const lines = await c.transcript(app.runId, 'session-user__worker__default');
       assert.ok(lines.some((l) => l.text.includes('wrote it')));
       const found = await c.searchHistory(app.runId, 'wrote it');
