@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claimServerInfo, prepareSocketDir, serveInfoFile, socketPathFor, type ServerInfo } from '../../../src/serve/discovery';
+import { locateServer } from '../../../src/serve/locate';
+import { withTempDir } from '../../helpers/tmp';
+
+const HOST = 'this-host';
+const info = (legionDir: string, over: Partial<ServerInfo> = {}): ServerInfo => ({
+  pid: 4242, hostname: HOST, socket: join(legionDir, 'serve.sock'), runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', version: 't', ...over,
+});
+
+async function listening(path: string): Promise<() => Promise<void>> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(path, r));
+  return () => new Promise<void>((r) => server.close(() => r()));
+}
+
+test('locate: no serve.json is no server; a live one that answers is running; one of another host counts as running', async () => {
+  await withTempDir(async (dir) => {
+    assert.deepEqual(await locateServer(dir, { hostname: HOST }), { kind: 'none' });
+    const mine = info(dir);
+    assert.equal(claimServerInfo(dir, mine), true);
+    assert.equal(claimServerInfo(dir, mine), false, 'created exclusively: the one-server lock');
+    assert.equal(statSync(serveInfoFile(dir)).mode & 0o777, 0o600);
+    assert.deepEqual(await locateServer(dir, { hostname: HOST, isAlive: () => true, probe: async () => true }), { kind: 'running', info: mine });
+    // Another host's server cannot be checked from here: never taken for stale.
+    const found = await locateServer(dir, { hostname: 'elsewhere', isAlive: () => false, probe: async () => false });
+    assert.equal(found.kind, 'running');
+    assert.ok(existsSync(serveInfoFile(dir)));
+  });
+});
+
+test('locate: a server whose process is gone (SIGKILL) is stale: serve.json and its socket are removed, with one notice', async () => {
+  await withTempDir(async (dir) => {
+    const mine = info(dir);
+    const close = await listening(mine.socket);
+    try {
+      claimServerInfo(dir, mine);
+      const found = await locateServer(dir, { hostname: HOST, isAlive: () => false });
+      assert.deepEqual(found, { kind: 'none', recovered: `the Legion server of this workspace (pid 4242) is gone: removed its stale ${serveInfoFile(dir)} and socket` });
+      assert.ok(!existsSync(serveInfoFile(dir)));
+      assert.ok(!existsSync(mine.socket), 'the socket file is removed');
+    } finally {
+      await close();
+    }
+  });
+});
+
+test('locate: a live pid whose socket does not answer is a server starting for 3 s, then stale (a reused pid)', async () => {
+  await withTempDir(async (dir) => {
+    claimServerInfo(dir, info(dir));
+    const born = statSync(serveInfoFile(dir)).mtimeMs;
+    const deps = { hostname: HOST, isAlive: () => true, probe: async () => false };
+    assert.equal((await locateServer(dir, { ...deps, now: () => born + 1_000 })).kind, 'running');
+    const late = await locateServer(dir, { ...deps, now: () => born + 10_000 });
+    assert.equal(late.kind, 'none');
+    assert.match(late.kind === 'none' ? late.recovered ?? '' : '', /is gone: removed its stale/);
+    assert.ok(!existsSync(serveInfoFile(dir)));
+  });
+});
+
+test('locate: an unreadable serve.json is left alone while it may be being written, then removed', async () => {
+  await withTempDir(async (dir) => {
+    writeFileSync(serveInfoFile(dir), '{"pid":');
+    const born = statSync(serveInfoFile(dir)).mtimeMs;
+    assert.deepEqual(await locateServer(dir, { hostname: HOST, now: () => born + 500 }), { kind: 'none' });
+    assert.ok(existsSync(serveInfoFile(dir)));
+    assert.deepEqual(await locateServer(dir, { hostname: HOST, now: () => born + 10_000 }), { kind: 'none', recovered: `removed an unreadable ${serveInfoFile(dir)}` });
+    assert.ok(!existsSync(serveInfoFile(dir)));
+  });
+});
+
+test('socket path: .legion/serve.sock when short enough; else a private XDG_RUNTIME_DIR, else <tmp>/legion-<uid>/', async () => {
+  await withTempDir(async (dir) => {
+    const uid = process.getuid?.() ?? 0;
+    assert.equal(socketPathFor(join(dir, '.legion'), {}, uid), join(dir, '.legion', 'serve.sock'));
+    const deep = join(dir, 'x'.repeat(120), '.legion');
+    const runtime = join(dir, 'run');
+    mkdirSync(runtime, { mode: 0o700 });
+    const inRuntime = socketPathFor(deep, { XDG_RUNTIME_DIR: runtime }, uid);
+    assert.match(inRuntime, new RegExp(`^${runtime}/legion-[0-9a-f]{16}\\.sock$`));
+    assert.equal(socketPathFor(deep, { XDG_RUNTIME_DIR: runtime }, uid), inRuntime, 'stable for a workspace');
+    assert.notEqual(socketPathFor(`${deep}2`, { XDG_RUNTIME_DIR: runtime }, uid), inRuntime, 'another workspace, another name');
+    chmodSync(runtime, 0o755);
+    assert.match(socketPathFor(deep, { XDG_RUNTIME_DIR: runtime }, uid), new RegExp(`^${tmpdir()}/legion-${uid}/legion-[0-9a-f]{16}\\.sock$`), 'a runtime dir others can read is not used');
+    assert.match(socketPathFor(deep, { XDG_RUNTIME_DIR: runtime }, uid + 1), new RegExp(`/legion-${uid + 1}/`), 'nor one of another user');
+  });
+});
+
+test('socket dir: the shared-tmp fallback is created 0700 (tightened if looser), refused when it is not this user\'s directory', async () => {
+  await withTempDir(async (dir) => {
+    const uid = process.getuid?.() ?? 0;
+    const legionDir = join(dir, '.legion');
+    assert.equal(prepareSocketDir(join(legionDir, 'serve.sock'), legionDir, uid), null, 'nothing to do in .legion/');
+    const made = join(dir, 'legion-made');
+    assert.equal(prepareSocketDir(join(made, 's.sock'), legionDir, uid), null);
+    assert.equal(statSync(made).mode & 0o777, 0o700);
+    const loose = join(dir, 'legion-loose');
+    mkdirSync(loose, { mode: 0o777 });
+    chmodSync(loose, 0o777);
+    assert.equal(prepareSocketDir(join(loose, 's.sock'), legionDir, uid), null);
+    assert.equal(statSync(loose).mode & 0o777, 0o700);
+    // Someone else's directory (here: owned by another uid than the one given), or a symlink planted there.
+    assert.match(prepareSocketDir(join(loose, 's.sock'), legionDir, uid + 1) ?? '', /is not a directory of this user: the socket is not put there$/);
+    const planted = join(dir, 'legion-planted');
+    symlinkSync(made, planted);
+    assert.match(prepareSocketDir(join(planted, 's.sock'), legionDir, uid) ?? '', /is not a directory of this user/);
+  });
+});
