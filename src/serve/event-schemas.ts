@@ -47,7 +47,9 @@ const BODY_SCHEMAS: { readonly [T in EventType]: z.ZodType<EventBodies[T]> } = {
   'context-size': z.looseObject({ sessionId: id, participantId: id, tokens: count, window: count }),
   'mcp-status': z.looseObject({ server: z.string(), state: z.enum(['starting', 'ready', 'failed', 'stopped']), tools: z.array(z.string()), error: z.string().optional() }),
   'tool-progress': z.looseObject({ sessionId: id, participantId: id, toolUseId: id, progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
-  'workflow-start': z.looseObject({ workflowId: id, name: z.string(), steps: z.array(z.string()), budgetUsd: usd.optional(), resumed: z.boolean() }),
+  'workflow-start': z.looseObject({
+    workflowId: id, name: z.string(), steps: z.array(z.string()), budgetUsd: usd.optional(), resumed: z.boolean(), ended: z.array(z.string()).optional(), spentUsd: usd.optional(),
+  }),
   'workflow-step-start': z.looseObject({ workflowId: id, name: z.string(), stepId: z.string(), agent: z.string(), sessionId: id, resumed: z.boolean() }),
   'workflow-step-end': z.looseObject({
     workflowId: id, name: z.string(), stepId: z.string(), sessionId: id, status: z.enum(['done', 'failed', 'cancelled', 'skipped']), error: z.string().optional(), costUsd: usd,

@@ -35,5 +35,8 @@ export function createMethods(core: Core): { [M in Method]: Handler<M> } {
     runSessions: (p) => (core.runSessions ? core.runSessions(p.runId) : missing('run history')),
     transcript: (p) => (core.transcript ? core.transcript(p.runId, p.sessionId) : missing('run history')),
     search: (p) => (core.searchHistory ? core.searchHistory(p.runId, p.query) : missing('run history')),
+    workflows: () => (core.workflows ? core.workflows() : missing('workflows')),
+    startWorkflow: (p) => (core.startWorkflow ? core.startWorkflow(p.name, p.input, p.inputs ?? {}) : { ok: false, error: 'this server has no workflows' }),
+    cancelWorkflow: (p) => (core.cancelWorkflow?.(p.workflowId) ? { ok: true } : { ok: false, error: `no running workflow ${p.workflowId}` }),
   };
 }

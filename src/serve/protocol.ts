@@ -72,6 +72,13 @@ export const METHOD_PARAMS = {
   runSessions: z.strictObject({ runId: z.string().min(1).max(200) }),
   transcript: z.strictObject({ runId: z.string().min(1).max(200), sessionId }),
   search: z.strictObject({ runId: z.string().min(1).max(200), query: z.string().max(1000) }),
+  // Workflows (docs/workflows.md#core-interface): list, start, cancel; progress arrives as `workflow-*` events.
+  workflows: z.strictObject({}),
+  startWorkflow: z.strictObject({
+    name: z.string().min(1).max(64), input: text,
+    inputs: z.record(z.string().min(1).max(64), z.string().max(64 * 1024)).refine((r) => Object.keys(r).length <= 64, 'at most 64 inputs').optional(),
+  }),
+  cancelWorkflow: z.strictObject({ workflowId: z.string().min(1).max(200) }),
 } as const;
 
 export type Method = keyof typeof METHOD_PARAMS;

@@ -1,4 +1,4 @@
-import type { LegionCore, PendingApproval, RunSummary, SendOutcome, SessionInfo, SessionSummary } from '../runtime/core-api';
+import type { LegionCore, PendingApproval, RunSummary, SendOutcome, SessionInfo, SessionSummary, WorkflowInfo } from '../runtime/core-api';
 import type { LegionEvent } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import type { RunUsage } from '../runtime/usage-book';
@@ -31,6 +31,10 @@ export interface RemoteCore extends LegionCore {
   runSessions(runId: string): Promise<SessionSummary[]>;
   transcript(runId: string, sessionId: string): Promise<TranscriptLine[]>;
   searchHistory(runId: string, query: string): Promise<HistorySearchResult>;
+  workflows(): Promise<readonly WorkflowInfo[]>;
+  startWorkflow(name: string, input: string, inputs?: Readonly<Record<string, string>>): Promise<{ ok: true; workflowId: string } | { ok: false; error: string }>;
+  /** Sent to the server (a refusal arrives as a notice); false when not connected. */
+  cancelWorkflow(workflowId: string): boolean;
 }
 
 export interface AttachOptions {
@@ -246,6 +250,16 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     runSessions: async (runId) => checkResult('runSessions', await request('runSessions', { runId }), 'runSessions'),
     transcript: async (runId, sessionId) => checkResult('transcript', await request('transcript', { runId, sessionId }), 'transcript') as TranscriptLine[],
     searchHistory: async (runId, query) => checkResult('search', await request('search', { runId, query }), 'search') as unknown as HistorySearchResult,
+    workflows: async () => checkResult('workflows', await request('workflows', {}), 'workflows') as WorkflowInfo[],
+    startWorkflow: async (name, input, inputs = {}) => {
+      if (!connection.isOpen) return { ok: false, error: 'not connected to the Legion server' };
+      return checkResult('workflowStart', await request('startWorkflow', { name, input, inputs: { ...inputs } }), 'startWorkflow');
+    },
+    cancelWorkflow(workflowId) {
+      if (!connection.isOpen) return false;
+      fire('cancelWorkflow', { workflowId });
+      return true;
+    },
     async shutdown() {
       detaching = true;
       if (connection.isOpen) connection.close();

@@ -44,6 +44,11 @@ export const RESULT_SCHEMAS = {
   runs: z.array(z.looseObject({ id: z.string(), createdAt: z.string(), updatedAt: z.string(), title: z.string().optional(), sessionCount: count })),
   runSessions: z.array(z.looseObject({ id: z.string(), initiatorId: z.string(), responderId: z.string(), name: z.string(), messageCount: count, lastActivity: z.string() })),
   transcript: z.array(z.looseObject({ messageIndex: z.number().int(), kind: z.string(), text: z.string() })),
+  workflows: z.array(z.looseObject({
+    name: z.string(), description: z.string(), steps: z.array(z.string()), inputs: z.array(z.string()), usesInput: z.boolean(),
+    file: z.string(), source: z.enum(['project', 'shipped']), budgetUsd: z.number().optional(), error: z.string().optional(),
+  })),
+  workflowStart: z.union([z.strictObject({ ok: z.literal(true), workflowId: z.string() }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
   search: z.looseObject({
     hits: z.array(z.looseObject({ sessionId: z.string(), messageIndex: z.number().int(), lineIndex: z.number().int(), line: z.string(), ranges: z.array(z.tuple([z.number(), z.number()])) })),
     truncated: z.boolean(), sessionsSearched: count,

@@ -9,6 +9,7 @@ import { createDeltaCoalescer } from '../../events/coalesce';
 import { attachChoice, serverToAttach } from '../attach';
 import { runAttached } from '../run-attached';
 import { parseInputFlags, runWorkflow } from './run-workflow';
+import { runAttachedWorkflow } from '../run-attached-workflow';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -64,9 +65,9 @@ export const runCommand: Command = {
     // A server runs for the workspace: the message goes to it (docs/serve.md#attaching).
     const server = await serverToAttach(context, attachChoice(context));
     if (server) {
-      // The server's core does not take workflow commands over the socket yet (docs/workflows.md#cli).
-      if (workflow !== undefined) throw new LegionError('legion run --workflow does not go through a running Legion server yet: stop it (legion stop) or add --no-attach', RUN_EXIT.usage);
       if (args.flags.has('approve')) throw new LegionError('--approve does not apply to an attached run: approvals wait in the server\'s queue (add --no-attach to run here)', RUN_EXIT.usage);
+      // The server's core runs the workflow (docs/workflows.md#cli).
+      if (workflow !== undefined) return runAttachedWorkflow(io, server, { name: workflow, input: message, inputs: workflowInputs, json, clean, exit: RUN_EXIT });
       return runAttached(io, server, {
         to, ...(name !== undefined ? { name } : {}), message, json, coalesce: args.flags.has('coalesce'), clean,
         exit: { ok: RUN_EXIT.ok, turnFailed: RUN_EXIT.turnFailed, incomplete: RUN_EXIT.incomplete, budget: RUN_EXIT.budget, interrupted: RUN_EXIT.interrupted },
