@@ -42,6 +42,10 @@ interface Tracked {
 }
 
 const USER_ID = 'user';
+/** Other chats named in a notice of their own; past this many, one last notice and the log only (a bot anyone can message must not flood the notices or grow memory). */
+export const IGNORED_CHATS_NOTICED = 20;
+/** Questions whose replies are still matched to their session (oldest forgotten first). */
+export const QUESTIONS_KEPT = 200;
 
 export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const api = new Api(deps.token, { ...(deps.apiRoot ? { apiRoot: deps.apiRoot } : {}), timeoutSeconds: (deps.pollSeconds ?? 25) + 15 });
@@ -96,6 +100,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     try {
       const sent = await api.sendMessage(deps.chatId, questionMessage(askedBy, sessionId, text), {}, signal);
       questions.set(sent.message_id, sessionId);
+      if (questions.size > QUESTIONS_KEPT) questions.delete(questions.keys().next().value!);
     } catch (error) {
       if (!stop.signal.aborted) reportFailure('sending a question', error);
     }
@@ -121,10 +126,10 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const ignore = (chatId: number | undefined, what: string): void => {
     const line = `ignored ${what} from chat ${chatId ?? '?'} (only chat ${deps.chatId} is obeyed)`;
     deps.log?.(`telegram: ${line}`);
-    if (chatId !== undefined && !ignoredChats.has(chatId)) {
-      ignoredChats.add(chatId);
-      notice('warn', `${line}; further messages from it are ignored silently`);
-    }
+    if (chatId === undefined || ignoredChats.has(chatId) || ignoredChats.size > IGNORED_CHATS_NOTICED) return;
+    ignoredChats.add(chatId);
+    if (ignoredChats.size <= IGNORED_CHATS_NOTICED) notice('warn', `${line}; further messages from it are ignored silently`);
+    else notice('warn', `ignored messages from more than ${IGNORED_CHATS_NOTICED} other chats; further ones are only logged`);
   };
 
   const say = (text: string, replyTo?: number): Promise<unknown> =>

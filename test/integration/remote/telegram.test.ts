@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { IGNORED_CHATS_NOTICED } from '../../../src/remote/telegram';
 import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
 import { startAppHarness, type AppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
@@ -96,6 +97,19 @@ test('telegram: a button press or a message from another chat is ignored and log
     const edit = await bot.waitFor(isEdit(/rejected/));
     assert.match(String(edit.params.text), /\n\n❌ rejected in the terminal: not today$/);
     assert.equal(await h.core.idle(sent.sessionId), 'worker: rejected by user: not today');
+  });
+});
+
+test('telegram: messages from many other chats: each logged, at most 20 notices and one "more chats" notice, nothing more kept', async () => {
+  await withRig(async ({ h, bot, logged }) => {
+    for (let i = 0; i < 30; i++) bot.push({ message: { message_id: 50 + i, date: 0, chat: { id: 1000 + i, type: 'private' }, from: { id: 1000 + i, is_bot: false, first_name: 'X' }, text: 'hi' } });
+    bot.push({ message: { message_id: 90, date: 0, chat: { id: CHAT, type: 'private' }, from: ANN, text: '/status' } });
+    await bot.waitFor(isSend(/^Legion: 0 requests wait for you/));
+    assert.equal(logged.length, 30);
+    const notices = h.events.filter((e) => e.type === 'notice' && e.message.startsWith('telegram: ignored')).map((e) => (e.type === 'notice' ? e.message : ''));
+    assert.equal(notices.length, IGNORED_CHATS_NOTICED + 1);
+    assert.match(notices[IGNORED_CHATS_NOTICED - 1]!, /from chat 1019 /);
+    assert.equal(notices[IGNORED_CHATS_NOTICED], `telegram: ignored messages from more than ${IGNORED_CHATS_NOTICED} other chats; further ones are only logged`);
   });
 });
 

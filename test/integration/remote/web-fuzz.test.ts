@@ -15,7 +15,7 @@ import { startWebFixture, type WebFixture } from '../../helpers/web-fixture';
  * truncated and mistyped JSON, prototype keys, deep nesting, oversized), plus raw sockets that
  * send garbage instead of HTTP. Invariants: no answer is a 500 and the server never stops;
  * without the token (or with it only in the query of a POST) the answer is a bare 401 and
- * nothing else; every answer carries the CSP; apr-1 (which no authorized fuzz body names) is
+ * nothing else; every answer carries the CSP and no cookie; apr-1 (which no authorized fuzz body names) is
  * never decided; afterwards the page still works and a real decision still runs the call.
  * Fixed seed by default; LEGION_FUZZ_SEED replays, LEGION_FUZZ_LONG=1 runs longer.
  */
@@ -150,6 +150,7 @@ test(`web fuzz (seed ${SEED}): ${ITERATIONS} hostile requests and garbage socket
           }
           assert.ok(ALLOWED.has(answer.status), `${what} → ${answer.status} ${answer.body.slice(0, 200)}`);
           assert.match(String(answer.headers['content-security-policy']), /default-src 'none'/, what);
+          assert.equal(answer.headers['set-cookie'], undefined, `${what}: no cookies, ever`);
           const hostOk = isLoopbackName(String(shot.headers.host ?? '127.0.0.1'));
           if (!hostOk) {
             assert.equal(answer.status, 403, what);
