@@ -356,3 +356,27 @@ test('restart while a step waits on an approval: the core resumes that turn, the
     }
   });
 });
+
+test('cancel while the workflow\'s budget request waits: the request is withdrawn, no step starts, the workflow ends cancelled', async () => {
+  await withTempDir(async (dir) => {
+    const wf = `budgetUsd: 0.25\nsteps:
+  - { id: spend, agent: planner, prompt: "costly" }
+  - { id: next, agent: coder, after: [spend], prompt: "implement" }
+`;
+    const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { capped: wf }, models: PRICES });
+    try {
+      const started = await h.commands.startWorkflow('capped', '');
+      assert.ok(started.ok);
+      const request = await h.waitFor((e) => e.type === 'approval-request' && e.toolName === 'budget');
+      assert.ok(request.type === 'approval-request');
+      assert.equal(h.commands.cancelWorkflow(started.workflowId), true);
+      const end = await waitEnd(h as never);
+      assert.deepEqual([end.status, end.failed, end.skipped], ['cancelled', [], ['next']]);
+      assert.ok(h.events.some((e) => e.type === 'approval-resolve' && e.requestId === request.requestId && e.decidedBy === 'cancel' && e.decision === 'rejected'));
+      assert.deepEqual(h.core.pendingApprovals(), []);
+      assert.equal(h.core.history('session-user__coder__capped-next').length, 0);
+    } finally {
+      await h.stop();
+    }
+  });
+});
