@@ -274,3 +274,18 @@ test('Esc and an arrow typed together (one chunk: ESC ESC [ B) are both keys: ba
     assert.match(f, /▶ \[ \] shell npm test/);
   });
 });
+
+test('a budget request (docs/context.md#budgets) shows which budget, what was spent and what approving does; y raises it by its id', async () => {
+  await withQueue(async (h) => {
+    await h.emit(open('ur-agent', 'scribe', 'notes'));
+    await h.emit(request({
+      requestId: 'b1', toolName: 'budget', ruleId: null,
+      input: { budget: 'runUsd', spentUsd: 1.0312, limit: 1, raiseBy: 1 },
+      reason: 'budget reached: budgets.runUsd ($1.03 of $1.00); approve to raise it by $1.00, reject to end the turn',
+    }));
+    const f = h.frame();
+    assert.match(f, /▶ \[ \] budget runUsd {2}· budget reached: budgets\.runUsd \(\$1\.03 of \$1\.00\); approve to raise it by \$1\.00/);
+    await h.type('y');
+    assert.deepEqual(h.resolves, [{ ids: ['b1'], decision: 'approved', options: {} }]);
+  }, { columns: 160 });
+});
