@@ -4,6 +4,7 @@ import type { CompactionEntry, SessionView, ToolLive, UiState } from './ui-state
 import { awaitsUser, newSessionView } from './ui-state';
 import { parseSessionId, placeLane, presentQuestion } from './lanes';
 import { addWorkflowUsage, reduceWorkflow } from './workflows';
+import { decidedByText } from '../../src/remote/describe';
 
 /**
  * The one place where events become UI state. Pure: the same event list always gives the
@@ -47,7 +48,10 @@ export function reduce(state: UiState, event: LegionEvent): UiState {
       const request = state.pending[event.requestId];
       if (!request) return state;
       const { [event.requestId]: _gone, ...pending } = state.pending;
-      const next = { ...state, pending };
+      // Decided on the web page or in Telegram: the terminal says so (docs/remote.md), as they say "in the terminal".
+      const next = event.decidedBy.startsWith('remote:')
+        ? { ...state, pending, notice: joinNotice(state.notice, 'info', `${event.requestId} ${event.decision} ${decidedByText(event.decidedBy)}`) }
+        : { ...state, pending };
       return update(next, request.sessionId, event.at, (s) => {
         const tool = s.tools[request.toolUseId];
         if (!tool || tool.state !== 'waiting-approval') return s;

@@ -83,6 +83,23 @@ test('tool calls: pending → running → ok with summary; rejections and approv
   assert.equal(s.sessions[U]!.tools.t1!.summary, 'wrote 1 line');
 });
 
+test('a request decided on the web page or in Telegram leaves the queue and the status line says where; a terminal decision says nothing', () => {
+  const use = { type: 'tool_use' as const, id: 't1', name: 'file_write', input: { path: 'a.md', content: 'x' } };
+  const request = (id: string, toolUseId: string): EventInput => ({
+    type: 'approval-request', requestId: id, sessionId: U, participantId: 'ur-agent', chain: ['user', 'ur-agent'], toolUseId,
+    toolName: 'file_write', input: use.input, ruleId: 'ask-writes', approverId: 'user',
+  });
+  let s = replay(events(open('user', 'ur-agent'), assistant(U, [use, { ...use, id: 't2' }, { ...use, id: 't3' }]), request('apr-1', 't1'), request('apr-2', 't2'), request('apr-3', 't3')));
+  s = replay(events({ type: 'approval-resolve', requestId: 'apr-1', decision: 'approved', decidedBy: 'user', reason: 'approved by user' }), s);
+  assert.equal(s.notice, null);
+  s = replay(events({ type: 'approval-resolve', requestId: 'apr-2', decision: 'approved', decidedBy: 'remote:telegram:@ann', reason: 'approved by remote:telegram:@ann' }), s);
+  assert.deepEqual(Object.keys(s.pending), ['apr-3']);
+  assert.deepEqual(s.notice, { level: 'info', text: 'apr-2 approved in Telegram by @ann' });
+  s = replay(events({ type: 'approval-resolve', requestId: 'apr-3', decision: 'rejected', decidedBy: 'remote:web', reason: 'no' }), s);
+  assert.equal(s.notice?.text, 'apr-2 approved in Telegram by @ann · apr-3 rejected on the web page');
+  assert.match(s.sessions[U]!.tools.t3!.summary!, /rejected by remote:web: no/);
+});
+
 test('usage adds up per session and in total; an unknown price is marked', () => {
   const usage = (cost: number | null): EventInput => ({
     type: 'usage', sessionId: U, participantId: 'ur-agent', model: 'm1', inputTokens: 100, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: cost,
