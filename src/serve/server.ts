@@ -158,7 +158,9 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       drop(client);
     });
     if (closing || clients.size >= limits.maxClients) {
-      socket.end(line({ error: { kind: 'refused', message: closing ? 'the server is stopping' : `more than ${limits.maxClients} clients` } }));
+      // Once the line is out, the socket is closed from here: a refused socket is never read, so
+      // it would never see its peer's end, and `server.close` (legion stop) would wait for it forever.
+      socket.end(line({ error: { kind: 'refused', message: closing ? 'the server is stopping' : `more than ${limits.maxClients} clients` } }), () => socket.destroy());
       return;
     }
     clients.add(client);

@@ -276,3 +276,31 @@ test('a client that stops reading cannot grow the server\'s memory: cut off at t
     }
   });
 });
+
+test('limits: clients past maxClients are refused with one error line (and the server still stops: a refused socket once held server.close forever); requests past maxPendingPerClient are refused, the others answered', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir, { maxClients: 2, maxPendingPerClient: 2 });
+    const open: Connection[] = [];
+    try {
+      open.push(await connectServer({ socket: s.socket, onEvent: () => undefined }));
+      open.push(await connectServer({ socket: s.socket, onEvent: () => undefined }));
+      await assert.rejects(connectServer({ socket: s.socket, onEvent: () => undefined }), /more than 2 clients/);
+      assert.equal(s.server.clientCount(), 2);
+      const c = open[0]!;
+      const sent = (await c.request('send', { responderId: 'worker', text: 'trickle', name: 'slow' })) as { sessionId: string };
+      // Two `idle` waits are held; a third is refused at once, while they wait.
+      const waits = [c.request('idle', { sessionId: sent.sessionId }), c.request('idle', { sessionId: sent.sessionId })];
+      await assert.rejects(c.request('idle', { sessionId: sent.sessionId }), (e: Error & { kind?: string }) => e.kind === 'refused' && /more than 2 requests waiting/.test(e.message));
+      s.app.core.cancel(sent.sessionId);
+      await Promise.all(waits);
+      // Once answered, requests are taken again.
+      assert.deepEqual((await c.request('sessions', {}) as { id: string }[]).map((x) => x.id), [sent.sessionId]);
+      open.pop()!.close();
+      await until(() => s.server.clientCount() === 1, 'the second client to be gone');
+      open.push(await connectServer({ socket: s.socket, onEvent: () => undefined }));
+    } finally {
+      for (const c of open) c.close();
+      await stop(s);
+    }
+  });
+});
