@@ -18,7 +18,7 @@ hostile tool calls ("nasty": a file name and a tool name that are markup), plus 
  */
 export const WEB_SCRIPT = `
 replies:
-${['a', 'b', 'c', 'd', 'e'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}${'  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }\n  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }\n'.repeat(8)}  - { agent: worker, on: message, when: "^write f", toolCalls: [{ name: file_write, input: { path: ${LONG_NAME}, content: "phone" } }] }
+${['a', 'b', 'c', 'd', 'e', 'g'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}${'  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }\n  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }\n'.repeat(8)}  - { agent: worker, on: message, when: "^write f", toolCalls: [{ name: file_write, input: { path: ${LONG_NAME}, content: "phone" } }] }
   - agent: worker
     on: message
     when: "^nasty"

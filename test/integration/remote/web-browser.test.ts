@@ -155,11 +155,18 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         }
         await page.tap(`${rowSelector('apr-6')} button.approve`);
         await until(() => existsSync(join(dir, LONG_NAME)), 'the file approved by a tap');
+
+        // A decision made in Telegram: the row leaves and the page says who decided it, and where.
+        assert.ok(f.h.core.send('worker', 'write g', 'g').ok);
+        await page.waitForSelector(rowSelector('apr-7'));
+        assert.deepEqual(f.h.core.resolveApprovals(['apr-7'], 'rejected', { by: 'remote:telegram:@ann', reason: 'not from my phone' }), { ok: true });
+        await page.waitForFunction(() => !document.querySelector('#requests li[data-request-id="apr-7"]'));
+        assert.equal(await page.$eval('#decided', (el) => el.textContent), 'apr-7 rejected in Telegram by @ann: not from my phone');
         await page.setViewport({ width: 1200, height: 860 });
         assert.ok((await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length)) > 1);
         if (process.env.LEGION_UPDATE_SCREENSHOT === '1') {
           assert.ok(f.h.core.send('worker', 'write e', 'shot').ok);
-          await page.waitForSelector(rowSelector('apr-7'));
+          await page.waitForSelector(rowSelector('apr-8'));
           await page.screenshot({ path: join(import.meta.dirname, '..', '..', '..', 'docs', 'remote-web.png') as `${string}.png` });
         }
 
