@@ -13,12 +13,14 @@ export const LONG_NAME = `f-${'x'.repeat(150)}.txt`;
  * The app as a user's start composes it (`composeApp` through startAppHarness: config, rules
  * from `.legion/rules.yaml`, audit on disk; the faux provider) where `worker` writes files only
  * after an approval (`file_write` asks) and answers with hostile text ("hostile"), or makes
-hostile tool calls ("nasty": a file name and a tool name that are markup), plus the web server on
+hostile tool calls ("nasty": a file name and a tool name that are markup), or asks the user
+("ask"), plus the web server on
  * port 0 over the composed core.
  */
 export const WEB_SCRIPT = `
 replies:
 ${['a', 'b', 'c', 'd', 'e', 'g'].map((f) => `  - { agent: worker, on: message, when: "^write ${f}", toolCalls: [{ name: file_write, input: { path: ${f}.txt, content: "written by worker" } }] }\n`).join('')}${'  - { agent: worker, on: tool-error, text: "not written: {{lastText}}" }\n  - { agent: worker, on: tool-result, text: "**done**: {{lastText}}" }\n'.repeat(8)}  - { agent: worker, on: message, when: "^write f", toolCalls: [{ name: file_write, input: { path: ${LONG_NAME}, content: "phone" } }] }
+  - { agent: worker, on: message, when: "^ask", toolCalls: [{ name: communicator, input: { targetId: user, message: "Which color?" } }] }
   - agent: worker
     on: message
     when: "^nasty"
@@ -38,7 +40,7 @@ export interface WebFixture {
 }
 
 export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number } = {}): Promise<WebFixture> {
-  const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write'] }], script: WEB_SCRIPT, rules: { file_write: 'ask' } });
+  const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: WEB_SCRIPT, rules: { file_write: 'ask' } });
   const token = newWebToken();
   const web = await startWeb({ core: h.core, token, port: 0, ...options });
   return {

@@ -156,6 +156,16 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         await page.tap(`${rowSelector('apr-6')} button.approve`);
         await until(() => existsSync(join(dir, LONG_NAME)), 'the file approved by a tap');
 
+        // An agent's question: its lane has an answer box; the answer sent from the page is the user's reply.
+        const ask = f.h.core.send('worker', 'ask', 'ask');
+        assert.ok(ask.ok);
+        const questionLane = 'article.lane[data-session-id="session-worker__user__default"]';
+        await page.waitForSelector(`${questionLane} form.answer input`);
+        await page.waitForFunction((sel) => (document.querySelector(`${sel} .body`)?.textContent ?? '').includes('Which color?'), {}, questionLane);
+        await page.type(`${questionLane} form.answer input`, 'blue, from the phone');
+        await page.tap(`${questionLane} form.answer button`);
+        assert.match(await f.h.core.idle(ask.sessionId), /blue, from the phone/);
+
         // A decision made in Telegram: the row leaves and the page says who decided it, and where.
         assert.ok(f.h.core.send('worker', 'write g', 'g').ok);
         await page.waitForSelector(rowSelector('apr-7'));
