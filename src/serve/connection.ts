@@ -24,8 +24,12 @@ export interface ConnectOptions {
   readonly client?: string;
   /** Every pushed event, in order; called from the first one after the welcome. */
   readonly onEvent: (event: LegionEvent) => void;
-  /** The connection ended: once, with the reason; `bye` when the server said goodbye (it is stopping). */
-  readonly onClose?: (reason: string, bye: boolean) => void;
+  /**
+   * The connection ended: once, with the reason. `final` when trying again is pointless: the
+   * server said goodbye (it is stopping) or broke the protocol (a line that does not parse
+   * would come again with the replay).
+   */
+  readonly onClose?: (reason: string, final: boolean) => void;
   readonly timeoutMs?: number;
 }
 
@@ -46,7 +50,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
     const timer = setTimeout(() => end(`no answer from ${options.socket}`), options.timeoutMs ?? 10_000);
 
     /** `graceful`: what this client wrote still reaches the server (its own close). */
-    const end = (reason: string, graceful = false, bye = false): void => {
+    const end = (reason: string, graceful = false, final = false): void => {
       if (!open) return;
       open = false;
       endReason = reason;
@@ -56,16 +60,16 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
       for (const w of waiting.values()) w.reject(new RemoteError('closed', reason));
       waiting.clear();
       if (!welcome) reject(new RemoteError('closed', reason));
-      else options.onClose?.(reason, bye);
+      else options.onClose?.(reason, final);
     };
 
     const onLine = (text: string): void => {
       const parsed = parseServerLine(text);
-      if (!parsed.ok) return end(parsed.error);
+      if (!parsed.ok) return end(parsed.error, false, true);
       const m = parsed.message;
       switch (m.kind) {
         case 'welcome':
-          if (welcome) return end('the server said welcome twice');
+          if (welcome) return end('the server said welcome twice', false, true);
           welcome = m.welcome;
           clearTimeout(timer);
           resolve(connection);
@@ -92,7 +96,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
       }
     };
 
-    const reader = createLineReader({ maxBytes: MAX_SERVER_LINE_BYTES, onLine, onOversize: (n) => end(`the server sent a line of ${n} bytes`) });
+    const reader = createLineReader({ maxBytes: MAX_SERVER_LINE_BYTES, onLine, onOversize: (n) => end(`the server sent a line of ${n} bytes`, false, true) });
     socket.on('data', (chunk: Buffer) => reader.push(chunk));
     socket.on('error', (error) => end(error.message));
     socket.on('close', () => end(endReason ?? 'the server closed the connection'));

@@ -54,11 +54,11 @@ export interface AttachOptions {
 export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCore> {
   const early: LegionEvent[] = [];
   let onEvent: (event: LegionEvent) => void = (event) => void early.push(event);
-  let closeReason: { reason: string; bye: boolean } | undefined;
-  let onClose: (reason: string, bye: boolean) => void = (reason, bye) => { closeReason = { reason, bye }; };
+  let closeReason: { reason: string; final: boolean } | undefined;
+  let onClose: (reason: string, final: boolean) => void = (reason, final) => { closeReason = { reason, final }; };
   const client = options.client ?? 'tui';
   let connection: Connection = await connectServer({
-    socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, bye) => onClose(reason, bye),
+    socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, final) => onClose(reason, final),
   });
   const request = async <M extends Method>(method: M, params: ParamsOf<M>): Promise<unknown> => connection.request(method, params);
   let snapshot: Snapshot;
@@ -129,7 +129,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
   };
   /**
    * A connection lost without the server's goodbye (a cut-off, a socket error) is tried again
-   * with `since`: when the server still holds every event after the last one received, they
+   * with `since` (not one the server ended by breaking the protocol: the replay would break it again): when the server still holds every event after the last one received, they
    * follow and nothing is lost; otherwise (a new server, too far behind) the front end is told.
    */
   const reconnect = async (reason: string): Promise<void> => {
@@ -138,7 +138,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       if (detaching) return;
       let next: Connection;
       try {
-        next = await connectServer({ socket: options.socket, client, since: lastReceived, onEvent: (event) => onEvent(event), onClose: (r, bye) => onClose(r, bye) });
+        next = await connectServer({ socket: options.socket, client, since: lastReceived, onEvent: (event) => onEvent(event), onClose: (r, final) => onClose(r, final) });
       } catch {
         continue;
       }
@@ -155,11 +155,11 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     }
     gone(reason);
   };
-  onClose = (reason, bye) => {
-    if (detaching || bye) return gone(reason);
+  onClose = (reason, final) => {
+    if (detaching || final) return gone(reason);
     void reconnect(reason);
   };
-  if (closeReason !== undefined) onClose(closeReason.reason, closeReason.bye);
+  if (closeReason !== undefined) onClose(closeReason.reason, closeReason.final);
 
   /** Fire a command; a refusal or failure the server reports becomes a notice. */
   const fire = <M extends Method>(method: M, params: ParamsOf<M>, sessionId?: string): void => {

@@ -123,6 +123,7 @@ async function fakeServer(path: string, onLine: (s: Socket, line: string, n: num
 }
 
 const WELCOME = JSON.stringify({ welcome: { protocol: 1, runId: 'r1', workspace: '/w', pid: 1, version: 't', lastSeq: 0, replay: 'snapshot' } });
+const BAD_EVENT = '{"event":{"seq":1,"at":"x","runId":"r1","type":"message-add","sessionId":"s","message":{"role":"robot"}}}';
 const EMPTY_SNAPSHOT = {
   runId: 'r1', lastSeq: 0, participants: [], sessions: [], histories: {}, contextRecords: {}, pendingApprovals: [],
   usage: { run: { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, partial: false, unpricedModels: [] }, sessions: {} },
@@ -164,28 +165,35 @@ test('fuzz, server → client: garbage, bad envelopes, malformed event bodies, a
       }
     }
 
-    // A remote core (what the TUI holds) fed a malformed event: a notice says so, nothing reaches the UI broken.
+    // A remote core (what the TUI holds) fed a malformed event: a notice says so, nothing reaches the UI broken, and it
+    // does not try again (the replay after `since` would bring the same line: a loop of reconnections).
     const path = join(dir, 'fake-core.sock');
     let connections = 0;
     const server = await fakeServer(path, (s, l, n) => {
       if (n === 0) {
         connections += 1;
-        if (connections > 1) return void s.destroy(); // no second chance
-        s.write(`${WELCOME}\n`);
+        const hello = JSON.parse(l) as { hello: { since?: number } };
+        s.write(`${WELCOME.replace('"replay":"snapshot"', `"replay":"${hello.hello.since === undefined ? 'snapshot' : 'since'}"`)}\n`);
+        if (hello.hello.since !== undefined) s.write(`${BAD_EVENT}\n`);
         return;
       }
+      // The snapshot first; the bad event comes when the front end asks anything next.
       const id = (JSON.parse(l) as { id: number }).id;
-      s.write(`${JSON.stringify({ id, result: EMPTY_SNAPSHOT })}\n`);
-      setImmediate(() => s.write('{"event":{"seq":1,"at":"x","runId":"r1","type":"message-add","sessionId":"s","message":{"role":"robot"}}}\n'));
+      s.write(n === 1 ? `${JSON.stringify({ id, result: EMPTY_SNAPSHOT })}\n` : `${BAD_EVENT}\n`);
     });
     try {
       const core = await attachRemoteCore({ socket: path });
       const seen: string[] = [];
       core.bus.subscribeAll((e) => void seen.push(e.type === 'notice' ? e.message : e.type));
+      const asked = core.runs().then(() => 'answered', (e: Error) => e.message);
       assert.match(await core.closed, /^the server sent a bad line: a message-add event \(seq 1\) is malformed: message\.role/);
       assert.deepEqual(seen.filter((s) => s !== 'message-add').length, seen.length, 'the malformed event never reached the bus');
       assert.ok(seen.some((m) => /^the Legion server went away \(the server sent a bad line/.test(m)), seen.join('\n'));
       assert.deepEqual(core.history('s'), []);
+      assert.match(await asked, /^the server sent a bad line/, 'the request waiting is told why');
+      // Reconnection attempts would start 100 ms after the end: give them ten times that to show up.
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(connections, 1, 'no reconnection to a server that broke the protocol');
     } finally {
       await new Promise((r) => server.close(r));
     }
