@@ -99,6 +99,9 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       const attach = spawnSync(process.execPath, [CLI, '--cwd', dir, 'run', '--attach', 'hi'], { env: { PATH: process.env.PATH, ...envAll }, encoding: 'utf8', timeout: 60_000 });
       assert.equal(attach.status, 1);
       assert.equal(attach.stderr, 'legion: no Legion server runs for this workspace: start one with `legion serve --detach`\n');
+      const attachTui = startTmux([...command, '--attach'], envAll);
+      tuis.push(attachTui);
+      await attachTui.waitFor(/legion: no Legion server runs for this workspace: start one with `legion serve --detach`\n\[exited 1\]/, 30_000);
 
       // --no-attach ignores a live server: a new run here, `local`, while the server goes on.
       const second = startServe(dir, envAll);
