@@ -24,10 +24,12 @@ export interface ServerLimits {
   readonly maxClients: number;
   /** Requests of one client still unanswered (`idle` waits) before more are refused. */
   readonly maxPendingPerClient: number;
+  /** A connection that has not said hello this long after connecting is closed (it would hold one of `maxClients`). */
+  readonly helloMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
-  maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 16 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256,
+  maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 16 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256, helloMs: 10_000,
 };
 
 export interface ServerOptions {
@@ -164,6 +166,14 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       return;
     }
     clients.add(client);
+    const helloTimer = setTimeout(() => {
+      if (client.live || client.closed) return;
+      log(`${client.label}: closed (no hello within ${limits.helloMs} ms)`);
+      fail(client, undefined, { kind: 'protocol', message: `no hello within ${limits.helloMs} ms` });
+      client.socket.end(() => drop(client));
+    }, limits.helloMs);
+    helloTimer.unref();
+    socket.once('close', () => clearTimeout(helloTimer));
     const reader = createLineReader({
       maxBytes: MAX_CLIENT_LINE_BYTES,
       onLine: (text) => {

@@ -304,3 +304,24 @@ test('limits: clients past maxClients are refused with one error line (and the s
     }
   });
 });
+
+test('a connection that never says hello is closed after helloMs, freeing its place; one that says hello stays', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const s = await serve(dir, { maxClients: 1, helloMs: 300 });
+    try {
+      const silent = await raw(s.socket);
+      const closed = new Promise<void>((r) => silent.s.once('close', () => r()));
+      assert.deepEqual(await silent.next(), { error: { kind: 'protocol', message: 'no hello within 300 ms' } });
+      await closed;
+      assert.ok(s.log.some((l) => l === 'client 1: closed (no hello within 300 ms)'), s.log.join('\n'));
+      await until(() => s.server.clientCount() === 0, 'its place to be free');
+      const c = await connectServer({ socket: s.socket, onEvent: () => undefined });
+      // Well past helloMs, the client that said hello is still served.
+      await new Promise((r) => setTimeout(r, 900));
+      assert.deepEqual(await c.request('sessions', {}), []);
+      c.close();
+    } finally {
+      await stop(s);
+    }
+  });
+});
