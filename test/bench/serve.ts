@@ -8,7 +8,9 @@
  *   `at` has millisecond resolution, so figures are ±1 ms.
  * - cpuRatio: CPU per streamed delta attached (the server process + this process running the
  *   real App on a remote core) ÷ CPU per delta of the App on the same core composed in this
- *   process (Ink's renderer on fake TTY streams, production React, as stream-sdk does).
+ *   process (Ink's renderer on fake TTY streams, production React, as stream-sdk does). Both
+ *   warm: the server's second answer (the first compiles its streaming path), the in-process
+ *   median over rounds that share this process.
  * - clients20MaxBehindMs: 20 attached clients (separate processes, bundled), 4 lanes streaming
  *   at once, one delta per 4 ms each (1,000 deltas/s in all, several times what models stream):
  *   the largest delay of any delta at any client (and the p99 over clients).
@@ -116,6 +118,12 @@ async function attached(deltas: number, withUi: boolean): Promise<{ latencyP95Ms
   const served = await startServe(replay.url);
   try {
     const core = await attachRemoteCore({ socket: served.socket, client: 'bench' });
+    // A server lives long: measure it warm, as the in-process figure is (its rounds share one
+    // process). A first answer, unmeasured and before the renderer mounts, compiles the
+    // server's streaming path; a fresh `legion serve` measured cold spent a third more per delta.
+    const warm = core.send('ur-agent', 'Please write a long answer.');
+    if (!warm.ok) throw new Error(warm.error);
+    await core.idle(warm.sessionId);
     const { mountBenchApp } = await import('../helpers/tui-bench');
     const ui = withUi ? mountBenchApp(core, { columns: 200, rows: 50, maxLanes: 4 }) : null;
     const lags: number[] = [];
