@@ -242,9 +242,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
       // A message's turn also waits (once, bounded) for MCP servers still starting, so its request offers their tools.
-      beforeTurns: async () => {
+      beforeTurns: async (signal) => {
         await startBackground();
-        await mcpTurnWait();
+        await mcpTurnWait(signal);
       },
       onShutdown: () => {
         sandbox.dispose();

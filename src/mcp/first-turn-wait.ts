@@ -16,9 +16,10 @@ export interface McpTurnWaitOptions {
  * otherwise go to the model without them, and the agent would answer that it has no such tool.
  * Starts the servers if no one has; waits until every server's first attempt is ready or failed,
  * at most `capMs` (a notice says so, naming the servers), and only once: once the servers have
- * settled or the wait has run out, later turns never wait here again. Never rejects.
+ * settled or the wait has run out, later turns never wait here again. A turn whose `signal`
+ * aborts stops waiting at once. Never rejects.
  */
-export function createMcpTurnWait(options: McpTurnWaitOptions): () => Promise<void> {
+export function createMcpTurnWait(options: McpTurnWaitOptions): (signal?: AbortSignal) => Promise<void> {
   const capMs = options.capMs ?? MCP_TURN_WAIT_MS;
   let done = false;
   let waiting: Promise<void> | undefined;
@@ -43,12 +44,21 @@ export function createMcpTurnWait(options: McpTurnWaitOptions): () => Promise<vo
     }
   };
 
-  return () => {
-    if (done) return Promise.resolve();
+  return (signal) => {
+    if (done || signal?.aborted) return Promise.resolve();
     waiting ??= waitOnce().catch(() => {
       done = true;
     });
-    return waiting;
+    if (!signal) return waiting;
+    // A cancelled turn (Esc, quit, `legion stop`) stops waiting at once; the wait goes on for others.
+    return new Promise<void>((resolve) => {
+      const stop = (): void => resolve();
+      signal.addEventListener('abort', stop, { once: true });
+      void waiting!.then(() => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      });
+    });
   };
 }
 

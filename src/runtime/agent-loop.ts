@@ -41,6 +41,12 @@ export interface TurnDeps {
   isStopping(): boolean;
   /** Legion is stopping and this turn's open batch stays on disk for the next start. */
   keptAtStop(turn: Turn): boolean;
+  /**
+   * Awaited once a new message is on disk, before the first model call (the background
+   * set-up, MCP servers still starting: docs/performance.md, docs/mcp.md). Settles when
+   * `signal` aborts; never rejects.
+   */
+  beforeFirstCall?(signal: AbortSignal): Promise<void>;
 }
 
 const textBlocks = (notes: readonly string[]): ContentBlock[] => notes.map((text) => ({ type: 'text', text }));
@@ -111,6 +117,11 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
     answerOpenCalls(deps, session, interruptedText(deps.isStopping()));
     deps.append(session, { role: 'user', content: [{ type: 'text', text: start.text }], at: deps.now() });
     if (signal.aborted) return interrupted();
+    if (deps.beforeFirstCall) {
+      deps.setStatus(slot, 'thinking');
+      await deps.beforeFirstCall(signal);
+      if (signal.aborted) return interrupted();
+    }
   }
 
   const choice = deps.resolveProvider(turn.agent);

@@ -77,12 +77,13 @@ export interface CoreOptions {
   readonly beforeBatch?: BeforeBatch;
   /**
    * Set-up left out of start-up so the first frame need not wait for it (the sandbox probe, the
-   * checkpoint store; docs/performance.md): a turn started by a message awaits it before its first
-   * step. A turn resumed at start re-offers its pending approvals at once (its calls run only once
-   * approved, and what runs waits for the set-up itself: the shell for the probe, the batch for
-   * its checkpoint). Must not reject.
+   * checkpoint store; docs/performance.md) and MCP servers still starting (docs/mcp.md): a turn
+   * started by a message awaits it once the message is on disk, before its first model call, and
+   * stops waiting when the turn is cancelled (`signal`). A turn resumed at start re-offers its
+   * pending approvals at once (its calls run only once approved, and what runs waits for the
+   * set-up itself: the shell for the probe, the batch for its checkpoint). Must not reject.
    */
-  readonly beforeTurns?: () => Promise<void>;
+  readonly beforeTurns?: (signal: AbortSignal) => Promise<void>;
   /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
   readonly windowOf?: (model: string) => number | null;
 }
@@ -184,17 +185,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     collectNews: communicator.collectNews,
     isStopping,
     keptAtStop: (turn) => state.keptAtStop(turn),
+    ...(options.beforeTurns ? { beforeFirstCall: options.beforeTurns } : {}),
   };
   scheduler = createScheduler({
     state,
     participant: (id) => registry.get(id),
     notice,
-    runTurn: options.beforeTurns
-      ? async (turn, start) => {
-        if (start.kind === 'message') await options.beforeTurns!();
-        return runTurn(turn, start, turnDeps);
-      }
-      : (turn, start) => runTurn(turn, start, turnDeps),
+    runTurn: (turn, start) => runTurn(turn, start, turnDeps),
     climbUnanswered: router.climbUnanswered,
   });
 

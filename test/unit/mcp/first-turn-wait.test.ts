@@ -57,9 +57,10 @@ test('a server that never settles delays the turn only up to the cap, with a war
     ['info', 'waiting for MCP server slow to start before the first turn'],
     ['warn', 'MCP server slow still starting after 0.03 s: this turn goes without its tools'],
   ]);
-  const again = Date.now();
-  await wait();
-  assert.ok(Date.now() - again < 25, 'the next turn does not wait again');
+  let settledAgain = false;
+  void wait().then(() => (settledAgain = true));
+  await tick();
+  assert.equal(settledAgain, true, 'the next turn does not wait again');
   assert.equal(events.length, 2);
 });
 
@@ -68,4 +69,24 @@ test('with no server configured nothing is said and nothing waits', async () => 
   const wait = createMcpTurnWait({ mcp: { start() {}, settled: () => Promise.resolve(), statuses: () => [] }, emit: (e) => events.push(e) });
   await wait();
   assert.deepEqual(events, []);
+});
+
+test('a cancelled turn stops waiting at once; the wait goes on for the other turns', async () => {
+  const fake = fakeManager(['slow']);
+  const wait = createMcpTurnWait({ mcp: fake.manager, emit: () => undefined });
+  const cancelled = new AbortController();
+  let cancelledDone = false;
+  let otherDone = false;
+  void wait(cancelled.signal).then(() => (cancelledDone = true));
+  void wait(new AbortController().signal).then(() => (otherDone = true));
+  await tick();
+  assert.equal(cancelledDone, false);
+  cancelled.abort();
+  await tick();
+  assert.equal(cancelledDone, true, 'the cancelled turn no longer waits');
+  assert.equal(otherDone, false, 'the other turn still waits for the server');
+  fake.settle();
+  await tick();
+  await tick();
+  assert.equal(otherDone, true);
 });
