@@ -15,10 +15,18 @@ import { scrollBy, scrollHome } from './lanes/viewport';
 import { lineContext } from './lanes/Lane';
 import { sanitize } from './text/ansi';
 
-/** The running workflow one of whose steps talks in `sessionId`, if any. */
-function runningWorkflowOf(state: UiState, sessionId: string): { id: string; name: string } | null {
+/**
+ * The running workflow one of whose steps talks in `sessionId`, if any, and whether another of
+ * its steps' sessions is busy (then interrupting this step leaves the workflow running).
+ */
+function runningWorkflowOf(state: UiState, sessionId: string): { id: string; name: string; othersRunning: boolean } | null {
   const found = Object.entries(state.workflows ?? {}).find(([, w]) => w.status === 'running' && w.sessions.includes(sessionId));
-  return found ? { id: found[0], name: found[1].name } : null;
+  if (!found) return null;
+  const othersRunning = found[1].sessions.some((id) => {
+    const other = id === sessionId ? undefined : state.sessions[id];
+    return other !== undefined && (isBusy(other.status) || other.streaming !== '');
+  });
+  return { id: found[0], name: found[1].name, othersRunning };
 }
 
 /** Ctrl+C twice within this many ms quits. */
@@ -116,11 +124,12 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
     case 'interrupt': {
       if (!session) return;
       // A lane of a running workflow (docs/workflows.md#tui): Esc interrupts its step; Esc in it with nothing to interrupt cancels the whole workflow.
+      // Interrupting the only running step ends the workflow (its dependants are skipped), so "Esc again" is offered only while other steps run.
       const workflow = deps.core.cancelWorkflow ? runningWorkflowOf(state, session.id) : null;
       if (isBusy(session.status) || session.streaming !== '') {
         deps.core.cancel(session.id);
         const what = awaitsUser(session) ? `dismissing ${session.initiatorId}'s question…` : `interrupting ${session.responderId}…`;
-        out.push({ type: 'flash', flash: { level: 'info', text: workflow ? `${what} (Esc again cancels workflow ${workflow.name})` : what } });
+        out.push({ type: 'flash', flash: { level: 'info', text: workflow?.othersRunning ? `${what} (Esc again cancels workflow ${workflow.name})` : what } });
       } else if (workflow && deps.core.cancelWorkflow!(workflow.id)) {
         out.push({ type: 'flash', flash: { level: 'info', text: `cancelling workflow ${workflow.name}: its running steps stop, the rest are skipped` } });
       } else {

@@ -98,7 +98,7 @@ test('a workflow resumed after a restart shows the steps that ended and the mone
   });
 });
 
-test('Esc in a step\'s lane interrupts the step; Esc again (nothing left to interrupt there) cancels the whole workflow', async () => {
+test('Esc in the lane of a workflow\'s only running step interrupts it, and the workflow ends (as the runner ends it): no "Esc again" is offered', async () => {
   await withApp(async (h, _starts, cancels) => {
     const a = sessionIdOf('user', 'scout', 'review-pr-a');
     const base = { workflowId: 'review-pr-1', name: 'review-pr' };
@@ -108,14 +108,47 @@ test('Esc in a step\'s lane interrupts the step; Esc again (nothing left to inte
     assert.equal(focusedSession(h.store.getState())?.id, a);
     await h.press('escape');
     assert.deepEqual(h.core.calls.cancel, [a]);
+    assert.match(h.frame(), /interrupting scout…/);
+    assert.doesNotMatch(h.frame(), /Esc again/);
+    // What src/workflows/runner.ts does then: the step ends cancelled, its dependant is skipped, the workflow fails.
+    await h.emit(
+      status(a, 'scout', 'idle'),
+      { type: 'workflow-step-end', ...base, stepId: 'a', sessionId: a, status: 'cancelled', error: 'interrupted', costUsd: 0 },
+      { type: 'workflow-step-end', ...base, stepId: 'b', sessionId: '', status: 'skipped', error: 'not run: a was cancelled', costUsd: 0 },
+      { type: 'workflow-end', ...base, status: 'failed', spentUsd: 0, failed: ['a'], skipped: ['b'] },
+    );
+    await h.press('escape');
+    assert.deepEqual(cancels, []);
+    assert.match(h.frame(), /nothing to interrupt in this lane/);
+  });
+});
+
+test('Esc in a step\'s lane while another step runs interrupts that step; Esc again (nothing left to interrupt there) cancels the whole workflow', async () => {
+  await withApp(async (h, _starts, cancels) => {
+    const a = sessionIdOf('user', 'scout', 'review-pr-a');
+    const b = sessionIdOf('user', 'scout', 'review-pr-b');
+    const base = { workflowId: 'review-pr-1', name: 'review-pr' };
+    await h.emit({ type: 'workflow-start', ...base, steps: ['a', 'b', 'sum'], resumed: false });
+    await h.emit(open('user', 'scout', 'review-pr-a'), { type: 'workflow-step-start', ...base, stepId: 'a', agent: 'scout', sessionId: a, resumed: false }, status(a, 'scout', 'thinking'));
+    await h.emit(open('user', 'scout', 'review-pr-b'), { type: 'workflow-step-start', ...base, stepId: 'b', agent: 'scout', sessionId: b, resumed: false }, status(b, 'scout', 'thinking'));
+    for (let i = 0; i < 4 && focusedSession(h.store.getState())?.id !== a; i++) h.store.dispatch({ type: 'focus-lane', delta: 1 });
+    assert.equal(focusedSession(h.store.getState())?.id, a);
+    await h.press('escape');
+    assert.deepEqual(h.core.calls.cancel, [a]);
     assert.deepEqual(cancels, []);
     assert.match(h.frame(), /interrupting scout… \(Esc again cancels workflow review-pr\)/);
-    await h.emit(status(a, 'scout', 'idle'));
+    // As the runner: step a ends cancelled; b still runs, so the workflow does too (sum waits on both).
+    await h.emit(status(a, 'scout', 'idle'), { type: 'workflow-step-end', ...base, stepId: 'a', sessionId: a, status: 'cancelled', error: 'interrupted', costUsd: 0 });
     await h.press('escape');
     assert.deepEqual(cancels, ['review-pr-1']);
     assert.match(h.frame(), /cancelling workflow review-pr: its running steps stop, the rest are skipped/);
     // Once the workflow ended, its lanes are ordinary lanes again.
-    await h.emit({ type: 'workflow-end', ...base, status: 'cancelled', spentUsd: 0, failed: ['a'], skipped: ['b'] });
+    await h.emit(
+      status(b, 'scout', 'idle'),
+      { type: 'workflow-step-end', ...base, stepId: 'b', sessionId: b, status: 'cancelled', error: 'the workflow was cancelled', costUsd: 0 },
+      { type: 'workflow-step-end', ...base, stepId: 'sum', sessionId: '', status: 'skipped', error: 'not run: the workflow was cancelled', costUsd: 0 },
+      { type: 'workflow-end', ...base, status: 'cancelled', spentUsd: 0, failed: ['a', 'b'], skipped: ['sum'] },
+    );
     await h.press('escape');
     assert.deepEqual(cancels, ['review-pr-1']);
     assert.match(h.frame(), /nothing to interrupt in this lane/);
