@@ -151,7 +151,7 @@ test('legion run --workflow over the real Anthropic SDK: the second step\'s requ
   }
 });
 
-test('bundle: Ctrl+C (SIGINT) during `legion run --workflow` cancels every running step: exit 130, the join step skipped', async () => {
+test('bundle: Ctrl+C (SIGINT) during `legion run --workflow` cancels every running step: exit 130, the join step skipped', { timeout: 60_000 }, async () => {
   ensureBundle();
   await withTempDir(async (dir) => {
     await writeFile(join(dir, 'script.yaml'), `version: 1\nreplies:\n  - { agent: ur-agent, when: "^slow", text: "${'slowly '.repeat(200)}", chunkSize: 1, delayMs: 50, repeat: true }\n`);
@@ -166,16 +166,24 @@ test('bundle: Ctrl+C (SIGINT) during `legion run --workflow` cancels every runni
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-    // Interrupt once both steps' answers are streaming (the --json events show it).
-    await new Promise<void>((resolve) => {
+    // Interrupt once both steps' answers are streaming (the --json events show it); a child that
+    // exits first, or prints a line that is no event, fails the test instead of hanging it.
+    await new Promise<void>((resolve, reject) => {
       let out = '';
       const streaming = new Set<string>();
+      child.on('exit', (code) => reject(new Error(`legion run exited (${code}) before both steps streamed: ${stderr}`)));
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         const lines = out.split('\n');
         out = lines.pop()!;
         for (const line of lines) {
-          const e = JSON.parse(line) as LegionEvent;
+          let e: LegionEvent;
+          try {
+            e = JSON.parse(line) as LegionEvent;
+          } catch {
+            reject(new Error(`not a JSON event on stdout: ${line}`));
+            return;
+          }
           if (e.type === 'text-delta') streaming.add(e.sessionId);
         }
         if (streaming.has('session-user__ur-agent__pair-a') && streaming.has('session-user__ur-agent__pair-b')) resolve();
