@@ -1,8 +1,6 @@
-import type { EventOf, WorkflowEnd } from '../../src/events/types';
+import type { WorkflowEnd, WorkflowEvent } from '../../src/events/types';
 import type { UiState, WorkflowView } from './ui-state';
 import { placeLane } from './lanes';
-
-type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-start'> | EventOf<'workflow-step-end'> | EventOf<'workflow-end'>;
 
 /** Workflow progress for the status bar (docs/workflows.md, "TUI"): steps ended of all, and the cost of the steps' sessions. */
 export function reduceWorkflow(state: UiState, event: WorkflowEvent): UiState {

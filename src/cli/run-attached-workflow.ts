@@ -1,9 +1,10 @@
 import { LegionError } from '../errors';
 import type { CliIo } from './io';
-import type { EventOf, LegionEvent } from '../events/types';
+import { isWorkflowEvent, type EventOf, type WorkflowEvent } from '../events/types';
 import type { ServerInfo } from '../serve/discovery';
 import { attachCore } from './attach';
-import type { WorkflowRunExit } from './commands/run-workflow';
+import { onAttachedSigint } from './attached-sigint';
+import { reportWorkflowEnd, type WorkflowRunExit } from './workflow-end';
 
 export interface AttachedWorkflowRun {
   readonly name: string;
@@ -15,10 +16,6 @@ export interface AttachedWorkflowRun {
   readonly exit: WorkflowRunExit;
 }
 
-type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-start'> | EventOf<'workflow-step-end'> | EventOf<'workflow-end'>;
-const isWorkflowEvent = (e: LegionEvent): e is WorkflowEvent =>
-  e.type === 'workflow-start' || e.type === 'workflow-step-start' || e.type === 'workflow-step-end' || e.type === 'workflow-end';
-
 /**
  * `legion run --workflow` while a server runs (docs/workflows.md#cli, docs/serve.md#attaching):
  * the server's core starts the workflow; its `workflow-*` events say how it goes; the output is
@@ -28,7 +25,6 @@ const isWorkflowEvent = (e: LegionEvent): e is WorkflowEvent =>
  */
 export async function runAttachedWorkflow(io: Pick<CliIo, 'stdout' | 'stderr'>, server: ServerInfo, run: AttachedWorkflowRun): Promise<number> {
   const core = await attachCore(server, 'run');
-  const { clean, exit } = run;
   let workflowId: string | undefined;
   // Events of the workflow may arrive before startWorkflow's answer names it: kept, then filtered.
   const seen: WorkflowEvent[] = [];
@@ -36,7 +32,7 @@ export async function runAttachedWorkflow(io: Pick<CliIo, 'stdout' | 'stderr'>, 
   const mine = (): WorkflowEvent[] => seen.filter((e) => e.workflowId === workflowId);
   const sessions = (): Set<string> => new Set(mine().flatMap((e) => (e.type === 'workflow-step-start' ? [e.sessionId] : [])));
   const unsubscribe = core.bus.subscribeAll((event) => {
-    if (run.json) io.stdout(clean(JSON.stringify(event)) + '\n');
+    if (run.json) io.stdout(run.clean(JSON.stringify(event)) + '\n');
     if (isWorkflowEvent(event)) {
       seen.push(event);
       if (event.type === 'workflow-end' && event.workflowId === workflowId) ended?.(event);
@@ -45,53 +41,36 @@ export async function runAttachedWorkflow(io: Pick<CliIo, 'stdout' | 'stderr'>, 
       io.stderr(`legion: ${event.participantId} waits for approval ${event.requestId} (${event.toolName}): decide it in \`legion\` attached to the server\n`);
     }
   });
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts += 1;
-    if (interrupts > 1) {
-      process.off('SIGINT', onSigint);
-      void core.shutdown('detach');
-      process.exit(exit.interrupted);
-    }
-    io.stderr('legion: interrupting… (Ctrl+C again to detach)\n');
-    if (workflowId) core.cancelWorkflow(workflowId);
-  };
-  process.on('SIGINT', onSigint);
+  let interrupted = false;
+  const offSigint = onAttachedSigint(io.stderr, {
+    interrupt: () => {
+      interrupted = true;
+      if (workflowId) core.cancelWorkflow(workflowId);
+    },
+    detach: () => void core.shutdown('detach'),
+    code: run.exit.interrupted,
+  });
   try {
     const started = await core.startWorkflow(run.name, run.input, run.inputs);
-    if (!started.ok) throw new LegionError(clean(started.error));
+    if (!started.ok) throw new LegionError(run.clean(started.error));
     workflowId = started.workflowId;
     // A Ctrl+C that came while the start was on its way.
-    if (interrupts > 0) core.cancelWorkflow(workflowId);
+    if (interrupted) core.cancelWorkflow(workflowId);
     const already = mine().find((e): e is EventOf<'workflow-end'> => e.type === 'workflow-end');
     const end = already ?? await Promise.race([
       new Promise<EventOf<'workflow-end'>>((resolve) => { ended = resolve; }),
       core.closed.then((reason) => { throw new LegionError(`the Legion server went away: ${reason}`); }),
     ]);
-    const events = mine();
-    for (const e of events) {
-      if (e.type === 'workflow-step-end' && (e.status === 'failed' || e.status === 'cancelled')) io.stderr(`legion: workflow ${end.name}: step ${e.stepId} ${e.status}: ${clean(e.error ?? '')}\n`);
-    }
-    if (end.skipped.length > 0 && end.status !== 'cancelled') io.stderr(`legion: workflow ${end.name}: not run: ${end.skipped.join(', ')}\n`);
-    if (end.status === 'cancelled') {
-      io.stderr('legion: interrupted\n');
-      return exit.interrupted;
-    }
-    if (end.status === 'budget') {
-      io.stderr(`legion: ${clean(end.error ?? 'budget reached')}\n`);
-      return exit.budget;
-    }
-    if (end.status === 'failed') return exit.turnFailed;
-    // The output: the answer of the last step in file order (its session's last turn).
-    const start = events.find((e): e is EventOf<'workflow-start'> => e.type === 'workflow-start');
-    const lastStep = start?.steps.at(-1);
-    const session = events.find((e): e is EventOf<'workflow-step-start'> => e.type === 'workflow-step-start' && e.stepId === lastStep)?.sessionId;
-    const outcome = session ? await core.lastOutcome(session) : undefined;
-    const output = outcome?.kind === 'done' ? outcome.text : '';
-    if (!run.json) io.stdout(clean(output.endsWith('\n') || output === '' ? output : `${output}\n`));
-    return exit.ok;
+    // The same report as a local run's; the output is the one the server recorded for the last step.
+    return reportWorkflowEnd(io, {
+      name: end.name,
+      status: end.status,
+      ...(end.error !== undefined ? { error: end.error } : {}),
+      steps: mine().flatMap((e) => (e.type === 'workflow-step-end' ? [{ id: e.stepId, status: e.status, ...(e.error !== undefined ? { error: e.error } : {}) }] : [])),
+      output: end.output ?? '',
+    }, run);
   } finally {
-    process.off('SIGINT', onSigint);
+    offSigint();
     unsubscribe();
     await core.shutdown('detach');
   }

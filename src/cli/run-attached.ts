@@ -4,6 +4,7 @@ import type { LegionEvent } from '../events/types';
 import type { ServerInfo } from '../serve/discovery';
 import { createDeltaCoalescer } from '../events/coalesce';
 import { attachCore } from './attach';
+import { onAttachedSigint } from './attached-sigint';
 
 export interface AttachedRun {
   readonly to: string;
@@ -33,18 +34,11 @@ export async function runAttached(io: CliIo, server: ServerInfo, run: AttachedRu
       io.stderr(`legion: ${event.participantId} waits for approval ${event.requestId} (${event.toolName}): decide it in \`legion\` attached to the server\n`);
     }
   });
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts += 1;
-    if (interrupts > 1) {
-      process.off('SIGINT', onSigint);
-      void core.shutdown('detach');
-      process.exit(130);
-    }
-    io.stderr('legion: interrupting… (Ctrl+C again to detach)\n');
-    if (sessionId) core.cancel(sessionId);
-  };
-  process.on('SIGINT', onSigint);
+  const offSigint = onAttachedSigint(io.stderr, {
+    interrupt: () => { if (sessionId) core.cancel(sessionId); },
+    detach: () => void core.shutdown('detach'),
+    code: run.exit.interrupted,
+  });
   try {
     const sent = core.send(run.to, run.message, run.name);
     if (!sent.ok) throw new LegionError(run.clean(sent.error));
@@ -71,7 +65,7 @@ export async function runAttached(io: CliIo, server: ServerInfo, run: AttachedRu
     }
     return run.exit.ok;
   } finally {
-    process.off('SIGINT', onSigint);
+    offSigint();
     printer.close();
     unsubscribe();
     await core.shutdown('detach');

@@ -83,6 +83,8 @@ export interface EventBodies {
     workflowId: string; name: string; status: WorkflowEnd; spentUsd: number;
     /** Steps that failed, and steps not run because of them (or of the budget, or a cancel). */
     failed: string[]; skipped: string[]; error?: string;
+    /** When `done`: the workflow's output, its last step's (in file order) recorded output. */
+    output?: string;
   };
 }
 
@@ -98,6 +100,11 @@ export type EventOf<T extends EventType> = EventEnvelope & { readonly type: T } 
 export type LegionEvent = { [T in EventType]: EventOf<T> }[EventType];
 /** What an emitter passes in: the body with its type; the bus adds the envelope. */
 export type EventInput = { [T in EventType]: { type: T } & EventBodies[T] }[EventType];
+
+/** The events of a workflow run (docs/workflows.md#events). */
+export type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-start'> | EventOf<'workflow-step-end'> | EventOf<'workflow-end'>;
+export const isWorkflowEvent = (e: LegionEvent): e is WorkflowEvent =>
+  e.type === 'workflow-start' || e.type === 'workflow-step-start' || e.type === 'workflow-step-end' || e.type === 'workflow-end';
 
 export const EVENT_TYPES: readonly EventType[] = [
   'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',

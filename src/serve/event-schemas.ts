@@ -56,7 +56,7 @@ const BODY_SCHEMAS: { readonly [T in EventType]: z.ZodType<EventBodies[T]> } = {
   }),
   'workflow-end': z.looseObject({
     workflowId: id, name: z.string(), status: z.enum(['done', 'failed', 'cancelled', 'budget']), spentUsd: usd, failed: z.array(z.string()), skipped: z.array(z.string()),
-    error: z.string().optional(),
+    error: z.string().optional(), output: z.string().optional(),
   }),
 };
 

@@ -216,7 +216,11 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
     p.endedAt = deps.now();
     stopUsage();
     await save();
-    deps.emit({ type: 'workflow-end', ...base, status: p.status, spentUsd: p.spentUsd, failed, skipped, ...(p.error ? { error: p.error } : {}) });
+    // The output (a done workflow's): the last step's in file order, as recorded (docs/workflows.md#execution).
+    const output = p.status === 'done' ? p.steps[p.plan[p.plan.length - 1]!.id]?.output ?? '' : undefined;
+    deps.emit({
+      type: 'workflow-end', ...base, status: p.status, spentUsd: p.spentUsd, failed, skipped, ...(p.error ? { error: p.error } : {}), ...(output !== undefined ? { output } : {}),
+    });
     finish(p);
   };
 

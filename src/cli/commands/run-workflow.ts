@@ -2,6 +2,9 @@ import { LegionError } from '../../errors';
 import type { AppSession } from '../compose';
 import type { CliIo } from '../io';
 import type { WorkflowProgress } from '../../workflows/progress';
+import { reportWorkflowEnd, type WorkflowRunExit } from '../workflow-end';
+
+export type { WorkflowRunExit } from '../workflow-end';
 
 /** `--input k=v` (repeatable) as a record; a malformed or repeated one is a usage error (exit 2). */
 export function parseInputFlags(values: readonly string[]): Record<string, string> {
@@ -14,14 +17,6 @@ export function parseInputFlags(values: readonly string[]): Record<string, strin
     inputs[name] = value.slice(eq + 1);
   }
   return inputs;
-}
-
-export interface WorkflowRunExit {
-  readonly ok: number;
-  readonly failure: number;
-  readonly turnFailed: number;
-  readonly budget: number;
-  readonly interrupted: number;
 }
 
 /**
@@ -39,24 +34,13 @@ export async function runWorkflow(
   if (!started.ok) throw new LegionError(options.clean(started.error));
   onCancel(() => started.run.cancel());
   const result: WorkflowProgress = await started.run.done;
-  const { exit, clean } = options;
-  const steps = Object.entries(result.steps);
-  for (const [id, step] of steps) {
-    if (step.status === 'failed' || step.status === 'cancelled') io.stderr(`legion: workflow ${result.name}: step ${id} ${step.status}: ${clean(step.error ?? '')}\n`);
-  }
-  const skipped = steps.filter(([, s]) => s.status === 'skipped').map(([id]) => id);
-  if (skipped.length > 0 && result.status !== 'cancelled') io.stderr(`legion: workflow ${result.name}: not run: ${skipped.join(', ')}\n`);
-  if (result.status === 'cancelled') {
-    io.stderr('legion: interrupted\n');
-    return exit.interrupted;
-  }
-  if (result.status === 'budget') {
-    io.stderr(`legion: ${clean(result.error ?? 'budget reached')}\n`);
-    return exit.budget;
-  }
-  if (result.status === 'failed') return exit.turnFailed;
   const last = result.plan[result.plan.length - 1]!;
-  const output = result.steps[last.id]?.output ?? '';
-  if (!options.json) io.stdout(clean(output.endsWith('\n') || output === '' ? output : `${output}\n`));
-  return exit.ok;
+  return reportWorkflowEnd(io, {
+    name: result.name,
+    // Still `running`: Legion was shut down under it (halted; the next start resumes it).
+    status: result.status === 'running' ? 'cancelled' : result.status,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    steps: Object.entries(result.steps).map(([id, step]) => ({ id, status: step.status, ...(step.error !== undefined ? { error: step.error } : {}) })),
+    output: result.steps[last.id]?.output ?? '',
+  }, options);
 }

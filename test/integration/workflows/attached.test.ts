@@ -24,6 +24,7 @@ replies:
   - { agent: worker, when: "^write", text: "TEXT[{{lastText}}]", repeat: true }
   - { agent: worker, when: "^explode", text: "x", error: { message: "503 overloaded", status: 503 }, repeat: true }
   - { agent: worker, when: "^slow", text: "${'slowly, ten at a time. '.repeat(300)}", chunkSize: 10, delayMs: 20, repeat: true }
+  - { agent: worker, when: "^lag", text: "${'lagging. '.repeat(40)}", chunkSize: 10, delayMs: 100, repeat: true }
 `;
 
 const WORKFLOWS: Record<string, string> = {
@@ -35,6 +36,10 @@ steps:
   broken: `steps:
   - { id: a, agent: worker, prompt: "explode" }
   - { id: b, agent: worker, after: [a], prompt: "write {{steps.a.output}}" }
+`,
+  tail: `steps:
+  - { id: a, agent: worker, prompt: "lag" }
+  - { id: b, agent: worker, prompt: "outline b" }
 `,
   pair: `steps:
   - { id: a, agent: worker, prompt: "slow one" }
@@ -82,11 +87,43 @@ test('workflows through legion serve: legion run --workflow attached (output, --
       try {
         const seen: LegionEvent[] = [];
         remote.bus.subscribeAll((e) => void seen.push(e));
-        assert.deepEqual((await remote.workflows()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-review', 'plan-implement-review']);
+        assert.deepEqual((await remote.workflows()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-review', 'plan-implement-review', 'tail']);
+
+        // The output is the last step's recorded one (the workflow-end event carries it), as in a
+        // local run, even when its session had another turn before the workflow ended.
+        const tail = run(['--workflow', 'tail']);
+        await until(() => seen.some((e) => e.type === 'workflow-step-end' && e.name === 'tail' && e.stepId === 'b'), 'step b of tail to end');
+        const more = remote.send('worker', 'write more', 'tail-b');
+        assert.ok(more.ok, JSON.stringify(more));
+        assert.equal(await remote.idle(more.sessionId), 'TEXT[write more]');
+        const tailed = await tail;
+        assert.equal(tailed.code, 0, tailed.stderr);
+        assert.equal(tailed.stdout, 'OUTLINE[outline b]\n');
+        const tailEnd = seen.find((e) => e.type === 'workflow-end' && e.name === 'tail');
+        assert.ok(tailEnd && tailEnd.type === 'workflow-end');
+        assert.equal(tailEnd.output, 'OUTLINE[outline b]');
+
+        // Ctrl+C of the attached run cancels the workflow on the server: exit 130, as a local run.
+        const before = new Set(process.listeners('SIGINT'));
+        const paired = run(['--workflow', 'pair']);
+        const streaming = (id: string) => seen.some((e) => e.type === 'text-delta' && e.sessionId === id);
+        await until(() => streaming('session-user__worker__pair-a') && streaming('session-user__worker__pair-b'), 'both steps of the attached pair streaming');
+        const ctrlC = process.listeners('SIGINT').filter((l) => !before.has(l));
+        assert.equal(ctrlC.length, 1, 'the attached run listens for Ctrl+C');
+        (ctrlC[0] as () => void)();
+        const cancelled = await paired;
+        assert.equal(cancelled.code, 130, cancelled.stderr);
+        assert.match(cancelled.stderr, /^legion: interrupting… \(Ctrl\+C again to detach\)$/m);
+        assert.match(cancelled.stderr, /^legion: workflow pair: step a cancelled: /m);
+        assert.match(cancelled.stderr, /^legion: workflow pair: step b cancelled: /m);
+        assert.match(cancelled.stderr, /legion: interrupted\n$/);
+        assert.equal(cancelled.stdout, '');
+        assert.equal(process.listeners('SIGINT').filter((l) => !before.has(l)).length, 0, 'the handler is removed');
+        seen.length = 0;
+
         assert.deepEqual(await remote.startWorkflow('doc', ''), { ok: false, error: 'workflow doc needs an input (its prompts use {{input}})' });
         const started = await remote.startWorkflow('pair', '');
         assert.ok(started.ok);
-        const streaming = (id: string) => seen.some((e) => e.type === 'text-delta' && e.sessionId === id);
         await until(() => streaming('session-user__worker__pair-a') && streaming('session-user__worker__pair-b'), 'both steps streaming');
         assert.equal(remote.cancelWorkflow(started.workflowId), true);
         await until(() => seen.some((e) => e.type === 'workflow-end'), 'the workflow to end');

@@ -117,6 +117,8 @@ test('pipeline: each step\'s prompt carries the previous output; inputs and defa
       const end = await waitEnd(h as never);
       assert.equal(end.status, 'done');
       assert.deepEqual(h.trace(), ['start:plan', 'end:plan:done', 'start:impl', 'end:impl:done', 'start:rev', 'end:rev:done', 'workflow-end:done']);
+      // The workflow's output (the last step's) rides on workflow-end, for an attached `legion run`.
+      assert.equal(end.output, 'REVIEW(check CODE(implement PLAN(plan a parser in go)))');
       const review = h.core.history('session-user__reviewer__pipe-rev');
       assert.equal(textOf(review[0]!), 'check CODE(implement PLAN(plan a parser in go))');
       assert.equal(textOf(review.at(-1)!), 'REVIEW(check CODE(implement PLAN(plan a parser in go)))');
@@ -145,6 +147,7 @@ test('a failing step stops its dependants only; the workflow reports which', asy
       assert.equal(end.status, 'failed');
       assert.deepEqual(end.failed, ['bad']);
       assert.deepEqual(end.skipped, ['after-bad', 'after-after']);
+      assert.equal(end.output, undefined, 'only a done workflow has an output');
       const ends = h.events.filter((e) => e.type === 'workflow-step-end');
       const of = (id: string) => ends.find((e) => e.type === 'workflow-step-end' && e.stepId === id) as { status: string; error?: string };
       assert.equal(of('after-good').status, 'done');
