@@ -3,7 +3,7 @@ import { messageSchema } from '../model/message';
 import type { EventBodies, EventType, LegionEvent } from '../events/types';
 
 /**
- * The body of every event of the §3 union (docs/design.md#events) as a client checks it when
+ * The body of every event of the event union (docs/design.md#events) as a client checks it when
  * the server pushes it (docs/serve.md#protocol): a front end reads these fields without
  * further checks, so a body with a missing or mistyped field must never reach it. Objects are
  * loose (a newer server may add fields; they pass through), but every field a front end reads
