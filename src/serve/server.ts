@@ -61,6 +61,9 @@ interface Client {
   blockedSince: number | null;
 }
 
+/** After the hello timeout's error line, how long a client has to read it before its socket is destroyed. */
+const HELLO_GRACE_MS = 1000;
+
 /**
  * Serve `core` on a Unix socket (mode 0600) with the protocol of protocol.ts. Every event of
  * the core's bus is serialized once, kept in a bounded ring (for `since`) and written to every
@@ -170,7 +173,10 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       if (client.live || client.closed) return;
       log(`${client.label}: closed (no hello within ${limits.helloMs} ms)`);
       fail(client, undefined, { kind: 'protocol', message: `no hello within ${limits.helloMs} ms` });
-      client.socket.end(() => drop(client));
+      // end()'s callback would wait for the error line to flush, which a client that never reads
+      // never lets happen: it would keep its place forever. A short grace, then gone regardless.
+      client.socket.end();
+      setTimeout(() => drop(client), HELLO_GRACE_MS).unref();
     }, limits.helloMs);
     helloTimer.unref();
     socket.once('close', () => clearTimeout(helloTimer));
