@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
  * Telegram approvals (docs/remote.md#telegram): getMe, deleteWebhook, getUpdates (long poll:
  * answers at once when updates wait, else when one is pushed or the poll's timeout passes),
  * sendMessage, editMessageText, answerCallbackQuery. `down` makes every call a 502 (the API
- * unreachable); a wrong token gets Telegram's 401. Everything received is recorded.
+ * unreachable); `refuseSends` makes sendMessage Telegram's 403 for a bot the user blocked
+ * (recorded, then refused) while everything else works; a wrong token gets Telegram's 401.
+ * Everything received is recorded.
  */
 export interface BotCall {
   readonly method: string;
@@ -20,8 +22,11 @@ export interface FakeBotApi {
   readonly token: string;
   readonly calls: BotCall[];
   down: boolean;
+  refuseSends: boolean;
   /** Queue an update (update_id is filled in). */
   push(update: Record<string, unknown>): void;
+  /** Queue an update as given, update_id and all (a broken or hostile API server's). */
+  pushRaw(update: Record<string, unknown>): void;
   /** The first call (already made or coming) that matches. */
   waitFor(match: (call: BotCall) => boolean, timeoutMs?: number): Promise<BotCall>;
   sent(): BotCall[];
@@ -98,6 +103,7 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
         return;
       }
       case 'sendMessage': {
+        if (self.refuseSends) return reply(res, 403, { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' });
         const id = call.messageId;
         return ok(res, { message_id: id, date: 0, chat: { id: Number(params.chat_id), type: 'private' }, text: params.text });
       }
@@ -117,8 +123,12 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
     token: BOT_TOKEN,
     calls,
     down: false,
+    refuseSends: false,
     push(update) {
-      updates.push({ ...update, update_id: updateId++ });
+      self.pushRaw({ ...update, update_id: updateId++ });
+    },
+    pushRaw(update) {
+      updates.push(update);
       const wake = pollers;
       pollers = [];
       for (const p of wake) p();

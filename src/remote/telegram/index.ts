@@ -1,10 +1,9 @@
 // The web build of grammY uses Node's own fetch and AbortSignal (no node-fetch, whatwg-url, tr46 in the bundle).
 import { Api, InlineKeyboard } from 'grammy/web';
-import type { Update } from 'grammy/types';
 import type { LegionEvent } from '../../events/types';
 import type { LegionCore } from '../../runtime/core-api';
 import { actorOf, buttonData, decidedMessage, parseButton, questionMessage, requestMessage, type RequestShape } from './messages';
-import { parseUpdate, type CallbackUpdate, type MessageUpdate } from './updates';
+import { parseUpdate, parseUpdateBatch, type CallbackUpdate, type MessageUpdate } from './updates';
 
 /**
  * Telegram approvals (docs/remote.md#telegram). Every request that waits on the user goes to
@@ -12,9 +11,11 @@ import { parseUpdate, type CallbackUpdate, type MessageUpdate } from './updates'
  * `resolveApprovals` (audited as `remote:telegram:<user>`); the first decision from any front
  * end wins (the queue refuses the second) and the message is edited to say who decided where.
  * An agent's question to the user goes there too; a reply to it (or any text while exactly one
- * question waits) is the user's answer. Updates from any other chat are ignored and reported
- * once per chat. The Bot API being down is a notice and a retry with backoff, never a throw:
- * the terminal goes on as before, and requests that could not be sent are sent once it is back.
+ * question waits) is the user's answer. Updates from any other chat are ignored, reported
+ * once per chat and logged a few times per chat, then only counted. The Bot API being down (or
+ * refusing to send: the user blocked the bot) is one notice and a retry with backoff, never a
+ * throw or a busy loop: the terminal goes on as before, and requests that could not be sent
+ * are sent once it answers again.
  */
 export type TelegramCore = Pick<LegionCore, 'bus' | 'pendingApprovals' | 'resolveApprovals' | 'sessions'> & Partial<Pick<LegionCore, 'reply'>>;
 
@@ -29,6 +30,8 @@ export interface TelegramDeps {
   readonly backoffMs?: (attempt: number) => number;
   /** Where ignored updates are logged besides the notice (`legion serve`'s log). */
   readonly log?: (line: string) => void;
+  /** How often at most the count of other chats' updates past their first lines is logged (default 60 s). */
+  readonly strangerSummaryMs?: number;
 }
 
 export interface TelegramHandle {
@@ -46,6 +49,9 @@ const USER_ID = 'user';
 export const IGNORED_CHATS_NOTICED = 20;
 /** Questions whose replies are still matched to their session (oldest forgotten first). */
 export const QUESTIONS_KEPT = 200;
+/** Log lines per other chat; past them (or past STRANGER_CHATS_COUNTED chats) its updates are only counted, one summary line a minute (a spammed bot must not grow the log without limit). */
+export const STRANGER_LINES_PER_CHAT = 3;
+const STRANGER_CHATS_COUNTED = 100;
 
 export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const api = new Api(deps.token, { ...(deps.apiRoot ? { apiRoot: deps.apiRoot } : {}), timeoutSeconds: (deps.pollSeconds ?? 25) + 15 });
@@ -56,14 +62,33 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   const unsent = new Set<string>();
   const questions = new Map<number, string>();
   const ignoredChats = new Set<number>();
-  let failing = false;
+  const strangerLines = new Map<number, number>();
+  let strangersUncounted = 0;
+  let strangerTimer: ReturnType<typeof setTimeout> | undefined;
+  // Two failures, kept apart: polling (the API unreachable: short polls until it answers) and
+  // sending (e.g. 403, the user blocked the bot, while polling works: retried with backoff).
+  // One notice for a failure that lasts, whichever came first; one when it is over.
+  let pollFailing = false;
+  let sendFailing = false;
+  let resendAttempt = 0;
+  let resendAt = 0;
   let malformedSaid = false;
+  const backoff = deps.backoffMs ?? ((n: number) => Math.min(60_000, 1000 * 2 ** (n - 1)));
 
   const notice = (level: 'info' | 'warn' | 'error', message: string): void => void deps.core.bus.emit({ type: 'notice', level, message: `telegram: ${message}` });
-  const problem = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
-  const reportFailure = (what: string, error: unknown): void => {
-    if (!failing) notice('warn', `${what} failed (${problem(error)}); approvals still work in the terminal, retrying`);
-    failing = true;
+  // The API's own words (whatever `apiRoot` answers): one line, printable, bounded.
+  const problem = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').slice(0, 200);
+  const reportFailure = (what: string, error: unknown, kind: 'poll' | 'send'): void => {
+    if (!pollFailing && !sendFailing) notice('warn', `${what} failed (${problem(error)}); approvals still work in the terminal, retrying`);
+    if (kind === 'poll') pollFailing = true;
+    else sendFailing = true;
+  };
+  const sendWorked = (): void => {
+    if (!sendFailing) return;
+    sendFailing = false;
+    resendAttempt = 0;
+    resendAt = 0;
+    if (!pollFailing) notice('info', 'sending to the chat works again');
   };
 
   const sendRequest = async (request: RequestShape): Promise<void> => {
@@ -76,11 +101,12 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
       const sent = await api.sendMessage(deps.chatId, text, { reply_markup: keyboard }, signal);
       tracked.messageId = sent.message_id;
       unsent.delete(request.requestId);
+      sendWorked();
       if (tracked.decided) await editDecided(request.requestId);
     } catch (error) {
       if (stop.signal.aborted) return;
       unsent.add(request.requestId);
-      reportFailure('sending approval request', error);
+      reportFailure('sending approval request', error, 'send');
     }
   };
 
@@ -91,8 +117,9 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     try {
       await api.editMessageText(deps.chatId, tracked.messageId, decidedMessage(tracked.text, decision, decidedBy, reason), {}, signal);
       requests.delete(requestId);
+      sendWorked();
     } catch (error) {
-      if (!stop.signal.aborted) reportFailure('updating a decided request', error);
+      if (!stop.signal.aborted) reportFailure('updating a decided request', error, 'send');
     }
   };
 
@@ -101,8 +128,9 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
       const sent = await api.sendMessage(deps.chatId, questionMessage(askedBy, sessionId, text), {}, signal);
       questions.set(sent.message_id, sessionId);
       if (questions.size > QUESTIONS_KEPT) questions.delete(questions.keys().next().value!);
+      sendWorked();
     } catch (error) {
-      if (!stop.signal.aborted) reportFailure('sending a question', error);
+      if (!stop.signal.aborted) reportFailure('sending a question', error, 'send');
     }
   };
 
@@ -123,9 +151,27 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     }
   };
 
+  const flushStrangers = (): void => {
+    if (strangerTimer) clearTimeout(strangerTimer);
+    strangerTimer = undefined;
+    if (strangersUncounted === 0) return;
+    deps.log?.(`telegram: ignored ${strangersUncounted} more update${strangersUncounted === 1 ? '' : 's'} from other chats (each chat's first ${STRANGER_LINES_PER_CHAT} are logged, then only counted)`);
+    strangersUncounted = 0;
+  };
+
   const ignore = (chatId: number | undefined, what: string): void => {
     const line = `ignored ${what} from chat ${chatId ?? '?'} (only chat ${deps.chatId} is obeyed)`;
-    deps.log?.(`telegram: ${line}`);
+    const counted = chatId !== undefined && (strangerLines.has(chatId) || strangerLines.size < STRANGER_CHATS_COUNTED);
+    const lines = counted ? (strangerLines.get(chatId) ?? 0) + 1 : Infinity;
+    if (counted) strangerLines.set(chatId, lines);
+    if (lines <= STRANGER_LINES_PER_CHAT) deps.log?.(`telegram: ${line}`);
+    else {
+      strangersUncounted += 1;
+      if (!strangerTimer) {
+        strangerTimer = setTimeout(flushStrangers, deps.strangerSummaryMs ?? 60_000);
+        strangerTimer.unref();
+      }
+    }
     if (chatId === undefined || ignoredChats.has(chatId) || ignoredChats.size > IGNORED_CHATS_NOTICED) return;
     ignoredChats.add(chatId);
     if (ignoredChats.size <= IGNORED_CHATS_NOTICED) notice('warn', `${line}; further messages from it are ignored silently`);
@@ -133,8 +179,8 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   };
 
   const say = (text: string, replyTo?: number): Promise<unknown> =>
-    api.sendMessage(deps.chatId, text, replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo } }, signal).catch((error: unknown) => {
-      if (!stop.signal.aborted) reportFailure('answering', error);
+    api.sendMessage(deps.chatId, text, replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo } }, signal).then(sendWorked).catch((error: unknown) => {
+      if (!stop.signal.aborted) reportFailure('answering', error, 'send');
     });
 
   const onCallback = async (query: CallbackUpdate): Promise<void> => {
@@ -174,17 +220,18 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     if (!result.ok) await say(result.error, message.message_id);
   };
 
-  const handle = async (update: Update): Promise<void> => {
+  const malformed = (line: string): void => {
+    deps.log?.(`telegram: ${line}`);
+    if (!malformedSaid) notice('warn', `${line}; further malformed updates are ignored silently`);
+    malformedSaid = true;
+  };
+
+  const handle = async (id: number, update: unknown): Promise<void> => {
     try {
       const parsed = parseUpdate(update);
       if (parsed.kind === 'callback') await onCallback(parsed.query);
       else if (parsed.kind === 'message') await onMessage(parsed.message);
-      else if (parsed.kind === 'malformed') {
-        const line = `ignored a malformed update ${update.update_id} (${parsed.problem})`;
-        deps.log?.(`telegram: ${line}`);
-        if (!malformedSaid) notice('warn', `${line}; further malformed updates are ignored silently`);
-        malformedSaid = true;
-      }
+      else if (parsed.kind === 'malformed') malformed(`ignored a malformed update ${id} (${parsed.problem})`);
     } catch (error) {
       if (!stop.signal.aborted) notice('warn', `an update could not be handled (${problem(error)})`);
     }
@@ -201,43 +248,67 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
       stop.signal.addEventListener('abort', done, { once: true });
     });
 
+  const resendUnsent = async (): Promise<void> => {
+    if (unsent.size === 0 || Date.now() < resendAt) return;
+    const waiting = new Map(deps.core.pendingApprovals().map((p) => [p.requestId, p]));
+    for (const id of [...unsent]) {
+      const request = waiting.get(id);
+      if (!request || request.approverId !== USER_ID) {
+        unsent.delete(id);
+        continue;
+      }
+      await sendRequest(request);
+      // Still refused: the others wait for the next try too (one call per try, not one per request).
+      if (unsent.has(id)) break;
+    }
+    if (unsent.size > 0 && !stop.signal.aborted) {
+      resendAttempt += 1;
+      resendAt = Date.now() + backoff(resendAttempt);
+    }
+  };
+
   const poll = async (): Promise<void> => {
     let offset = 0;
     let attempt = 0;
     while (!stop.signal.aborted) {
-      let updates: Update[];
+      let result: unknown;
       try {
-        // While failing, a short poll: the recovery (and the requests that wait to be sent) is seen at once, not after a long poll.
-        updates = await api.getUpdates({ offset, timeout: failing ? 0 : deps.pollSeconds ?? 25, allowed_updates: ['message', 'callback_query'] }, signal);
+        // While polling fails, a short poll: the recovery (and the requests that wait to be sent) is seen at once, not after a long poll.
+        result = await api.getUpdates({ offset, timeout: pollFailing ? 0 : deps.pollSeconds ?? 25, allowed_updates: ['message', 'callback_query'] }, signal);
       } catch (error) {
         if (stop.signal.aborted) return;
         if ((error as { error_code?: number }).error_code === 401) {
           notice('error', 'the bot token was refused (401 Unauthorized); Telegram approvals are off until Legion restarts with a valid token');
           return;
         }
-        reportFailure('reaching the Bot API', error);
+        reportFailure('reaching the Bot API', error, 'poll');
         attempt += 1;
-        await sleep((deps.backoffMs ?? ((n) => Math.min(60_000, 1000 * 2 ** (n - 1))))(attempt));
+        await sleep(backoff(attempt));
+        continue;
+      }
+      const batch = parseUpdateBatch(result, offset);
+      if (batch.kind === 'stuck') {
+        // Nothing to move the offset past: polling again at once would return the same batch forever.
+        if (!pollFailing) deps.log?.(`telegram: ignored an answer to getUpdates (${batch.problem})`);
+        reportFailure('reading updates', new Error(batch.problem), 'poll');
+        attempt += 1;
+        await sleep(backoff(attempt));
         continue;
       }
       attempt = 0;
-      if (failing) {
-        failing = false;
+      if (pollFailing) {
+        pollFailing = false;
+        // The API answers: whatever failed meanwhile is tried again at once.
+        sendFailing = false;
+        resendAttempt = 0;
+        resendAt = 0;
         notice('info', 'the Bot API answers again');
       }
-      // Requests that could not be sent while the API was down, if they still wait.
-      if (unsent.size > 0) {
-        const waiting = new Map(deps.core.pendingApprovals().map((p) => [p.requestId, p]));
-        for (const id of [...unsent]) {
-          unsent.delete(id);
-          const request = waiting.get(id);
-          if (request && request.approverId === USER_ID) await sendRequest(request);
-        }
-      }
-      for (const update of updates) {
-        if (Number.isSafeInteger(update.update_id)) offset = update.update_id + 1;
-        await handle(update);
-      }
+      // Requests that could not be sent, if they still wait (with backoff while sending fails).
+      await resendUnsent();
+      offset = batch.next;
+      if (batch.badIds > 0) malformed(`ignored ${batch.badIds} update${batch.badIds === 1 ? '' : 's'} without a valid update_id`);
+      for (const { id, update } of batch.fresh) await handle(id, update);
     }
   };
 
@@ -250,6 +321,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
       unsubscribe();
       stop.abort();
       await polling;
+      flushStrangers();
     },
   };
 }

@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { IGNORED_CHATS_NOTICED } from '../../../src/remote/telegram';
+import { IGNORED_CHATS_NOTICED, STRANGER_LINES_PER_CHAT, startTelegram } from '../../../src/remote/telegram';
 import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
 import { startAppHarness, type AppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
+import { until } from '../../helpers/processes';
+import { createFakeCore } from '../../helpers/fake-core';
 
 /**
  * Telegram approvals (docs/remote.md#telegram) against a local fake Bot API. The composition
@@ -208,4 +210,98 @@ test('telegram: a refused bot token is one error notice and the channel stops; t
     assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'approved'), { ok: true });
     await h.core.idle(sent.sessionId);
   }, { token: '999:wrong' });
+});
+
+/** A wall-clock window in which a busy loop would make hundreds of calls; only upper bounds are asserted over it (a slow machine makes fewer, never more). */
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const chatText = (messageId: number, text: string, chatId = CHAT) => ({ message: { message_id: messageId, date: 0, chat: { id: chatId, type: 'private' }, from: ANN, text } });
+const telegramNotices = (h: AppHarness): string[] => h.events.flatMap((e) => (e.type === 'notice' && e.message.startsWith('telegram:') ? [e.message] : []));
+
+test('telegram: sending refused for good (403, the user blocked the bot) while polling works: one notice, resent with backoff, no busy loop; sent once sending works again', async () => {
+  await withRig(async ({ h, bot }) => {
+    bot.refuseSends = true;
+    const sent = h.core.send('worker', 'write a');
+    assert.ok(sent.ok);
+    await bot.waitFor(isSend(/^Approval apr-1/));
+    await h.waitFor((e) => e.type === 'notice' && /^telegram: sending approval request failed \(.*403.*blocked by the user.*\); approvals still work in the terminal, retrying$/.test(e.message));
+    // Three messages from the chat: three poll passes, each answer refused too.
+    for (let i = 0; i < 3; i++) {
+      const before = bot.sent().length;
+      bot.push(chatText(20 + i, 'hello'));
+      await until(() => bot.sent().slice(before).some((c) => /^No agent is waiting/.test(String(c.params.text))), 'the (refused) answer');
+    }
+    await pause(1500);
+    // 1 request + 3 answers + at most one resend per poll pass (1 s, 2 s, … apart); a busy loop made hundreds.
+    assert.ok(bot.sent().length <= 7, `${bot.sent().length} sendMessage calls`);
+    assert.ok(bot.calls.filter((c) => c.method === 'getUpdates').length <= 8, `${bot.calls.filter((c) => c.method === 'getUpdates').length} getUpdates calls`);
+    assert.equal(telegramNotices(h).length, 1, telegramNotices(h).join('\n'));
+    // The user unblocks the bot: the next answer goes through (one notice), the next poll pass sends what waits.
+    bot.refuseSends = false;
+    const from = bot.calls.length;
+    bot.push(chatText(30, 'hello'));
+    await h.waitFor((e) => e.type === 'notice' && e.message === 'telegram: sending to the chat works again');
+    bot.push(chatText(31, 'hello'));
+    await until(() => bot.calls.slice(from).some(isSend(/^Approval apr-1/)), 'the request sent again');
+    const late = bot.calls.slice(from).find(isSend(/^Approval apr-1/))!;
+    bot.push(button(late.messageId!, 'a:apr-1'));
+    assert.equal(await h.core.idle(sent.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
+    assert.equal(telegramNotices(h).length, 2, telegramNotices(h).join('\n'));
+  });
+});
+
+test('telegram: an update_id that is not a safe integer (a broken API server) is never acted on and does not spin the poll; the log never carries the raw value', async () => {
+  await withRig(async ({ h, bot, logged }) => {
+    const bad = 2 ** 60;
+    bot.pushRaw({ update_id: bad, ...chatText(40, 'hello') });
+    // A valid update behind it is handled once; the bad one (which the fake keeps returning: nothing can move the offset past it) never.
+    bot.push(chatText(41, 'hello'));
+    await bot.waitFor((c) => isSend(/^No agent is waiting/)(c) && (c.params.reply_parameters as { message_id: number }).message_id === 41, 15_000);
+    await pause(1500);
+    const answers = bot.sent().filter((c) => /^No agent is waiting/.test(String(c.params.text)));
+    assert.deepEqual(answers.map((c) => (c.params.reply_parameters as { message_id: number }).message_id), [41]);
+    assert.ok(bot.calls.filter((c) => c.method === 'getUpdates').length <= 8, `${bot.calls.filter((c) => c.method === 'getUpdates').length} getUpdates calls`);
+    assert.ok(logged.length >= 1 && logged.length <= 6, logged.join('\n'));
+    assert.ok(logged.every((l) => !l.includes(String(bad)) && !l.includes('1152921504606847000')), logged.join('\n'));
+    assert.ok(bot.calls.filter((c) => c.method === 'getUpdates').every((c) => Number(c.params.offset) <= 101), 'the offset moved past the valid update only');
+    assert.ok(bot.calls.some((c) => c.method === 'getUpdates' && Number(c.params.offset) === 101), 'the offset moved past the valid update');
+    assert.ok(telegramNotices(h).some((n) => /1 update without a valid update_id/.test(n)), telegramNotices(h).join('\n'));
+  });
+});
+
+test('telegram: a stranger chat spamming the bot: its first lines logged, the rest only counted (one summary line at close)', async () => {
+  let log: string[] = [];
+  const lineFrom999 = 'telegram: ignored a message from chat 999 (only chat 4242 is obeyed)';
+  await withRig(async ({ bot, logged }) => {
+    log = logged;
+    for (let i = 0; i < 10; i++) bot.push(chatText(60 + i, 'spam', 999));
+    bot.push(chatText(90, '/status'));
+    await bot.waitFor(isSend(/^Legion: 0 requests wait for you/));
+    assert.deepEqual(logged, Array.from({ length: STRANGER_LINES_PER_CHAT }, () => lineFrom999));
+  });
+  // The count not yet logged is not lost when the channel stops.
+  assert.deepEqual(log.slice(STRANGER_LINES_PER_CHAT), [`telegram: ignored 7 more updates from other chats (each chat's first ${STRANGER_LINES_PER_CHAT} are logged, then only counted)`]);
+});
+
+test('telegram: other chats\' updates past their first lines: one summary line per interval with the count, per chat its own first lines', async () => {
+  const bot = await startFakeBotApi();
+  const logged: string[] = [];
+  const telegram = startTelegram({ core: createFakeCore(), token: bot.token, chatId: CHAT, apiRoot: bot.apiRoot, log: (l) => void logged.push(l), strangerSummaryMs: 300 });
+  const counted = (): number => logged.reduce((n, l) => n + Number(/^telegram: ignored (\d+) more updates? from other chats/.exec(l)?.[1] ?? 0), 0);
+  const summaries = (): number => logged.filter((l) => /more updates? from other chats/.test(l)).length;
+  try {
+    for (let i = 0; i < 10; i++) bot.push(chatText(60 + i, 'spam', 999));
+    await until(() => counted() === 7, 'the summary of the 7 past the first 3');
+    assert.equal(logged.filter((l) => /from chat 999 /.test(l)).length, STRANGER_LINES_PER_CHAT);
+    const first = summaries();
+    for (let i = 0; i < 5; i++) bot.push(chatText(70 + i, 'spam', 998));
+    for (let i = 0; i < 4; i++) bot.push(chatText(80 + i, 'spam', 999));
+    await until(() => counted() === 13, 'the next summary: 2 from the new chat, 4 more from the first');
+    assert.equal(logged.filter((l) => /from chat 998 /.test(l)).length, STRANGER_LINES_PER_CHAT);
+    assert.equal(logged.filter((l) => /from chat 999 /.test(l)).length, STRANGER_LINES_PER_CHAT);
+    assert.ok(summaries() > first, 'a later interval has its own line');
+    assert.equal(logged.length, 2 * STRANGER_LINES_PER_CHAT + summaries());
+  } finally {
+    await telegram.close();
+    await bot.close();
+  }
 });
