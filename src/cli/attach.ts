@@ -6,7 +6,7 @@ import { layoutFor } from '../storage/layout';
 import type { ScreenSession } from '../runtime/core-api';
 import { locateServer } from '../serve/locate';
 import type { ServerInfo } from '../serve/discovery';
-import { attachRemoteCore, type RemoteCore } from '../serve/remote-core';
+import type { RemoteCore } from '../serve/remote-core';
 
 /** `--attach` requires a server, `--no-attach` ignores one, neither: attach when one runs (docs/serve.md#attaching). */
 export type AttachChoice = 'auto' | 'require' | 'never';
@@ -44,6 +44,8 @@ export async function serverToAttach(context: CommandContext, choice: AttachChoi
 
 export async function attachCore(info: ServerInfo, client: string): Promise<RemoteCore> {
   try {
+    // Loaded only when a server runs: the socket client, its protocol and schemas cost a local start nothing.
+    const { attachRemoteCore } = await import('../serve/remote-core');
     return await attachRemoteCore({ socket: info.socket, client });
   } catch (error) {
     throw new LegionError(`could not attach to the Legion server (pid ${info.pid}, ${info.socket}): ${messageOf(error)}`);

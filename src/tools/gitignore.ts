@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
 import { isLegionSegment } from './path-safety';
 
 /** Directory names never searched or listed by glob/grep, whatever .gitignore says. */
@@ -44,6 +44,7 @@ export function createIgnoreFilter(root: string): IgnoreFilter {
         const own = await readRules(join(root, dir, '.gitignore'));
         const exclude = dir === '' ? await readRules(join(root, '.git', 'info', 'exclude')) : undefined;
         if (own === undefined && exclude === undefined) return undefined;
+        const { default: ignore } = await import('ignore');
         const ig = ignore({ ignorecase: false });
         if (exclude !== undefined) ig.add(exclude);
         if (own !== undefined) ig.add(own);

@@ -7,7 +7,6 @@ import { LegionError } from '../../errors';
 import { layoutFor } from '../../storage/layout';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../storage/private-mode';
 import { locateServer, probeSocket } from '../../serve/locate';
-import { hostServer, refuseSecondServer } from '../serve-host';
 import { SERVE_ADDONS } from '../serve-addons';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -32,6 +31,7 @@ export const serveCommand: Command = {
       return () => void process.off(signal, handler);
     });
     try {
+      const { hostServer } = await import('../serve-host');
       return await hostServer(context, { until, addons: SERVE_ADDONS, log });
     } finally {
       for (const off of handlers) off();
@@ -46,6 +46,7 @@ export const serveCommand: Command = {
 async function detach(context: Parameters<Command['run']>[0]): Promise<number> {
   const { io, args } = context;
   const layout = layoutFor(context.workspaceRoot);
+  const { refuseSecondServer } = await import('../serve-host');
   const recovered = await refuseSecondServer(layout.legionDir);
   if (recovered) io.stderr(`legion: ${recovered}\n`);
   const logDir = join(layout.legionDir, 'logs');

@@ -1,4 +1,3 @@
-import { glob as tinyglob } from 'tinyglobby';
 import { relative, resolve, isAbsolute, sep } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
@@ -41,6 +40,7 @@ export const globTool: Tool<Input> = {
 
     let found: string[];
     try {
+      const { glob: tinyglob } = await import('tinyglobby');
       found = await tinyglob(input.pattern, {
         cwd: resolved.absolute,
         dot: true,
