@@ -5,10 +5,8 @@ import type { EventBus } from '../events/bus';
 import type { SessionStore } from '../session/types';
 import type { BeforeBatch } from '../runtime/ports';
 import { messageOf } from '../errors';
-import { openCheckpointStore, type CheckpointStore } from '../checkpoints/store';
-import { checkpointHook } from '../checkpoints/hook';
-import { createUndoService, type UndoService } from '../checkpoints/undo-service';
-import { pruneCheckpoints } from '../checkpoints/prune';
+import type { CheckpointStore } from '../checkpoints/store';
+import type { UndoService } from '../checkpoints/undo-service';
 import type { UndoNote } from '../checkpoints/undo';
 
 /**
@@ -48,6 +46,11 @@ export function composeCheckpoints(options: {
   let opening: Promise<Opened | { readonly error: string }> | undefined;
   const open = (): Promise<Opened | { readonly error: string }> => {
     opening ??= (async () => {
+      // The checkpoint code (git, the watcher, records, undo, pruning) loads here, after the
+      // first frame, not with the app (docs/performance.md).
+      const [{ openCheckpointStore }, { checkpointHook }, { createUndoService }] = await Promise.all([
+        import('../checkpoints/store'), import('../checkpoints/hook'), import('../checkpoints/undo-service'),
+      ]);
       let store: CheckpointStore;
       try {
         store = await openCheckpointStore({
@@ -129,6 +132,7 @@ async function pruneWhenDue(store: CheckpointStore, config: LegionConfig, clock:
   try {
     // A fresh repository has nothing to prune: start counting the day from now.
     if (!Number.isFinite(last)) return await writeFile(marker, now.toISOString() + '\n', { mode: 0o600 });
+    const { pruneCheckpoints } = await import('../checkpoints/prune');
     await pruneCheckpoints(store, { keepDays: config.checkpoints.keepDays, maxRepoBytes: config.checkpoints.maxRepoBytes }, now);
     await writeFile(marker, now.toISOString() + '\n', { mode: 0o600 });
   } catch (error) {

@@ -4,11 +4,7 @@ import type { CollectiveRegistry } from '../collective/registry';
 import type { EventBus } from '../events/bus';
 import type { Core } from '../runtime/commands';
 import type { LegionCore } from '../runtime/core-api';
-import { createRequestBudget } from '../workflows/budget';
-import { workflowInfo } from '../workflows/info';
-import { loadWorkflows, workflowDirs } from '../workflows/load';
-import { createProgressStore } from '../workflows/progress';
-import { createWorkflowService, type WorkflowService } from '../workflows/service';
+import type { WorkflowService } from '../workflows/service';
 
 export interface ComposeWorkflowsDeps {
   readonly core: Core;
@@ -27,12 +23,48 @@ export interface ComposeWorkflowsDeps {
 
 const BUSY = new Set(['thinking', 'running-tool', 'waiting-approval']);
 
-/** The workflows of a run over the core's commands (docs/workflows.md), and the core commands that reach them. */
+/**
+ * The workflows of a run over the core's commands (docs/workflows.md), and the core commands
+ * that reach them. The workflow code (loader, schemas, runner, progress files) loads at the
+ * first use — a list, a start, the resume after the first frame — not with the app.
+ */
 export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: WorkflowService; commands: Required<Pick<LegionCore, 'workflows' | 'startWorkflow' | 'cancelWorkflow'>> } {
+  let loaded: WorkflowService | undefined;
+  let loading: Promise<WorkflowService> | undefined;
+  const real = (): Promise<WorkflowService> => (loading ??= createService(deps).then((made) => (loaded = made)));
+  // Nothing can run before the code is loaded: a workflow starts or resumes only through it.
+  const service: WorkflowService = {
+    list: async () => (await real()).list(),
+    start: async (name, input, inputs) => (await real()).start(name, input, inputs),
+    resume: async () => (await real()).resume(),
+    cancel: (workflowId) => loaded?.cancel(workflowId) ?? false,
+    active: () => loaded?.active() ?? [],
+    stop: () => loaded?.stop(),
+  };
+  return {
+    service,
+    commands: {
+      workflows: async () => {
+        const [entries, { workflowInfo }] = await Promise.all([service.list(), import('../workflows/info')]);
+        return entries.map(workflowInfo);
+      },
+      startWorkflow: async (name, input, inputs) => {
+        const started = await service.start(name, input, inputs);
+        return started.ok ? { ok: true, workflowId: started.run.workflowId } : started;
+      },
+      cancelWorkflow: (workflowId) => service.cancel(workflowId),
+    },
+  };
+}
+
+async function createService(deps: ComposeWorkflowsDeps): Promise<WorkflowService> {
+  const [{ createRequestBudget }, { loadWorkflows, workflowDirs }, { createProgressStore }, { createWorkflowService }] = await Promise.all([
+    import('../workflows/budget'), import('../workflows/load'), import('../workflows/progress'), import('../workflows/service'),
+  ]);
   const { core, bus } = deps;
   const clock = deps.clock ?? (() => new Date());
   const agents = (): string[] => deps.registry.list().filter((p) => p.kind === 'agent' && p.status === 'active').map((p) => p.id);
-  const service = createWorkflowService({
+  return createWorkflowService({
     port: {
       openSession: (agent, name) => core.openSession(agent, name),
       send: (agent, text, name) => core.send(agent, text, name),
@@ -50,15 +82,4 @@ export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: Workflo
     now: () => clock().toISOString(),
     load: () => loadWorkflows(workflowDirs(deps.appDir, deps.workspaceRoot), { agents: agents() }),
   });
-  return {
-    service,
-    commands: {
-      workflows: async () => (await service.list()).map(workflowInfo),
-      startWorkflow: async (name, input, inputs) => {
-        const started = await service.start(name, input, inputs);
-        return started.ok ? { ok: true, workflowId: started.run.workflowId } : started;
-      },
-      cancelWorkflow: (workflowId) => service.cancel(workflowId),
-    },
-  };
 }

@@ -9,10 +9,6 @@ import { createRunStore } from '../../session/run-store';
 import { randomIds, systemClock } from '../../session/ids';
 import { formatStamp, formatTable } from '../../session/format';
 import type { LoadedRun, RunLock } from '../../session/types';
-import { openCheckpointStore } from '../../checkpoints/store';
-import { createUndoService } from '../../checkpoints/undo-service';
-import { changedFilesText, checkpointOrigin, planLines } from '../../checkpoints/describe';
-import { pruneCheckpoints } from '../../checkpoints/prune';
 import { CHECKPOINT_ID } from '../../checkpoints/ids';
 import type { UndoNote } from '../../checkpoints/undo';
 import type { CliIo } from '../io';
@@ -40,6 +36,10 @@ export const undoCommand: Command = {
     const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, io.env.HOME ?? ''));
     if (!loaded.ok) throw new LegionError(loaded.error);
     const config = loaded.config.checkpoints;
+    // The checkpoint code loads with this command only, not with every start of Legion.
+    const [{ openCheckpointStore }, { createUndoService }, { planLines }, { pruneCheckpoints }] = await Promise.all([
+      import('../../checkpoints/store'), import('../../checkpoints/undo-service'), import('../../checkpoints/describe'), import('../../checkpoints/prune'),
+    ]);
     const store = await openCheckpointStore({ workspaceRoot, maxFileBytes: config.maxFileBytes, warn: (m) => io.stderr(`legion: ${m}\n`) });
     try {
       if (args.flags.get('prune') === true) {
@@ -99,6 +99,7 @@ async function list(io: CliIo, checkpoints: readonly import('../../checkpoints/r
     io.stdout('no checkpoints yet\n');
     return 0;
   }
+  const { changedFilesText, checkpointOrigin } = await import('../../checkpoints/describe');
   const rows = checkpoints.map((c) => [c.id, formatStamp(c.at), c.sessionId.replace(/^session-/, ''), checkpointOrigin(c), changedFilesText(c)]);
   io.stdout(formatTable(['CHECKPOINT', 'AT', 'SESSION', 'BY', 'CHANGED'], rows));
   return 0;

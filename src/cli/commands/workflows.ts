@@ -6,8 +6,6 @@ import { checkWorkspace } from '../../storage/workspace';
 import { createParticipantStore } from '../../collective/store';
 import { loadTemplates } from '../../collective/templates';
 import { clip, formatTable } from '../../session/format';
-import { loadWorkflows, workflowDirs } from '../../workflows/load';
-import { workflowInfo } from '../../workflows/info';
 
 /**
  * `legion workflows`: the workflows this workspace can run (docs/workflows.md), checked against
@@ -28,6 +26,7 @@ export const workflowsCommand: Command = {
     let participants = check.exists ? await createParticipantStore(layout).loadAll() : [];
     if (participants.length === 0) participants = await loadTemplates(join(appDir, 'config', 'agents'));
     const agents = participants.filter((p) => p.kind === 'agent' && p.status === 'active').map((p) => p.id);
+    const [{ loadWorkflows, workflowDirs }, { workflowInfo }] = await Promise.all([import('../../workflows/load'), import('../../workflows/info')]);
     const infos = (await loadWorkflows(workflowDirs(appDir, workspaceRoot), { agents })).map(workflowInfo);
     if (args.flags.has('json')) {
       io.stdout(JSON.stringify(infos, null, 2) + '\n');
