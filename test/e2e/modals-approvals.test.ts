@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasTmux, initWorkspace, legionTui, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { hasTmux, initWorkspace, legionTui, openApprovalQueue, startTmux, withWorkspace, type Tmux } from './modals-support';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
@@ -179,19 +179,8 @@ test('an approval pending at quit (ur-agent → scribe) is in the queue after a 
     }
     try {
       // The request from before the restart waits again (the chain user → ur-agent → scribe resumed).
-      let s = await second.waitFor(/1 approval pending/);
-      // The pending notice is in the first frame, which can come before the screen reads keys
-      // (raw mode is set once drawn): on a loaded machine a Ctrl+Y that early is lost, so press
-      // again until the queue opens.
-      for (let attempt = 0; ; attempt++) {
-        second.keys('C-y');
-        try {
-          s = await second.waitFor(/Approval queue · 1 waiting for you/, 4_000);
-          break;
-        } catch (error) {
-          if (attempt >= 4) throw error;
-        }
-      }
+      await second.waitFor(/1 approval pending/);
+      let s = await openApprovalQueue(second, /Approval queue · 1 waiting for you/);
       assert.match(s, /file_write r1\.txt/);
       second.type('y');
       await second.waitGone(/Approval queue/);

@@ -98,3 +98,24 @@ export async function withWorkspace<T>(fn: (dir: string) => Promise<T>): Promise
     await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
+
+/**
+ * The approval queue showing `waiting` (e.g. `/Approval queue · 1 waiting for you/`), however it
+ * got there. After a restart with pending requests the queue opens by itself once the requests
+ * are re-offered (on an empty composer), and Ctrl+Y toggles it: pressing Ctrl+Y blindly can
+ * close the queue that just opened by itself. So Ctrl+Y is pressed only while the queue is not
+ * showing, and the queue must still show a moment later (a Ctrl+Y in flight would close it).
+ */
+export async function openApprovalQueue(t: Pick<Tmux, 'screen' | 'keys' | 'waitFor'>, waiting: RegExp): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await t.waitFor(waiting, 3_000);
+      await new Promise((r) => setTimeout(r, 400));
+      const s = t.screen();
+      if (waiting.test(s)) return s;
+    } catch (error) {
+      if (attempt >= 6) throw error;
+    }
+    if (!waiting.test(t.screen())) t.keys('C-y');
+  }
+}

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLI, hasTmux, initWorkspace, legionTui, ROOT, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { CLI, hasTmux, initWorkspace, legionTui, openApprovalQueue, ROOT, startTmux, withWorkspace, type Tmux } from './modals-support';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
@@ -74,8 +74,7 @@ test('TUI: a request of the user lane pending at quit is in the queue after a re
     const second = await startAgain(command, env);
     try {
       await second.waitFor(/message ur-agent/);
-      second.keys('C-y');
-      const s = await second.waitFor(/Approval queue · 1 waiting for you/, 20_000);
+      const s = await openApprovalQueue(second, /Approval queue · 1 waiting for you/);
       assert.match(s, /file_write r1\.txt/);
       second.type('y');
       await second.waitGone(/Approval queue/);

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLI, hasTmux, initWorkspace, legionTui, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { CLI, hasTmux, initWorkspace, legionTui, openApprovalQueue, startTmux, withWorkspace, type Tmux } from './modals-support';
 import { until } from '../helpers/processes';
 import { connectServer } from '../../src/serve/connection';
 import { readServerInfo } from '../../src/serve/discovery';
@@ -83,8 +83,7 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       assert.match(s, new RegExp(`^legion · run ${runId} \\(resumed\\) · local · `, 'm'));
       assert.ok(!existsSync(join(legionDir, 'serve.json')), 'the stale serve.json is removed');
       assert.ok(!existsSync(socket), 'the stale socket is removed');
-      tui.keys('C-y');
-      const queue = await tui.waitFor(/Approval queue · 1 waiting for you/, 30_000);
+      const queue = await openApprovalQueue(tui, /Approval queue · 1 waiting for you/);
       assert.match(queue, /file_write r1\.txt/);
       tui.type('y');
       await tui.waitGone(/Approval queue/);
