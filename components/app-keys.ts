@@ -44,6 +44,12 @@ export interface KeyDeps {
   readonly laneBox: (index: number) => { width: number; bodyHeight: number } | null;
 }
 
+/**
+ * A queue that opened by itself this recently is not closed by its own key: the user who saw
+ * "1 approval pending" and pressed Ctrl+Y as it opened meant to open it, not to close it.
+ */
+export const OPENED_BY_ITSELF_GRACE_MS = 1000;
+
 const MODAL_OF: Partial<Record<Action, Exclude<ModalKind, 'checkpoints'>>> = {
   help: 'help', approvals: 'approvals', switcher: 'switcher', newSession: 'new-session', history: 'history',
 };
@@ -69,7 +75,9 @@ export function handleKey(key: KeyPress, deps: KeyDeps): void {
     if (!used) {
       if (action === 'clear') return void store.dispatch([...actions, { type: 'close-modal' }, ...quitPress(state, deps)]);
       const opener = action === 'checkpoints' ? 'checkpoints' : action ? MODAL_OF[action] : undefined;
-      if (action === 'interrupt' || (opener !== undefined && opener === state.modal.kind)) actions.push({ type: 'close-modal' });
+      const modal = state.modal;
+      const justOpenedByItself = modal.kind === 'approvals' && modal.openedByItselfAt !== undefined && deps.now() - modal.openedByItselfAt < OPENED_BY_ITSELF_GRACE_MS;
+      if (action === 'interrupt' || (opener !== undefined && opener === modal.kind && !justOpenedByItself)) actions.push({ type: 'close-modal' });
     }
     return void store.dispatch(actions);
   }

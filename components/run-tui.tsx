@@ -31,7 +31,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
-  const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => performance.now() });
+  const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => Date.now() });
   // A question of an agent opens its lane (the reducer); one that could not take the focus rings the bell.
   const unwatchQuestions = watchQuestions({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07') });
 

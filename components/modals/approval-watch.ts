@@ -33,7 +33,7 @@ export function watchApprovals(options: ApprovalWatchOptions): () => void {
     const composerEmpty = !session || viewOf(state, session.id).draft.text === '';
     let opened = state.modal?.kind === 'approvals';
     if (state.modal === null && composerEmpty) {
-      options.store.dispatch({ type: 'open-modal', modal: { kind: 'approvals' } });
+      options.store.dispatch({ type: 'open-modal', modal: { kind: 'approvals', openedByItselfAt: options.now() } });
       opened = true;
     }
     const userLaneFocused = session !== undefined && isUserSession(session);

@@ -98,7 +98,11 @@ export const DEFAULT_VIEW: LaneView = { scroll: FOLLOW, draft: EMPTY_DRAFT, expa
  */
 export type ModalState =
   | { readonly kind: 'help' }
-  | { readonly kind: 'approvals' }
+  /**
+   * `openedByItselfAt`: when a request arriving opened it (the clock of `App`'s `now`): the
+   * queue's own key pressed just after does not close it (app-keys.ts).
+   */
+  | { readonly kind: 'approvals'; readonly openedByItselfAt?: number }
   | { readonly kind: 'switcher' }
   | { readonly kind: 'new-session' }
   /** The checkpoints of one session: see and undo what its agent changed (docs/undo.md). */

@@ -289,3 +289,22 @@ test('a budget request (docs/context.md#budgets) shows which budget, what was sp
     assert.deepEqual(h.resolves, [{ ids: ['b1'], decision: 'approved', options: {} }]);
   }, { columns: 160 });
 });
+
+test('a queue that just opened by itself stays open when Ctrl+Y comes right after (pressed to open it); later Ctrl+Y closes it', async () => {
+  const clock = { now: 50_000 };
+  await withQueue(async (h) => {
+    await h.emit(request({ requestId: 'r1' }));
+    assert.equal(h.store.getState().modal?.kind, 'approvals', 'opened by itself on the empty composer');
+    clock.now += 300;
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal?.kind, 'approvals', 'the Ctrl+Y meant to open it does not close it');
+    clock.now += 1_000;
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal, null, 'a second later Ctrl+Y closes it as usual');
+    // Opened by the user, it closes with its key at once.
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal?.kind, 'approvals');
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal, null);
+  }, { clock });
+});

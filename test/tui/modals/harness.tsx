@@ -52,6 +52,8 @@ export interface ModalHarnessOptions {
   readonly bell?: boolean;
   /** Checkpoints and undo (the checkpoints modal); absent: not provided. */
   readonly undo?: UndoService;
+  /** The UI's clock (ms), shared by the approval watcher and the keys; the test may move it. */
+  readonly clock?: { now: number };
 }
 
 export function patchResolve(core: FakeCore, resolves: ResolveCall[]): void {
@@ -80,8 +82,9 @@ export async function renderModals(options: ModalHarnessOptions = {}): Promise<M
     if (opened.ok) store.dispatch({ type: 'show-session', sessionId: opened.sessionId });
   }
   const bells = { count: 0 };
-  const unwatch = watchApprovals({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; }, now: () => 0 });
-  let tree = <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux test" demo={false} onQuit={() => undefined} now={() => 0} />;
+  const clock = options.clock ?? { now: 0 };
+  const unwatch = watchApprovals({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; }, now: () => clock.now });
+  let tree = <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux test" demo={false} onQuit={() => undefined} now={() => clock.now} />;
   if (options.services) tree = <ApprovalServicesContext.Provider value={options.services}>{tree}</ApprovalServicesContext.Provider>;
   if (options.undo) tree = <UndoContext.Provider value={options.undo}>{tree}</UndoContext.Provider>;
   if (options.history !== undefined) tree = <HistorySourceContext.Provider value={options.history}>{tree}</HistorySourceContext.Provider>;
