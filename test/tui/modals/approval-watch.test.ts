@@ -23,7 +23,7 @@ function setup(options: { bell?: boolean } = {}) {
 test('user lane focused, empty composer: the queue opens by itself, no bell', () => {
   const s = setup();
   s.core.emit(request({ requestId: 'r1' }));
-  assert.deepEqual(s.store.getState().modal, { kind: 'approvals' });
+  assert.deepEqual(s.store.getState().modal, { kind: 'approvals', openedByItselfAt: 10_000 });
   assert.equal(s.rings(), 0);
   s.stop();
 });
@@ -32,7 +32,7 @@ test('an agents-only lane focused: the queue opens and the bell rings', () => {
   const s = setup();
   s.store.dispatch({ type: 'show-session', sessionId: sessionIdOf('ur-agent', 'scribe', 'notes') });
   s.core.emit(request({ requestId: 'r1' }));
-  assert.deepEqual(s.store.getState().modal, { kind: 'approvals' });
+  assert.deepEqual(s.store.getState().modal, { kind: 'approvals', openedByItselfAt: 10_000 });
   assert.equal(s.rings(), 1);
   s.stop();
 });
