@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir } from '../helpers/tmp';
 import { bundlePath as BUNDLE, cleanAppEnv, ensureBundle } from '../helpers/bundle';
-import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
+import { hasTmux, shellCommand, startTmux, type TmuxSession } from '../helpers/tmux';
 
 test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; quitting mid-turn keeps a valid run', { skip: !hasTmux() && 'tmux is not installed', timeout: 90_000 }, async () => {
   ensureBundle({ e2e: true, rebuild: 'always' });
@@ -19,9 +19,9 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
     tmux.type('write a haiku');
     tmux.keys('Enter');
     screen = await tmux.waitFor(/ur-agent → scribe · notes/, 20_000, "scribe's lane");
-    screen = await tmux.waitFor(/1 approval pending/, 20_000, 'the approval badge');
+    await tmux.waitFor(/1 approval pending/, 20_000, 'the approval badge');
     // The approval queue may open by itself (empty composer); Esc closes it, the lanes are behind.
-    if (/Approval queue/.test(screen)) tmux.keys('Escape');
+    await closeQueueIfItOpens(tmux);
     screen = await tmux.waitFor(/⏸ awaiting/, 5_000, "the tool row waiting in scribe's lane");
 
     // Quit while scribe waits for approval and ur-agent waits for scribe.
@@ -43,8 +43,8 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
     }
 
     tmux.respawn(command);
-    screen = await tmux.waitFor(/1 approval pending/, 15_000, 'the resumed run with its pending approval');
-    if (/Approval queue/.test(screen)) tmux.keys('Escape');
+    await tmux.waitFor(/1 approval pending/, 15_000, 'the resumed run with its pending approval');
+    await closeQueueIfItOpens(tmux);
     screen = await tmux.waitFor(/› write a haiku/, 5_000, "the user's message in the resumed lane");
     assert.match(screen, /ur-agent → scribe · notes/);
     tmux.keys('C-c', 'C-c');
@@ -54,3 +54,20 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
     await ws.cleanup();
   }
 });
+
+/**
+ * The queue opens by itself when the request reaches the screen, which can be a frame after the
+ * badge: wait a moment for it, close it with Esc, and make sure it stays closed.
+ */
+async function closeQueueIfItOpens(tmux: TmuxSession): Promise<void> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    try {
+      await tmux.waitFor(/Approval queue/, 1_500, 'the queue opening by itself');
+    } catch {
+      return; // it did not open
+    }
+    tmux.keys('Escape');
+    await tmux.waitFor((screen) => !/Approval queue/.test(screen), 5_000, 'the queue to close');
+  }
+  assert.fail('the approval queue kept opening');
+}
