@@ -31,6 +31,8 @@ export function stateOf(core: WebCore): ApiResult {
   return {
     status: 200,
     body: {
+      // The bus position of this snapshot: the page re-applies the events after it that raced the load.
+      seq: core.bus.lastSeq(),
       runId: core.runId,
       participants: core.participants().map((p) => ({ id: p.id, name: p.name, kind: p.kind })),
       sessions: core.sessions(),
@@ -41,7 +43,7 @@ export function stateOf(core: WebCore): ApiResult {
 
 export function historyOf(core: WebCore, sessionId: string | null): ApiResult {
   if (!sessionId || !core.sessions().some((s) => s.id === sessionId)) return { status: 404, body: { error: 'no such session' } };
-  return { status: 200, body: { sessionId, items: historyView(core.history(sessionId)) } };
+  return { status: 200, body: { sessionId, seq: core.bus.lastSeq(), items: historyView(core.history(sessionId)) } };
 }
 
 export function decide(core: WebCore, body: unknown): ApiResult {

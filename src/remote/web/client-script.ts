@@ -157,14 +157,30 @@ export const APP_JS = String.raw`(function () {
     return 'by ' + by;
   }
 
+  // Events that arrive while a snapshot (state, a lane's history) is loading are applied and
+  // kept: the snapshot may have been taken before them, so once it is drawn the ones after its
+  // position (seq) are applied again (a request raised while the page reconnected would
+  // otherwise vanish when the older snapshot replaced the rows).
+  var loading = 0;
+  var recent = [];
+  function startLoad() { loading += 1; }
+  function endLoad() { loading -= 1; if (loading === 0) recent = []; }
+  function replayAfter(seq, wanted) {
+    recent.forEach(function (r) { if (r.seq > seq && wanted(r.ev)) apply(r.ev); });
+  }
+
   function loadHistory(id, entry) {
+    startLoad();
     api('GET', '/api/history?session=' + encodeURIComponent(id)).then(function (h) {
       entry.body.textContent = '';
       renderItems(entry.body, h.items);
-    }, function (err) { say(err.message); });
+      replayAfter(h.seq, function (ev) { return ev.type === 'message-add' && ev.sessionId === id; });
+      endLoad();
+    }, function (err) { say(err.message); endLoad(); });
   }
 
   function loadState() {
+    startLoad();
     return api('GET', '/api/state').then(function (state) {
       $('run').textContent = 'run ' + state.runId;
       state.sessions.forEach(function (s) {
@@ -174,11 +190,18 @@ export const APP_JS = String.raw`(function () {
       });
       rows.forEach(function (_row, id) { removeRequest(id); });
       state.pending.forEach(addRequest);
-    }, function (err) { say(err.message); });
+      replayAfter(state.seq, function (ev) { return ev.type === 'approval-request' || ev.type === 'approval-resolve' || ev.type === 'agent-status' || ev.type === 'session-open'; });
+      endLoad();
+    }, function (err) { say(err.message); endLoad(); });
   }
 
   function onEvent(e) {
     var ev = JSON.parse(e.data);
+    if (loading > 0 && recent.length < 10000) recent.push({ seq: Number(e.lastEventId), ev: ev });
+    apply(ev);
+  }
+
+  function apply(ev) {
     var entry;
     switch (ev.type) {
       case 'session-open':

@@ -140,7 +140,11 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         await page.setViewport({ width: 360, height: 740, isMobile: true, hasTouch: true });
         const phone = f.h.core.send('worker', 'write f', 'phone');
         assert.ok(phone.ok);
-        await page.waitForSelector(rowSelector('apr-6'));
+        // Its id as the core gave it (not assumed from the count so far).
+        const phoneRequest = await f.h.waitFor((e) => e.type === 'approval-request' && e.sessionId === phone.sessionId, 20_000);
+        assert.ok(phoneRequest.type === 'approval-request');
+        const phoneRow = rowSelector(phoneRequest.requestId);
+        await page.waitForSelector(phoneRow);
         await page.waitForSelector(`article.lane[data-session-id="${phone.sessionId}"] .tool`);
         assert.equal(await page.$eval('#lanes', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length), 1);
         // Against 360 itself: a mobile browser widens its viewport (zooms out) to fit content that overflows.
@@ -150,10 +154,10 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
         assert.deepEqual(overflow, [], 'nothing reaches past the right edge');
         assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]), [360, 360], 'no sideways scrolling, no zooming out');
         for (const button of ['button.approve', 'button.reject']) {
-          const box = await (await page.$(`${rowSelector('apr-6')} ${button}`))!.boundingBox();
+          const box = await (await page.$(`${phoneRow} ${button}`))!.boundingBox();
           assert.ok(box && box.x >= 0 && box.x + box.width <= 360 && box.height >= 34, `${button}: ${JSON.stringify(box)}`);
         }
-        await page.tap(`${rowSelector('apr-6')} button.approve`);
+        await page.tap(`${phoneRow} button.approve`);
         await until(() => existsSync(join(dir, LONG_NAME)), 'the file approved by a tap');
 
         // An agent's question: its lane has an answer box; the answer sent from the page is the user's reply.
@@ -190,6 +194,48 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
           await other.close();
         }
         await page.close();
+      } finally {
+        await f.close();
+      }
+    });
+  } finally {
+    await browser.close();
+  }
+});
+
+test('web page: a request raised while the page loads its state (the snapshot older than the event) stays on the page', { timeout: 60_000 }, async () => {
+  const browser = await puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    await withTempDir(async (dir) => {
+      const f = await startWebFixture(dir);
+      try {
+        const page = await browser.newPage();
+        await page.setRequestInterception(true);
+        let raised: string | undefined;
+        page.on('request', (request) => {
+          if (raised !== undefined || !request.url().includes('/api/state')) return void request.continue();
+          void (async () => {
+            // The snapshot is taken now, before the request exists...
+            const answer = await fetch(request.url(), { headers: request.headers() });
+            const body = await answer.text();
+            // ...then a request is raised and reaches the page over the event stream...
+            const sent = f.h.core.send('worker', 'write a');
+            assert.ok(sent.ok);
+            const event = await f.h.waitFor((e) => e.type === 'approval-request' && e.sessionId === sent.sessionId, 20_000);
+            assert.ok(event.type === 'approval-request');
+            raised = event.requestId;
+            await until(async () => (await page.$(rowSelector(event.requestId))) !== null, 'the row from the event');
+            // ...and only then does the older snapshot arrive.
+            await request.respond({ status: answer.status, contentType: 'application/json', body });
+          })();
+        });
+        const res = await page.goto(`${f.base}/?token=${f.token}`);
+        assert.equal(res?.status(), 200);
+        await until(() => raised !== undefined, 'the request raised during the load', 30_000);
+        // The snapshot has been drawn (its run id shows) and the row is still there.
+        await page.waitForFunction(() => /^run /.test(document.getElementById('run')?.textContent ?? ''));
+        await new Promise((r) => setTimeout(r, 300));
+        assert.ok(await page.$(rowSelector(raised!)), 'the request raised during the load is still listed');
       } finally {
         await f.close();
       }
