@@ -61,8 +61,22 @@ interface Client {
   blockedSince: number | null;
 }
 
-/** After the hello timeout's error line, how long a client has to read it before its socket is destroyed. */
-const HELLO_GRACE_MS = 1000;
+/** How long a socket being closed by the server has to take its last line before it is destroyed regardless. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * Close a socket from the server's side: its last line (if any) goes out, then the socket is
+ * destroyed — as soon as the line is flushed, and after CLOSE_GRACE_MS whatever happened. A
+ * socket whose peer never reads would never flush (so `end()`'s callback alone would keep it,
+ * and its place, forever), and one whose peer never closes would hold `server.close`
+ * (`legion stop`) open.
+ */
+function closeSocket(socket: Socket, lastLine?: string): void {
+  const destroy = (): void => void socket.destroy();
+  if (lastLine === undefined) socket.end(destroy);
+  else socket.end(lastLine, destroy);
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+}
 
 /**
  * Serve `core` on a Unix socket (mode 0600) with the protocol of protocol.ts. Every event of
@@ -163,9 +177,8 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       drop(client);
     });
     if (closing || clients.size >= limits.maxClients) {
-      // Once the line is out, the socket is closed from here: a refused socket is never read, so
-      // it would never see its peer's end, and `server.close` (legion stop) would wait for it forever.
-      socket.end(line({ error: { kind: 'refused', message: closing ? 'the server is stopping' : `more than ${limits.maxClients} clients` } }), () => socket.destroy());
+      // A refused socket is never read, so it would never see its peer's end: closed from here.
+      closeSocket(socket, line({ error: { kind: 'refused', message: closing ? 'the server is stopping' : `more than ${limits.maxClients} clients` } }));
       return;
     }
     clients.add(client);
@@ -173,10 +186,8 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       if (client.live || client.closed) return;
       log(`${client.label}: closed (no hello within ${limits.helloMs} ms)`);
       fail(client, undefined, { kind: 'protocol', message: `no hello within ${limits.helloMs} ms` });
-      // end()'s callback would wait for the error line to flush, which a client that never reads
-      // never lets happen: it would keep its place forever. A short grace, then gone regardless.
-      client.socket.end();
-      setTimeout(() => drop(client), HELLO_GRACE_MS).unref();
+      // Its place is freed when the socket closes ('close' drops the client).
+      closeSocket(client.socket);
     }, limits.helloMs);
     helloTimer.unref();
     socket.once('close', () => clearTimeout(helloTimer));
