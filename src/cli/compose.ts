@@ -242,7 +242,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
       // A message's turn also waits (once, bounded) for MCP servers still starting, so its request offers their tools.
-      beforeTurns: async (signal) => {
+      beforeFirstCall: async (signal) => {
         await startBackground();
         await mcpTurnWait(signal);
       },

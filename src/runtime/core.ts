@@ -83,7 +83,7 @@ export interface CoreOptions {
    * pending approvals at once (its calls run only once approved, and what runs waits for the
    * set-up itself: the shell for the probe, the batch for its checkpoint). Must not reject.
    */
-  readonly beforeTurns?: (signal: AbortSignal) => Promise<void>;
+  readonly beforeFirstCall?: (signal: AbortSignal) => Promise<void>;
   /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
   readonly windowOf?: (model: string) => number | null;
 }
@@ -185,7 +185,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     collectNews: communicator.collectNews,
     isStopping,
     keptAtStop: (turn) => state.keptAtStop(turn),
-    ...(options.beforeTurns ? { beforeFirstCall: options.beforeTurns } : {}),
+    ...(options.beforeFirstCall ? { beforeFirstCall: options.beforeFirstCall } : {}),
   };
   scheduler = createScheduler({
     state,

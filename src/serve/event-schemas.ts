@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { messageSchema } from '../model/message';
+import { agentStatusSchema } from './results';
 import type { EventBodies, EventType, LegionEvent } from '../events/types';
 
 /**
@@ -33,7 +34,7 @@ const BODY_SCHEMAS: { readonly [T in EventType]: z.ZodType<EventBodies[T]> } = {
     requestId: id, decision: z.enum(['approved', 'rejected']), reason: z.string(),
     decidedBy: z.custom<EventBodies['approval-resolve']['decidedBy']>((v) => typeof v === 'string' && v.length > 0),
   }),
-  'agent-status': z.looseObject({ participantId: id, sessionId: id, status: z.enum(['idle', 'thinking', 'running-tool', 'waiting-approval', 'error']), detail: z.string().optional() }),
+  'agent-status': z.looseObject({ participantId: id, sessionId: id, status: agentStatusSchema, detail: z.string().optional() }),
   usage: z.looseObject({
     sessionId: id, participantId: id, model: z.string(), inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
     costUsd: usd.nullable(),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { messageSchema } from '../model/message';
 import { participantSchema } from '../collective/participant';
 
+/** An agent's status on the wire (sessions here, `agent-status` events in event-schemas.ts). */
+export const agentStatusSchema = z.enum(['idle', 'thinking', 'running-tool', 'waiting-approval', 'error']);
+
 /**
  * The shapes of the results a client reads (protocol.ts checks the envelope; these check the
  * payload of the methods a remote core depends on). A result that does not parse is a
@@ -14,7 +17,7 @@ const totals = z.looseObject({
 });
 const sessionInfo = z.looseObject({
   id: z.string(), initiatorId: z.string(), responderId: z.string(), name: z.string(),
-  status: z.enum(['idle', 'thinking', 'running-tool', 'waiting-approval', 'error']), lastActivity: z.string(), messageCount: count,
+  status: agentStatusSchema, lastActivity: z.string(), messageCount: count,
   awaitingUser: z.boolean().optional(),
 });
 const pendingApproval = z.looseObject({

@@ -1,6 +1,7 @@
 // The web build of grammY uses Node's own fetch and AbortSignal (no node-fetch, whatwg-url, tr46 in the bundle).
 import { Api, InlineKeyboard } from 'grammy/web';
 import type { LegionEvent } from '../../events/types';
+import { messageOf } from '../../errors';
 import type { LegionCore } from '../../runtime/core-api';
 import { actorOf, buttonData, decidedMessage, parseButton, questionMessage, requestMessage, type RequestShape } from './messages';
 import { parseUpdate, parseUpdateBatch, type CallbackUpdate, type MessageUpdate } from './updates';
@@ -77,7 +78,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
 
   const notice = (level: 'info' | 'warn' | 'error', message: string): void => void deps.core.bus.emit({ type: 'notice', level, message: `telegram: ${message}` });
   // The API's own words (whatever `apiRoot` answers): one line, printable, bounded.
-  const problem = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').slice(0, 200);
+  const problem = (error: unknown): string => messageOf(error).split('\n')[0]!.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').slice(0, 200);
   const reportFailure = (what: string, error: unknown, kind: 'poll' | 'send'): void => {
     if (!pollFailing && !sendFailing) notice('warn', `${what} failed (${problem(error)}); approvals still work in the terminal, retrying`);
     if (kind === 'poll') pollFailing = true;
