@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasTmux, initWorkspace, legionTui, openApprovalQueue, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { hasTmux, initWorkspace, legionTui, openApprovalQueue, quitTui, startTmux, withWorkspace, type Tmux } from './modals-support';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
@@ -142,11 +142,6 @@ replies:
   - { agent: ur-agent, on: tool-error, repeat: true, text: "ur-agent saw an error" }
 `;
 
-async function quit(t: Tmux): Promise<void> {
-  t.keys('C-c');
-  t.keys('C-c');
-  await t.waitFor(/\[exited \d+\]/, 20_000);
-}
 
 test('an approval pending at quit (ur-agent → scribe) is in the queue after a restart: approving it writes r1 and both turns finish; new ones go by their own ids', { skip, timeout: 120_000 }, async () => {
   await withWorkspace(async (dir) => {
@@ -161,7 +156,7 @@ test('an approval pending at quit (ur-agent → scribe) is in the queue after a 
       assert.match(first.screen(), /file_write r1\.txt/);
       first.keys('Escape');
       await first.waitGone(/Approval queue/);
-      await quit(first);
+      await quitTui(first);
     } finally {
       first.kill();
     }
@@ -202,7 +197,7 @@ test('an approval pending at quit (ur-agent → scribe) is in the queue after a 
       assert.notEqual(requestOf('r1.txt'), requestOf('r2.txt'));
       assert.deepEqual(resolves.filter((l) => l.requestId === requestOf('r1.txt')).map((l) => [l.decision, l.decidedBy]), [['approved', 'user']]);
       assert.deepEqual(resolves.filter((l) => l.requestId === requestOf('r2.txt')).map((l) => [l.decision, l.decidedBy]), [['approved', 'user']]);
-      await quit(second);
+      await quitTui(second);
     } finally {
       second.kill();
     }

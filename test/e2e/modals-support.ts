@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -118,4 +118,18 @@ export async function openApprovalQueue(t: Pick<Tmux, 'screen' | 'keys' | 'waitF
     }
     if (!waiting.test(t.screen())) t.keys('C-y');
   }
+}
+
+/** Ctrl+C twice, then the pane says the app exited (`exited`: which exit codes count, default any). */
+export async function quitTui(t: Pick<Tmux, 'keys' | 'waitFor'>, options: { exited?: RegExp; timeoutMs?: number } = {}): Promise<void> {
+  t.keys('C-c');
+  t.keys('C-c');
+  await t.waitFor(options.exited ?? /\[exited \d+\]/, options.timeoutMs ?? 20_000);
+}
+
+/** Give a participant of the workspace more tools (its file in `.legion/collective/participants/`). */
+export async function grantTools(dir: string, participantId: string, tools: readonly string[]): Promise<void> {
+  const file = join(dir, '.legion', 'collective', 'participants', `${participantId}.json`);
+  const participant = JSON.parse(await readFile(file, 'utf8')) as { tools: string[] };
+  await writeFile(file, JSON.stringify({ ...participant, tools: [...participant.tools, ...tools] }, null, 2));
 }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLI, hasTmux, initWorkspace, legionTui, openApprovalQueue, ROOT, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { CLI, grantTools, hasTmux, initWorkspace, legionTui, openApprovalQueue, quitTui, ROOT, startTmux, withWorkspace, type Tmux } from './modals-support';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 
@@ -39,19 +39,12 @@ async function startAgain(command: string[], env: Record<string, string>): Promi
   }
 }
 
-async function quit(t: Tmux): Promise<void> {
-  t.keys('C-c');
-  t.keys('C-c');
-  await t.waitFor(/\[exited \d+\]/, 20_000);
-}
 
 test('TUI: a request of the user lane pending at quit is in the queue after a restart (Ctrl+Y); y approves it and the turn goes on', { skip, timeout: 120_000 }, async () => {
   ensureBundle();
   await withWorkspace(async (dir) => {
     await initWorkspace(dir, []);
-    const urAgent = join(dir, '.legion', 'collective', 'participants', 'ur-agent.json');
-    const participant = JSON.parse(await readFile(urAgent, 'utf8')) as { tools: string[] };
-    await writeFile(urAgent, JSON.stringify({ ...participant, tools: [...participant.tools, 'file_write'] }, null, 2));
+    await grantTools(dir, 'ur-agent', ['file_write']);
     const script = join(dir, 'script.yaml');
     await writeFile(script, SCRIPT);
     const { command, env } = legionTui(dir, script);
@@ -65,7 +58,7 @@ test('TUI: a request of the user lane pending at quit is in the queue after a re
       assert.match(first.screen(), /file_write r1\.txt/);
       first.keys('Escape');
       await first.waitGone(/Approval queue/);
-      await quit(first);
+      await quitTui(first);
     } finally {
       first.kill();
     }
@@ -80,7 +73,7 @@ test('TUI: a request of the user lane pending at quit is in the queue after a re
       await second.waitGone(/Approval queue/);
       await second.waitFor(/ur-agent wrote r1/, 30_000);
       assert.equal(await readFile(join(dir, 'r1.txt'), 'utf8'), 'one\n');
-      await quit(second);
+      await quitTui(second);
     } finally {
       second.kill();
     }

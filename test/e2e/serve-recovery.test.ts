@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLI, hasTmux, initWorkspace, legionTui, openApprovalQueue, startTmux, withWorkspace, type Tmux } from './modals-support';
+import { CLI, grantTools, hasTmux, initWorkspace, legionTui, openApprovalQueue, quitTui, startTmux, withWorkspace, type Tmux } from './modals-support';
 import { until } from '../helpers/processes';
 import { connectServer } from '../../src/serve/connection';
 import { readServerInfo } from '../../src/serve/discovery';
@@ -39,18 +39,11 @@ function startServe(dir: string, env: Record<string, string>): { child: ChildPro
   return { child, log: () => log, exited: new Promise((r) => child.once('exit', r)) };
 }
 
-async function quit(t: Tmux): Promise<void> {
-  t.keys('C-c');
-  t.keys('C-c');
-  await t.waitFor(/\[exited 0\]/, 30_000);
-}
 
 test('the server SIGKILLed with an approval pending: the next `legion` recovers serve.json, socket and run lock, runs locally (status bar `local`), offers the approval again, the histories are valid; --attach then finds no server; --no-attach runs locally beside a live server; an attached TUI quitting mid-turn leaves the turn running to its end', { skip, timeout: 240_000 }, async () => {
   await withWorkspace(async (dir) => {
     await initWorkspace(dir, []);
-    const urAgent = join(dir, '.legion', 'collective', 'participants', 'ur-agent.json');
-    const participant = JSON.parse(await readFile(urAgent, 'utf8')) as { tools: string[] };
-    await writeFile(urAgent, JSON.stringify({ ...participant, tools: [...participant.tools, 'file_write'] }, null, 2));
+    await grantTools(dir, 'ur-agent', ['file_write']);
     const script = join(dir, 'script.yaml');
     await writeFile(script, SCRIPT);
     const { command, env } = legionTui(dir, script);
@@ -89,7 +82,7 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       await tui.waitGone(/Approval queue/);
       await tui.waitFor(/ur-agent wrote r1/, 30_000);
       assert.equal(await readFile(join(dir, 'r1.txt'), 'utf8'), 'one\n');
-      await quit(tui);
+      await quitTui(tui, { exited: /\[exited 0\]/, timeoutMs: 30_000 });
       const read = await readRunSessions(layoutFor(dir), runId);
       assert.deepEqual([...read.issues, ...read.sessions.flatMap((x) => x.issues)], []);
       assert.ok(read.sessions.find((x) => x.id === sent.sessionId)?.messages.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'tool_result')), 'the approved call has its result');
@@ -112,7 +105,7 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       const localRun = /^legion · run (\S+) · local · /m.exec(l)![1]!;
       assert.notEqual(localRun, runId);
       assert.doesNotMatch(second.log(), /attached/, 'nothing attached to the server');
-      await quit(local);
+      await quitTui(local, { exited: /\[exited 0\]/, timeoutMs: 30_000 });
       assert.equal(second.child.exitCode, null, 'the server still runs');
 
       // An attached TUI quits while a turn streams: the turn goes on to its end on the server.
@@ -123,7 +116,7 @@ test('the server SIGKILLed with an approval pending: the next `legion` recovers 
       attached.type('please answer slowly');
       attached.keys('Enter');
       await attached.waitFor(/streaming on after the front end quits\. streaming on/, 30_000);
-      await quit(attached);
+      await quitTui(attached, { exited: /\[exited 0\]/, timeoutMs: 30_000 });
       await until(() => /client \d+: detached/.test(second.log()), `the server to log the detach: ${second.log()}`, 30_000);
       const after = await connectServer({ socket, onEvent: () => undefined });
       assert.equal(await after.request('idle', { sessionId: sent.sessionId }), SLOW_TEXT, 'the turn finished whole after the TUI quit');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EVERYTHING_BIN } from '../helpers/mcp-servers';
-import { hasTmux, initWorkspace, legionTui, startTmux, withWorkspace } from './modals-support';
+import { grantTools, hasTmux, initWorkspace, legionTui, startTmux, withWorkspace } from './modals-support';
 
 async function waitUntil(check: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms; // a safety net: the server is ready within seconds
@@ -38,9 +38,7 @@ test('the built TUI with server-everything (stdio) configured: the call asks, th
     await initWorkspace(ws, []);
     // A server of the user's own config starts without a trust step (a workspace one would not).
     await writeFile(join(home, '.config', 'legion', 'config.yaml'), `mcpServers:\n  everything:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(EVERYTHING_BIN)}, stdio]\n`);
-    const urAgent = join(ws, '.legion', 'collective', 'participants', 'ur-agent.json');
-    const participant = JSON.parse(await readFile(urAgent, 'utf8')) as { tools: string[] };
-    await writeFile(urAgent, JSON.stringify({ ...participant, tools: [...participant.tools, 'mcp__everything__echo'] }, null, 2));
+    await grantTools(ws, 'ur-agent', ['mcp__everything__echo']);
     const script = join(dir, 'script.yaml');
     await writeFile(script, SCRIPT);
     const { command, env } = legionTui(ws, script);
