@@ -1,12 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostServer } from '../../../src/cli/serve-host';
-import type { LegionServer } from '../../../src/serve/server';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { APP_DIR } from '../../helpers/crash-workspace';
-import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
+import { hostInProcess, setupServeWorkspace } from '../../helpers/serve-workspace';
 
 test('legion run attaches to the running server: the answer, --json events, --approve and --new refused, --attach without a server', { timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
@@ -15,12 +13,7 @@ test('legion run attaches to the running server: the answer, --json events, --ap
     assert.equal(none.code, 1);
     assert.equal(none.stderr, 'legion: no Legion server runs for this workspace: start one with `legion serve --detach`\n');
 
-    let stop: (reason: string) => void = () => undefined;
-    let ready: (server: LegionServer) => void = () => undefined;
-    const listening = new Promise<LegionServer>((r) => { ready = r; });
-    const log: string[] = [];
-    const hosted = hostServer(serveContext(dir, env), { until: new Promise((r) => { stop = r; }), addons: [], log: (l) => log.push(l), onReady: (s) => ready(s) });
-    const server = await listening;
+    const { server, log, stop } = await hostInProcess(dir, env);
     try {
       const answer = await runCli(['run', '--to', 'worker', 'hello'], { cwd: dir, env, appDir: APP_DIR });
       assert.equal(answer.code, 0, answer.stderr);
@@ -41,8 +34,7 @@ test('legion run attaches to the running server: the answer, --json events, --ap
       assert.match(fresh.stderr, /^legion: the Legion server of this workspace serves run \S+: attach to it without --run\/--new, or add --no-attach to drive another run here\n$/);
       await until(() => server.clientCount() === 0, 'every `legion run` to detach');
     } finally {
-      stop('test over');
-      assert.equal(await hosted, 0);
+      assert.equal(await stop('test over'), 0);
     }
   });
 });

@@ -2,15 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hostServer } from '../../../src/cli/serve-host';
-import type { LegionServer } from '../../../src/serve/server';
 import { attachRemoteCore } from '../../../src/serve/remote-core';
 import type { LegionEvent } from '../../../src/events/types';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { APP_DIR } from '../../helpers/crash-workspace';
-import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
+import { hostInProcess, setupServeWorkspace } from '../../helpers/serve-workspace';
 
 /**
  * Workflows through `legion serve` (docs/workflows.md#cli, #core-interface): `legion run
@@ -55,12 +53,7 @@ test('workflows through legion serve: legion run --workflow attached (output, --
     await mkdir(join(dir, '.legion', 'workflows'), { recursive: true, mode: 0o700 });
     for (const [name, text] of Object.entries(WORKFLOWS)) await writeFile(join(dir, '.legion', 'workflows', `${name}.yaml`), text, { mode: 0o600 });
 
-    let stop: (reason: string) => void = () => undefined;
-    let ready: (server: LegionServer) => void = () => undefined;
-    const listening = new Promise<LegionServer>((r) => { ready = r; });
-    const log: string[] = [];
-    const hosted = hostServer(serveContext(dir, env), { until: new Promise((r) => { stop = r; }), addons: [], log: (l) => log.push(l), onReady: (s) => ready(s) });
-    const server = await listening;
+    const { server, log, stop } = await hostInProcess(dir, env);
     try {
       const run = (argv: string[]) => runCli(['run', ...argv], { cwd: dir, env, appDir: APP_DIR });
       const plain = await run(['--workflow', 'doc', 'the', 'notes']);
@@ -134,8 +127,7 @@ test('workflows through legion serve: legion run --workflow attached (output, --
         await remote.shutdown('test over');
       }
     } finally {
-      stop('test over');
-      assert.equal(await hosted, 0);
+      assert.equal(await stop('test over'), 0);
     }
   });
 });
