@@ -28,7 +28,11 @@ export interface EvictionRecord {
 export type ContextRecord = CompactionRecord | EvictionRecord;
 
 const count = z.number().int().min(0);
-const recordSchema = z.discriminatedUnion('type', [
+/**
+ * The one shape of a context record wherever one crosses a trust boundary: a session file read
+ * back from disk, and the server's answers (`snapshot`, `contextRecords`) an attached client reads.
+ */
+export const contextRecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('compaction'), at: z.string(), summary: z.string(), firstKept: count, tokensBefore: count, tokensAfter: count }),
   z.object({ type: z.literal('eviction'), at: z.string(), before: count, tokensBefore: count, tokensAfter: count }),
 ]);
@@ -42,7 +46,7 @@ export function isContextLine(value: unknown): boolean {
 
 /** Validate a context line read back from disk (a trust boundary: files can be edited by hand). */
 export function validateContextRecord(value: unknown): { ok: true; value: ContextRecord } | { ok: false; error: string } {
-  const result = recordSchema.safeParse(value);
+  const result = contextRecordSchema.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
   const first = result.error.issues[0];
   return { ok: false, error: `not a context record: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}` };

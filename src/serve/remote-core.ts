@@ -81,7 +81,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     if (refresh.kind === 'participants') {
       mirror.participants = checkResult('participants', await request('participants', {}), 'participants') as Participant[];
     } else if (refresh.kind === 'contextRecords') {
-      mirror.contextRecords.set(refresh.sessionId, checkResult('contextRecords', await request('contextRecords', { sessionId: refresh.sessionId }), 'contextRecords') as unknown as ContextRecord[]);
+      mirror.contextRecords.set(refresh.sessionId, checkResult('contextRecords', await request('contextRecords', { sessionId: refresh.sessionId }), 'contextRecords'));
     } else {
       const fresh = checkResult('sessions', await request('sessions', {}), 'sessions') as SessionInfo[];
       for (const s of fresh) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { messageSchema } from '../model/message';
 import { participantSchema } from '../collective/participant';
+import { contextRecordSchema as contextRecord } from '../context/records';
 
 /** An agent's status on the wire (sessions here, `agent-status` events in event-schemas.ts). */
 export const agentStatusSchema = z.enum(['idle', 'thinking', 'running-tool', 'waiting-approval', 'error']);
@@ -25,7 +26,6 @@ const pendingApproval = z.looseObject({
   toolName: z.string(), input: z.unknown(), ruleId: z.string().nullable(), approverId: z.string(), at: z.string(),
   reason: z.string().optional(), sandboxed: z.boolean().optional(),
 });
-const contextRecord = z.looseObject({ kind: z.string() });
 
 export const RESULT_SCHEMAS = {
   snapshot: z.looseObject({
