@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync, chmodSync, lstatSync } from 'node:fs';
+import { mkdirSync, statSync, unlinkSync, chmodSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { PRIVATE_DIR_MODE } from '../storage/private-mode';
+import { createLockFile, readLockFile, removeLockIfUnchanged } from '../storage/lock-file';
 
 /**
  * Where a workspace's server listens and how a front end finds it (docs/serve.md#files):
- * `.legion/serve.json` names the server (pid, host, socket, run) and is created exclusively,
- * so it is also the one-server-per-workspace lock. The socket is `.legion/serve.sock`, or —
+ * `.legion/serve.json` names the server (pid, host, socket, run) and is created exclusively and
+ * whole (storage/lock-file.ts), so it is also the one-server-per-workspace lock. The socket is `.legion/serve.sock`, or —
  * when that path is too long for a Unix socket (about 100 bytes) — a name derived from the
  * workspace path in `$XDG_RUNTIME_DIR`, else in `<tmp>/legion-<uid>/` (created 0700).
  */
@@ -58,42 +59,36 @@ function isPrivateDir(dir: string, uid: number): boolean {
   }
 }
 
-export type InfoRead = { kind: 'none' } | { kind: 'garbage' } | { kind: 'server'; info: ServerInfo };
+/** What serve.json holds; `raw` is its text, for removing it only while it still holds that. */
+export type InfoRead = { kind: 'none' } | { kind: 'garbage'; raw: string } | { kind: 'server'; info: ServerInfo; raw: string };
 
 export function readServerInfo(legionDir: string): InfoRead {
-  let raw: string;
+  let raw: string | undefined;
   try {
-    raw = readFileSync(serveInfoFile(legionDir), 'utf8');
+    raw = readLockFile(serveInfoFile(legionDir));
   } catch {
     return { kind: 'none' };
   }
+  if (raw === undefined) return { kind: 'none' };
   try {
     const v = JSON.parse(raw) as Partial<ServerInfo>;
     if (Number.isInteger(v.pid) && typeof v.socket === 'string' && typeof v.runId === 'string' && typeof v.hostname === 'string') {
-      return { kind: 'server', info: v as ServerInfo };
+      return { kind: 'server', info: v as ServerInfo, raw };
     }
   } catch { /* garbage */ }
-  return { kind: 'garbage' };
+  return { kind: 'garbage', raw };
 }
 
-/** Create `serve.json` only if it does not exist (0600). False: another server's file is there. */
+/** Create `serve.json` (0600, never visible empty) only if it does not exist. False: another server's file is there. */
 export function claimServerInfo(legionDir: string, info: ServerInfo): boolean {
-  let fd: number;
-  try {
-    fd = openSync(serveInfoFile(legionDir), 'wx', PRIVATE_FILE_MODE);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  try { writeSync(fd, JSON.stringify(info) + '\n'); } finally { closeSync(fd); }
-  return true;
+  return createLockFile(serveInfoFile(legionDir), JSON.stringify(info) + '\n');
 }
 
 /** Remove `serve.json` (if it still names `pid`) and the socket. Never throws. */
 export function releaseServerInfo(legionDir: string, pid: number, socket: string): void {
   const seen = readServerInfo(legionDir);
   if (seen.kind === 'server' && seen.info.pid !== pid) return;
-  try { unlinkSync(serveInfoFile(legionDir)); } catch { /* gone */ }
+  if (seen.kind !== 'none') removeLockIfUnchanged(serveInfoFile(legionDir), seen.raw);
   removeSocket(socket);
 }
 

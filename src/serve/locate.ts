@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { statSync, unlinkSync } from 'node:fs';
-import { pidIsAlive } from '../session/lock';
+import { statSync } from 'node:fs';
+import { pidIsAlive, removeLockIfUnchanged } from '../storage/lock-file';
 import { readServerInfo, removeSocket, serveInfoFile, type ServerInfo } from './discovery';
 
 export type Located =
@@ -25,7 +25,8 @@ const STARTING_GRACE_MS = 3_000;
 /**
  * Is a server running for the workspace of `legionDir`? A `serve.json` whose process is gone
  * (a SIGKILLed server), or that is unreadable, or whose socket has not answered for a while,
- * is stale: it and its socket are removed (`recovered` says so) and the answer is `none`.
+ * is stale: it and its socket are removed (`recovered` says so; a serve.json replaced meanwhile by
+ * a new server is left and looked at again) and the answer is `none`.
  * A server of another host (a shared disk) counts as running: it cannot be checked from here.
  */
 export async function locateServer(legionDir: string, deps: LocateDeps): Promise<Located> {
@@ -37,7 +38,7 @@ export async function locateServer(legionDir: string, deps: LocateDeps): Promise
   const file = serveInfoFile(legionDir);
   if (seen.kind === 'garbage') {
     if (ageMs(file, now) < STARTING_GRACE_MS) return { kind: 'none' };
-    removeFile(file);
+    if (removeLockIfUnchanged(file, seen.raw) === 'changed') return locateServer(legionDir, deps);
     return { kind: 'none', recovered: `removed an unreadable ${file}` };
   }
   const { info } = seen;
@@ -46,7 +47,8 @@ export async function locateServer(legionDir: string, deps: LocateDeps): Promise
     if (await probe(info.socket)) return { kind: 'running', info };
     if (ageMs(file, now) < STARTING_GRACE_MS) return { kind: 'running', info };
   }
-  removeFile(file);
+  // Removed only while it still names the dead server: a new server may have claimed it since.
+  if (removeLockIfUnchanged(file, seen.raw) === 'changed') return locateServer(legionDir, deps);
   removeSocket(info.socket);
   return { kind: 'none', recovered: `the Legion server of this workspace (pid ${info.pid}) is gone: removed its stale ${file} and socket` };
 }
@@ -57,10 +59,6 @@ function ageMs(file: string, now: () => number): number {
   } catch {
     return Infinity;
   }
-}
-
-function removeFile(file: string): void {
-  try { unlinkSync(file); } catch { /* gone */ }
 }
 
 export function probeSocket(socket: string, timeoutMs = 1000): Promise<boolean> {

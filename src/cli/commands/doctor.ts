@@ -7,7 +7,7 @@ import { configSchema } from '../../config/schema';
 import { layoutFor } from '../../storage/layout';
 import { createProviderRegistry } from '../../providers/select';
 import { defaultPricingFiles, loadPricing } from '../../providers/pricing';
-import { pidIsAlive } from '../../session/lock';
+import { pidIsAlive } from '../../storage/lock-file';
 import { checkKeys, checkLocks, checkMcp, checkModel, checkNode, checkProvider, checkTool, checkWorkspaceFolder, formatChecks, mcpServerNames, type Check, type ToolProbe } from '../doctor/checks';
 import { probeTarget } from '../doctor/probe';
 

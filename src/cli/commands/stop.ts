@@ -3,7 +3,7 @@ import type { Command } from '../command';
 import { LegionError } from '../../errors';
 import { layoutFor } from '../../storage/layout';
 import { locateServer } from '../../serve/locate';
-import { pidIsAlive } from '../../session/lock';
+import { pidIsAlive } from '../../storage/lock-file';
 import { existsSync } from 'node:fs';
 import { serveInfoFile } from '../../serve/discovery';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claimServerInfo, prepareSocketDir, serveInfoFile, socketPathFor, type ServerInfo } from '../../../src/serve/discovery';
@@ -71,6 +71,31 @@ test('locate: an unreadable serve.json is left alone while it may be being writt
     assert.ok(existsSync(serveInfoFile(dir)));
     assert.deepEqual(await locateServer(dir, { hostname: HOST, now: () => born + 10_000 }), { kind: 'none', recovered: `removed an unreadable ${serveInfoFile(dir)}` });
     assert.ok(!existsSync(serveInfoFile(dir)));
+  });
+});
+
+test('locate: a stale serve.json replaced by a new server while it was judged is left to the new server', async () => {
+  await withTempDir(async (dir) => {
+    claimServerInfo(dir, info(dir));
+    const fresh = info(dir, { pid: 5151, socket: join(dir, 'fresh.sock') });
+    let replaced = false;
+    const found = await locateServer(dir, {
+      hostname: HOST,
+      isAlive: (pid) => pid === 4242 || pid === 5151,
+      // While the old server is being judged (its socket does not answer), a new one takes over.
+      probe: async (socket) => {
+        if (socket === fresh.socket) return true;
+        if (!replaced) {
+          replaced = true;
+          rmSync(serveInfoFile(dir));
+          assert.equal(claimServerInfo(dir, fresh), true);
+        }
+        return false;
+      },
+      now: () => Date.now() + 10_000,
+    });
+    assert.deepEqual(found, { kind: 'running', info: fresh });
+    assert.ok(existsSync(serveInfoFile(dir)), 'the new server keeps its serve.json');
   });
 });
 

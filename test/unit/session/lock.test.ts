@@ -6,7 +6,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { layoutFor, type Layout } from '../../../src/storage/layout';
-import { acquireRunLock, pidIsAlive, releaseOnExit } from '../../../src/session/lock';
+import { acquireRunLock, releaseOnExit } from '../../../src/session/lock';
+import { pidIsAlive } from '../../../src/storage/lock-file';
 import { withTempDir } from '../../helpers/tmp';
 import { T0 } from './helpers';
 
