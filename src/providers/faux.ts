@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Provider, ProviderEvent, ProviderRequest, StopReason } from './types';
 import { fillDeep, fillTemplate, matchInputOf, pickReply, type FauxReply, type FauxScript } from './faux-script';
 
@@ -122,15 +123,7 @@ function hash(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0').slice(0, 6);
 }
 
+/** Wait `ms`, or less when `signal` aborts (resolves either way). */
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -12,6 +12,7 @@
  *   is off while waiting to retry;
  * - remember the first bytes of a 200 that is not an event stream, for a readable error.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeFetch } from './node-fetch';
 
 export type VendorId = 'anthropic' | 'openai' | 'gemini';
@@ -82,21 +83,6 @@ export function requestedWaitMs(headers: Headers, now = Date.now()): number | nu
 /** The SDKs' default backoff before retry number `attempt + 1`. */
 export function defaultBackoffMs(attempt: number, random = Math.random): number {
   return Math.min(0.5 * 2 ** attempt, 8) * (1 - random() * 0.25) * 1000;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const abort = (): void => {
-      clearTimeout(timer);
-      reject(new DOMException('This operation was aborted', 'AbortError'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    }, ms);
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  });
 }
 
 function retryCountOf(init: RequestInit | undefined): number {
@@ -184,7 +170,7 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
       // Wait here (abortably), then let the SDK retry at once through a stand-in response.
       const wait = defaultBackoffMs(attempt);
       announce(attempt, `connection error (${causeOf(error)})`, wait);
-      await sleep(wait, controller.signal);
+      await sleep(wait, undefined, { signal: controller.signal });
       return new Response(null, { status: 503, headers: { 'x-should-retry': 'true', 'retry-after-ms': '1' } });
     }
     if (!response.ok) {
@@ -200,7 +186,7 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
       const wait = asked ?? defaultBackoffMs(attempt);
       announce(attempt, `${response.status} ${statusLabel(response.status)}`, wait);
       await response.body?.cancel().catch(() => undefined);
-      await sleep(wait, controller.signal);
+      await sleep(wait, undefined, { signal: controller.signal });
       headers.delete('retry-after');
       headers.set('retry-after-ms', '1');
       return new Response(null, { status: response.status, statusText: response.statusText, headers });

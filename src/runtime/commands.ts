@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { USER_ID } from '../collective/participant';
 import { textOf, type Message } from '../model/message';
 import type { RunRecord, RunStore } from '../session/types';
@@ -191,7 +192,7 @@ export function createCommands(deps: CommandDeps): Core {
         approvals.close();
         for (const slot of state.slots.values()) scheduler.cancel(slot);
         // Turns end promptly once aborted; a tool that ignores its signal is not waited for long.
-        await Promise.race([state.drained(), new Promise((r) => setTimeout(r, 3000).unref())]);
+        await Promise.race([state.drained(), delay(3000, undefined, { ref: false })]);
         run.updatedAt = journal.now();
         await saveRun();
         deps.bus.emit({ type: 'run-end', reason });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { LegionCore, PendingApproval, RunSummary, SendOutcome, SessionInfo, SessionSummary, WorkflowInfo } from '../runtime/core-api';
 import type { LegionEvent } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
@@ -134,7 +135,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
    */
   const reconnect = async (reason: string): Promise<void> => {
     for (let attempt = 0; attempt < RECONNECT_TRIES && !detaching; attempt++) {
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+      await delay(100 * 2 ** attempt);
       if (detaching) return;
       let next: Connection;
       try {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -83,7 +84,7 @@ async function detach(context: Parameters<Command['run']>[0]): Promise<number> {
         return 0;
       }
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await delay(100);
   }
   throw new LegionError(`the server did not answer within 60 s (see ${logFile})`);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
@@ -33,7 +34,7 @@ export const stopCommand: Command = {
     const deadline = Date.now() + 30_000;
     while (pidIsAlive(info.pid) && existsSync(serveInfoFile(layout.legionDir))) {
       if (Date.now() > deadline) throw new LegionError(`the server (pid ${info.pid}) is still stopping after 30 s`);
-      await new Promise((r) => setTimeout(r, 50));
+      await delay(50);
     }
     io.stdout(`legion: stopped the server (pid ${info.pid}, run ${info.runId})\n`);
     return 0;

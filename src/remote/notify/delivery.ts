@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 /**
  * Delivery to one webhook: a bounded FIFO queue, one request in flight, retries with
  * exponential backoff, a timeout per attempt. Never throws and never blocks the caller:
@@ -75,17 +76,8 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   };
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (stop.signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        stop.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      stop.signal.addEventListener('abort', done, { once: true });
-    });
+  /** The backoff, cut short by stop. */
+  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal: stop.signal }).catch(() => undefined);
 
   const send = async (body: string): Promise<void> => {
     let outcome = await attempt(body);

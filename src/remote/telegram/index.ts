@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 // The web build of grammY uses Node's own fetch and AbortSignal (no node-fetch, whatwg-url, tr46 in the bundle).
 import { Api, InlineKeyboard } from 'grammy/web';
 import type { LegionEvent } from '../../events/types';
@@ -238,16 +239,8 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     }
   };
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        stop.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      stop.signal.addEventListener('abort', done, { once: true });
-    });
+  /** The backoff, cut short by stop. */
+  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal: stop.signal }).catch(() => undefined);
 
   const resendUnsent = async (): Promise<void> => {
     if (unsent.size === 0 || Date.now() < resendAt) return;
