@@ -53,7 +53,11 @@ const PATTERNS: readonly Pattern[] = [
   },
   {
     test: /operation not permitted|\bEPERM\b/i,
-    line: () => 'possibly blocked by the sandbox: Unix sockets, new namespaces and privileged operations are not permitted in it',
+    line: () => 'possibly blocked by the sandbox: Unix sockets, new namespaces, ptrace, bpf, perf events, key rings and privileged operations are not permitted in it',
+  },
+  {
+    test: /function not implemented|\bENOSYS\b/i,
+    line: () => 'possibly blocked by the sandbox: io_uring is not available in it',
   },
 ];
 
