@@ -1,3 +1,4 @@
+import { parseArgs as nodeParseArgs } from 'node:util';
 import { LegionError } from '../errors';
 
 /** Global flags, valid before or after the command. */
@@ -25,9 +26,22 @@ export type FlagSpec = Readonly<Record<string, 'value' | 'values' | 'boolean'>>;
 
 const GLOBAL: FlagSpec = { cwd: 'value', provider: 'value', model: 'value', help: 'boolean', version: 'boolean', plain: 'boolean' };
 
+type Token = NonNullable<ReturnType<typeof nodeParseArgs>['tokens']>[number];
+
+/** node:util's tokens of `args` read with `spec`'s flags (the global ones win a clash). */
+function tokensOf(args: readonly string[], spec: FlagSpec): Token[] {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [name, kind] of Object.entries({ ...spec, ...GLOBAL })) options[name] = { type: kind === 'boolean' ? 'boolean' : 'string' };
+  options.help = { type: 'boolean', short: 'h' };
+  options.version = { type: 'boolean', short: 'v' };
+  return nodeParseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true }).tokens;
+}
+
 /**
- * Parse argv (without node and script). `specs` lists each command's flags; an unknown
- * command or flag is a LegionError with exit code 2. `--` ends flag parsing.
+ * Parse argv (without node and script) with node:util's parseArgs. The flags before the
+ * command are read with `defaultCommand`'s spec, those after it with the command's. An unknown
+ * command or flag, a missing value or a value on a boolean flag is a LegionError with exit
+ * code 2; `--` ends flag parsing (before a command: the default command).
  */
 export function parseArgs(argv: readonly string[], specs: Readonly<Record<string, FlagSpec>>, defaultCommand: string): ParsedArgs {
   const global: GlobalFlags = { help: false, version: false, plain: false };
@@ -35,34 +49,19 @@ export function parseArgs(argv: readonly string[], specs: Readonly<Record<string
   const lists = new Map<string, string[]>();
   const positionals: string[] = [];
   let command: string | null = null;
-  let rest = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (rest || !arg.startsWith('-') || arg === '-') {
-      if (command === null && !rest) {
-        if (!(arg in specs)) throw new LegionError(`unknown command "${arg}" (see legion --help)`, 2);
-        command = arg;
-      } else {
-        positionals.push(arg);
-      }
-      continue;
-    }
-    if (arg === '--') { rest = true; if (command === null) command = defaultCommand; continue; }
-    if (arg === '-h') { global.help = true; continue; }
-    if (arg === '-v') { global.version = true; continue; }
-    if (!arg.startsWith('--')) throw new LegionError(`unknown flag "${arg}" (see legion --help)`, 2);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
-    const commandSpec = specs[command ?? defaultCommand] ?? {};
-    const kind = GLOBAL[name] ?? commandSpec[name];
+
+  const take = (token: Token, args: readonly string[]): void => {
+    if (token.kind !== 'option') return;
+    const raw = args[token.index]!;
+    if (!raw.startsWith('--') && raw !== '-h' && raw !== '-v') throw new LegionError(`unknown flag "${raw}" (see legion --help)`, 2);
+    const name = token.name;
+    const kind = GLOBAL[name] ?? specs[command ?? defaultCommand]?.[name];
     if (!kind) throw new LegionError(`unknown flag "--${name}"${command ? ` for "${command}"` : ''} (see legion --help)`, 2);
     let value: string | true = true;
     if (kind === 'value' || kind === 'values') {
-      const next = inline ?? argv[++i];
-      if (next === undefined || (inline === undefined && next.startsWith('--'))) throw new LegionError(`flag "--${name}" needs a value`, 2);
-      value = next;
-    } else if (inline !== undefined) {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) throw new LegionError(`flag "--${name}" needs a value`, 2);
+      value = token.value;
+    } else if (token.value !== undefined) {
       throw new LegionError(`flag "--${name}" takes no value`, 2);
     }
     if (name in GLOBAL) {
@@ -72,6 +71,28 @@ export function parseArgs(argv: readonly string[], specs: Readonly<Record<string
       flags.set(name, value);
       if (kind === 'values') lists.set(name, [...(lists.get(name) ?? []), value as string]);
     }
+  };
+
+  // Up to the command (the first positional), read with the default command's flags.
+  let after: readonly string[] = [];
+  for (const token of tokensOf(argv, specs[defaultCommand] ?? {})) {
+    if (token.kind === 'option-terminator') {
+      command = defaultCommand;
+      positionals.push(...argv.slice(token.index + 1));
+      return { command, positionals, flags, lists, global };
+    }
+    if (token.kind === 'positional') {
+      if (!(token.value in specs)) throw new LegionError(`unknown command "${token.value}" (see legion --help)`, 2);
+      command = token.value;
+      after = argv.slice(token.index + 1);
+      break;
+    }
+    take(token, argv);
+  }
+  // After it, with the command's own flags.
+  for (const token of tokensOf(after, specs[command ?? defaultCommand] ?? {})) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    else take(token, after);
   }
   return { command: command ?? defaultCommand, positionals, flags, lists, global };
 }
