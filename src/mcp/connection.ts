@@ -47,6 +47,12 @@ export interface ConnectionDeps {
   readonly backoff?: { readonly baseMs: number; readonly maxMs: number; readonly maxAttempts: number };
   /** For tests: a transport of their own instead of `createTransport(spec.transport)`. */
   readonly makeTransport?: () => Transport;
+  /**
+   * Asked before every start and restart: null lets the process start, a line refuses it (the
+   * attempt fails with that line). The trust check (docs/mcp.md, "Trust"): a workspace file the
+   * server runs, rewritten since it was trusted, never starts.
+   */
+  readonly verify: () => Promise<string | null>;
 }
 
 export interface ServerConnection {
@@ -124,6 +130,14 @@ export function createServerConnection(deps: ConnectionDeps): ServerConnection {
     setState('starting');
     log.note(`starting (${describeTransport(spec.transport)})`);
     const c = new Client({ name: 'legion', version: deps.clientVersion }, { capabilities: deps.elicit ? { elicitation: {} } : {} });
+    let refused: string | null;
+    try {
+      refused = await deps.verify();
+    } catch (e) {
+      refused = `could not check its trust: ${describe(e)}`;
+    }
+    if (closed) return;
+    if (refused !== null) return fail(refused, null);
     let transport: Transport;
     try {
       transport = deps.makeTransport ? deps.makeTransport() : createTransport(spec.transport, (chunk) => log.write(chunk));

@@ -33,6 +33,8 @@ export interface McpManagerOptions {
   readonly servers: readonly McpServerSpec[];
   /** Workspace servers the user has not approved: listed, never started. */
   readonly untrusted: ReadonlySet<string>;
+  /** Checked before every start and restart of a server (`McpSetup.verify`): null, or why it must not start. */
+  readonly verify: (spec: McpServerSpec) => Promise<string | null>;
   readonly legionDir: string;
   readonly clientVersion: string;
   /** Tool names already taken (built-in and collective tools). */
@@ -141,6 +143,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         clientVersion: options.clientVersion,
         onStatus: onStatus(spec),
         elicit: elicitFor(spec.name),
+        verify: () => options.verify(spec),
         ...(options.backoff ? { backoff: options.backoff } : {}),
       }));
     }

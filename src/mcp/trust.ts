@@ -2,24 +2,40 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
+import { filesChanged, type DefinitionFiles } from './trust-files';
 
 /**
  * Which workspace-defined MCP servers the user approved (docs/mcp.md, "Trust"). Kept in the
  * user's config directory, never in the workspace: a cloned repository could carry a
  * `.legion/` of its own, so nothing inside the checkout can vouch for itself. An approval
- * holds for one workspace, one server name and one definition (its fingerprint): a changed
- * command, URL or argument list asks again.
+ * holds for one workspace, one server name, one definition (its fingerprint) and the content
+ * of the workspace files that definition runs (their sha256, `trust-files.ts`): a changed
+ * command, URL or argument list, or a rewritten `tools/mcp.js`, asks again. An approval
+ * written before files were recorded (a bare fingerprint) vouches for no file.
  */
+const approvalSchema = z.union([
+  z.string(),
+  z.object({ definition: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+]);
 const trustFileSchema = z.object({
   version: z.literal(1),
-  workspaces: z.record(z.string(), z.record(z.string(), z.string())),
+  workspaces: z.record(z.string(), z.record(z.string(), approvalSchema)),
 });
 type TrustFile = z.infer<typeof trustFileSchema>;
 
+/** What a server's definition is now: its fingerprint and the workspace files it runs. */
+export interface Definition {
+  readonly fingerprint: string;
+  readonly files: DefinitionFiles;
+}
+
+/** Trusted, or why not in one line ("tools/mcp.js changed since you trusted it"); `changed`: it was trusted once. */
+export type TrustCheck = { readonly trusted: true } | { readonly trusted: false; readonly changed: boolean; readonly reason: string };
+
 export interface TrustStore {
   readonly file: string;
-  isTrusted(workspaceRoot: string, name: string, fingerprint: string): Promise<boolean>;
-  trust(workspaceRoot: string, name: string, fingerprint: string): Promise<void>;
+  check(workspaceRoot: string, name: string, now: Definition): Promise<TrustCheck>;
+  trust(workspaceRoot: string, name: string, now: Definition): Promise<void>;
   /** True when something was removed. */
   revoke(workspaceRoot: string, name: string): Promise<boolean>;
 }
@@ -49,13 +65,18 @@ export function createTrustStore(file: string): TrustStore {
   };
   return {
     file,
-    async isTrusted(workspaceRoot, name, fingerprint) {
+    async check(workspaceRoot, name, now) {
       const data = await read().catch(() => null);
-      return data?.workspaces[workspaceRoot]?.[name] === fingerprint;
+      const approval = data?.workspaces[workspaceRoot]?.[name];
+      if (approval === undefined) return { trusted: false, changed: false, reason: 'not trusted yet' };
+      const trusted = typeof approval === 'string' ? { definition: approval, files: {} } : approval;
+      if (trusted.definition !== now.fingerprint) return { trusted: false, changed: true, reason: 'its definition changed since you trusted it' };
+      const changed = filesChanged(trusted.files, now.files);
+      return changed === null ? { trusted: true } : { trusted: false, changed: true, reason: changed };
     },
-    async trust(workspaceRoot, name, fingerprint) {
+    async trust(workspaceRoot, name, now) {
       const data = await read();
-      data.workspaces[workspaceRoot] = { ...(data.workspaces[workspaceRoot] ?? {}), [name]: fingerprint };
+      data.workspaces[workspaceRoot] = { ...(data.workspaces[workspaceRoot] ?? {}), [name]: { definition: now.fingerprint, files: { ...now.files } } };
       await writeJsonAtomic(file, data);
     },
     async revoke(workspaceRoot, name) {

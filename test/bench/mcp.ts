@@ -32,7 +32,7 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
 async function callOverhead(count: number): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-mcp-'));
   const manager = createMcpManager({
-    servers: [everythingStdio()], untrusted: new Set(), legionDir: join(dir, '.legion'), clientVersion: 'bench',
+    servers: [everythingStdio()], untrusted: new Set(), verify: async () => null, legionDir: join(dir, '.legion'), clientVersion: 'bench',
     reservedNames: new Set(), emit: () => undefined, secrets: [], canAskUser: false,
   });
   const bare = new Client({ name: 'bench', version: '0' });

@@ -59,7 +59,7 @@ async function list(context: CommandContext): Promise<number> {
   const { io } = context;
   for (const warning of setup.warnings) io.stderr(`legion: warning: ${warning}\n`);
   const manager = createMcpManager({
-    servers: setup.servers, untrusted: setup.untrusted, legionDir, clientVersion: VERSION,
+    servers: setup.servers, untrusted: setup.untrusted, verify: setup.verify, legionDir, clientVersion: VERSION,
     reservedNames: new Set(BUILTIN_TOOL_NAMES), emit: () => undefined, secrets: secretsFromEnv(io.env), canAskUser: false,
     backoff: { baseMs: 1000, maxMs: 1000, maxAttempts: 1 },
   });
@@ -82,15 +82,18 @@ async function list(context: CommandContext): Promise<number> {
     io.stdout('no MCP servers configured (add them under mcpServers in .legion/config.yaml or in .mcp.json; see docs/mcp.md)\n');
     return 0;
   }
-  for (const status of statuses) io.stdout(describe(status));
+  for (const status of statuses) io.stdout(describe(status, setup.untrustedReasons.get(status.name)));
   for (const name of setup.disabled) io.stdout(`${name}  disabled\n`);
   return 0;
 }
 
-function describe(status: McpServerStatus): string {
+function describe(status: McpServerStatus, untrusted: { readonly changed: boolean; readonly reason: string } | undefined): string {
   const head = `${status.name}  ${status.state}  ${status.transport}  ${status.tools.length} tool${status.tools.length === 1 ? '' : 's'}`;
   const lines = [head];
-  if (status.state === 'untrusted') lines.push(`  not started: defined by this workspace; run \`legion mcp trust ${status.name}\` once you have checked the command above`);
+  if (status.state === 'untrusted') {
+    const why = untrusted?.changed ? `no longer trusted: ${untrusted.reason}` : 'defined by this workspace';
+    lines.push(`  not started: ${why}; run \`legion mcp trust ${status.name}\` once you have checked the command above`);
+  }
   if (status.error) lines.push(`  error: ${status.error}`);
   for (const tool of status.tools) lines.push(`  ${tool.name}  (${annotationText(tool.mcp.annotations)})`);
   return lines.join('\n') + '\n';
@@ -107,8 +110,11 @@ async function trust(context: CommandContext, names: readonly string[]): Promise
     return spec;
   });
   for (const spec of chosen) {
-    await setup.trust.trust(root, spec.name, spec.fingerprint);
-    context.io.stdout(`trusted "${spec.name}" (${describeTransport(spec.transport)}); it starts with the next legion session\n`);
+    const definition = await setup.definitionOf(spec);
+    await setup.trust.trust(root, spec.name, definition);
+    const files = Object.keys(definition.files);
+    const pinned = files.length ? `; pinned to the content of ${files.join(', ')}` : '';
+    context.io.stdout(`trusted "${spec.name}" (${describeTransport(spec.transport)})${pinned}; it starts with the next legion session\n`);
   }
   if (chosen.length === 0) context.io.stdout('no workspace MCP servers to trust\n');
   return 0;

@@ -34,7 +34,7 @@ const httpSpec = (url: string, extra: Partial<McpServerSpec> = {}): McpServerSpe
 
 function manager(spec: McpServerSpec, events: EventInput[], maxAttempts = 3): McpManager {
   return createMcpManager({
-    servers: [spec], untrusted: new Set(), legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
+    servers: [spec], untrusted: new Set(), verify: async () => null, legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
     reservedNames: new Set(), emit: (e) => events.push(e), secrets: [], canAskUser: false,
     backoff: { baseMs: 50, maxMs: 200, maxAttempts },
   });

@@ -21,7 +21,7 @@ replies:
 async function withServer<T>(dir: string, canAskUser: boolean, fn: (tools: ReturnType<ReturnType<typeof createMcpManager>['tools']>) => Promise<T>): Promise<T> {
   const events: EventInput[] = [];
   const manager = createMcpManager({
-    servers: [everythingStdio()], untrusted: new Set(), legionDir: join(dir, '.legion'), clientVersion: 'test',
+    servers: [everythingStdio()], untrusted: new Set(), verify: async () => null, legionDir: join(dir, '.legion'), clientVersion: 'test',
     reservedNames: new Set(), emit: (e) => events.push(e), secrets: [], canAskUser,
   });
   manager.start();

@@ -31,7 +31,7 @@ interface Started { manager: McpManager; events: EventInput[]; tool(name: string
 async function startManager(spec: McpServerSpec): Promise<Started> {
   const events: EventInput[] = [];
   const manager = createMcpManager({
-    servers: [spec], untrusted: new Set(), legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
+    servers: [spec], untrusted: new Set(), verify: async () => null, legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
     reservedNames: new Set(['file_read']), emit: (e) => events.push(e), secrets: [], canAskUser: false,
   });
   manager.start();

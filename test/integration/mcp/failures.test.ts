@@ -26,7 +26,7 @@ const waitFor = async (check: () => boolean, what: string, ms = 30_000): Promise
 
 function manager(specs: Parameters<typeof createMcpManager>[0]['servers'], events: EventInput[]) {
   return createMcpManager({
-    servers: specs, untrusted: new Set(), legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
+    servers: specs, untrusted: new Set(), verify: async () => null, legionDir: join(temp.dir, '.legion'), clientVersion: '0.0.0-test',
     reservedNames: new Set(), emit: (e) => events.push(e), secrets: [], canAskUser: false,
     backoff: { baseMs: 50, maxMs: 200, maxAttempts: 3 },
   });
@@ -110,6 +110,7 @@ test('cancel sends notifications/cancelled for the running request', async () =>
     log: createServerLog(join(temp.dir, 'spy.log'), { secrets: [] }),
     clientVersion: '0',
     onStatus: (s) => states.push(s),
+    verify: async () => null,
     makeTransport: () => {
       const transport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], stderr: 'pipe' });
       const send = transport.send.bind(transport);

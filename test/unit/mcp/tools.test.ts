@@ -84,19 +84,28 @@ test('server log: whole lines, secrets redacted, rotated past the limit', async 
   });
 });
 
-test('trust: per workspace, name and fingerprint; revocable; a damaged file trusts nothing', async () => {
+test('trust: per workspace, name, fingerprint and file hashes; revocable; a damaged file trusts nothing', async () => {
   await withTempDir(async (dir) => {
     const store = createTrustStore(join(dir, 'legion', 'mcp-trust.json'));
-    assert.equal(await store.isTrusted('/w', 'gh', 'f1'), false);
-    await store.trust('/w', 'gh', 'f1');
-    assert.equal(await store.isTrusted('/w', 'gh', 'f1'), true);
-    assert.equal(await store.isTrusted('/w', 'gh', 'f2'), false, 'a changed definition asks again');
-    assert.equal(await store.isTrusted('/other', 'gh', 'f1'), false);
+    const def = (fingerprint: string, files: Record<string, string> = {}) => ({ fingerprint, files });
+    const trusted = async (root: string, name: string, d: ReturnType<typeof def>) => (await store.check(root, name, d)).trusted;
+    assert.deepEqual(await store.check('/w', 'gh', def('f1')), { trusted: false, changed: false, reason: 'not trusted yet' });
+    await store.trust('/w', 'gh', def('f1', { 'tools/mcp.js': 'h1' }));
+    assert.equal(await trusted('/w', 'gh', def('f1', { 'tools/mcp.js': 'h1' })), true);
+    assert.deepEqual(await store.check('/w', 'gh', def('f2', { 'tools/mcp.js': 'h1' })), { trusted: false, changed: true, reason: 'its definition changed since you trusted it' });
+    assert.deepEqual(await store.check('/w', 'gh', def('f1', { 'tools/mcp.js': 'h2' })), { trusted: false, changed: true, reason: 'tools/mcp.js changed since you trusted it' });
+    assert.match((await store.check('/w', 'gh', def('f1', { 'tools/mcp.js': 'h1', 'tools/lib.js': 'h3' })) as { reason: string }).reason, /^tools\/lib\.js is new since you trusted it$/);
+    assert.deepEqual(await store.check('/w', 'gh', def('f1')), { trusted: false, changed: true, reason: 'tools/mcp.js is gone since you trusted it' });
+    assert.equal(await trusted('/other', 'gh', def('f1', { 'tools/mcp.js': 'h1' })), false);
     assert.equal(await store.revoke('/w', 'gh'), true);
-    assert.equal(await store.isTrusted('/w', 'gh', 'f1'), false);
+    assert.equal(await trusted('/w', 'gh', def('f1', { 'tools/mcp.js': 'h1' })), false);
     const { writeFile } = await import('node:fs/promises');
     await writeFile(store.file, '{"version":1,"workspaces":{"/w":{"gh":7}}}');
-    assert.equal(await store.isTrusted('/w', 'gh', 'f1'), false);
+    assert.equal(await trusted('/w', 'gh', def('f1')), false);
+    // An approval from before files were recorded vouches for the definition, never for a file.
+    await writeFile(store.file, '{"version":1,"workspaces":{"/w":{"gh":"f1"}}}');
+    assert.equal(await trusted('/w', 'gh', def('f1')), true);
+    assert.deepEqual(await store.check('/w', 'gh', def('f1', { 'tools/mcp.js': 'h1' })), { trusted: false, changed: true, reason: 'tools/mcp.js is new since you trusted it' });
   });
 });
 
