@@ -1,5 +1,7 @@
 import type { LegionCore, SendOutcome } from '../src/runtime/core-api';
 import type { KeyPress } from './input/decode-keys';
+import { typesText } from './input/decode-keys';
+import { queueContent } from './modals/approval-queue-model';
 import type { Action, Keymap } from './keymap';
 import { formatKey } from './keymap';
 import type { UiAction } from './state/actions';
@@ -72,6 +74,13 @@ export function handleKey(key: KeyPress, deps: KeyDeps): void {
 
   if (state.modal) {
     const used = deps.modalKeys.current?.(key) ?? false;
+    // Text typed into an empty approval queue was meant for the composer: the queue closes and
+    // the text is typed there, never eaten (docs/modals.md#approval-queue).
+    if (!used && state.modal.kind === 'approvals' && session && typesText(key) && queueContent(state.pending).flat.length === 0) {
+      actions.push({ type: 'close-modal' });
+      editDraft(key, state, session, draft, actions, deps);
+      return void store.dispatch(actions);
+    }
     if (!used) {
       if (action === 'clear') return void store.dispatch([...actions, { type: 'close-modal' }, ...quitPress(state, deps)]);
       const opener = action === 'checkpoints' ? 'checkpoints' : action ? MODAL_OF[action] : undefined;

@@ -117,3 +117,10 @@ function decodeRun(chunk: string): KeyPress[] {
   flush();
   return out;
 }
+
+/** A key that types text (a character, a run of them, a space, a paste) rather than a command key. */
+export function typesText(key: KeyPress): boolean {
+  if (key.name === 'paste') return key.text !== '';
+  if (key.name === 'text' || key.name === 'space') return key.text !== '' && !/[\x00-\x1f\x7f]/.test(key.text);
+  return [...key.name].length === 1 && key.text === key.name && !/[\x00-\x1f\x7f]/.test(key.text);
+}

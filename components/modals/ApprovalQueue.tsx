@@ -2,6 +2,7 @@ import React, { useCallback, useContext, useEffect, useMemo, useRef } from 'reac
 import type { ApprovalPreview } from '../../src/authz/approvals/preview';
 import type { PendingApproval } from '../../src/runtime/core-api';
 import type { KeyPress } from '../input/decode-keys';
+import { typesText } from '../input/decode-keys';
 import type { Draft } from '../state/ui-state';
 import type { Line, Span } from '../text/line';
 import type { ModalProps } from './modal-api';
@@ -174,6 +175,8 @@ export function ApprovalQueue(props: ModalProps) {
   }, [get, set, latest, decide, loadPreview, page]);
 
   useModalKeys(useCallback((key: KeyPress): boolean => {
+    // Text typed into an empty list is not for the queue: unused, it goes to the composer (app-keys.ts).
+    if (get().mode === 'list' && typesText(key) && visible(latest.current.state.pending, get().decided).flat.length === 0) return false;
     // Several letters typed in one chunk ("yY") are separate decisions, except in the reason field.
     if (key.name === 'text' && get().mode !== 'reason') {
       let used = false;
@@ -181,7 +184,7 @@ export function ApprovalQueue(props: ModalProps) {
       return used;
     }
     return handle(key);
-  }, [get, handle]));
+  }, [get, handle, latest]));
 
   const local = get();
   const content = useMemo(() => visible(state.pending, local.decided), [state.pending, local.decided]);

@@ -1,6 +1,8 @@
 import type { EventBus } from '../../src/events/bus';
 import type { UiStore } from '../state/store';
 import { focusedSession, isUserSession, viewOf } from '../state/ui-state';
+import { decidedByText } from '../../src/remote/describe';
+import { queueContent } from './approval-queue-model';
 
 export interface ApprovalWatchOptions {
   readonly bus: EventBus;
@@ -25,8 +27,9 @@ export const BELL_GAP_MS = 1000;
  */
 export function watchApprovals(options: ApprovalWatchOptions): () => void {
   let lastBell = -Infinity;
+  const unwatchResolve = watchDecidedElsewhere(options.bus, options.store);
   // Typed subscriptions run after `subscribeAll` ones: the store has already reduced the event.
-  return options.bus.subscribe('approval-request', (event) => {
+  const unwatchRequest = options.bus.subscribe('approval-request', (event) => {
     if (event.approverId !== 'user') return;
     const state = options.store.getState();
     const session = focusedSession(state);
@@ -44,5 +47,29 @@ export function watchApprovals(options: ApprovalWatchOptions): () => void {
         options.ring();
       }
     }
+  });
+  return () => { unwatchRequest(); unwatchResolve(); };
+}
+
+/**
+ * A queue that opened by itself (the user did not ask for it) closes once nothing is left in it
+ * because the requests were decided elsewhere (another terminal, the web page, Telegram, an agent
+ * approver); the status line says where ("apr-3 approved in Telegram by @ann": the reducer
+ * says it for remote decisions, this for the others). Checked after the current call stack: a
+ * decision made in this queue closes it itself (ApprovalQueue's `decide`), and a local core
+ * reports that decision while the queue is still deciding. A queue the user opened stays open.
+ */
+function watchDecidedElsewhere(bus: EventBus, store: UiStore): () => void {
+  return bus.subscribe('approval-resolve', (event) => {
+    queueMicrotask(() => {
+      const state = store.getState();
+      const modal = state.modal;
+      if (modal?.kind !== 'approvals' || modal.openedByItselfAt === undefined) return;
+      if (queueContent(state.pending).flat.length > 0) return;
+      const where = event.decidedBy === 'user' ? 'in another terminal' : decidedByText(event.decidedBy);
+      store.dispatch(event.decidedBy.startsWith('remote:')
+        ? { type: 'close-modal' }
+        : [{ type: 'close-modal' }, { type: 'flash', flash: { level: 'info', text: `${event.requestId} ${event.decision} ${where}` } }]);
+    });
   });
 }

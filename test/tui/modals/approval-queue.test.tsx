@@ -308,3 +308,56 @@ test('a queue that just opened by itself stays open when Ctrl+Y comes right afte
     assert.equal(h.store.getState().modal, null);
   }, { clock });
 });
+
+test('a queue that opened by itself closes once its requests were decided elsewhere; the status line says where', async () => {
+  await withQueue(async (h) => {
+    await h.emit(open('ur-agent', 'scribe', 'notes'));
+    await h.emit(request({ requestId: 'apr-3' }), request({ requestId: 'apr-4', input: { path: 'b.md', content: 'b' } }));
+    assert.match(h.frame(), /Approval queue · 2 waiting for you/);
+    await h.emit({ type: 'approval-resolve', requestId: 'apr-4', decision: 'approved', decidedBy: 'user', reason: 'approved by user' });
+    assert.match(h.frame(), /Approval queue · 1 waiting for you/, 'one left: the queue stays');
+    await h.emit({ type: 'approval-resolve', requestId: 'apr-3', decision: 'approved', decidedBy: 'remote:telegram:@ann', reason: 'approved by @ann' });
+    assert.equal(h.store.getState().modal, null, 'nothing left: the queue closed by itself');
+    assert.match(h.frame(), /apr-3 approved in Telegram by @ann/);
+    // What the user types next goes to the composer.
+    await h.type('hello');
+    assert.match(h.frame(), /› hello/);
+  });
+});
+
+test('decided elsewhere from another terminal: the queue that opened by itself closes and says so', async () => {
+  await withQueue(async (h) => {
+    await h.emit(open('ur-agent', 'scribe', 'notes'));
+    await h.emit(request({ requestId: 'apr-7' }));
+    await h.emit({ type: 'approval-resolve', requestId: 'apr-7', decision: 'rejected', decidedBy: 'user', reason: 'rejected by user' });
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /apr-7 rejected in another terminal/);
+  });
+});
+
+test('a queue the user opened stays open when emptied elsewhere; text typed into it closes it and goes to the composer', async () => {
+  await withQueue(async (h) => {
+    await h.press('ctrl+y');
+    assert.equal(h.store.getState().modal?.kind, 'approvals');
+    await h.emit(open('ur-agent', 'scribe', 'notes'));
+    await h.emit(request({ requestId: 'apr-3' }));
+    await h.emit({ type: 'approval-resolve', requestId: 'apr-3', decision: 'approved', decidedBy: 'remote:web', reason: 'approved on the web' });
+    assert.equal(h.store.getState().modal?.kind, 'approvals', 'the user opened it: it stays');
+    assert.match(h.frame(), /Approval queue · nothing waiting for you/);
+    // "yes please": y, e, s… would be decisions or be swallowed; in an empty queue they are the user's message.
+    await h.type('yes please');
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /› yes please/);
+    await h.press('enter');
+    assert.deepEqual(h.core.calls.send.at(-1), { responderId: 'ur-agent', text: 'yes please', name: 'default' });
+  });
+});
+
+test('one key at a time into an empty queue the user opened: the first letter closes it, none is lost', async () => {
+  await withQueue(async (h) => {
+    await h.press('ctrl+y');
+    for (const ch of 'hi') await h.type(ch);
+    assert.equal(h.store.getState().modal, null);
+    assert.match(h.frame(), /› hi/);
+  });
+});
