@@ -8,7 +8,7 @@ export interface Verdict {
   readonly ruleId: string | null;
   readonly reason: string;
   /** Which layer decided. */
-  readonly source: 'rule' | 'policy' | 'default' | 'tools' | 'confinement' | 'allowance';
+  readonly source: 'rule' | 'policy' | 'default' | 'tools' | 'confinement' | 'allowance' | 'hook';
   /** Explicit approver named by the rule, if any. */
   readonly approver?: string;
 }

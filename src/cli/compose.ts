@@ -49,6 +49,7 @@ import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
 import type { ComposeTestHooks } from './compose-test-hooks';
 import { composeWorkflows } from './compose-workflows';
+import { composeConventions } from './compose-conventions';
 import type { WorkflowService } from '../workflows/service';
 
 export interface ComposeOptions {
@@ -183,6 +184,15 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(scrubber.active ? { transform: scrub } : {}),
     });
     options.onBus?.(bus);
+    // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
+    // What the files say at start joins the start notices; later changes are notices on the bus.
+    let started = false;
+    const conventions = composeConventions({
+      config, workspaceRoot, userDir: userConfigDir(env, env.HOME || homedir()), ruleSet: rules.ruleSet,
+      notice: (level, message) => (started ? bus.emit({ type: 'notice', level, message }) : warnings.push(message)),
+    });
+    conventions.instructions.current();
+    started = true;
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
     const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
@@ -240,6 +250,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       scrub: scrubber,
       ...(options.headless ? { headless: options.headless } : {}),
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
+      promptExtras: conventions.promptExtras,
+      afterCall: conventions.afterCall,
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
       // A message's turn also waits (once, bounded) for MCP servers still starting, so its request offers their tools.
       beforeFirstCall: async (signal) => {

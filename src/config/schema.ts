@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { mcpServersSchema } from './mcp-schema';
 import { notifySchema, remoteSchema } from './remote-schema';
+import { hooksSchema, instructionsSchema } from './hooks-schema';
 
 /**
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
@@ -115,6 +116,10 @@ export const configSchema = z.strictObject({
   // Remote approvals and notifications (docs/remote.md).
   notify: notifySchema.default([]),
   remote: remoteSchema.default({}),
+  // What users already have (docs/conventions.md): project instructions and Claude-Code-style hooks.
+  instructions: instructionsSchema.default({ files: ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md'] }),
+  /** Validated here; loaded per layer (each layer's hooks run, workspace ones once trusted) by src/conventions/hooks. */
+  hooks: hooksSchema.default({}),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

@@ -3,7 +3,7 @@ import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../mo
 import { textOf } from '../model/message';
 import type { Batch } from './call-state';
 import type { Journal } from './journal';
-import type { ProviderChoice } from './ports';
+import type { HookTurn, ProviderChoice, TurnHooks } from './ports';
 import type { StreamOnce } from './stream';
 import type { ResumeCalls } from './resume-prepass';
 import type { DecideAsks } from './approval-phase';
@@ -23,7 +23,7 @@ export interface TurnDeps {
   /** A new, empty batch for `turn`. */
   openBatch(turn: Turn): Batch;
   /** Phase 1, the pre-scan of a new message's calls (prescan.ts). */
-  prescan(turn: Turn, batch: Batch, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): void;
+  prescan(turn: Turn, batch: Batch, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): void | Promise<void>;
   /** Phase 1 of a batch resumed after a restart (resume-prepass.ts). */
   readonly resumeCalls: ResumeCalls;
   /** Phase 2, decide the asks (approval-phase.ts). */
@@ -47,6 +47,8 @@ export interface TurnDeps {
    * `signal` aborts; never rejects.
    */
   beforeFirstCall?(signal: AbortSignal): Promise<void>;
+  /** UserPromptSubmit, SessionStart, Stop and SubagentStop hooks (docs/conventions.md#hooks). */
+  readonly hooks?: Pick<TurnHooks, 'promptSubmit' | 'stop'>;
 }
 
 const textBlocks = (notes: readonly string[]): ContentBlock[] => notes.map((text) => ({ type: 'text', text }));
@@ -65,6 +67,8 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
   const sessionId = session.id;
   const signal = turn.controller.signal;
   const agentId = turn.agent.id;
+  const hookTurn: HookTurn = { sessionId, participantId: agentId, initiatorId: session.key.initiatorId, chain: turn.chain };
+  let stopHookActive = false;
 
   const interrupted = (): TurnOutcome => {
     answerOpenCalls(deps, session, interruptedText(deps.isStopping()));
@@ -115,12 +119,25 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
     if (ended) return ended;
   } else {
     answerOpenCalls(deps, session, interruptedText(deps.isStopping()));
+    const firstInSession = session.messages().length === 0;
     deps.append(session, { role: 'user', content: [{ type: 'text', text: start.text }], at: deps.now() });
     if (signal.aborted) return interrupted();
     if (deps.beforeFirstCall) {
       deps.setStatus(slot, 'thinking');
       await deps.beforeFirstCall(signal);
       if (signal.aborted) return interrupted();
+    }
+    if (deps.hooks) {
+      // The message is on disk already: a hook that fails or blocks never loses it.
+      const submitted = await deps.hooks.promptSubmit(hookTurn, start.text, firstInSession, signal);
+      if (signal.aborted) return interrupted();
+      if (submitted.block !== undefined) {
+        const why = `a UserPromptSubmit hook blocked the message: ${submitted.block}`;
+        deps.setStatus(slot, 'idle');
+        deps.notice('warn', `${agentId}: ${why}`, sessionId);
+        return { kind: 'failed', error: why };
+      }
+      if (submitted.context.length > 0) deps.append(session, { role: 'user', content: textBlocks(submitted.context), at: deps.now() });
     }
   }
 
@@ -168,12 +185,21 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
         deps.append(session, { role: 'user', content: textBlocks(notes), at: deps.now() });
         continue;
       }
+      if (deps.hooks) {
+        const goOn = await deps.hooks.stop(hookTurn, stopHookActive, signal);
+        if (signal.aborted) return interrupted();
+        if (goOn !== null) {
+          stopHookActive = true;
+          deps.append(session, { role: 'user', content: [{ type: 'text', text: `A stop hook asks you to continue: ${goOn}` }], at: deps.now() });
+          continue;
+        }
+      }
       deps.setStatus(slot, 'idle');
       return { kind: 'done', text: streamed.text };
     }
 
     const batch = deps.openBatch(turn);
-    deps.prescan(turn, batch, streamed.toolUses, streamed.inputErrors);
+    await deps.prescan(turn, batch, streamed.toolUses, streamed.inputErrors);
     const ended = await runBatch(batch);
     if (ended) return ended;
   }

@@ -9,7 +9,7 @@ import type { Journal } from './journal';
 import type { PriceOf, ProviderChoice } from './ports';
 import type { Agent } from '../collective/participant';
 import type { SessionHandle } from '../session/types';
-import { agentToolDefinitions, systemPromptOf, type StreamOnce, type StreamResult } from './stream';
+import { agentToolDefinitions, systemPromptOf, type PromptExtras, type StreamOnce, type StreamResult } from './stream';
 
 export interface ContextStreamDeps {
   readonly context: ContextManager;
@@ -23,6 +23,8 @@ export interface ContextStreamDeps {
   readonly now: () => string;
   /** Spending limits, checked before each call (budget-gate.ts); a text ends the turn. */
   readonly budget?: (turn: Parameters<StreamOnce>[0]) => Promise<string | null>;
+  /** Appended to every system prompt (docs/conventions.md). */
+  readonly promptExtras?: PromptExtras;
 }
 
 const ABORTED: StreamResult = { text: '', toolUses: [], inputErrors: new Map(), aborted: true };
@@ -35,7 +37,7 @@ const ABORTED: StreamResult = { text: '', toolUses: [], inputErrors: new Map(), 
 export function createContextStream(deps: ContextStreamDeps): StreamOnce {
   return async (turn, choice) => {
     const { session } = turn;
-    const system = systemPromptOf(deps.workspaceRoot, turn);
+    const system = systemPromptOf(deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent));
     const tools = agentToolDefinitions(deps.tools, turn.agent);
     const prepare = (force?: 'harder', measuredTokens?: number | null): Promise<Prepared> =>
       deps.context.prepare({
@@ -130,7 +132,7 @@ export function createCompactNow(deps: CompactNowDeps): (sessionId: string) => P
     if (!choice.ok) return fail(choice.error);
     const before = session.contextRecords().length;
     const prepared = await deps.context.prepare({
-      session, participantId: agent.id, system: systemPromptOf(deps.workspaceRoot, { agent, session }),
+      session, participantId: agent.id, system: systemPromptOf(deps.workspaceRoot, { agent, session }, deps.promptExtras?.(agent)),
       tools: agentToolDefinitions(deps.tools, agent), model: choice.model,
       summarize: summarizerFor(deps, agent.id, sessionId, choice), signal: new AbortController().signal, force: 'now',
     });

@@ -9,8 +9,9 @@ import type { CollectiveServices } from '../collective/tools/services';
 import { messageOf } from '../errors';
 import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
 import type {
-  AddAllowance, ApproverPolicy, AuditSink, Authorize, BeforeBatch, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage,
+  AddAllowance, AfterCall, ApproverPolicy, AuditSink, Authorize, BeforeBatch, DenialTracker, ExecuteTool, PriceOf, ResolveProvider, ToolCatalog, Triage, TurnHooks,
 } from './ports';
+import type { PromptExtras } from './stream';
 import type { HeadlessMode } from './env';
 import { RunState, createSlots } from './run-state';
 import { createJournal } from './journal';
@@ -86,6 +87,12 @@ export interface CoreOptions {
   readonly beforeFirstCall?: (signal: AbortSignal) => Promise<void>;
   /** A model's context window from models.yaml (default: none listed, `context.defaultWindow` applies; docs/context.md). */
   readonly windowOf?: (model: string) => number | null;
+  /** Project instructions and skills for every system prompt (docs/conventions.md). */
+  readonly promptExtras?: PromptExtras;
+  /** After each call that ran: notes for the agent (nested instructions, PostToolUse hooks). */
+  readonly afterCall?: AfterCall;
+  /** Claude-Code-compatible hooks (docs/conventions.md#hooks). */
+  readonly hooks?: TurnHooks;
 }
 
 /**
@@ -154,17 +161,19 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     services,
   });
 
-  const prescan = createPrescan({ bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice });
+  const prescan = createPrescan({
+    bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
   const execute = createExecutePhase({
     workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
-    reattach: state.reattach, isStopping, abandon: abandonChild, beforeBatch: options.beforeBatch,
+    reattach: state.reattach, isStopping, abandon: abandonChild, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
   });
   const turnDeps: TurnDeps = {
     maxIterations: config.runtime.maxIterations,
     resolveProvider: options.resolveProvider,
     stream: createContextStream({
-      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice }),
-      tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(),
+      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice, promptExtras: options.promptExtras }),
+      tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       // The usage book is built below; the gate reads it only once turns run.
       budget: createBudgetGate({ settings: config.budgets, usage: () => usage.totals(), approvals, route: router.route, headless, notice }),
     }),
@@ -186,6 +195,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     isStopping,
     keptAtStop: (turn) => state.keptAtStop(turn),
     ...(options.beforeFirstCall ? { beforeFirstCall: options.beforeFirstCall } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   };
   scheduler = createScheduler({
     state,
@@ -230,7 +240,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     run: options.run.run,
     usage: () => usage.totals(),
     compact: createCompactNow({
-      context, tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(),
+      context, tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       session: (id) => sessions.get(id),
       agent: (id) => {
         const p = registry.get(id);

@@ -2,7 +2,7 @@ import type { ToolResultBlock } from '../model/message';
 import type { ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { failed, type Batch, type ResumeChild } from './call-state';
-import type { BeforeBatch, ExecuteTool } from './ports';
+import type { AfterCall, BeforeBatch, ExecuteTool } from './ports';
 import type { Turn } from './turn';
 import { runScheduled } from './parallel';
 import { interruptedText } from './format';
@@ -32,6 +32,8 @@ export interface ExecuteDeps {
   abandon(child: ResumeChild): void;
   /** Checkpoint hook around the calls that run (docs/undo.md). */
   readonly beforeBatch?: BeforeBatch;
+  /** After each call that ran: notes for the agent, added to the batch's (nested instructions, PostToolUse hooks). */
+  readonly afterCall?: AfterCall;
 }
 
 export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
@@ -50,7 +52,16 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
         } catch (error) {
           result = failed('failed', `${call.use.name} failed: ${messageOf(error)}`);
         }
-        if (!signal.aborted) batch.end(call.use, result);
+        if (signal.aborted) return;
+        batch.end(call.use, result);
+        if (!deps.afterCall) return;
+        const key = turn.session.key;
+        const notes = await deps.afterCall(
+          { sessionId: turn.session.id, participantId: turn.agent.id, initiatorId: key.initiatorId, chain: turn.chain, history: () => turn.session.messages() },
+          { toolName: call.use.name, toolUseId: call.use.id, input: call.input, pathFields: call.tool.pathFields ?? [] },
+          result, signal,
+        );
+        for (const note of notes) if (!batch.notes.includes(note)) batch.notes.push(note);
       });
       await ran?.();
     },

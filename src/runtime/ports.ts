@@ -68,3 +68,42 @@ export interface BatchToRun {
  * is called once they ended. Checkpoints use it (docs/undo.md). Never rejects.
  */
 export type BeforeBatch = (batch: BatchToRun) => Promise<(() => Promise<void>) | undefined>;
+
+/** Who a hook runs for: the turn's session and agent (docs/conventions.md#hooks). */
+export interface HookTurn {
+  readonly sessionId: string;
+  readonly participantId: string;
+  readonly initiatorId: string;
+  readonly chain: readonly string[];
+}
+
+/** One tool call as a hook sees it. */
+export interface HookCall extends HookTurn {
+  readonly toolName: string;
+  readonly toolUseId: string;
+  readonly input: unknown;
+}
+
+/**
+ * Claude-Code-compatible hooks around a turn (docs/conventions.md#hooks). Every method is
+ * bounded by the hooks' timeouts and never rejects: a failing hook is a warning notice.
+ */
+export interface TurnHooks {
+  /**
+   * Before a call the rules allowed or asked about: the verdict the hooks leave. A hook may
+   * deny (any time), ask, or allow an ask; never allow what the rules denied.
+   */
+  preToolUse(call: HookCall, verdict: Verdict, signal: AbortSignal): Promise<Verdict>;
+  /** After a call ran: texts for the agent (a hook's block reason, its additional context). */
+  postToolUse(call: HookCall, result: ToolResult, signal: AbortSignal): Promise<string[]>;
+  /**
+   * The initiator's message is on disk (a failing hook never loses it): context to add, or
+   * why a hook blocked it. `firstInSession` also runs the SessionStart hooks.
+   */
+  promptSubmit(turn: HookTurn, text: string, firstInSession: boolean, signal: AbortSignal): Promise<{ readonly context: string[]; readonly block?: string }>;
+  /** The agent's final message: a reason to go on (Stop, SubagentStop), or null. `active`: the turn already went on once for a stop hook. */
+  stop(turn: HookTurn, active: boolean, signal: AbortSignal): Promise<string | null>;
+}
+
+/** After one call ran (nested instructions, PostToolUse hooks): texts for the agent with the batch's results. Never rejects. */
+export type AfterCall = (turn: HookTurn & { readonly history: () => readonly Message[] }, call: { readonly toolName: string; readonly toolUseId: string; readonly input: unknown; readonly pathFields: readonly string[] }, result: ToolResult, signal: AbortSignal) => Promise<string[]>;

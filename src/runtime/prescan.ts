@@ -6,7 +6,7 @@ import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
 import { Batch, failed } from './call-state';
 import type { Journal } from './journal';
-import type { AuditSink, Authorize, DenialTracker } from './ports';
+import type { AuditSink, Authorize, DenialTracker, TurnHooks } from './ports';
 import type { Turn } from './turn';
 import { describeInputProblem, summaryOf, unavailableTool, verdictDenial } from './format';
 
@@ -19,8 +19,8 @@ import { describeInputProblem, summaryOf, unavailableTool, verdictDenial } from 
 export interface Prescan {
   /** A new batch for `turn` (its results reported as `tool-call-end`). */
   open(turn: Turn): Batch;
-  /** Pre-scan the calls of a new message into `batch`. */
-  scan(turn: Turn, batch: Batch, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): void;
+  /** Pre-scan the calls of a new message into `batch` (PreToolUse hooks run after the rules, before `settle`). */
+  scan(turn: Turn, batch: Batch, uses: readonly ToolUseBlock[], inputErrors: ReadonlyMap<string, string>): Promise<void>;
   /** The building blocks, for the resume pre-pass (resume-prepass.ts). */
   announce(turn: Turn, use: ToolUseBlock): void;
   /** Refuse what cannot be authorized (bad input, tool not held); else the tool and validated input. */
@@ -39,6 +39,8 @@ export interface PrescanDeps {
   readonly audit: AuditSink;
   readonly denials?: DenialTracker;
   readonly notice: Journal['notice'];
+  /** PreToolUse hooks (docs/conventions.md#hooks); not run for a call the rules denied. */
+  readonly hooks?: Pick<TurnHooks, 'preToolUse'>;
 }
 
 export function createPrescan(deps: PrescanDeps): Prescan {
@@ -122,11 +124,19 @@ export function createPrescan(deps: PrescanDeps): Prescan {
     authorize,
     settle,
     track,
-    scan(turn, batch, uses, inputErrors) {
+    async scan(turn, batch, uses, inputErrors) {
       for (const use of uses) {
         announce(turn, use);
         const checked = screen(turn, batch, use, inputErrors.get(use.id));
-        if (checked) settle(turn, batch, { use, ...checked }, authorize(turn, use, checked.input));
+        if (!checked) continue;
+        let verdict = authorize(turn, use, checked.input);
+        if (deps.hooks && verdict.decision !== 'deny' && !turn.controller.signal.aborted) {
+          verdict = await deps.hooks.preToolUse({
+            sessionId: turn.session.id, participantId: turn.agent.id, initiatorId: turn.session.key.initiatorId, chain: turn.chain,
+            toolName: use.name, toolUseId: use.id, input: checked.input,
+          }, verdict, turn.controller.signal);
+        }
+        settle(turn, batch, { use, ...checked }, verdict);
       }
     },
   };

@@ -42,7 +42,12 @@ export interface StreamDeps {
   readonly scrub: SecretScrubber;
   readonly priceOf?: PriceOf;
   readonly notice: Journal['notice'];
+  /** Appended to every system prompt (docs/conventions.md); called once per request. */
+  readonly promptExtras?: PromptExtras;
 }
+
+/** The project instructions and skills for an agent's system prompt; '' when none. */
+export type PromptExtras = (agent: Agent) => string;
 
 const definitions = new WeakMap<Tool, ToolDefinition>();
 const agentDefinitions = new WeakMap<Agent, { catalog: readonly Tool[]; defs: ToolDefinition[] }>();
@@ -78,16 +83,21 @@ export function agentToolDefinitions(tools: ToolCatalog, agent: Agent): ToolDefi
   return cached.defs;
 }
 
-/** The system prompt: the agent's own, plus where it stands in the collective. */
-export function systemPromptOf(workspaceRoot: string, turn: Pick<Turn, 'agent' | 'session'>): string {
+/**
+ * The system prompt: the agent's own, plus where it stands in the collective, plus `extras`
+ * (the project instructions and skills, docs/conventions.md), which change only when their files do.
+ */
+export function systemPromptOf(workspaceRoot: string, turn: Pick<Turn, 'agent' | 'session'>, extras = ''): string {
   const key = turn.session.key;
+  const more = extras ? `\n\n${extras}` : '';
   return (
     `${turn.agent.systemPrompt.trimEnd()}\n\n` +
     `# Context\n` +
     `You are "${turn.agent.id}" in Legion, a collective of agents and one human user. ` +
     `You are answering "${key.initiatorId}" in session "${key.name}". ` +
     `The workspace root is ${workspaceRoot}; tools act inside it only. ` +
-    `Your final message (one without tool calls) is what "${key.initiatorId}" receives.`
+    `Your final message (one without tool calls) is what "${key.initiatorId}" receives.` +
+    more
   );
 }
 
@@ -110,7 +120,7 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
     // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
     const secrets = deps.scrub.stream();
     const providerRequest: ProviderRequest = {
-      system: context?.system ?? systemPromptOf(deps.workspaceRoot, turn),
+      system: context?.system ?? systemPromptOf(deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent)),
       messages: sanitizeForProvider(context?.messages ?? turn.session.messages()),
       tools: agentToolDefinitions(deps.tools, turn.agent),
       model: request.model,
