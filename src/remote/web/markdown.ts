@@ -1,10 +1,13 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+
 /**
  * Markdown for the web page, safe by construction (docs/remote.md#the-web-page): the text is
- * HTML-escaped FIRST, then a small subset is turned into tags this code writes itself —
- * fenced code blocks, inline code, headings, bullet and numbered lists, **bold**, *italic*,
- * and [links](https://…) to http(s) URLs only. No tag or attribute from the input survives:
- * `<`, `>`, `&`, `"` and `'` are entities before any pattern runs, so a model's output cannot
- * inject markup, and a link's URL cannot leave its quoted attribute.
+ * read by marked's lexer (the grammar the TUI renders, components/markdown/), and its tokens are
+ * written out as HTML by this code alone, from an allow-list: paragraphs, line breaks, headings,
+ * lists, block quotes, rules, code (fenced and inline), strong, em, del, and links to http(s)
+ * URLs. Every piece of text (an HTML tag in the input included) is HTML-escaped as it is
+ * written, so a model's output cannot inject markup (HTML in the input shows as text), and a
+ * link's URL cannot leave its quoted attribute. A token of any other kind is shown as its escaped source.
  */
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -13,90 +16,88 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
-/** Inline markup over already-escaped text. Code spans are set aside first so nothing inside them is touched. */
-function inline(escaped: string): string {
-  const spans: string[] = [];
-  let out = escaped.replace(/`([^`\n]+)`/g, (_m, code: string) => {
-    spans.push(`<code>${code}</code>`);
-    return `\u0000${spans.length - 1}\u0000`;
-  });
-  out = out
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, label: string, url: string) => `<a href="${url}" rel="noopener noreferrer nofollow" target="_blank">${label}</a>`)
-    .replace(/\*\*([^*\n]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/(^|[\s(])\*([^*\n]+)\*(?=$|[\s).,;:!?])/g, '$1<em>$2</em>')
-    .replace(/(^|[\s(])_([^_\n]+)_(?=$|[\s).,;:!?])/g, '$1<em>$2</em>');
-  return out.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => spans[Number(i)]!);
+/** The TUI's grammar (gfm); a line break in a paragraph is kept (a chat message's lines). */
+const OPTIONS = { gfm: true, breaks: true } as const;
+
+const SAFE_URL = /^https?:\/\/[^\s]+$/i;
+
+function inline(tokens: readonly Token[] | undefined): string {
+  return (tokens ?? []).map(inlineToken).join('');
 }
 
-type Block = { kind: 'code'; text: string; lang: string } | { kind: 'text'; lines: string[] };
-
-function splitFences(text: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  let current: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^\s*```\s*([\w+-]*)\s*$/.exec(lines[i]!);
-    if (!fence) {
-      current.push(lines[i]!);
-      continue;
+function inlineToken(token: Token): string {
+  switch (token.type) {
+    case 'text':
+      return 'tokens' in token && token.tokens ? inline(token.tokens) : escapeHtml((token as Tokens.Text).text);
+    case 'escape':
+      return escapeHtml((token as Tokens.Escape).text);
+    case 'strong':
+      return `<strong>${inline((token as Tokens.Strong).tokens)}</strong>`;
+    case 'em':
+      return `<em>${inline((token as Tokens.Em).tokens)}</em>`;
+    case 'del':
+      return `<del>${inline((token as Tokens.Del).tokens)}</del>`;
+    case 'codespan':
+      return `<code>${escapeHtml((token as Tokens.Codespan).text)}</code>`;
+    case 'br':
+      return '<br>';
+    case 'link': {
+      const link = token as Tokens.Link;
+      if (!SAFE_URL.test(link.href)) return escapeHtml(link.raw);
+      return `<a href="${escapeHtml(link.href)}" rel="noopener noreferrer nofollow" target="_blank">${inline(link.tokens)}</a>`;
     }
-    const end = lines.findIndex((line, j) => j > i && /^\s*```\s*$/.test(line));
-    if (end === -1) {
-      current.push(lines[i]!);
-      continue;
-    }
-    if (current.length) blocks.push({ kind: 'text', lines: current });
-    current = [];
-    blocks.push({ kind: 'code', text: lines.slice(i + 1, end).join('\n'), lang: fence[1] ?? '' });
-    i = end;
+    case 'image':
+      // Never fetched from the page: its description only.
+      return escapeHtml((token as Tokens.Image).text);
+    default:
+      return escapeHtml(token.raw);
   }
-  if (current.length) blocks.push({ kind: 'text', lines: current });
-  return blocks;
 }
 
-function textBlock(lines: readonly string[]): string {
-  const out: string[] = [];
-  let list: { tag: 'ul' | 'ol'; items: string[] } | null = null;
-  let paragraph: string[] = [];
-  const flushParagraph = (): void => {
-    if (paragraph.length) out.push(`<p>${paragraph.map((l) => inline(escapeHtml(l))).join('<br>')}</p>`);
-    paragraph = [];
-  };
-  const flushList = (): void => {
-    if (list) out.push(`<${list.tag}>${list.items.map((i) => `<li>${i}</li>`).join('')}</${list.tag}>`);
-    list = null;
-  };
-  for (const line of lines) {
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const bullet = /^\s*[-*+]\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
-    if (heading) {
-      flushParagraph();
-      flushList();
-      const level = Math.min(6, heading[1]!.length + 2);
-      out.push(`<h${level}>${inline(escapeHtml(heading[2]!))}</h${level}>`);
-    } else if (bullet || numbered) {
-      flushParagraph();
-      const tag = bullet ? 'ul' : 'ol';
-      if (list && list.tag !== tag) flushList();
-      list ??= { tag, items: [] };
-      list.items.push(inline(escapeHtml((bullet ?? numbered)![1]!)));
-    } else if (line.trim() === '') {
-      flushParagraph();
-      flushList();
-    } else {
-      flushList();
-      paragraph.push(line);
+function block(token: Token): string {
+  switch (token.type) {
+    case 'space':
+    case 'def':
+      return '';
+    case 'paragraph':
+      return `<p>${inline((token as Tokens.Paragraph).tokens)}</p>`;
+    case 'text': {
+      // A tight list item's text, or loose text.
+      const text = token as Tokens.Text;
+      return text.tokens ? inline(text.tokens) : escapeHtml(text.text);
     }
+    case 'heading': {
+      const heading = token as Tokens.Heading;
+      const level = Math.min(6, heading.depth + 2);
+      return `<h${level}>${inline(heading.tokens)}</h${level}>`;
+    }
+    case 'code':
+      return `<pre><code>${escapeHtml((token as Tokens.Code).text)}</code></pre>`;
+    case 'hr':
+      return '<hr>';
+    case 'blockquote':
+      return `<blockquote>${blocks((token as Tokens.Blockquote).tokens)}</blockquote>`;
+    case 'list': {
+      const list = token as Tokens.List;
+      const tag = list.ordered ? 'ol' : 'ul';
+      return `<${tag}>${list.items.map((item) => `<li>${blocks(item.tokens)}</li>`).join('')}</${tag}>`;
+    }
+    case 'html':
+      // Shown as text; the markdown inside it still renders (an inline read of its source).
+      return `<p>${inline(Lexer.lexInline(token.raw.replace(/\n+$/, ''), OPTIONS))}</p>`;
+    case 'checkbox':
+      return (token as Tokens.Checkbox).checked ? '[x] ' : '[ ] ';
+    default:
+      // A table and whatever else: the source, as text.
+      return `<p>${escapeHtml(token.raw.replace(/\n+$/, '')).replace(/\n/g, '<br>')}</p>`;
   }
-  flushParagraph();
-  flushList();
-  return out.join('');
+}
+
+function blocks(tokens: readonly Token[]): string {
+  return tokens.map(block).join('');
 }
 
 /** Markdown → HTML that holds only tags written here (see the module comment). */
 export function renderMarkdown(text: string): string {
-  return splitFences(text)
-    .map((block) => (block.kind === 'code' ? `<pre><code>${escapeHtml(block.text)}</code></pre>` : textBlock(block.lines)))
-    .join('');
+  return blocks(new Lexer(OPTIONS).lex(text));
 }
