@@ -1,7 +1,7 @@
 import type { EventBus } from '../../src/events/bus';
 import type { UiStore } from '../state/store';
 import { focusedSession, isUserSession, viewOf } from '../state/ui-state';
-import { decidedByText } from '../../src/remote/describe';
+import { decidedByText } from '../../src/remote/event-text';
 import { queueContent } from './approval-queue-model';
 
 export interface ApprovalWatchOptions {

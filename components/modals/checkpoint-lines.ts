@@ -1,6 +1,6 @@
 import type { Checkpoint } from '../../src/checkpoints/records';
 import type { UndoPreview } from '../../src/checkpoints/undo-service';
-import { changedFilesText, checkpointOrigin, planLines } from '../../src/checkpoints/describe';
+import { changedFilesText, checkpointOrigin, planLines } from '../../src/checkpoints/checkpoint-text';
 import type { Line, Span } from '../text/line';
 import type { Theme } from '../theme';
 import { age, marker, pad, selectStyle } from './switcher-kit';

@@ -4,7 +4,7 @@ import type { CompactionEntry, SessionView, ToolLive, UiState } from './ui-state
 import { awaitsUser, newSessionView } from './ui-state';
 import { parseSessionId, placeLane, presentQuestion } from './lanes';
 import { addWorkflowUsage, reduceWorkflow } from './workflows';
-import { decidedByText } from '../../src/remote/describe';
+import { decidedByText } from '../../src/remote/event-text';
 
 /**
  * The one place where events become UI state. Pure: the same event list always gives the

@@ -9,10 +9,12 @@ import type { UsageTotals } from '../providers/usage-totals';
 import type { PendingApproval } from '../model/approval';
 import type { TranscriptLine } from '../session/transcript';
 import type { HistorySearchResult } from '../session/history-search';
+import type { RunSummary, SessionSummary } from '../session/history-service';
 
 export type { PendingApproval } from '../model/approval';
 export type { TranscriptLine } from '../session/transcript';
 export type { HistorySearchResult, HistoryHit } from '../session/history-search';
+export type { RunSummary, SessionSummary } from '../session/history-service';
 
 /** One directional named session of the run (docs/design.md#participants-sessions-runs). */
 export interface SessionInfo {
@@ -41,33 +43,6 @@ export interface WorkflowInfo {
   readonly budgetUsd?: number;
   /** Set when the file is broken: `file:line: what is wrong`; it cannot run. */
   readonly error?: string;
-}
-
-export interface RunInfo {
-  readonly id: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly sessionCount: number;
-  readonly title?: string;
-}
-
-/** A run as the history browser lists it. */
-export interface RunSummary {
-  readonly id: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly title?: string;
-  readonly sessionCount: number;
-}
-
-/** A session of any run, as the history browser lists it. */
-export interface SessionSummary {
-  readonly id: string;
-  readonly initiatorId: string;
-  readonly responderId: string;
-  readonly name: string;
-  readonly messageCount: number;
-  readonly lastActivity: string;
 }
 
 export type SendOutcome =

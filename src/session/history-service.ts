@@ -14,7 +14,8 @@ import { searchRunHistory, searchSessions, type HistorySearchResult } from './hi
  * another Legion process holds is safe to browse). A front end reaches it only through
  * `LegionCore` (runs, runSessions, transcript, searchHistory), in-process or attached.
  */
-export interface RunListing {
+/** A run as the history browser lists it. */
+export interface RunSummary {
   readonly id: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -22,7 +23,8 @@ export interface RunListing {
   readonly sessionCount: number;
 }
 
-export interface SessionListing {
+/** A session of any run, as the history browser lists it. */
+export interface SessionSummary {
   readonly id: string;
   readonly initiatorId: string;
   readonly responderId: string;
@@ -40,23 +42,23 @@ export interface LiveRun {
 }
 
 export interface HistoryService {
-  runs(): Promise<RunListing[]>;
-  runSessions(runId: string): Promise<SessionListing[]>;
+  runs(): Promise<RunSummary[]>;
+  runSessions(runId: string): Promise<SessionSummary[]>;
   transcript(runId: string, sessionId: string): Promise<TranscriptLine[]>;
   searchHistory(runId: string, query: string): Promise<HistorySearchResult>;
 }
 
-const recentFirst = (a: SessionListing, b: SessionListing): number =>
+const recentFirst = (a: SessionSummary, b: SessionSummary): number =>
   a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : a.id < b.id ? -1 : 1;
 
-function liveSummary(live: LiveRun): RunListing {
+function liveSummary(live: LiveRun): RunSummary {
   const sessions = live.sessions();
   const times = sessions.map((s) => s.lastActivity).sort();
   const now = new Date().toISOString();
   return { id: live.runId, createdAt: times[0] ?? now, updatedAt: times[times.length - 1] ?? now, sessionCount: sessions.length };
 }
 
-function liveSessions(live: LiveRun): SessionListing[] {
+function liveSessions(live: LiveRun): SessionSummary[] {
   return live.sessions().map((s) => ({
     id: s.id, initiatorId: s.initiatorId, responderId: s.responderId, name: s.name, messageCount: s.messageCount, lastActivity: s.lastActivity,
   })).sort(recentFirst);
@@ -91,7 +93,7 @@ export function createHistoryService(layout: Layout, live: LiveRun): HistoryServ
   const isCurrent = (runId: string): boolean => runId === live.runId;
   return {
     async runs() {
-      const listed: RunListing[] = (await runs.list()).map((r) => ({
+      const listed: RunSummary[] = (await runs.list()).map((r) => ({
         id: r.id, createdAt: r.createdAt, updatedAt: r.updatedAt, sessionCount: r.sessionCount, ...(r.title ? { title: r.title } : {}),
       }));
       const current = liveSummary(live);

@@ -38,7 +38,7 @@ export const undoCommand: Command = {
     const config = loaded.config.checkpoints;
     // The checkpoint code loads with this command only, not with every start of Legion.
     const [{ openCheckpointStore }, { createUndoService }, { planLines }, { pruneCheckpoints }] = await Promise.all([
-      import('../../checkpoints/store'), import('../../checkpoints/undo-service'), import('../../checkpoints/describe'), import('../../checkpoints/prune'),
+      import('../../checkpoints/store'), import('../../checkpoints/undo-service'), import('../../checkpoints/checkpoint-text'), import('../../checkpoints/prune'),
     ]);
     const store = await openCheckpointStore({ workspaceRoot, maxFileBytes: config.maxFileBytes, warn: (m) => io.stderr(`legion: ${m}\n`) });
     try {
@@ -99,7 +99,7 @@ async function list(io: CliIo, checkpoints: readonly import('../../checkpoints/r
     io.stdout('no checkpoints yet\n');
     return 0;
   }
-  const { changedFilesText, checkpointOrigin } = await import('../../checkpoints/describe');
+  const { changedFilesText, checkpointOrigin } = await import('../../checkpoints/checkpoint-text');
   const rows = checkpoints.map((c) => [c.id, formatStamp(c.at), c.sessionId.replace(/^session-/, ''), checkpointOrigin(c), changedFilesText(c)]);
   io.stdout(formatTable(['CHECKPOINT', 'AT', 'SESSION', 'BY', 'CHANGED'], rows));
   return 0;

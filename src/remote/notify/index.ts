@@ -1,7 +1,7 @@
 import type { NotifyTargetConfig } from '../../config/remote-schema';
 import type { EventBus } from '../../events/bus';
 import { EVENT_TYPES, type EventType, type LegionEvent } from '../../events/types';
-import { describeEvent } from '../describe';
+import { describeEvent } from '../event-text';
 import { createDelivery, defaultBackoff, urlLabel, type Delivery } from './delivery';
 
 /**

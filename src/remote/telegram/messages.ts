@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../../runtime/core-api';
 import type { RemoteActor } from '../../events/types';
-import { decidedByText, requestLine } from '../describe';
+import { decidedByText, requestLine } from '../event-text';
 
 /**
  * The texts and button data of Telegram approvals (docs/remote.md#telegram). Messages are
