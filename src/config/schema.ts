@@ -19,9 +19,17 @@ const providerSettings = z.strictObject({
 const sandboxHost = z
   .string()
   .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'not a host name (e.g. registry.npmjs.org or *.github.com)');
+/** A variable name passed to shell commands (`NAME`, or `PREFIX*` for every name starting so). */
+const sandboxEnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'not a variable name (e.g. NODE_ENV, or NPM_CONFIG_* for a prefix)');
+/** A path hidden from sandboxed commands: absolute, `~/…`, or relative to the workspace. */
+const sandboxHidePath = z.string().min(1).refine((p) => !p.includes('\0') && p !== '~' && p !== '/' && p !== '.', 'not a path to hide (e.g. ~/.config/mytool or secrets/)');
 const sandboxSettings = z.strictObject({
   mode: z.enum(['auto', 'on', 'off']).default('auto'),
   network: z.union([z.enum(['none', 'all']), z.array(sandboxHost).min(1)]).default('none'),
+  /** Environment variables shell commands get beyond PATH, HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR (docs/sandbox.md#environment). */
+  env: z.array(sandboxEnvName).default([]),
+  /** Paths hidden beyond the built-in list (docs/sandbox.md#what-is-hidden). */
+  hide: z.array(sandboxHidePath).default([]),
 });
 
 /** Context management (docs/context.md): when to compact and what to keep. */
@@ -107,7 +115,7 @@ export const configSchema = z.strictObject({
   /** `sandbox: on` is short for `sandbox: { mode: on }` (docs/sandbox.md). */
   sandbox: z
     .preprocess((value) => (typeof value === 'string' ? { mode: value } : value), sandboxSettings)
-    .default({ mode: 'auto', network: 'none' }),
+    .default({ mode: 'auto', network: 'none', env: [], hide: [] }),
   // Context management and budgets (docs/context.md).
   context: contextSchema.default(CONTEXT_DEFAULTS),
   budgets: budgetsSchema.default({ raiseBy: 1 }),

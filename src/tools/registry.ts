@@ -64,6 +64,8 @@ export interface BuiltinToolDeps {
   readonly todoStore: TodoStore;
   /** Confines `shell` (docs/sandbox.md); without it shell runs unconfined. */
   readonly sandbox?: ShellSandbox;
+  /** Environment variables passed to shell commands beyond the fixed allow-list (config `sandbox.env`). */
+  readonly shellEnv?: readonly string[];
 }
 
 /** The workspace tools (docs/design.md#tools) (the collective tools live in src/runtime). */
@@ -76,7 +78,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     fileDeleteTool,
     globTool,
     grepTool,
-    createShellTool(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+    createShellTool({ ...(deps.sandbox ? { sandbox: deps.sandbox } : {}), passEnv: deps.shellEnv ?? [] }),
     ...createTodoTools(deps.todoStore),
   ];
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Tool, ToolResult } from '../types';
 import { HeadTailBuffer } from '../output-cap';
 import { errorResult, okResult } from '../result';
-import { CREDENTIAL_VARIABLES } from '../../providers/credentials';
+import { shellEnvironment } from '../shell-env';
 import { plainLaunch, type Launch, type ShellSandbox } from '../sandbox/sandbox';
 
 /** Upper bound for `timeoutMs`. */
@@ -14,9 +14,6 @@ export const SHELL_KILL_GRACE_MS = 2000;
 export const SHELL_DRAIN_MS = 250;
 const MAX_COMMAND_LENGTH = 100_000;
 
-/** Variables removed from the shell's environment: Legion's provider credentials stay out of agents' reach. */
-export const SHELL_SCRUBBED_ENV: readonly string[] = CREDENTIAL_VARIABLES;
-
 const schema = z.strictObject({
   command: z.string().describe('A bash command line, run with the workspace root as working directory'),
   timeoutMs: z.number().int().min(1).max(SHELL_MAX_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds'),
@@ -26,12 +23,6 @@ type Input = z.infer<typeof schema>;
 // CSI / OSC escape sequences: colours and cursor moves are noise in a model's context.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
-  for (const name of SHELL_SCRUBBED_ENV) delete env[name];
-  return env;
-}
-
 export interface ShellToolOptions {
   /** Between SIGTERM and SIGKILL (default SHELL_KILL_GRACE_MS). */
   readonly killGraceMs?: number;
@@ -39,6 +30,10 @@ export interface ShellToolOptions {
   readonly drainMs?: number;
   /** Confines every call (docs/sandbox.md); without it, calls run unconfined as plain `bash -c`. */
   readonly sandbox?: ShellSandbox;
+  /** Variable names (or `PREFIX*`) passed to commands beyond SHELL_ENV_ALLOWED: the config's `sandbox.env`. */
+  readonly passEnv?: readonly string[];
+  /** Where commands' variables are taken from (default process.env); only allowed names pass. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -48,6 +43,7 @@ export interface ShellToolOptions {
  * abort the whole group gets SIGTERM, then SIGKILL after SHELL_KILL_GRACE_MS. A non-zero
  * exit, a signal, a timeout or an interruption is an error result carrying the output.
  * Background processes that outlive bash keep running; their output is no longer read.
+ * Commands get an allow-listed environment (src/tools/shell-env.ts), sandboxed or not.
  * With a sandbox (options.sandbox, state sandboxed) bash runs under bubblewrap: writes only
  * in the workspace, secrets hidden, no network unless allowed, its own pid namespace (so
  * killing the group ends every process it started, background ones included). A failure
@@ -56,6 +52,7 @@ export interface ShellToolOptions {
  */
 export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
   const timing = { killGraceMs: options.killGraceMs ?? SHELL_KILL_GRACE_MS, drainMs: options.drainMs ?? SHELL_DRAIN_MS };
+  const passEnv = options.passEnv ?? [];
   return {
     name: 'shell',
     description:
@@ -80,7 +77,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
       const prepared = options.sandbox ? options.sandbox.launch(input.command, context.workspaceRoot) : { ok: true as const, launch: plainLaunch(input.command) };
       if (!prepared.ok) return errorResult(prepared.error, `shell ${prepared.error.split(':')[0]}`);
       const sandboxed = options.sandbox?.state.kind === 'sandboxed';
-      return runShell(prepared.launch, input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing, sandboxed);
+      const env = shellEnvironment(options.env ?? process.env, passEnv);
+      return runShell(prepared.launch, env, input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing, sandboxed);
     },
   };
 }
@@ -90,6 +88,7 @@ export const shellTool: Tool<Input> = createShellTool();
 
 function runShell(
   launch: Launch,
+  env: Record<string, string>,
   command: string,
   timeoutMs: number,
   cwd: string,
@@ -112,7 +111,7 @@ function runShell(
     const stdio: ('ignore' | 'pipe' | 'ipc')[] = ['ignore', 'pipe', 'pipe'];
     if (launch.seccomp || launch.attach) stdio.push(launch.seccomp ? 'pipe' : 'ignore');
     if (launch.attach) stdio.push('ipc');
-    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio, env: childEnv() });
+    const child = spawn(launch.file, [...launch.args], { cwd, detached: true, stdio, env });
     const detach = launch.attach?.(child);
     const stdout = child.stdout!;
     const stderr = child.stderr!;

@@ -17,6 +17,8 @@ export type SandboxNetwork = 'none' | 'all' | readonly string[];
 export interface SandboxSettings {
   readonly mode: SandboxMode;
   readonly network: SandboxNetwork;
+  /** More paths to hide (config `sandbox.hide`): absolute, `~/…`, or relative to the workspace. */
+  readonly hide?: readonly string[];
 }
 
 /** How shell calls run in this process: decided once, by the probe (`pending` until it answers). */
