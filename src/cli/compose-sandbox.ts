@@ -11,7 +11,8 @@ import { DEFAULT_SECRET_PATTERNS } from '../tools/sandbox/secret-patterns';
 /**
  * The shell sandbox of this process (docs/sandbox.md): bubblewrap is probed once, when
  * `start()` is first called (after the first frame, or by the first turn, which waits for it;
- * never when the mode is off); the rules' secret paths are hidden; processes are limited where
+ * never when the mode is off); the rules' secret paths, the usual credentials, `.legion/`,
+ * `$XDG_RUNTIME_DIR` and `sandbox.hide` are hidden; processes are limited where
  * a pids cgroup can be made. `start()` resolves to what to say once about the outcome.
  */
 export function composeSandbox(options: {
@@ -32,11 +33,13 @@ export function composeSandbox(options: {
       const fromRules = secretPathPatterns(options.ruleSet);
       const pids = findPidsCgroups();
       const xdg = options.env.XDG_CONFIG_HOME;
+      const runtimeDir = options.env.XDG_RUNTIME_DIR;
       return createShellSandbox({
         settings,
         ...(probe ? { probe } : {}),
         home: options.home,
         ...(xdg ? { xdgConfigHome: xdg } : {}),
+        ...(runtimeDir ? { runtimeDir } : {}),
         secretPatterns: fromRules.length > 0 ? fromRules : DEFAULT_SECRET_PATTERNS,
         ...(pids ? { pids } : {}),
         tempDir: tmpdir(),

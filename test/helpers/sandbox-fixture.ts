@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile, symlink } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createShellSandbox, type SandboxSettings, type ShellSandbox } from '../../src/tools/sandbox/sandbox';
+import { createShellSandbox, type SandboxSettings, type ShellSandbox, type ShellSandboxOptions } from '../../src/tools/sandbox/sandbox';
 import { probeSandbox, systemProbeDeps, type SandboxProbe } from '../../src/tools/sandbox/probe';
 import { findPidsCgroups } from '../../src/tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
@@ -57,7 +57,13 @@ export function realProbe(): Promise<SandboxProbe> {
   return probed;
 }
 
-export function realSandbox(fixture: SandboxFixture, probe: SandboxProbe, settings: Partial<SandboxSettings> = {}, maxProcesses?: number): ShellSandbox {
+export function realSandbox(
+  fixture: SandboxFixture,
+  probe: SandboxProbe,
+  settings: Partial<SandboxSettings> = {},
+  maxProcesses?: number,
+  more: Partial<ShellSandboxOptions> = {},
+): ShellSandbox {
   const pids = findPidsCgroups();
   return createShellSandbox({
     settings: { mode: 'on', network: 'none', ...settings },
@@ -67,5 +73,6 @@ export function realSandbox(fixture: SandboxFixture, probe: SandboxProbe, settin
     ...(pids ? { pids } : {}),
     ...(maxProcesses !== undefined ? { maxProcesses } : {}),
     tempDir: tmpdir(),
+    ...more,
   });
 }

@@ -25,7 +25,7 @@ const PATTERNS: readonly Pattern[] = [
   },
   {
     test: /read-only file system|\bEROFS\b/i,
-    line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are .legion/, .git/hooks and .git/config)',
+    line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are the config and hooks of .git/)',
   },
   {
     test: /failed to connect|couldn't connect to server|network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|\bEAI_AGAIN\b|name or service not known|getaddrinfo|connection refused|\bECONNREFUSED\b/i,
@@ -49,7 +49,7 @@ const PATTERNS: readonly Pattern[] = [
   },
   {
     test: /permission denied|\bEACCES\b/i,
-    line: () => 'possibly blocked by the sandbox: secret paths (~/.ssh, ~/.aws, .env files and the other secret patterns of the rules) are unreadable in it',
+    line: () => 'possibly blocked by the sandbox: secret paths (.legion/, ~/.ssh, ~/.aws, .env files, the credential files of docs/sandbox.md#what-is-hidden and the secret patterns of the rules) are unreadable in it',
   },
   {
     test: /operation not permitted|\bEPERM\b/i,

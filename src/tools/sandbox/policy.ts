@@ -6,7 +6,7 @@ export interface BwrapPolicy {
   readonly workspaceRoot: string;
   /** Existing paths inside the workspace bound read-only over themselves (.legion, .git/hooks, .git/config). */
   readonly readOnly: readonly string[];
-  /** Existing secret paths, replaced by an unreadable empty directory or file. */
+  /** Existing secret paths (and .legion/), replaced by an unreadable empty directory or file. */
   readonly hiddenDirs: readonly string[];
   readonly hiddenFiles: readonly string[];
   /** Mode-000 placeholders the hidden paths are replaced with. */
@@ -40,8 +40,12 @@ export function bwrapArgs(policy: BwrapPolicy): string[] {
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   // A path under the host's /tmp is invisible already (private /tmp), unless it is in the workspace.
   const visible = (path: string) => !isInside(path, TMP) || isInside(path, policy.workspaceRoot);
-  for (const dir of policy.hiddenDirs) if (visible(dir)) args.push('--ro-bind', policy.emptyDir, dir);
-  for (const file of policy.hiddenFiles) if (visible(file)) args.push('--ro-bind', policy.emptyFile, file);
+  // A path inside a hidden directory is covered already (and its mount point would not exist);
+  // a directory holding the workspace is not hidden (it would hide the workspace too).
+  const dirs = [...new Set(policy.hiddenDirs)].filter((dir) => visible(dir) && !isInside(policy.workspaceRoot, dir));
+  const covered = (path: string) => dirs.some((dir) => dir !== path && isInside(path, dir));
+  for (const dir of dirs) if (!covered(dir)) args.push('--ro-bind', policy.emptyDir, dir);
+  for (const file of new Set(policy.hiddenFiles)) if (visible(file) && !covered(file)) args.push('--ro-bind', policy.emptyFile, file);
   args.push('--unshare-all', '--unshare-user');
   if (policy.network === 'all') args.push('--share-net');
   if (policy.disableUserns) args.push('--disable-userns');

@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { join } from 'node:path';
 import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
-import { createSecretFinder, fixedSecretDirs } from './secrets';
+import { createSecretFinder } from './secrets';
+import { hiddenPaths } from './hidden-paths';
 import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
@@ -59,6 +60,8 @@ export interface ShellSandboxOptions {
   readonly probe?: SandboxProbe;
   readonly home: string;
   readonly xdgConfigHome?: string;
+  /** `$XDG_RUNTIME_DIR`, hidden as a whole (session sockets; Legion's serve socket may be there). */
+  readonly runtimeDir?: string;
   /** The rules' secret path globs (hidden from commands); see src/authz/rules/secret-paths.ts. */
   readonly secretPatterns: readonly string[];
   /** Where per-call process-limit cgroups are made; undefined: no process limit. */
@@ -129,19 +132,27 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       if (state.kind === 'unsandboxed' || options.probe?.kind !== 'available') return { ok: true, launch: plainLaunch(command) };
       let root: string;
       let held: ReturnType<typeof ensurePlaceholders>;
+      let legion: string;
       try {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
+        legion = legionDir(root);
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
       const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
-      const hiddenDirs = [...fixedSecretDirs(options.home, options.xdgConfigHome).filter((p) => existsSync(p)), ...secrets.dirs];
+      const fixed = hiddenPaths({
+        home: options.home,
+        ...(options.xdgConfigHome ? { xdgConfigHome: options.xdgConfigHome } : {}),
+        ...(options.runtimeDir ? { runtimeDir: options.runtimeDir } : {}),
+        workspaceRoot: root,
+        extra: options.settings.hide ?? [],
+      });
       const args = bwrapArgs({
         workspaceRoot: root,
         readOnly: protectedPaths(root),
-        hiddenDirs,
-        hiddenFiles: secrets.files,
+        hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...fixed.dirs, ...secrets.dirs],
+        hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...fixed.files, ...secrets.files],
         emptyDir: held.emptyDir,
         emptyFile: held.emptyFile,
         network,
@@ -180,21 +191,24 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
 }
 
 /**
- * Paths in the workspace a command must not change, because what they hold runs outside
- * the sandbox later: Legion's own state (.legion/) and git's hooks and config. .legion/
- * and .git/hooks are created when missing, so they cannot be planted from inside.
+ * `.legion/` of the workspace, hidden from commands as a whole (its web token, transcripts,
+ * audit log, serve socket; and what it holds runs outside the sandbox later). Created when
+ * missing, so it cannot be planted from inside (a file of that name is hidden as a file).
+ */
+function legionDir(root: string): string {
+  const legion = join(root, '.legion');
+  if (!existsSync(legion)) mkdirSync(legion, { recursive: true });
+  return legion;
+}
+
+/**
+ * Paths in the workspace a command must not change, because what they hold runs outside the
+ * sandbox later: git's hooks and config. .git/hooks is created when missing, so it cannot be
+ * planted from inside.
  */
 function protectedPaths(root: string): string[] {
   const out: string[] = [];
-  const legion = join(root, '.legion');
   const git = join(root, '.git');
-  try {
-    mkdirSync(legion, { recursive: true });
-    out.push(legion);
-  } catch {
-    // a file named .legion: bound read-only below if it exists
-    if (existsSync(legion)) out.push(legion);
-  }
   if (isDirectory(git)) {
     const hooks = join(git, 'hooks');
     try {

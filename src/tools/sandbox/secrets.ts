@@ -2,12 +2,6 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 
-/** Secret paths hidden whatever the rules say: credentials of the usual tools and Legion's own config. */
-export function fixedSecretDirs(home: string, xdgConfigHome?: string): string[] {
-  const config = xdgConfigHome && xdgConfigHome.length > 0 ? xdgConfigHome : join(home, '.config');
-  return [join(home, '.ssh'), join(home, '.aws'), join(home, '.gnupg'), join(config, 'legion')];
-}
-
 export interface SecretScan {
   readonly workspaceRoot: string;
   readonly home: string;

@@ -40,6 +40,12 @@ test('policy: read-only root, private /tmp, writable workspace, protected paths,
   assert.doesNotMatch(text, /\/tmp\/gone/, 'a path under the host /tmp is hidden by the private /tmp already');
   assert.doesNotMatch(text, /--share-net/);
   assert.match(text, /--unshare-all --unshare-user --disable-userns --cap-drop ALL --die-with-parent --new-session .* --seccomp 3 --$/);
+  const nested = bwrapArgs({
+    workspaceRoot: '/h/w', readOnly: [], hiddenDirs: ['/h/.ssh', '/h/.ssh', '/h'], hiddenFiles: ['/h/.ssh/id_rsa', '/h/.pgpass'],
+    emptyDir: '/p/d', emptyFile: '/p/f', network: 'none', disableUserns: false,
+  }).join(' ');
+  assert.match(nested, /--ro-bind \/p\/d \/h\/\.ssh --ro-bind \/p\/f \/h\/\.pgpass --unshare-all/, 'once each; nothing inside a hidden directory');
+  assert.doesNotMatch(nested, /\/p\/d \/h /, 'a directory holding the workspace is not hidden');
   const open = bwrapArgs({ workspaceRoot: '/w', readOnly: [], hiddenDirs: [], hiddenFiles: [], emptyDir: '/p/d', emptyFile: '/p/f', network: 'all', disableUserns: false });
   assert.match(open.join(' '), /--unshare-all --unshare-user --share-net --cap-drop/);
 });

@@ -1,0 +1,58 @@
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * Credentials of the usual tools, hidden from every sandboxed command whatever the rules say
+ * (docs/sandbox.md#what-is-hidden), relative to the home directory. `config/` stands for
+ * `$XDG_CONFIG_HOME` (default `~/.config`). A directory hides everything in it.
+ */
+export const HIDDEN_HOME_PATHS: readonly string[] = [
+  // keys and cloud credentials
+  '.ssh', '.gnupg', '.aws', '.azure', 'config/gcloud', '.oci', '.kube/config', '.docker/config.json',
+  '.terraform.d/credentials.tfrc.json', '.vault-token', '.config/doctl', '.s3cfg', '.boto', 'config/rclone/rclone.conf',
+  // forges and package registries
+  'config/gh/hosts.yml', 'config/hub', 'config/glab-cli', '.git-credentials', '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc',
+  '.m2/settings.xml', '.m2/settings-security.xml', '.gradle/gradle.properties', '.cargo/credentials', '.cargo/credentials.toml',
+  '.gem/credentials', '.nuget/NuGet/NuGet.Config', '.composer/auth.json', 'config/composer/auth.json',
+  // databases
+  '.pgpass', '.my.cnf', '.mongorc.js',
+  // shell and REPL histories (commands typed with secrets in them)
+  '.bash_history', '.zsh_history', '.sh_history', '.history', '.local/share/fish/fish_history', '.python_history',
+  '.node_repl_history', '.psql_history', '.mysql_history', '.sqlite_history', '.rediscli_history', '.lesshst',
+  // password stores and key rings
+  '.password-store', '.local/share/keyrings', '.pki', 'config/op', '.config/Bitwarden CLI',
+  // Legion's own user config (its tokens)
+  'config/legion',
+];
+
+export interface HiddenPathsInput {
+  readonly home: string;
+  readonly xdgConfigHome?: string;
+  /** `$XDG_RUNTIME_DIR`: sockets and session secrets (Legion's serve socket may live there). */
+  readonly runtimeDir?: string;
+  readonly workspaceRoot: string;
+  /** The config's `sandbox.hide`: absolute, `~/…`, or relative to the workspace. */
+  readonly extra: readonly string[];
+}
+
+/**
+ * The fixed credential paths, the runtime directory and `sandbox.hide`, as real paths split
+ * into directories and files; paths that do not exist now are left out (bubblewrap can only
+ * cover what exists: docs/sandbox.md#limits).
+ */
+export function hiddenPaths(input: HiddenPathsInput): { dirs: string[]; files: string[] } {
+  const config = input.xdgConfigHome && input.xdgConfigHome.length > 0 ? input.xdgConfigHome : join(input.home, '.config');
+  const fromHome = HIDDEN_HOME_PATHS.map((p) => (p.startsWith('config/') ? join(config, p.slice('config/'.length)) : join(input.home, p)));
+  const extra = input.extra.map((p) => (p.startsWith('~/') ? join(input.home, p.slice(2)) : isAbsolute(p) ? p : resolve(input.workspaceRoot, p)));
+  const dirs = new Set<string>();
+  const files = new Set<string>();
+  for (const path of [...fromHome, ...(input.runtimeDir ? [input.runtimeDir] : []), ...extra]) {
+    try {
+      const real = realpathSync(path);
+      (statSync(real).isDirectory() ? dirs : files).add(real);
+    } catch {
+      // not there: nothing to hide
+    }
+  }
+  return { dirs: [...dirs], files: [...files] };
+}

@@ -1,0 +1,95 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createShellTool } from '../../../../src/tools/builtin/shell';
+import { executeTool } from '../../../../src/tools/execute-tool';
+import { HIDDEN_HOME_PATHS } from '../../../../src/tools/sandbox/hidden-paths';
+import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
+import type { ToolResult } from '../../../../src/tools/types';
+import { makeToolContext } from '../../../helpers/tool-context';
+import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture } from '../../../helpers/sandbox-fixture';
+
+// Escape corpus, what is hidden (docs/sandbox.md#what-is-hidden): Legion's own state and the
+// usual credential files, in a fake HOME outside /tmp (the private /tmp must not be why they fail).
+const probe = await realProbe();
+const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
+
+/** Paths of the list made as directories holding a file; the others are files. */
+const AS_DIRS = new Set(['.ssh', '.gnupg', '.aws', '.azure', 'config/gcloud', '.password-store', '.local/share/keyrings']);
+
+let fx: SandboxFixture;
+let sandbox: ShellSandbox;
+let runtimeDir: string;
+/** Every credential file made in the fake HOME, with the marker it holds. */
+const planted: { path: string; marker: string }[] = [];
+before(async () => {
+  fx = await makeSandboxFixture();
+  const legion = join(fx.ws, '.legion');
+  writeFileSync(join(legion, 'web-token'), 'WEBTOKEN-0123456789abcdef\n');
+  writeFileSync(join(legion, 'audit.jsonl'), '{"decidedBy":"user","marker":"AUDIT-LINE"}\n');
+  mkdirSync(join(legion, 'runs', 'r1'), { recursive: true });
+  writeFileSync(join(legion, 'runs', 'r1', 'transcript.jsonl'), '{"text":"TRANSCRIPT-LINE"}\n');
+  runtimeDir = join(fx.base, 'run-user');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  writeFileSync(join(runtimeDir, 'legion-0123456789abcdef.sock.info'), 'RUNTIME-SECRET\n');
+  HIDDEN_HOME_PATHS.forEach((rel, i) => {
+    const path = join(fx.home, rel.startsWith('config/') ? `.config/${rel.slice(7)}` : rel);
+    const marker = `CRED-${i}-MARKER`;
+    const file = AS_DIRS.has(rel) ? join(path, 'secret') : path;
+    if (existsSync(file)) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${marker}\n`);
+    planted.push({ path: file, marker });
+  });
+  for (const [path, marker] of [
+    [join(fx.home, '.config', 'mytool', 'token'), 'HIDE-HOME-MARKER'],
+    [join(fx.outside, 'keys', 'deploy.txt'), 'HIDE-ABS-MARKER'],
+    [join(fx.ws, 'secrets', 'prod.txt'), 'HIDE-WS-MARKER'],
+  ] as const) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${marker}\n`);
+  }
+  sandbox = realSandbox(fx, probe, { hide: ['~/.config/mytool', join(fx.outside, 'keys'), 'secrets/'] }, undefined, { runtimeDir });
+});
+after(async () => {
+  sandbox?.dispose();
+  await fx?.cleanup();
+});
+
+function run(command: string): Promise<ToolResult> {
+  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 100, sandbox }), { command }, makeToolContext(fx.ws));
+}
+
+test('sandboxed: .legion/ is unreadable as a whole (web token, audit log, transcripts) and cannot be moved aside', { skip }, async () => {
+  const result = await run('cat .legion/web-token .legion/audit.jsonl .legion/runs/r1/transcript.jsonl; ls -la .legion; find .legion -type f; grep -r . .legion; mv .legion .legion-old; true');
+  assert.doesNotMatch(result.content, /WEBTOKEN|AUDIT-LINE|TRANSCRIPT-LINE|state\.json|web-token\b(?!: Permission)/, result.content);
+  assert.match(result.content, /Permission denied/);
+  assert.ok(existsSync(join(fx.ws, '.legion', 'web-token')), '.legion stays where it is');
+  assert.equal(existsSync(join(fx.ws, '.legion-old')), false);
+});
+
+test('sandboxed: $XDG_RUNTIME_DIR (where the serve socket may live) is hidden', { skip }, async () => {
+  const result = await run(`ls -la ${runtimeDir}; cat ${runtimeDir}/*; true`);
+  assert.doesNotMatch(result.content, /RUNTIME-SECRET|legion-0123/, result.content);
+});
+
+test('sandboxed: the usual credential files in HOME are unreadable (every path of the list)', { skip }, async () => {
+  assert.ok(planted.length >= 40, `planted ${planted.length}`);
+  const command = planted.map((p) => `cat '${p.path}'`).join('; ') + `; grep -rs MARKER ${fx.home}; true`;
+  // The control: without the sandbox every one of them is readable.
+  const control = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+  for (const { marker } of planted) assert.match(control.stdout, new RegExp(marker));
+  const result = await run(command);
+  const leaked = planted.filter(({ marker }) => result.content.includes(marker)).map((p) => p.path);
+  assert.deepEqual(leaked, [], 'readable in the sandbox');
+  assert.match(result.content, /Permission denied/);
+});
+
+test('sandboxed: sandbox.hide adds paths (~/…, absolute, relative to the workspace); their neighbours stay readable', { skip }, async () => {
+  const result = await run(`cat ~/.config/mytool/token ${fx.home}/.config/mytool/token ${fx.outside}/keys/deploy.txt secrets/prod.txt; cat ${fx.outside}/sentinel.txt README.md`);
+  assert.doesNotMatch(result.content, /HIDE-(HOME|ABS|WS)-MARKER/, result.content);
+  assert.match(result.content, /^outside$/m);
+  assert.match(result.content, /^hello$/m);
+});
