@@ -1,6 +1,5 @@
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createAnthropicAssembler, toAnthropicRequest } from './anthropic-translate';
-import { untilAborted } from './http-watch';
 import { drainStream } from './drain';
 
 export interface AnthropicProviderOptions {
@@ -64,7 +63,8 @@ function streamAnthropic(
       const client = new Anthropic({
         apiKey: options.apiKey,
         baseURL: options.baseURL ?? 'https://api.anthropic.com',
-        maxRetries,
+        // The one retry loop is http-watch.ts's.
+        maxRetries: 0,
         timeout: Math.max(600_000, idleTimeoutMs + 1_000),
         fetch: watch.fetch,
         logLevel: 'off',
@@ -72,7 +72,7 @@ function streamAnthropic(
       });
       const params = toAnthropicRequest(request);
       return createQuietly(
-        () => untilAborted(client.messages.create(params, { signal: watch.signal }), watch.signal),
+        () => client.messages.create(params, { signal: watch.signal }),
         (text) => {
           if (warned.has(request.model)) return;
           warned.add(request.model);

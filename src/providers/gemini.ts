@@ -1,7 +1,6 @@
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createOpenAIAssembler, toOpenAIRequest } from './openai-translate';
-import { untilAborted } from './http-watch';
 import { drainStream } from './drain';
 
 /** Google's OpenAI-compatible endpoint for the Gemini API. */
@@ -73,14 +72,15 @@ function streamGemini(options: GeminiProviderOptions, request: ProviderRequest, 
       const client = new OpenAI({
         apiKey: options.apiKey,
         baseURL: options.baseURL ?? GEMINI_DEFAULT_BASE_URL,
-        maxRetries,
+        // The one retry loop is http-watch.ts's.
+        maxRetries: 0,
         timeout: Math.max(600_000, idleTimeoutMs + 1_000),
         fetch: unwrapArrayErrors(watch.fetch),
         logLevel: 'off',
         organization: null,
         project: null,
       });
-      return untilAborted(client.chat.completions.create(toGeminiRequest(request, memory.signatureOf), { signal: watch.signal }), watch.signal);
+      return client.chat.completions.create(toGeminiRequest(request, memory.signatureOf), { signal: watch.signal });
     },
   });
 }

@@ -1,12 +1,11 @@
 /**
- * A per-request `fetch` wrapper given to an SDK client. It sees every HTTP attempt the SDK
- * makes (including its retries) to:
- * - report each retry the SDK is about to make through `onNotice`
- *   ("anthropic: retrying (1/2) after 529 overloaded"), using the SDKs' own retry rule;
- * - wait out the delay before that retry itself (the server's `retry-after-ms`/`retry-after`,
- *   else the SDKs' backoff: 0.5 s doubling to 8 s, minus up to 25 % jitter), abortably, then
- *   hand the SDK a `retry-after-ms: 1` so it retries at once: the openai SDK's own sleep
- *   ignores the abort signal. A server asking for more than `maxRetryWaitMs` is not retried;
+ * A per-request `fetch` wrapper given to an SDK client built with `maxRetries: 0`. It makes
+ * every HTTP attempt of the request itself, to:
+ * - retry a connection error or a retryable status (408, 409, 429, 5xx; `x-should-retry`
+ *   wins) up to `maxRetries` times, each announced through `onNotice`
+ *   ("anthropic: retrying (1/2) after 529 overloaded"), after the server's `retry-after-ms`/
+ *   `retry-after`, else a backoff of 0.5 s doubling to 8 s minus up to 25 % jitter, waited out
+ *   abortably. A server asking for more than `maxRetryWaitMs` is not retried;
  * - enforce an idle timeout: no bytes (headers or body) for `idleTimeoutMs` while an attempt
  *   is in flight aborts the request (`signal`), and `idleFired` tells the caller why; the timer
  *   is off while waiting to retry;
@@ -60,8 +59,8 @@ export function statusLabel(status: number): string {
   return STATUS_LABELS[status] ?? (status >= 500 ? 'server error' : 'error');
 }
 
-/** The retry rule both SDKs apply to a non-2xx response (x-should-retry wins). */
-export function sdkWouldRetry(status: number, headers: Headers): boolean {
+/** Whether a non-2xx response is worth another attempt: the vendors' rule (their `x-should-retry` header wins). */
+export function isRetryable(status: number, headers: Headers): boolean {
   const header = headers.get('x-should-retry');
   if (header === 'true') return true;
   if (header === 'false') return false;
@@ -83,12 +82,6 @@ export function requestedWaitMs(headers: Headers, now = Date.now()): number | nu
 /** The SDKs' default backoff before retry number `attempt + 1`. */
 export function defaultBackoffMs(attempt: number, random = Math.random): number {
   return Math.min(0.5 * 2 ** attempt, 8) * (1 - random() * 0.25) * 1000;
-}
-
-function retryCountOf(init: RequestInit | undefined): number {
-  const raw = new Headers(init?.headers).get('x-stainless-retry-count');
-  const n = raw === null ? 0 : Number.parseInt(raw, 10);
-  return Number.isFinite(n) && n >= 0 ? n : 0;
 }
 
 /**
@@ -157,40 +150,49 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
     onNotice?.('warn', `${vendor}: retrying (${attempt + 1}/${maxRetries}) after ${why}${wait}`);
   };
 
+  /**
+   * The one retry loop: the SDK clients are built with `maxRetries: 0`, so every attempt is
+   * made here. A retryable failure is announced, its delay waited out abortably, and the same
+   * request sent again; the last answer (or one whose requested wait is too long) goes to the
+   * SDK as it came.
+   */
   const watchedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const attempt = retryCountOf(init);
-    const canRetry = attempt < maxRetries;
-    touch();
-    let response: Response;
-    try {
-      response = await baseFetch(input, init);
-    } catch (error) {
-      disarm();
-      if (!canRetry || controller.signal.aborted) throw error;
-      // Wait here (abortably), then let the SDK retry at once through a stand-in response.
-      const wait = defaultBackoffMs(attempt);
-      announce(attempt, `connection error (${causeOf(error)})`, wait);
-      await sleep(wait, undefined, { signal: controller.signal });
-      return new Response(null, { status: 503, headers: { 'x-should-retry': 'true', 'retry-after-ms': '1' } });
-    }
-    if (!response.ok) {
-      disarm();
-      if (!canRetry || !sdkWouldRetry(response.status, response.headers) || controller.signal.aborted) return response;
-      const asked = requestedWaitMs(response.headers);
-      const headers = new Headers(response.headers);
-      if (asked !== null && asked > maxRetryWaitMs) {
-        refused = asked;
-        headers.set('x-should-retry', 'false');
-        return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    // A streamed request body cannot be sent twice (the SDKs send strings).
+    const resendable = init?.body === undefined || init.body === null || typeof init.body === 'string';
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = resendable && attempt < maxRetries;
+      touch();
+      let response: Response;
+      try {
+        response = await baseFetch(input, init);
+      } catch (error) {
+        disarm();
+        if (!canRetry || controller.signal.aborted) throw error;
+        const wait = defaultBackoffMs(attempt);
+        announce(attempt, `connection error (${causeOf(error)})`, wait);
+        await sleep(wait, undefined, { signal: controller.signal });
+        continue;
       }
-      const wait = asked ?? defaultBackoffMs(attempt);
-      announce(attempt, `${response.status} ${statusLabel(response.status)}`, wait);
-      await response.body?.cancel().catch(() => undefined);
-      await sleep(wait, undefined, { signal: controller.signal });
-      headers.delete('retry-after');
-      headers.set('retry-after-ms', '1');
-      return new Response(null, { status: response.status, statusText: response.statusText, headers });
+      if (!response.ok) {
+        disarm();
+        if (!canRetry || !isRetryable(response.status, response.headers) || controller.signal.aborted) return response;
+        const asked = requestedWaitMs(response.headers);
+        if (asked !== null && asked > maxRetryWaitMs) {
+          refused = asked;
+          return response;
+        }
+        const wait = asked ?? defaultBackoffMs(attempt);
+        announce(attempt, `${response.status} ${statusLabel(response.status)}`, wait);
+        await response.body?.cancel().catch(() => undefined);
+        await sleep(wait, undefined, { signal: controller.signal });
+        continue;
+      }
+      return watchBody(response);
     }
+  };
+
+  /** The response as the SDK reads it: its body fed through the idle watch (and gathered, for a stream). */
+  const watchBody = (response: Response): Response => {
     const contentType = response.headers.get('content-type') ?? '';
     const isStream = contentType.includes('text/event-stream');
     if (!response.body) {
@@ -305,27 +307,3 @@ function causeOf(error: unknown): string {
   return source instanceof Error ? source.message : String(source);
 }
 
-/**
- * Resolve with `promise`, or reject as soon as `signal` aborts, whichever comes first.
- * The openai SDK sleeps between retries without watching the signal (a `retry-after: 30`
- * would hold an aborted turn for 30 s); this returns at once and lets the SDK's promise
- * settle in the background (its rejection is observed, never unhandled).
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  promise.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}

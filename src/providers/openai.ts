@@ -1,6 +1,5 @@
 import type { Provider, ProviderEvent, ProviderRequest } from './types';
 import { createOpenAIAssembler, toOpenAIRequest } from './openai-translate';
-import { untilAborted } from './http-watch';
 import { drainStream } from './drain';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -54,7 +53,8 @@ function streamOpenAI(options: OpenAIProviderOptions, request: ProviderRequest, 
       const client = new OpenAI({
         apiKey: options.apiKey,
         baseURL: options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
-        maxRetries,
+        // The one retry loop is http-watch.ts's.
+        maxRetries: 0,
         timeout: Math.max(600_000, idleTimeoutMs + 1_000),
         fetch: watch.fetch,
         logLevel: 'off',
@@ -65,7 +65,7 @@ function streamOpenAI(options: OpenAIProviderOptions, request: ProviderRequest, 
       const params = toOpenAIRequest(request, {
         maxTokensField: isOfficialOpenAI(options.baseURL) ? 'max_completion_tokens' : 'max_tokens',
       });
-      return untilAborted(client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
+      return client.chat.completions.create(params, { signal: watch.signal });
     },
   });
 }
