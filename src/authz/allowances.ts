@@ -10,7 +10,7 @@ import { ruleMatchesCall } from './rules/evaluate';
 import { escapeGlob, escapeRegex } from './rules/glob';
 import { FILE_TOOLS, TOOL_NAME_PATTERN } from './rules/known-tools';
 import { normalizeRulePath } from './rules/paths';
-import { ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
+import { describePattern, ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
 
 /**
  * Session allowances: "approve and allow the same for this session" (docs/design.md#the-tui, `a` in the
@@ -159,7 +159,8 @@ export function describeMatch(tool: string, match: RuleSpec['match'] | undefined
   const parts = Object.entries(match ?? {}).map(([field, pattern]) => {
     if (typeof pattern === 'string') return `${field} ${pattern}`;
     if (Array.isArray(pattern)) return `${field} ${pattern.join(' | ')}`;
-    return `${field} = ${(pattern as { regex: string }).regex.replace(/\\(.)/g, '$1')}`;
+    if ('regex' in pattern) return `${field} = ${pattern.regex.replace(/\\(.)/g, '$1')}`;
+    return `${field} ${describePattern(pattern)}`;
   });
   return parts.length ? `${tool}: ${parts.join(', ')}` : tool;
 }

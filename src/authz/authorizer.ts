@@ -21,7 +21,8 @@ export interface AuthorizerOptions {
    * Optional: the workspace-relative real path of a workspace-relative path (symlinks
    * resolved), or null when it cannot be resolved. When given and different, the rules
    * are evaluated for both paths and the stricter outcome holds, so a symlink `notes → .env`
-   * does not launder a secret.
+   * does not launder a secret. Without it, a shell `{ readOnly }` rule allows no command
+   * naming a path (it cannot see symlinks).
    */
   readonly realPath?: (relativePath: string) => string | null;
 }
@@ -51,7 +52,7 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     const confinement = confinementOf(call.input, workspaceRoot);
     if (confinement) return deny('confinement', confinement);
 
-    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot };
+    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot, ...(realPath ? { realPath } : {}) };
     let rules = evaluateRules(ruleSet, query);
     if (realPath && rules.decision !== 'deny') {
       const resolved = withRealPaths(call.input, workspaceRoot, realPath);

@@ -29,9 +29,17 @@ export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthor
  * Combine the rules' outcome with a policy and the unmatched default:
  *   - a rule's deny stands; a policy can only make a rule's ask or allow stricter;
  *   - where no rule matched, the policy decides (auto → allow, requires_approval → ask);
- *   - where neither speaks, a fallback rule (`rules.fallback`) decides, else `unmatched`.
+ *   - where neither speaks, a fallback rule (`rules.fallback`) decides, else `unmatched`;
+ *   - a shell command that is not plain words (`rules.notPlain`) asks where this would allow.
  */
 export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {
+  const verdict = combine(rules, policy, unmatched);
+  // A shell command that is not plain words is never allowed without a person (docs/shell-rules.md).
+  if (verdict.decision === 'allow' && rules.notPlain) return { ...verdict, decision: 'ask', reason: `${verdict.reason}; but ${rules.notPlain}` };
+  return verdict;
+}
+
+function combine(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {
   const fromRule = (decision: Decision): Verdict => ({
     decision,
     ruleId: rules.ruleId,

@@ -29,7 +29,8 @@ export function shippedRules(): RuleSet {
 
 /** Evaluate one call against a RuleSet in workspace `/ws`. */
 export function decide(ruleSet: RuleSet, toolName: string, input: unknown, participantId = 'agent-a'): RuleOutcome {
-  return evaluateRules(ruleSet, { toolName, input, participantId, workspaceRoot: WORKSPACE });
+  // Nothing exists in /ws: every path resolves to nothing (tests with real files use a temp workspace).
+  return evaluateRules(ruleSet, { toolName, input, participantId, workspaceRoot: WORKSPACE, realPath: () => null });
 }
 
 /** Shorthand for a shell command's outcome. */

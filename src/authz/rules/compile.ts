@@ -1,6 +1,7 @@
 import type { Decision } from '../types';
 import { participantIdSchema } from '../../collective/participant';
-import type { MatchPattern, RuleSpec } from './schema';
+import { describePattern, type MatchPattern, type RuleSpec } from './schema';
+import { READ_ONLY_COMMANDS, READ_ONLY_NAMES } from './shell-read-only';
 import { didYouMean } from './did-you-mean';
 import { anyGlob, compilePathGlob, compileTextGlob, type Matcher } from './glob';
 import { KNOWN_TOOLS, KNOWN_TOOL_FIELDS, hasGlobSyntax, isPathField } from './known-tools';
@@ -10,9 +11,12 @@ export interface CompiledField {
   readonly name: string;
   /** Path fields are normalized against the workspace before matching. */
   readonly isPath: boolean;
+  /** Tests a value (for a shell `command`: a text view of a part, or a plain command's words joined by spaces). */
   readonly test: Matcher;
-  /** The pattern text contains `>` or `<`: it was written with redirections in mind. */
-  readonly mentionsRedirect: boolean;
+  /** `{ words }`: the plain command's argv must start with exactly these words (allow rules). */
+  readonly words?: readonly string[];
+  /** `{ readOnly }`: the read-only commands this allow rule names (shell-read-only.ts). */
+  readonly readOnly?: ReadonlySet<string>;
   /**
    * Literal text every matching value starts with ('' when unknown), lower-cased for strict
    * rules: a cheap pre-check before the regex (evaluate.ts).
@@ -100,11 +104,22 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
       const has = allowedFields.length ? `has ${allowedFields.join(', ')}` : 'takes no input';
       return fail(['match', name], `unknown field "${name}" in match${didYouMean(name, allowedFields)}: ${tools} ${has}`);
     }
+    const shellOnly = typeof pattern === 'object' && !Array.isArray(pattern) && !('regex' in pattern);
+    if (shellOnly && (name !== 'command' || alternatives.length !== 1 || alternatives[0] !== 'shell')) {
+      return fail(['match', name], `${describePattern(pattern).split(':')[0]} applies only to the command of a rule for the tool shell`);
+    }
+    if (typeof pattern === 'object' && 'readOnly' in pattern) {
+      if (spec.decision !== 'allow') return fail(['match', name], `readOnly only applies to decision: allow (this rule says ${spec.decision})`);
+      const unknown = pattern.readOnly.find((c) => !Object.hasOwn(READ_ONLY_COMMANDS, c));
+      if (unknown !== undefined) return fail(['match', name], `"${unknown}" is not a known read-only command${didYouMean(unknown, READ_ONLY_NAMES)} (known: ${READ_ONLY_NAMES.join(', ')})`);
+      fields.push({ name, isPath: false, test: () => false, readOnly: new Set(pattern.readOnly), prefix: '' });
+      continue;
+    }
     const compiled = compilePattern(name, pattern, strict);
     if (!compiled.ok) return fail(['match', name], compiled.error);
-    const text = typeof pattern === 'string' ? pattern : Array.isArray(pattern) ? pattern.join(' ') : (pattern as { regex: string }).regex;
     const prefix = isPathField(name) ? '' : literalPrefix(pattern);
-    fields.push({ name, isPath: isPathField(name), test: compiled.test, mentionsRedirect: /[<>]/.test(text), prefix: strict ? prefix.toLowerCase() : prefix });
+    const words = typeof pattern === 'object' && 'words' in pattern ? pattern.words : undefined;
+    fields.push({ name, isPath: isPathField(name), test: compiled.test, ...(words ? { words } : {}), prefix: strict ? prefix.toLowerCase() : prefix });
   }
 
   if (spec.approver !== undefined) {
@@ -136,6 +151,12 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
 }
 
 function compilePattern(name: string, pattern: MatchPattern, strict: boolean): { ok: true; test: Matcher } | { ok: false; error: string } {
+  if (typeof pattern === 'object' && 'words' in pattern) {
+    // As text (deny and ask views): the words, then anything after a space.
+    const source = pattern.words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(' ');
+    const re = new RegExp(`^(?:${source})(?: [\\s\\S]*)?$`, strict ? 'i' : '');
+    return { ok: true, test: (value) => re.test(value) };
+  }
   if (typeof pattern === 'object' && !Array.isArray(pattern)) {
     const { regex } = pattern as { regex: string };
     try {
@@ -164,7 +185,9 @@ export function literalPrefix(pattern: MatchPattern): string {
     for (const p of prefixes) while (!p.startsWith(common)) common = common.slice(0, -1);
     return common;
   }
-  return regexPrefix((pattern as { regex: string }).regex);
+  if ('words' in pattern) return pattern.words.join(' ');
+  if ('regex' in pattern) return regexPrefix(pattern.regex);
+  return '';
 }
 
 function globPrefix(glob: string): string {

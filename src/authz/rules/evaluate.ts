@@ -2,9 +2,11 @@ import type { Decision } from '../types';
 import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { FILE_TOOLS, TOOL_NAME_PATTERN } from './known-tools';
-import { normalizeRulePath } from './paths';
+import { confinementProblem, normalizeRulePath } from './paths';
+import { argvText, parsePlain } from './shell-plain';
+import { readOnlyProblem, type PathCheck } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell } from './shell-split';
-import { strictViews } from './shell-views';
+import { strictViews, withExpansionDefaults } from './shell-views';
 
 /** One call as the rules see it. */
 export interface RuleQuery {
@@ -13,6 +15,12 @@ export interface RuleQuery {
   readonly participantId: string;
   /** Absolute workspace root, for path normalization. */
   readonly workspaceRoot: string;
+  /**
+   * The workspace-relative real path of a workspace-relative path (symlinks followed; absolute
+   * when it leads out), null when it does not exist (authorizer.ts `workspaceRealPath`). Without
+   * it a `{ readOnly }` rule allows no command that names a path: it cannot see symlinks.
+   */
+  readonly realPath?: (relativePath: string) => string | null;
 }
 
 /** What the rules say. `decision: null` = no rule matched (policies and defaults decide). */
@@ -23,6 +31,11 @@ export interface RuleOutcome {
   readonly approver?: string;
   /** With `decision: null`: the first fallback rule that matches, deciding in place of `defaults.unmatched`. */
   readonly fallback?: RuleOutcome;
+  /**
+   * A shell command that is not plain words (shell-plain.ts): why. No rule allowed it, and
+   * nothing else may either: policies and defaults that would allow it ask (policy.ts).
+   */
+  readonly notPlain?: string;
 }
 
 type Lookup = (field: string, isPath: boolean, strict: boolean) => readonly string[] | null;
@@ -32,9 +45,10 @@ type Lookup = (field: string, isPath: boolean, strict: boolean) => readonly stri
  * Among matching rules deny > ask > allow (first in file order within a decision).
  * A tool name outside `[A-Za-z0-9_.:-]` (a look-alike such as Cyrillic `а`) is denied.
  * `shell` commands are split (shell-split.ts): deny if the whole command or any part
- * (in any of its strict views) is denied; ask if it cannot be split or anything asks;
- * allow only if every part is allowed as written (a part redirecting to or from a file only
- * by a rule whose `command` pattern mentions `>` or `<`); otherwise no decision.
+ * (in any of its strict views) is denied; ask if it cannot be split or anything asks. Allow
+ * only if the line is plain words (shell-plain.ts) and every simple command's argv is
+ * allowed (`{ words }` prefix, glob or regex over the words joined by spaces, `{ readOnly }`
+ * with its paths checked); a line that is not plain words gets no decision and `notPlain`.
  */
 export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   const { toolName } = query;
@@ -45,7 +59,7 @@ export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   const input = isRecord(query.input) ? query.input : {};
   const lookup = inputLookup(input, query.workspaceRoot, toolName);
   const ruled = toolName === 'shell' && typeof input.command === 'string'
-    ? evaluateShell(tiers, query.participantId, input.command, lookup)
+    ? evaluateShell(ruleSet, tiers, query, input.command, lookup)
     : evaluateWhole(tiers, query.participantId, lookup);
   if (ruled.decision !== null) return ruled;
   // No rule decided: the first matching fallback rule (ask or deny) stands in for defaults.unmatched.
@@ -60,13 +74,16 @@ function evaluateWhole(tiers: ToolTiers, participantId: string, lookup: Lookup):
   return { decision: null, ruleId: null, reason: 'no rule matches' };
 }
 
-function evaluateShell(tiers: ToolTiers, participantId: string, command: string, base: Lookup): RuleOutcome {
+function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, command: string, base: Lookup): RuleOutcome {
+  const { participantId } = query;
   // Bound the regex work an agent can cause with one call: a huge command line is not matched at all.
   if (command.length > MAX_SHELL_LENGTH) {
     return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
   }
   const split = splitShell(command);
   const views = new Set<string>([command]);
+  const defaulted = withExpansionDefaults(command);
+  if (defaulted !== null) views.add(defaulted);
   for (const part of split.commands) for (const view of strictViews(part)) views.add(view);
 
   const viewList = [...views];
@@ -97,22 +114,84 @@ function evaluateShell(tiers: ToolTiers, participantId: string, command: string,
   const asked = strictHit(tiers.ask);
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+
+  const plain = parsePlain(command);
+  if (!plain.plain) {
+    const why = `not plain words: ${plain.why} at character ${plain.at + 1}; no rule can allow it`;
+    return { decision: null, ruleId: null, reason: why, notPlain: why };
+  }
+  if (plain.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+  let checkPath: PathCheck | null = null;
   let first: CompiledRule | null = null;
-  for (const part of split.commands) {
+  for (const part of plain.commands) {
+    const text = argvText(part.argv);
     let found: CompiledRule | null = null;
+    let refused = '';
     for (const rule of tiers.allow) {
       const field = rule.commandField;
-      if (part.fileRedirect && field && !field.mentionsRedirect) continue;
-      if (field && ((field.prefix && !part.text.startsWith(field.prefix)) || !field.test(part.text))) continue;
+      if (field?.readOnly) {
+        checkPath ??= readablePathCheck(ruleSet, query);
+        const problem = readOnlyProblem(field.readOnly, part, checkPath);
+        if (problem) {
+          if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
+          continue;
+        }
+      } else if (field?.words) {
+        if (!startsWithWords(part.argv, field.words)) continue;
+      } else if (field && ((field.prefix && !text.startsWith(field.prefix)) || !field.test(text))) {
+        continue;
+      }
       if (!matchesExceptCommand(rule, participantId, base)) continue;
       found = rule;
       break;
     }
-    if (!found) return { decision: null, ruleId: null, reason: `no rule allows \`${part.text}\`` };
+    if (!found) return { decision: null, ruleId: null, reason: `no rule allows \`${text}\`${refused}` };
     first ??= found;
   }
   const rule = first!;
-  return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${split.commands.length > 1 ? ', …' : ''})` };
+  return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${plain.commands.length > 1 ? ', …' : ''})` };
+}
+
+function startsWithWords(argv: readonly string[], words: readonly string[]): boolean {
+  if (argv.length < words.length) return false;
+  for (let i = 0; i < words.length; i++) if (argv[i] !== words[i]) return false;
+  return true;
+}
+
+/** Whether a readOnly list names the program (`cat`, or `git` for `git diff`): then its refusal explains the ask. */
+function namesProgram(names: ReadonlySet<string>, program: string): boolean {
+  for (const name of names) if (name === program || name.startsWith(`${program} `)) return true;
+  return false;
+}
+
+/**
+ * What a `{ readOnly }` command may read: what `file_read` may read (docs/shell-rules.md#read-only-commands).
+ * A path is refused when it leaves the workspace or enters `.legion/` (lexically, then after
+ * following symlinks) or when the rules do not allow `file_read` of it, as written or resolved.
+ */
+function readablePathCheck(ruleSet: RuleSet, query: RuleQuery): PathCheck {
+  const tiers = ruleSet.tiersFor('file_read');
+  const { workspaceRoot, participantId, realPath } = query;
+  const readable = (path: string): string | null => {
+    const confined = confinementProblem(path);
+    if (confined) return confined;
+    const lookup = inputLookup({ path }, workspaceRoot, 'file_read');
+    const decided = evaluateWhole(tiers, participantId, lookup);
+    return decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
+  };
+  return (value) => {
+    if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
+    const lexical = normalizeRulePath(value, workspaceRoot);
+    const problem = readable(lexical);
+    if (problem) return problem;
+    if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
+    const real = realPath(lexical);
+    if (real === null) return null; // nothing there to read
+    const resolved = normalizeRulePath(real, workspaceRoot);
+    if (resolved === lexical) return null;
+    const through = readable(resolved);
+    return through ? `${through} (through a symbolic link from "${lexical}")` : null;
+  };
 }
 
 /** Participant and every condition but `command` (a file redirection needs an allow whose `command` mentions `>`/`<`). */

@@ -9,9 +9,16 @@ import { didYouMean } from './did-you-mean';
 export const decisionSchema = z.enum(['allow', 'ask', 'deny']);
 
 export const regexPatternSchema = z.strictObject({ regex: z.string().min(1) });
+/** Shell `command` only: the command's first words, exactly (docs/shell-rules.md#allow-rules). */
+export const wordsPatternSchema = z.strictObject({ words: z.array(z.string().min(1)).min(1) });
+/** Shell `command` of an allow rule only: these read-only commands, their paths checked (shell-read-only.ts). */
+export const readOnlyPatternSchema = z.strictObject({ readOnly: z.array(z.string().min(1)).min(1) });
 
-/** A string is a glob, a list is any-of (OR), `{ regex }` is a full-match regex. */
-export const matchPatternSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), regexPatternSchema]);
+/**
+ * A string is a glob, a list is any-of (OR), `{ regex }` is a full-match regex; for a shell
+ * `command` also `{ words }` (a prefix of words) and `{ readOnly }` (checked read-only commands).
+ */
+export const matchPatternSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), regexPatternSchema, wordsPatternSchema, readOnlyPatternSchema]);
 
 export const ruleSpecSchema = z.strictObject({
   id: z.string().regex(/^[^\s]{1,100}$/, 'a rule id is 1–100 characters without spaces'),
@@ -76,7 +83,7 @@ export function describeIssue(error: z.ZodError, data: unknown, where: 'file' | 
     case 'invalid_type':
       return { path, message: `${path.join('.') || 'the file'}: ${issue.message.replace(/^Invalid input: /, '')}` };
     case 'invalid_union':
-      if (path[0] === 'match') return { path, message: `match.${String(path[1])}: expected a glob string, a list of globs or { regex: "…" }` };
+      if (path[0] === 'match') return { path, message: `match.${String(path[1])}: expected a glob string, a list of globs, { regex: "…" }, { words: [...] } or { readOnly: [...] }` };
       if (last === 'participants') return { path, message: 'participants: expected a glob or a list of globs' };
       return { path, message: `${path.join('.')}: ${issue.message}` };
     default:
@@ -85,7 +92,7 @@ export function describeIssue(error: z.ZodError, data: unknown, where: 'file' | 
 }
 
 function fieldsAt(path: readonly (string | number)[], where: 'file' | 'rule'): readonly string[] {
-  if (where === 'rule') return path.length === 0 ? RULE_FIELDS : ['regex'];
+  if (where === 'rule') return path.length === 0 ? RULE_FIELDS : ['regex', 'words', 'readOnly'];
   return path.length === 0 ? FILE_FIELDS : DEFAULTS_FIELDS;
 }
 
@@ -96,4 +103,13 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
     node = (node as Record<string | number, unknown>)[key];
   }
   return node;
+}
+
+/** A pattern as one line for people: `git *`, `a, b`, `/regex/`, `words: git status`, `readOnly: cat, ls`. */
+export function describePattern(pattern: MatchPattern): string {
+  if (typeof pattern === 'string') return pattern;
+  if (Array.isArray(pattern)) return pattern.join(', ');
+  if ('regex' in pattern) return `/${pattern.regex}/`;
+  if ('words' in pattern) return `words: ${pattern.words.join(' ')}`;
+  return `readOnly: ${pattern.readOnly.join(', ')}`;
 }

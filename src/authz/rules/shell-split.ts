@@ -19,6 +19,7 @@ import { braceHazard, commandWordHazard, type Word } from './shell-hazards';
  * (`kind: 'compound'`), so the redirection is never lost.
  *
  * Substitutions are extracted wherever bash might run them, erring towards too many:
+ * process substitution inside `${…}` (`${x:-<(cmd)}`) is extracted too;
  * inside a double-quoted `${…}` single quotes are plain characters to bash
  * (`"${x:-'$(cmd)'}"` runs `cmd`), and array subscripts expand even single-quoted text,
  * so a single-quoted part of any `${…}` is searched for substitutions too.
@@ -371,7 +372,13 @@ class Parser {
       } else if (c === '"') this.parseDouble();
       else if (c === '`') this.parseBacktick();
       else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{' || s[this.i + 1] === '[')) this.parseDollar();
-      else {
+      else if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
+        // Process substitution inside an unquoted `${x:-<(cmd)}` runs `cmd`.
+        this.i += 2;
+        this.nested(() => this.parseList(')'));
+        if (s[this.i] !== ')') this.fail('unclosed "<("');
+        this.i++;
+      } else {
         if (c === '{') depth++;
         else if (c === '}') depth--;
         this.i++;

@@ -8,6 +8,8 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  * `eval "rm -rf /"`:
  *   - the command's text as written (what allow rules see),
  *   - its words with quotes and escapes removed,
+ *   - the same with each `${x:-word}` (`-`, `=`, `+`, `?`, with or without `:`) replaced by its
+ *     word, so `rm -rf ${x:-/}` reads `rm -rf /`,
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
@@ -18,19 +20,23 @@ import { SHELLS, basename, isPrefix } from './shell-words';
 export function strictViews(command: ShellCommand, depth = 0): string[] {
   const views = new Set<string>([command.text]);
   if (command.kind === 'compound') return [...views];
-  const words = command.words;
-  views.add(words.join(' '));
-  const first = words[0] ?? '';
-  const base = basename(first);
-  if (base !== first) views.add([base, ...words.slice(1)].join(' '));
-  if (isPrefix(first) || isPrefix(base)) {
-    for (let k = 1; k < Math.min(words.length, MAX_PREFIX_WORDS + 1); k++) {
-      const rest = words.slice(k);
-      views.add(rest.join(' '));
-      const restBase = basename(rest[0]!);
-      if (restBase !== rest[0]) views.add([restBase, ...rest.slice(1)].join(' '));
+  const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
+  const wordLists = defaulted.some((w, i) => w !== command.words[i]) ? [command.words, defaulted] : [command.words];
+  for (const words of wordLists) {
+    views.add(words.join(' '));
+    const first = words[0] ?? '';
+    const base = basename(first);
+    if (base !== first) views.add([base, ...words.slice(1)].join(' '));
+    if (isPrefix(first) || isPrefix(base)) {
+      for (let k = 1; k < Math.min(words.length, MAX_PREFIX_WORDS + 1); k++) {
+        const rest = words.slice(k);
+        views.add(rest.join(' '));
+        const restBase = basename(rest[0]!);
+        if (restBase !== rest[0]) views.add([restBase, ...rest.slice(1)].join(' '));
+      }
     }
   }
+  const words = command.words;
   if (depth < MAX_SCRIPT_DEPTH) {
     for (const script of embeddedScripts(words)) {
       const split = splitShell(script);
@@ -63,4 +69,22 @@ function embeddedScripts(words: readonly string[]): string[] {
     }
   }
   return [];
+}
+
+const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
+
+/**
+ * `text` with every `${name:-word}`-style expansion replaced by its word (quotes around the
+ * word removed), innermost first; null when there is none. Deny rules see what the line
+ * would run when the variable is unset (or set, for `+`).
+ */
+export function withExpansionDefaults(text: string): string | null {
+  if (!text.includes('${')) return null;
+  let out = text;
+  for (let round = 0; round < 8; round++) {
+    const next = out.replace(EXPANSION_WITH_WORD, (_, word: string) => word.replace(/^(['"])(.*)\1$/s, '$2'));
+    if (next === out) break;
+    out = next;
+  }
+  return out === text ? null : out;
 }

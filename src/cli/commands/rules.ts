@@ -12,6 +12,7 @@ import { applyPolicy } from '../../authz/policy';
 import { confinementOf, createAuthorizer, workspaceRealPath } from '../../authz/authorizer';
 import { allowancesFile, describeMatch, readAllowances } from '../../authz/allowances';
 import type { Verdict } from '../../authz/types';
+import { describePattern } from '../../authz/rules/schema';
 
 const USAGE = "legion rules check | list | explain [--json] <tool> '<json input>' [--as <participant>]";
 
@@ -93,7 +94,7 @@ function summarize(rule: CompiledRule): string {
   const parts = [spec.tool];
   if (spec.participants !== undefined) parts.push(`as ${[spec.participants].flat().join(',')}`);
   for (const [field, pattern] of Object.entries(spec.match ?? {})) {
-    const text = typeof pattern === 'string' ? pattern : Array.isArray(pattern) ? pattern.length > 3 ? `${pattern.slice(0, 3).join(', ')} (+${pattern.length - 3})` : pattern.join(', ') : `/${(pattern as { regex: string }).regex}/`;
+    const text = Array.isArray(pattern) && pattern.length > 3 ? `${pattern.slice(0, 3).join(', ')} (+${pattern.length - 3})` : describePattern(pattern);
     parts.push(`${field}: ${text.length > 70 ? `${text.slice(0, 67)}...` : text}`);
   }
   if (spec.approver) parts.push(`approver ${spec.approver}`);
@@ -144,7 +145,7 @@ async function explain(context: CommandContext, rest: readonly string[]): Promis
     const confinement = confinementOf(input, workspaceRoot);
     verdict = confinement
       ? { decision: 'deny', ruleId: null, reason: confinement, source: 'confinement' }
-      : applyPolicy(evaluateRules(ruleSet, { toolName, input, participantId: 'user', workspaceRoot }), null, ruleSet.unmatched);
+      : applyPolicy(evaluateRules(ruleSet, { toolName, input, participantId: 'user', workspaceRoot, realPath: workspaceRealPath(workspaceRoot) }), null, ruleSet.unmatched);
   } else {
     const participants = await createParticipantStore(layoutFor(workspaceRoot)).loadAll();
     if (!participants.some((p) => p.id === as)) {

@@ -37,7 +37,9 @@ test('brace expansion or a pattern in a command name asks', () => {
   assert.deepEqual(texts('mkdir -p src/{a,b}'), ['mkdir -p src/{a,b}']);
   assert.deepEqual(texts("'{a,b}' x"), ["'{a,b}' x"]);
   assert.deepEqual(texts('[ -f x ]'), ['[ -f x ]']);
-  assert.equal(shell(allowEcho, 'echo {a,b}').decision, 'allow');
+  // …but braces are not plain words, so no rule allows them (a person decides).
+  assert.equal(shell(allowEcho, 'echo {a,b}').decision, null);
+  assert.equal(shell(allowEcho, 'echo *.ts').decision, 'allow');
 });
 
 test('${…} forms that build code from data ask', () => {
@@ -59,10 +61,11 @@ test('${…} forms that build code from data ask', () => {
     assert.match(texts(command) as string, error, command);
     assert.equal(shell(allowEcho, command).decision, 'ask', command);
   }
-  // Harmless forms still split.
+  // Harmless forms still split (for deny and ask rules), but no rule allows an expansion.
   for (const command of ['echo ${x:-d}', 'echo ${#x}', 'echo ${x:1:2}', 'echo ${x: -1}', 'echo ${a[0]} ${a[@]} ${!a[@]} ${!pre*}', 'echo ${x@Q}', 'echo ${x/a/b}']) {
     assert.ok(splitShell(command).ok, command);
-    assert.equal(shell(allowEcho, command).decision, 'allow', command);
+    assert.equal(shell(allowEcho, command).decision, null, command);
+    assert.match(shell(allowEcho, command).reason, /not plain words: parameter expansion/, command);
   }
   // A substitution in $[…] is still seen by deny rules.
   assert.equal(shell(allowEcho, 'echo $[1+$(rm -rf x)]').decision, 'deny');

@@ -111,7 +111,7 @@ version: 1
 rules:
   - { id: git-status, decision: allow, tool: shell, match: { command: "git status" } }
   - { id: ls, decision: allow, tool: shell, match: { command: { regex: "ls( [\\\\w./-]+)*" } } }
-  - { id: log-to-file, decision: allow, tool: shell, match: { command: "npm test >test.log" } }
+  - { id: log-to-file, decision: allow, tool: shell, match: { command: "npm test *" } }
   - { id: npm-any, decision: allow, tool: shell, match: { command: "npm run *" } }
   - { id: publish-asks, decision: ask, tool: shell, match: { command: "npm publish*" }, approver: lead }
   - { id: no-curl-sh, decision: deny, tool: shell, match: { command: { regex: "(?=.*curl)(?=.*\\\\|\\\\s*sh).*" } } }
@@ -127,11 +127,13 @@ test('shell evaluation: allow only when every part is allowed', () => {
     ['ls $(git status)', null, null], // the outer `ls $(…)` is not an allowed text
     ['env git status', null, null],
     ['sh -c "git status"', null, null],
-    ['git status > out', null, null], // a redirection needs an allow that mentions it
-    ['npm run build > out.txt', null, null], // `npm run *` does not mention `>`
-    ['npm test >test.log', 'allow', 'log-to-file'],
-    ['npm test > test.log', 'allow', 'log-to-file'], // normalized to `>test.log`
-    ['npm run build 2>&1', 'allow', 'npm-any'], // fd duplication is not a file
+    ['git status > out', null, null], // a redirection to a file is not plain words: no rule allows it
+    ['npm run build > out.txt', null, null],
+    ['npm test >test.log', null, null],
+    ['npm test -- --grep x >/dev/null 2>&1', 'allow', 'log-to-file'], // /dev/null and fd duplication are plain
+    ['npm run build 2>&1', 'allow', 'npm-any'],
+    ["'git' \"status\"", 'allow', 'git-status'], // quotes removed: argv is exactly `git status`
+    ['git status $HOME', null, null],
     ['npm publish', 'ask', 'publish-asks'],
     ['git status; npm publish --tag next', 'ask', 'publish-asks'],
     ['env NPM_TOKEN=x npm publish', 'ask', 'publish-asks'], // asks see through wrappers
@@ -148,11 +150,14 @@ test('shell evaluation: allow only when every part is allowed', () => {
   assert.equal(shell(ALLOW_LIST, 'npm publish').approver, 'lead');
   assert.match(shell(ALLOW_LIST, 'git status; npm install').reason, /no rule allows `npm install`/);
   assert.match(shell(ALLOW_LIST, 'git status # x').reason, /comments are not supported/);
+  assert.match(shell(ALLOW_LIST, 'npm test >test.log').reason, /not plain words: a redirection to or from a file ">test.log"/);
+  assert.ok(shell(ALLOW_LIST, 'npm test >test.log').notPlain);
 });
 
-test('shell evaluation: an allow rule without a command condition allows every part', () => {
+test('shell evaluation: an allow rule without a command condition allows every plain command', () => {
   const ruleSet = rulesFrom('version: 1\nrules:\n  - { id: trusted, decision: allow, tool: shell, participants: [ops] }\n  - { id: no-rm, decision: deny, tool: shell, match: { command: "rm -rf /" } }\n');
-  assert.equal(shell(ruleSet, 'make > build.log; ls', 'ops').decision, 'allow');
+  assert.equal(shell(ruleSet, 'make 2>/dev/null; ls', 'ops').decision, 'allow');
+  assert.equal(shell(ruleSet, 'make > build.log; ls', 'ops').decision, null);
   assert.equal(shell(ruleSet, 'make; rm -rf /', 'ops').decision, 'deny');
   assert.equal(shell(ruleSet, 'make', 'dev').decision, null);
 });

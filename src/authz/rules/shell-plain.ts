@@ -1,0 +1,357 @@
+/**
+ * The plain-words parse of a shell command line: the only form an `allow` rule can apply to
+ * (docs/shell-rules.md#plain-words).
+ *
+ * A positive grammar. A line is plain when it is a list of simple commands joined by `;`,
+ * `&&`, `||`, `|` or newlines, and every simple command is made only of
+ *   - words built from literal characters (`A-Z a-z 0-9 _ . / : , = @ % + ^ -`, `]`, any
+ *     non-ASCII character, `~` inside a word but not at its start nor after `=` or `:`,
+ *     the pair `{}`), backslash escapes, single-quoted text, and double-quoted text without
+ *     `$` or backquotes;
+ *   - file-name patterns (`*`, `?`, `[`) in words after the command name (the word is
+ *     marked `pattern`: bash may replace it by file names);
+ *   - redirections to or from `/dev/null` and fd duplications (`2>&1`, `>&2`, `>&-`).
+ * The command name must not be a pattern, an assignment (`X=1 cmd`) or a reserved word
+ * (`if`, `for`, `!`, `time`…). Anything else — every expansion, substitution, arithmetic,
+ * here-document, group, subshell, comment, `&`, a redirection to a file, and any character
+ * this grammar does not list — makes the line not plain, naming the first such part. A
+ * context nobody thought of is therefore not plain either.
+ */
+export interface PlainWord {
+  /** The word after quote removal: the argument the program receives. */
+  readonly value: string;
+  /** It has an unquoted `*`, `?` or `[`: bash may replace it with matching file names. */
+  readonly pattern: boolean;
+}
+
+export interface PlainCommand {
+  /** The words after quote removal: argv as the program receives it (patterns unexpanded). */
+  readonly argv: readonly string[];
+  readonly words: readonly PlainWord[];
+  /** Redirections as written (only `/dev/null` targets and fd duplications are plain). */
+  readonly redirects: readonly string[];
+}
+
+export type PlainParse =
+  | { readonly plain: true; readonly commands: readonly PlainCommand[] }
+  | {
+      readonly plain: false;
+      /** What is not plain, in words, with the offending text: `parameter expansion "${x:-…}"`. */
+      readonly why: string;
+      /** 0-based offset of the offending part in the line. */
+      readonly at: number;
+    };
+
+/** Words bash reads as syntax where a command name is expected. */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'if', 'then', 'else', 'elif', 'fi', 'case', 'esac', 'for', 'select', 'while', 'until', 'do', 'done',
+  'in', 'function', 'time', '{', '}', '!', '[[', ']]', 'coproc',
+]);
+
+class NotPlain extends Error {
+  constructor(
+    readonly why: string,
+    readonly at: number,
+  ) {
+    super(why);
+  }
+}
+
+const LITERAL = /[A-Za-z0-9_.\/:,=@%+^\-\]]/;
+const PATTERN = /[*?[]/;
+const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** Longest excerpt quoted in a reason. */
+const EXCERPT = 40;
+
+export function parsePlain(line: string): PlainParse {
+  try {
+    return { plain: true, commands: new PlainScanner(line).parse() };
+  } catch (error) {
+    if (error instanceof NotPlain) return { plain: false, why: error.why, at: error.at };
+    throw error;
+  }
+}
+
+/** One line of text as words joined by single spaces; a word that is empty or holds whitespace is single-quoted, so one word never reads as two. */
+export function argvText(argv: readonly string[]): string {
+  let text = '';
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (i > 0) text += ' ';
+    text += w === '' || /\s/.test(w) ? `'${w.replace(/'/g, `'\\''`)}'` : w;
+  }
+  return text;
+}
+
+class PlainScanner {
+  private i = 0;
+
+  constructor(private readonly s: string) {}
+
+  private excerpt(from: number, to = from + 1): string {
+    const text = this.s.slice(from, Math.max(to, from + 1));
+    return JSON.stringify(text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text);
+  }
+
+  private fail(why: string, at: number): never {
+    throw new NotPlain(why, at);
+  }
+
+  parse(): PlainCommand[] {
+    const s = this.s;
+    const commands: PlainCommand[] = [];
+    let needCommand = false;
+    for (;;) {
+      this.skipBlanks(true);
+      if (this.i >= s.length) {
+        if (needCommand) this.fail(`nothing after the operator at the end`, s.length);
+        return commands;
+      }
+      commands.push(this.command());
+      this.skipBlanks(false);
+      if (this.i >= s.length) return commands;
+      const c = s[this.i]!;
+      const two = s.slice(this.i, this.i + 2);
+      if (two === '&&' || two === '||') {
+        this.i += 2;
+        needCommand = true;
+      } else if (two === '|&') {
+        this.fail(`the pipe ${this.excerpt(this.i, this.i + 2)} (it also redirects stderr)`, this.i);
+      } else if (c === '|') {
+        this.i++;
+        needCommand = true;
+      } else if (two === ';;') {
+        this.fail(`${this.excerpt(this.i, this.i + 2)} (case syntax)`, this.i);
+      } else if (c === ';' || c === '\n') {
+        this.i++;
+        needCommand = false;
+        this.skipBlanks(true);
+        if (this.s[this.i] === ';') this.fail('an empty command before ";"', this.i);
+      } else if (c === '&') {
+        this.fail('a background command "&"', this.i);
+      } else {
+        this.fail(`${this.excerpt(this.i)}`, this.i);
+      }
+    }
+  }
+
+  /** Blanks, line continuations and (when `newlines`) newlines. */
+  private skipBlanks(newlines: boolean): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s[this.i];
+      if (c === ' ' || c === '\t' || (newlines && c === '\n')) this.i++;
+      else if (c === '\\' && s[this.i + 1] === '\n') this.i += 2;
+      else break;
+    }
+  }
+
+  private command(): PlainCommand {
+    const s = this.s;
+    const start = this.i;
+    const words: PlainWord[] = [];
+    const redirects: string[] = [];
+    for (;;) {
+      this.skipBlanks(false);
+      const c = s[this.i];
+      if (c === undefined || c === '\n' || c === ';' || c === '|' || (c === '&' && s[this.i + 1] !== '>')) break;
+      if (c === '<' || c === '>' || c === '&') {
+        redirects.push(this.redirect(this.i, ''));
+        continue;
+      }
+      const wordStart = this.i;
+      const isName = words.length === 0;
+      const word = this.word(isName);
+      const next = s[this.i];
+      if ((next === '<' || next === '>') && word.digitsOnly) {
+        redirects.push(this.redirect(wordStart, word.value));
+        continue;
+      }
+      if (isName) {
+        if (word.assignment) this.fail(`a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
+        if (word.pattern) this.fail(`a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (RESERVED_WORDS.has(word.value)) this.fail(`the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
+      }
+      words.push({ value: word.value, pattern: word.pattern });
+    }
+    if (words.length === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
+    return { argv: words.map((w) => w.value), words, redirects };
+  }
+
+  /** A redirection starting at `from` (its fd digits, if any, already read as `fd`). */
+  private redirect(from: number, fd: string): string {
+    const s = this.s;
+    const op = /^(&>>|&>|<<<|<<|<>|<&|>&|>>|>\||<|>)/.exec(s.slice(this.i, this.i + 3))?.[0];
+    if (!op) this.fail(`${this.excerpt(this.i)}`, this.i);
+    if (op === '<<' || op === '<<<') this.fail(`a here-document ${this.excerpt(this.i, this.i + op.length)}`, this.i);
+    if (s[this.i + op.length] === '(') this.fail(`process substitution ${this.excerpt(this.i, this.i + 2)}`, this.i);
+    this.i += op.length;
+    this.skipBlanks(false);
+    const targetStart = this.i;
+    if (op === '>&' || op === '<&') {
+      const m = /^(\d+|-)(?=$|[\s;&|<>])/.exec(s.slice(this.i));
+      if (m) {
+        this.i += m[0].length;
+        return s.slice(from, this.i);
+      }
+    }
+    const c = s[this.i];
+    if (c === undefined || /[\s;&|<>()]/.test(c)) this.fail(`a redirection ${this.excerpt(from, this.i)} without a target`, from);
+    const target = this.word(false);
+    if (target.value !== '/dev/null' || target.pattern) {
+      this.fail(`a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
+    }
+    return `${fd}${op}/dev/null`;
+  }
+
+  /** One word: literal characters, escapes, single quotes and double quotes without expansions. */
+  private word(isName: boolean): { value: string; pattern: boolean; digitsOnly: boolean; assignment: boolean } {
+    const s = this.s;
+    const start = this.i;
+    let value = '';
+    let pattern = false;
+    let allUnquoted = true;
+    for (;;) {
+      const c = s[this.i];
+      if (c === undefined || c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '|' || c === '<' || c === '>') break;
+      const at = this.i;
+      if (c === '\\') {
+        const n = s[this.i + 1];
+        if (n === undefined) this.fail('a backslash at the end of the line', at);
+        this.i += 2;
+        if (n !== '\n') {
+          value += n;
+          allUnquoted = false;
+        }
+      } else if (c === "'") {
+        const close = s.indexOf("'", this.i + 1);
+        if (close === -1) this.fail(`an unclosed quote ${this.excerpt(at, s.length)}`, at);
+        value += s.slice(this.i + 1, close);
+        this.i = close + 1;
+        allUnquoted = false;
+      } else if (c === '"') {
+        value += this.doubleQuoted();
+        allUnquoted = false;
+      } else if (c === '$') {
+        this.fail(`${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
+      } else if (c === '`') {
+        this.fail(`command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
+      } else if (c === '~') {
+        const prev = s[this.i - 1];
+        if (this.i === start || prev === '=' || prev === ':') this.fail(`tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
+        value += c;
+        this.i++;
+      } else if (c === '{' && s[this.i + 1] === '}') {
+        value += '{}';
+        this.i += 2;
+      } else if (LITERAL.test(c) || c.charCodeAt(0) >= 0x80) {
+        value += c;
+        this.i++;
+      } else if (PATTERN.test(c)) {
+        if (isName) this.fail(`a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
+        pattern = true;
+        value += c;
+        this.i++;
+      } else {
+        this.fail(`${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
+      }
+    }
+    return {
+      value,
+      pattern,
+      digitsOnly: allUnquoted && /^\d+$/.test(value),
+      assignment: ASSIGNMENT_START.test(s.slice(start, this.i)),
+    };
+  }
+
+  /** `"…"` without `$` or backquotes; `\$ \` \" \\` and line continuations as bash reads them. */
+  private doubleQuoted(): string {
+    const s = this.s;
+    const open = this.i;
+    let value = '';
+    this.i++;
+    for (;;) {
+      const c = s[this.i];
+      if (c === undefined) this.fail(`an unclosed quote ${this.excerpt(open, s.length)}`, open);
+      const at = this.i;
+      if (c === '"') {
+        this.i++;
+        return value;
+      }
+      if (c === '$') this.fail(`${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))} inside double quotes`, at);
+      if (c === '`') this.fail(`command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)} inside double quotes`, at);
+      if (c === '\\') {
+        const n = s[this.i + 1];
+        if (n === undefined) this.fail(`an unclosed quote ${this.excerpt(open, s.length)}`, open);
+        this.i += 2;
+        if (n === '\n') continue;
+        value += '$`"\\'.includes(n) ? n : c + n;
+        continue;
+      }
+      value += c;
+      this.i++;
+    }
+  }
+
+  private wordEnd(from: number): number {
+    let j = from;
+    while (j < this.s.length && !/[\s;&|<>]/.test(this.s[j]!)) j++;
+    return j;
+  }
+
+  /** Where the bracket opened at `from` closes (for quoting it), or the line's end. */
+  private closing(from: number): number {
+    const open = this.s[from]!;
+    const close = open === '(' ? ')' : '}';
+    let depth = 0;
+    for (let j = from; j < this.s.length; j++) {
+      if (this.s[j] === open) depth++;
+      else if (this.s[j] === close && --depth === 0) return j + 1;
+    }
+    return this.s.length;
+  }
+}
+
+function describeDollar(s: string, at: number): string {
+  const n = s[at + 1];
+  if (n === '(') return s[at + 2] === '(' ? 'arithmetic expansion' : 'command substitution';
+  if (n === '[') return 'arithmetic expansion';
+  if (n === "'") return 'ANSI-C quoting';
+  if (n === '"') return 'locale quoting';
+  return 'parameter expansion';
+}
+
+/** The end of the `$…` construct at `at`, for quoting it (balanced brackets, else the name). */
+function dollarEnd(s: string, at: number): number {
+  const n = s[at + 1];
+  const pairs: Record<string, string> = { '(': ')', '{': '}', '[': ']' };
+  const close = n === undefined ? undefined : pairs[n];
+  if (close) {
+    let depth = 0;
+    for (let j = at + 1; j < s.length; j++) {
+      if (s[j] === '\\') j++;
+      else if (s[j] === n) depth++;
+      else if (s[j] === close && --depth === 0) return j + 1;
+    }
+    return s.length;
+  }
+  const m = /^\$([A-Za-z_][A-Za-z0-9_]*|[0-9#?$!@*-])?/.exec(s.slice(at))!;
+  return at + m[0].length;
+}
+
+function describeChar(c: string): string {
+  switch (c) {
+    case '(':
+    case ')':
+      return 'a subshell or function definition';
+    case '{':
+    case '}':
+      return 'a group or brace expansion';
+    case '#':
+      return 'a comment';
+    case '!':
+      return 'a "!"';
+    default:
+      return `the character ${JSON.stringify(c)}`;
+  }
+}

@@ -1,0 +1,153 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createAuthorizer, workspaceRealPath } from '../../../../src/authz/authorizer';
+import { evaluateRules } from '../../../../src/authz/rules/evaluate';
+import type { Participant } from '../../../../src/collective/participant';
+import { loadError, rulesFrom, shell, shippedRules } from '../../../helpers/rules';
+import { makeTempDir, type TempDir } from '../../../helpers/tmp';
+
+/**
+ * The shipped read-only allow-list reads only what file_read may read: a real workspace with
+ * a secret outside it, Legion's state, a secret file and symlinks to each; every command the
+ * authorizer allows is then run by bash, and its output must hold no byte of any secret.
+ */
+const OUTSIDE_SECRET = 'OUTSIDE-SECRET-5b1f';
+const TOKEN = 'LEGION-TOKEN-77c2';
+const ENV_SECRET = 'ENV-SECRET-a9d0';
+
+let temp: TempDir;
+let ws: string;
+let outside: string;
+const USER: Participant = { id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' };
+
+before(async () => {
+  temp = await makeTempDir('legion-read-only-');
+  ws = join(temp.dir, 'ws');
+  outside = join(temp.dir, 'outside');
+  await mkdir(join(ws, 'docs'), { recursive: true });
+  await mkdir(join(ws, '.legion'), { recursive: true });
+  await mkdir(outside);
+  await writeFile(join(outside, 'secret.txt'), `${OUTSIDE_SECRET}\n`);
+  await writeFile(join(ws, '.legion', 'web-token'), `${TOKEN}\n`);
+  await writeFile(join(ws, '.env'), `KEY=${ENV_SECRET}\n`);
+  await writeFile(join(ws, 'README.md'), 'hello\n');
+  await symlink(join(outside, 'secret.txt'), join(ws, 'docs', 'notes.txt'));
+  await symlink(outside, join(ws, 'docs', 'more'));
+  await symlink('../.legion/web-token', join(ws, 'docs', 'token'));
+  await symlink('../.env', join(ws, 'docs', 'config'));
+  if (existsSync('/etc/shadow')) await symlink('/etc/shadow', join(ws, 'docs', 'shadow'));
+  spawnSync('git', ['init', '-q'], { cwd: ws });
+  spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'add', 'README.md'], { cwd: ws });
+  spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init'], { cwd: ws });
+});
+after(() => temp.cleanup());
+
+const authorize = () => createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+const decide = (command: string) => authorize()({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
+
+test('the issue\'s reads outside the workspace or into .legion/ are not allowed', () => {
+  const table: [string, RegExp][] = [
+    ['git diff /dev/null /etc/shadow', /"\/dev\/null" is outside the workspace/],
+    [`git diff /dev/null ${join(outside, 'secret.txt')}`, /outside the workspace/],
+    ['git blame --contents=/etc/shadow README.md', /--contents: "\/etc\/shadow" is outside the workspace/],
+    ['git blame --contents /etc/shadow README.md', /--contents: "\/etc\/shadow" is outside/],
+    ['git blame -S /etc/passwd README.md', /-S: "\/etc\/passwd" is outside/],
+    ['cat docs/notes.txt', /outside the workspace \(through a symbolic link from "docs\/notes.txt"\)/],
+    ['head -n 3 docs/more/secret.txt', /through a symbolic link/],
+    ['cat docs/token', /inside .legion\/.*through a symbolic link/],
+    ['cat docs/config', /file_read of ".env" is not allowed.*through a symbolic link/],
+    ['cat .legion/web-token', /\.legion/],
+    ['cat .env', /secret file|\.env/],
+    ['cat ../outside/secret.txt', /outside the workspace/],
+    ['git -C /etc status', /git option "-C"/],
+    ['git --git-dir=/tmp/x log', /git option "--git-dir=\/tmp\/x"/],
+    ['git --work-tree=/ status', /git option/],
+    ['git -c core.pager=x log', /git option "-c"/],
+    ['git log --output=/tmp/x', /"--output" is not known to be read-only/],
+    ['git diff --no-index a b', /"--no-index"/],
+    ['git diff --ext-diff', /"--ext-diff"/],
+    ['git diff -O/etc/shadow', /"-O"/],
+    ['git show HEAD:.legion/web-token', /\.legion/],
+    ['git show HEAD:../outside/secret.txt', /outside the workspace/],
+    ['git ls-files -X /etc/shadow', /-X: "\/etc\/shadow" is outside/],
+    ['git ls-files --exclude-per-directory=../../etc/passwd', /not known to be read-only/],
+    ['wc --files0-from=/etc/passwd', /not known to be read-only/],
+    ['date -f /etc/shadow', /"-f" is not known/],
+    ['date --reference=/etc/shadow', /outside the workspace/],
+    ['ls -L docs', /"-L" is not known/],
+    ['ls docs/m*', /file-name pattern/],
+    ['cat .e?v', /file-name pattern/],
+    ['git branch new-branch', /the argument "new-branch"/],
+    ['tail --follow=name /etc/passwd', /outside the workspace/],
+  ];
+  if (existsSync('/etc/shadow')) table.push(['cat docs/shadow', /outside the workspace \(through a symbolic link/]);
+  for (const [command, why] of table) {
+    const verdict = decide(command);
+    assert.notEqual(verdict.decision, 'allow', command);
+    assert.match(verdict.reason, why, `${command}: ${verdict.reason}`);
+  }
+});
+
+test('ordinary reads of the workspace stay allowed', () => {
+  for (const command of [
+    'cat README.md', 'head -n 5 README.md', 'head -5 README.md', 'tail -n +2 README.md', 'wc -l README.md docs', 'ls -la docs', 'ls',
+    'pwd', 'echo hi "there"', 'date +%Y', 'date -u', 'uname -a', 'whoami', 'true',
+    'git status', 'git status --short -- docs', 'git --no-pager log --oneline -5', 'git log -n 3 --format=%h', 'git diff HEAD~1..HEAD -- README.md',
+    'git show HEAD:README.md', 'git blame -L 1,2 README.md', 'git ls-files -z', 'git rev-parse --show-toplevel HEAD', 'git branch -a',
+    'cat README.md | head -1 && git status 2>/dev/null', `cat ${join(ws, 'README.md')}`, 'cat missing-file.txt',
+  ]) {
+    const verdict = decide(command);
+    assert.equal(verdict.decision, 'allow', `${command}: ${verdict.reason}`);
+  }
+});
+
+test('every read the authorizer allows returns no byte of a secret (bash runs it)', () => {
+  const attempts = [
+    'cat docs/notes.txt', 'cat docs/more/secret.txt', 'cat docs/token', 'cat docs/config', 'cat .legion/web-token', 'cat .env',
+    'git diff /dev/null docs/notes.txt', `git diff /dev/null ${join(outside, 'secret.txt')}`, 'git diff --no-index /dev/null docs/notes.txt',
+    `git blame --contents=${join(outside, 'secret.txt')} README.md`, 'git blame --contents=docs/notes.txt README.md',
+    'git blame --contents docs/token README.md', 'head docs/*', 'tail docs/more/*', 'wc -c docs/notes.txt', 'ls docs/more',
+    'cat README.md docs/notes.txt', 'cat README.md; cat docs/token', 'grep -r SECRET docs', 'cat "docs/notes.txt"', "cat 'docs'/notes.txt",
+    'cat docs/not\\es.txt', 'cat ./docs/../docs/notes.txt', 'cat docs//notes.txt', 'cat docs/./token', 'git show HEAD:docs/notes.txt',
+    'tail -n 1 docs/config', 'cat .legion/../docs/notes.txt', 'cat $(echo docs/notes.txt)', 'cat ${x:-docs/notes.txt}',
+  ];
+  const leaked: string[] = [];
+  for (const command of attempts) {
+    if (decide(command).decision !== 'allow') continue;
+    const run = spawnSync('/bin/bash', ['-c', command], { cwd: ws, encoding: 'utf8', timeout: 5_000 });
+    const output = `${run.stdout}${run.stderr}`;
+    if ([OUTSIDE_SECRET, TOKEN, ENV_SECRET].some((s) => output.includes(s))) leaked.push(command);
+  }
+  assert.deepEqual(leaked, []);
+  // The fixture is real: bash does read the secret through the link.
+  assert.match(spawnSync('/bin/bash', ['-c', 'cat docs/notes.txt'], { cwd: ws, encoding: 'utf8' }).stdout, new RegExp(OUTSIDE_SECRET));
+});
+
+test('without a realPath, a read-only command naming a path asks (symlinks cannot be seen)', () => {
+  const outcome = evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'cat README.md' }, participantId: 'user', workspaceRoot: ws });
+  assert.equal(outcome.decision, null);
+  assert.match(outcome.reason, /cannot follow symbolic links/);
+  assert.equal(evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'git status' }, participantId: 'user', workspaceRoot: ws }).decision, 'allow');
+});
+
+test('a user rule that denies file_read of a path also keeps the read-only shell commands from it', () => {
+  const rules = rulesFrom(
+    'version: 1\nrules:\n  - { id: read, decision: allow, tool: file_read }\n  - { id: no-private, decision: deny, tool: file_read, match: { path: "private/**" } }\n' +
+      '  - { id: ro, decision: allow, tool: shell, match: { command: { readOnly: [cat, ls] } } }\n',
+  );
+  assert.equal(shell(rules, 'cat src/a.ts').decision, 'allow');
+  assert.equal(shell(rules, 'cat private/a.txt').decision, null);
+  assert.match(shell(rules, 'cat private/a.txt').reason, /ro: file_read of "private\/a.txt" is not allowed/);
+  assert.equal(shell(rules, 'head src/a.ts').decision, null); // not named by the rule
+});
+
+test('readOnly is checked when the rules load', () => {
+  assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: allow, tool: shell, match: { command: { readOnly: [cat, rm] } } }\n'), /"rm" is not a known read-only command/);
+  assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: deny, tool: shell, match: { command: { readOnly: [cat] } } }\n'), /readOnly only applies to decision: allow/);
+  assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: allow, tool: file_read, match: { path: { readOnly: [cat] } } }\n'), /applies only to the command of a rule for the tool shell/);
+  assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: allow, tool: "shell|file_read", match: { command: { words: [git] } } }\n'), /applies only to the command of a rule for the tool shell/);
+});
