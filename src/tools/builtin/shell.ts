@@ -157,12 +157,13 @@ function runShell(
       stderr.destroy();
       detach?.();
       if (child.connected) child.disconnect();
+      const reverted = launch.verify?.();
       launch.done();
       if (spawnError) {
         resolveResult(errorResult(`cannot run ${launch.file}: ${spawnError.message}`));
         return;
       }
-      resolveResult(describe(command, output, exit, stopReason, timeoutMs, Date.now() - started, sandboxed ? launch : undefined));
+      resolveResult(describe(command, output, exit, stopReason, timeoutMs, Date.now() - started, sandboxed ? launch : undefined, reverted));
     };
 
     child.on('error', (error) => finish(error));
@@ -183,10 +184,11 @@ function describe(
   timeoutMs: number,
   elapsedMs: number,
   sandbox: Launch | undefined,
+  reverted: string | undefined,
 ): ToolResult {
   const text = output.toString().replace(ANSI, '').replace(/\s+$/, '');
   const blocked = sandbox && !stopReason && exit?.code !== 0 ? sandbox.explain(text) : undefined;
-  const body = (text.length > 0 ? text : '(no output)') + (blocked ? `\n[${blocked}]` : '');
+  const body = (text.length > 0 ? text : '(no output)') + (blocked ? `\n[${blocked}]` : '') + (reverted ? `\n[${reverted}]` : '');
   const firstLine = command.split('\n')[0]!.slice(0, 60);
   if (stopReason === 'timeout') {
     return errorResult(`${body}\n[timed out after ${timeoutMs} ms; the process group was killed]`, `${firstLine}: timed out after ${timeoutMs} ms`);
@@ -197,6 +199,8 @@ function describe(
   if (exit?.signal) return errorResult(`${body}\n[killed by ${exit.signal}]`, `${firstLine}: killed by ${exit.signal}`);
   const code = exit?.code ?? -1;
   const seconds = (elapsedMs / 1000).toFixed(1);
+  // What the sandbox had to undo makes the call a failure, whatever the exit code.
+  if (reverted) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code} (blocked by the sandbox)`);
   if (code !== 0) return errorResult(`${body}\n[exit code ${code}]`, `${firstLine}: exit ${code}${blocked?.startsWith('blocked') ? ' (blocked by the sandbox)' : ''}`);
   return okResult(`${body}\n[exit code 0]`, `${firstLine}: exit 0 (${seconds} s)`);
 }

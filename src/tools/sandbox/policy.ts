@@ -4,7 +4,9 @@ import { isInside } from './secrets';
 export interface BwrapPolicy {
   /** Real path of the workspace: the one writable tree. */
   readonly workspaceRoot: string;
-  /** Existing paths inside the workspace bound read-only over themselves (.legion, .git/hooks, .git/config). */
+  /** Existing directories inside the workspace bound over themselves (the git directory: a mount point cannot be renamed or replaced). */
+  readonly pinned?: readonly string[];
+  /** Existing paths inside the workspace bound read-only over themselves (git's config, hooks…: docs/sandbox.md#git). */
   readonly readOnly: readonly string[];
   /** Existing secret paths (and .legion/), replaced by an unreadable empty directory or file. */
   readonly hiddenDirs: readonly string[];
@@ -26,7 +28,7 @@ const TMP = '/tmp';
 /**
  * bubblewrap arguments (up to and including `--`) for the policy of docs/sandbox.md.
  * Order matters: later mounts cover earlier ones, so the read-only root comes first, then
- * the private /tmp, the writable workspace, the read-only holes in it, and last the hidden
+ * the private /tmp, the writable workspace, the pinned git directory, the read-only holes in it, and last the hidden
  * secrets (which may lie inside the workspace).
  */
 export function bwrapArgs(policy: BwrapPolicy): string[] {
@@ -37,6 +39,7 @@ export function bwrapArgs(policy: BwrapPolicy): string[] {
     '--tmpfs', TMP,
     '--bind', policy.workspaceRoot, policy.workspaceRoot,
   ];
+  for (const path of policy.pinned ?? []) args.push('--bind', path, path);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   // A path under the host's /tmp is invisible already (private /tmp), unless it is in the workspace.
   const visible = (path: string) => !isInside(path, TMP) || isInside(path, policy.workspaceRoot);

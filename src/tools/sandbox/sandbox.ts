@@ -4,6 +4,7 @@ import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
 import { createSecretFinder } from './secrets';
 import { hiddenPaths } from './hidden-paths';
+import { describeGitRestore, gitMounts, restoreGit, snapshotGit, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
@@ -40,6 +41,11 @@ export interface Launch {
   readonly attach?: (child: ChildProcess) => () => void;
   /** The line to append to a failed command's result when the sandbox likely caused the failure. */
   explain(output: string): string | undefined;
+  /**
+   * After the process ended (before `done`): undo what the command changed of git's executable
+   * configuration; the "blocked by the sandbox" line to report, or undefined when nothing changed.
+   */
+  verify?(): string | undefined;
   /** Release what the launch holds (its process-limit cgroup); call after the process ended. */
   done(): void;
 }
@@ -133,10 +139,14 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       let root: string;
       let held: ReturnType<typeof ensurePlaceholders>;
       let legion: string;
+      let git: ReturnType<typeof gitMounts>;
+      let gitBefore: GitSnapshot;
       try {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
         legion = legionDir(root);
+        git = gitMounts(root);
+        gitBefore = snapshotGit(root);
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
@@ -150,7 +160,8 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       });
       const args = bwrapArgs({
         workspaceRoot: root,
-        readOnly: protectedPaths(root),
+        pinned: git.writable,
+        readOnly: git.readOnly,
         hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...fixed.dirs, ...secrets.dirs],
         hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...fixed.files, ...secrets.files],
         emptyDir: held.emptyDir,
@@ -172,6 +183,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         ...(seccomp ? { seccomp } : {}),
         ...(hosts ? { attach: (child: ChildProcess) => serveRelayedConnections(child, hosts) } : {}),
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
+        verify: () => describeGitRestore(restoreGit(gitBefore)),
         done: () => cgroup?.remove(),
       };
       return { ok: true, launch };
@@ -199,29 +211,6 @@ function legionDir(root: string): string {
   const legion = join(root, '.legion');
   if (!existsSync(legion)) mkdirSync(legion, { recursive: true });
   return legion;
-}
-
-/**
- * Paths in the workspace a command must not change, because what they hold runs outside the
- * sandbox later: git's hooks and config. .git/hooks is created when missing, so it cannot be
- * planted from inside.
- */
-function protectedPaths(root: string): string[] {
-  const out: string[] = [];
-  const git = join(root, '.git');
-  if (isDirectory(git)) {
-    const hooks = join(git, 'hooks');
-    try {
-      mkdirSync(hooks, { recursive: true });
-    } catch {
-      // leave it
-    }
-    for (const path of [hooks, join(git, 'config')]) if (existsSync(path)) out.push(path);
-  } else if (existsSync(git)) {
-    // A linked worktree's `.git` file points at a git dir outside the workspace (read-only anyway).
-    out.push(git);
-  }
-  return out;
 }
 
 function isDirectory(path: string): boolean {

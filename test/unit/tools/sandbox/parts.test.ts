@@ -40,6 +40,11 @@ test('policy: read-only root, private /tmp, writable workspace, protected paths,
   assert.doesNotMatch(text, /\/tmp\/gone/, 'a path under the host /tmp is hidden by the private /tmp already');
   assert.doesNotMatch(text, /--share-net/);
   assert.match(text, /--unshare-all --unshare-user --disable-userns --cap-drop ALL --die-with-parent --new-session .* --seccomp 3 --$/);
+  const pinned = bwrapArgs({
+    workspaceRoot: '/w', pinned: ['/w/.git'], readOnly: ['/w/.git/config'], hiddenDirs: [], hiddenFiles: [],
+    emptyDir: '/p/d', emptyFile: '/p/f', network: 'none', disableUserns: false,
+  }).join(' ');
+  assert.match(pinned, /--bind \/w \/w --bind \/w\/\.git \/w\/\.git --ro-bind \/w\/\.git\/config \/w\/\.git\/config/, 'the git directory is pinned before its surfaces go read-only');
   const nested = bwrapArgs({
     workspaceRoot: '/h/w', readOnly: [], hiddenDirs: ['/h/.ssh', '/h/.ssh', '/h'], hiddenFiles: ['/h/.ssh/id_rsa', '/h/.pgpass'],
     emptyDir: '/p/d', emptyFile: '/p/f', network: 'none', disableUserns: false,

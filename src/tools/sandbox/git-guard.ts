@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { isInside } from './secrets';
+
+/**
+ * Git's executable configuration in the workspace (docs/sandbox.md#git): what a later,
+ * unsandboxed `git` reads as configuration or runs (`core.fsmonitor`, hooks, `commondir`
+ * pointing at a planted config…). Two walls:
+ * - mounts (`gitMounts`): the git directory is bound over itself, so it cannot be renamed,
+ *   removed or replaced, and every existing surface is bound read-only over itself;
+ * - a snapshot (`snapshotGit`) taken before each call and compared after it (`restoreGit`):
+ *   what the mounts cannot cover — a surface that did not exist yet (`commondir`,
+ *   `config.worktree`, `objects/info/alternates`, a new `worktrees/*` or `modules/*` entry) —
+ *   is removed or put back, and the call is reported as blocked.
+ */
+
+/** Files (relative to a git directory) git reads as configuration or that redirect it. */
+const SURFACE_FILES = ['config', 'config.worktree', 'commondir', 'objects/info/alternates', 'objects/info/http-alternates'];
+/** Trees whose every entry counts (hooks run; info/ holds attributes and exclude). */
+const SURFACE_TREES = ['hooks', 'info'];
+/** Git directories nested in a git directory: linked worktrees' and submodules' own config and hooks. */
+const NESTED = ['worktrees', 'modules'];
+const NESTED_FILES = ['config', 'config.worktree', 'commondir'];
+/** Bounds of one snapshot: beyond them entries are compared by hash only (and cannot be put back). */
+const MAX_ENTRIES = 4000;
+const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
+
+/** The git directories of the workspace that lie inside it (the ones the sandbox could write). */
+export function workspaceGitDirs(root: string): string[] {
+  const dotGit = join(root, '.git');
+  let st;
+  try {
+    st = lstatSync(dotGit);
+  } catch {
+    return [];
+  }
+  if (st.isDirectory()) return [dotGit];
+  if (!st.isFile()) return [];
+  // A linked worktree or submodule: `.git` is a file naming the git directory.
+  try {
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!match) return [];
+    const gitDir = resolve(root, match[1]!);
+    return isInside(gitDir, root) && statSync(gitDir).isDirectory() ? [gitDir] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What to mount for git: the git directories bound over themselves (writable: objects, refs,
+ * index, HEAD…), then their existing surfaces read-only. `hooks/` and `info/` are created
+ * when missing so they are covered by a mount too (git itself makes both on `init`).
+ */
+export function gitMounts(root: string): { readonly writable: string[]; readonly readOnly: string[] } {
+  const writable: string[] = [];
+  const readOnly: string[] = [];
+  const dotGit = join(root, '.git');
+  if (isFile(dotGit)) readOnly.push(dotGit);
+  for (const gitDir of workspaceGitDirs(root)) {
+    writable.push(gitDir);
+    for (const tree of SURFACE_TREES) {
+      try {
+        mkdirSync(join(gitDir, tree), { recursive: true });
+      } catch {
+        // a file there: bound below if it exists
+      }
+    }
+    for (const path of surfaceRoots(gitDir)) if (exists(path)) readOnly.push(path);
+  }
+  return { writable, readOnly };
+}
+
+/** One entry of a snapshot. */
+interface Entry {
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+  readonly mode: number;
+  readonly hash: string;
+  /** The bytes (files) or target (symlinks), to put back; absent beyond the bounds. */
+  readonly content?: Buffer;
+}
+
+export interface GitSnapshot {
+  readonly root: string;
+  /** The `.git` entry of the workspace (kind, inode, content when a file). */
+  readonly dotGit: string;
+  readonly entries: ReadonlyMap<string, Entry>;
+}
+
+/** Every surface of the workspace's git directories as it is now. */
+export function snapshotGit(root: string): GitSnapshot {
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  const record = (path: string) => {
+    if (entries.size >= MAX_ENTRIES) return;
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink()) {
+      const target = readlinkSync(path);
+      entries.set(path, { kind: 'symlink', mode: st.mode, hash: target, content: Buffer.from(target) });
+    } else if (st.isFile()) {
+      const data = readFileSync(path);
+      const keep = bytes + data.length <= MAX_CONTENT_BYTES;
+      if (keep) bytes += data.length;
+      entries.set(path, { kind: 'file', mode: st.mode, hash: sha256(data), ...(keep ? { content: data } : {}) });
+    } else if (st.isDirectory()) {
+      entries.set(path, { kind: 'dir', mode: st.mode, hash: '' });
+      let names: string[] = [];
+      try {
+        names = readdirSync(path).sort();
+      } catch {
+        // unreadable: compared as an empty directory
+      }
+      for (const name of names) record(join(path, name));
+    } else {
+      entries.set(path, { kind: 'other', mode: st.mode, hash: '' });
+    }
+  };
+  for (const gitDir of workspaceGitDirs(root)) for (const path of surfaceRoots(gitDir)) record(path);
+  return { root, dotGit: dotGitIdentity(root), entries };
+}
+
+/**
+ * Compare the surfaces with `before` and undo every difference: what appeared is removed,
+ * what changed or vanished is written back. Returns what was found (relative paths), empty
+ * when nothing changed; `unrestored` lists what could not be put back.
+ */
+export function restoreGit(before: GitSnapshot): { changed: string[]; unrestored: string[] } {
+  const after = snapshotGit(before.root);
+  const changed: string[] = [];
+  const unrestored: string[] = [];
+  const rel = (path: string) => relative(before.root, path) || '.';
+  if (before.dotGit !== 'absent' && dotGitIdentity(before.root) !== before.dotGit) {
+    // The mounts make this impossible from inside; if it happens anyway, say so loudly.
+    changed.push('.git');
+    unrestored.push('.git (replaced)');
+  }
+  // A repository made during the call (`git init`) keeps what `git init` writes itself.
+  const fresh = before.dotGit === 'absent' ? workspaceGitDirs(before.root) : [];
+  // Appeared: remove, outermost first (removing a directory takes what is inside with it).
+  for (const path of [...after.entries.keys()].sort()) {
+    if (before.entries.has(path) || !exists(path)) continue;
+    if (fresh.some((gitDir) => isPlainInitEntry(gitDir, path))) continue;
+    changed.push(rel(path));
+    try {
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      unrestored.push(rel(path));
+    }
+  }
+  // Changed or vanished: put back, outermost first (a directory before its files).
+  for (const [path, was] of [...before.entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const now = after.entries.get(path);
+    if (now && now.kind === was.kind && now.hash === was.hash && (now.mode & 0o7777) === (was.mode & 0o7777)) continue;
+    changed.push(rel(path));
+    try {
+      if (now && now.kind !== was.kind) rmSync(path, { recursive: true, force: true });
+      if (was.kind === 'dir') {
+        mkdirSync(path, { recursive: true });
+        chmodSync(path, was.mode & 0o7777);
+      } else if (was.kind === 'file' && was.content) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, was.content);
+        chmodSync(path, was.mode & 0o7777);
+      } else if (was.kind === 'symlink' && was.content) {
+        rmSync(path, { force: true });
+        symlinkSync(was.content.toString(), path);
+      } else {
+        unrestored.push(rel(path));
+      }
+    } catch {
+      unrestored.push(rel(path));
+    }
+  }
+  return { changed: [...new Set(changed)], unrestored };
+}
+
+/** The line for a call whose git surfaces had to be restored. */
+export function describeGitRestore(result: { changed: readonly string[]; unrestored: readonly string[] }): string | undefined {
+  if (result.changed.length === 0) return undefined;
+  const shown = result.changed.slice(0, 6).join(', ') + (result.changed.length > 6 ? ` and ${result.changed.length - 6} more` : '');
+  const rest = result.unrestored.length > 0 ? `; could NOT restore ${result.unrestored.join(', ')}: check them before running git` : '; reverted';
+  return `blocked by the sandbox: the command changed git's executable configuration (${shown})${rest} (see docs/sandbox.md#git)`;
+}
+
+/** Keys `git init` writes in a new repository's config: nothing git runs. */
+const INIT_CONFIG_LINE = /^\s*(?:$|[#;]|\[core\]\s*$|(?:repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks)\s*=\s*[\w.-]*\s*$)/i;
+
+/** Is `path` in the new git directory `gitDir` something a plain `git init` makes (sample hooks, info/exclude, a core-only config)? */
+function isPlainInitEntry(gitDir: string, path: string): boolean {
+  const rel = relative(gitDir, path);
+  if (rel === 'hooks' || rel === 'info' || rel === join('info', 'exclude')) return true;
+  if (dirname(rel) === 'hooks' && rel.endsWith('.sample')) return true;
+  if (rel !== 'config') return false;
+  try {
+    return readFileSync(path, 'utf8').split('\n').every((line) => INIT_CONFIG_LINE.test(line));
+  } catch {
+    return false;
+  }
+}
+
+/** The surface paths of one git directory (existing or not), nested worktrees and modules included. */
+function surfaceRoots(gitDir: string): string[] {
+  const out = [...SURFACE_FILES, ...SURFACE_TREES].map((p) => join(gitDir, p));
+  for (const nested of NESTED) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(join(gitDir, nested));
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const dir = join(gitDir, nested, name);
+      out.push(...NESTED_FILES.map((f) => join(dir, f)), join(dir, 'hooks'));
+    }
+  }
+  return out;
+}
+
+function dotGitIdentity(root: string): string {
+  const dotGit = join(root, '.git');
+  try {
+    const st = lstatSync(dotGit);
+    if (st.isFile()) return `file:${sha256(readFileSync(dotGit))}`;
+    return `${st.isDirectory() ? 'dir' : 'other'}:${st.dev}:${st.ino}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');

@@ -1,0 +1,145 @@
+import { test, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createShellTool } from '../../../../src/tools/builtin/shell';
+import { executeTool } from '../../../../src/tools/execute-tool';
+import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
+import type { ToolResult } from '../../../../src/tools/types';
+import { makeToolContext } from '../../../helpers/tool-context';
+import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture } from '../../../helpers/sandbox-fixture';
+
+// Escape corpus, git's executable configuration (docs/sandbox.md#git): each chain plants a
+// core.fsmonitor payload, then a real `git status` runs on the host, unsandboxed, as the user's
+// next command would. Each chain is first run unconfined on a copy (the control: the payload
+// does run on this machine's git), then in the sandbox, where it must not.
+const probe = await realProbe();
+const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
+
+let fx: SandboxFixture;
+let sandbox: ShellSandbox;
+let pwned: string;
+beforeEach(async () => {
+  fx = await makeSandboxFixture();
+  sandbox = realSandbox(fx, probe);
+  pwned = join(fx.outside, 'PWNED');
+  git(fx.ws, 'add', 'README.md');
+  git(fx.ws, 'commit', '-qm', 'init');
+});
+afterEach(async () => {
+  sandbox?.dispose();
+  await fx?.cleanup();
+});
+
+const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com'];
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+/** The user's next command, on the host: a payload planted in core.fsmonitor runs here. */
+function hostGitStatus(cwd: string): void {
+  spawnSync('git', ['status', '--short'], { cwd, encoding: 'utf8' });
+}
+
+function run(command: string): Promise<ToolResult> {
+  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 100, sandbox }), { command }, makeToolContext(fx.ws));
+}
+
+const payload = () => `[core]\\n\\tfsmonitor = \\"touch ${pwned}; false\\"\\n`;
+
+/** Runs `chain` unconfined on a copy of the workspace and proves the payload fires there. */
+function control(chain: string): void {
+  const copy = join(fx.base, 'control');
+  cpSync(fx.ws, copy, { recursive: true });
+  try {
+    execFileSync('bash', ['-c', chain], { cwd: copy, stdio: 'ignore' });
+    hostGitStatus(copy);
+    assert.ok(existsSync(pwned), `the control: unconfined, the chain plants a payload git runs:\n${chain}`);
+  } finally {
+    rmSync(pwned, { force: true });
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+test('sandboxed: .git cannot be renamed and replaced by a copy with core.fsmonitor', { skip }, async () => {
+  const chain = `mv .git .git-old && mkdir .git && cp -a .git-old/. .git/ && printf "${payload()}" >> .git/config`;
+  control(chain);
+  const result = await run(chain);
+  assert.equal(result.isError, true, result.content);
+  assert.match(result.content, /Device or resource busy/);
+  // The same without stopping at the first failure.
+  const loose = await run(chain.replaceAll(' && ', '; '));
+  assert.equal(loose.isError, true, loose.content);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false, 'the payload ran on the host');
+  assert.equal(existsSync(join(fx.ws, '.git-old')), false);
+  assert.doesNotMatch(readFileSync(join(fx.ws, '.git', 'config'), 'utf8'), /fsmonitor/);
+});
+
+test('sandboxed: a planted .git/commondir pointing at a config with core.fsmonitor is removed and reported', { skip }, async () => {
+  const chain = `cp -r .git/. planted/ 2>/dev/null || (mkdir planted && cp -r .git/. planted/); printf "${payload()}" >> planted/config && echo "$PWD/planted" > .git/commondir`;
+  control(chain);
+  const result = await run(chain);
+  assert.equal(result.isError, true, result.content);
+  assert.match(result.content, /blocked by the sandbox: the command changed git's executable configuration \(\.git\/commondir\); reverted/);
+  assert.match(result.summary ?? '', /blocked by the sandbox/);
+  assert.equal(existsSync(join(fx.ws, '.git', 'commondir')), false);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false, 'the payload ran on the host');
+});
+
+test('sandboxed: config, hooks, info are read-only; config.worktree and alternates planted are reverted', { skip }, async () => {
+  for (const command of [
+    `printf "${payload()}" >> .git/config`,
+    'echo "#!/bin/sh" > .git/hooks/post-checkout',
+    'echo "* filter=x" > .git/info/attributes',
+    'mv .git/hooks .git/hooks-old',
+    'mv .git/config .git/config-old',
+  ]) {
+    const result = await run(command);
+    assert.equal(result.isError, true, `${command}:\n${result.content}`);
+  }
+  const planted = await run(`printf "${payload()}" > .git/config.worktree; echo ${fx.outside} > .git/objects/info/alternates; mkdir -p .git/worktrees/evil && echo ${fx.base} > .git/worktrees/evil/commondir`);
+  assert.equal(planted.isError, true, planted.content);
+  assert.match(planted.content, /config\.worktree/);
+  assert.match(planted.content, /alternates/);
+  assert.match(planted.content, /worktrees\/evil\/commondir/);
+  for (const path of ['config.worktree', 'objects/info/alternates', 'worktrees/evil/commondir']) assert.equal(existsSync(join(fx.ws, '.git', path)), false, path);
+  assert.equal(existsSync(join(fx.ws, '.git', 'hooks', 'post-checkout')), false);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false);
+});
+
+test('sandboxed: ordinary git work still runs (add, commit, checkout -b, log) and nothing is reported', { skip }, async () => {
+  const result = await run([
+    'echo change >> README.md && echo new > new.txt',
+    'git add README.md new.txt',
+    `git ${IDENTITY.join(' ')} commit -qm "from the sandbox"`,
+    'git checkout -q -b feature',
+    'echo more > more.txt && git add more.txt',
+    `git ${IDENTITY.join(' ')} commit -qm "on feature"`,
+    'git log --oneline | wc -l',
+    'git status --short',
+  ].join(' && '));
+  assert.equal(result.isError, undefined, result.content);
+  assert.doesNotMatch(result.content, /blocked/);
+  assert.equal(git(fx.ws, 'rev-parse', '--abbrev-ref', 'HEAD').trim(), 'feature');
+  assert.equal(git(fx.ws, 'log', '--oneline').trim().split('\n').length, 3);
+});
+
+test('sandboxed: git init where there was no repository works; a payload in the new config is removed', { skip }, async () => {
+  rmSync(join(fx.ws, '.git'), { recursive: true, force: true });
+  const fresh = await run(`git init -q && git add README.md && git ${IDENTITY.join(' ')} commit -qm first && git log --oneline | wc -l`);
+  assert.equal(fresh.isError, undefined, fresh.content);
+  assert.doesNotMatch(fresh.content, /blocked/);
+  assert.equal(git(fx.ws, 'log', '--oneline').trim().split('\n').length, 1);
+  rmSync(join(fx.ws, '.git'), { recursive: true, force: true });
+  mkdirSync(join(fx.ws, 'sub'));
+  writeFileSync(join(fx.ws, 'sub', 'keep'), '');
+  const evil = await run(`git init -q && printf "${payload()}" >> .git/config`);
+  assert.equal(evil.isError, true, evil.content);
+  assert.match(evil.content, /blocked by the sandbox: .*\.git\/config/);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false);
+});
