@@ -64,7 +64,7 @@ function combine(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decisi
   if (fallback?.decision) {
     // A shell command's parts: name the one no rule allowed (`no rule allows \`npm test\``).
     const reason = rules.reason === 'no rule matches' ? fallback.reason : `${fallback.reason} (${rules.reason})`;
-    return { decision: fallback.decision, ruleId: fallback.ruleId, reason, source: 'rule', ...(fallback.approver && fallback.decision === 'ask' ? { approver: fallback.approver } : {}) };
+    return { decision: fallback.decision, ruleId: fallback.ruleId, reason, source: 'rule', fallback: true, ...(fallback.approver && fallback.decision === 'ask' ? { approver: fallback.approver } : {}) };
   }
   return { decision: unmatched, ruleId: null, reason: `${rules.reason} and no policy applies: defaults.unmatched is ${unmatched}`, source: 'default' };
 }

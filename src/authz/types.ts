@@ -9,6 +9,8 @@ export interface Verdict {
   readonly reason: string;
   /** Which layer decided. */
   readonly source: 'rule' | 'policy' | 'default' | 'tools' | 'confinement' | 'allowance' | 'hook';
+  /** Decided by a fallback rule (no other rule matched, no policy spoke): what a PreToolUse hook's allow may answer (docs/conventions.md#hooks). */
+  readonly fallback?: boolean;
   /** Explicit approver named by the rule, if any. */
   readonly approver?: string;
 }

@@ -108,7 +108,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   } catch (error) {
     throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
   }
-  const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, env.HOME || homedir()));
+  const configFiles = defaultConfigFiles(appDir, workspaceRoot, env.HOME || homedir());
+  const loaded = await loadConfig(configFiles);
   if (!loaded.ok) throw new LegionError(loaded.error);
   const config = loaded.config;
   warnings.push(...loaded.warnings);
@@ -187,11 +188,14 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
     // What the files say at start joins the start notices; later changes are notices on the bus.
     let started = false;
-    const conventions = composeConventions({
-      config, workspaceRoot, userDir: userConfigDir(env, env.HOME || homedir()), ruleSet: rules.ruleSet,
-      notice: (level, message) => (started ? bus.emit({ type: 'notice', level, message }) : warnings.push(message)),
+    const conventions = await composeConventions({
+      config, configFiles, workspaceRoot, userDir: userConfigDir(env, env.HOME || homedir()), runId: run.id,
+      transcriptPath: (sessionId) => layout.sessionFile(run.id, sessionId), env, ruleSet: rules.ruleSet,
+      notice: (level, message, sessionId) => (started ? bus.emit({ type: 'notice', level, message, ...(sessionId ? { sessionId } : {}) }) : warnings.push(message)),
     });
+    warnings.push(...conventions.warnings);
     conventions.instructions.current();
+    conventions.attach(bus);
     started = true;
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
@@ -252,6 +256,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       startNotices: warnings.map((message) => ({ level: 'warn' as const, message })),
       promptExtras: conventions.promptExtras,
       afterCall: conventions.afterCall,
+      ...(conventions.hooks ? { hooks: conventions.hooks } : {}),
       ...(parts ? { beforeBatch: parts.beforeBatch } : {}),
       // A message's turn also waits (once, bounded) for MCP servers still starting, so its request offers their tools.
       beforeFirstCall: async (signal) => {

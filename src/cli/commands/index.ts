@@ -9,9 +9,10 @@ import { undoCommand } from './undo';
 import { doctorCommand } from './doctor';
 import { completionCommand } from './completion';
 import { mcpCommand } from './mcp';
+import { hooksCommand } from './hooks';
 import { serveCommand } from './serve';
 import { stopCommand } from './stop';
 import { workflowsCommand } from './workflows';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, serveCommand, stopCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, serveCommand, stopCommand, doctorCommand, completionCommand(() => COMMANDS)];

@@ -23,7 +23,7 @@ test('the shipped rules ask for writes, edits, deletes and shell with a reason a
     ['shell', { command: 'npm test' }, 'shell-ask', 'A shell command can change anything the workspace holds: you decide (no rule allows `npm test`)'],
   ];
   for (const [tool, input, ruleId, reason] of cases) {
-    assert.deepEqual(verdict(rules, tool, input), { decision: 'ask', ruleId, reason, source: 'rule' }, tool);
+    assert.deepEqual(verdict(rules, tool, input), { decision: 'ask', ruleId, reason, source: 'rule', fallback: true }, tool);
   }
   // Ordinary rules still decide first: an allowed command is allowed, a secret is denied.
   assert.equal(verdict(rules, 'shell', { command: 'git status' }).decision, 'allow');
