@@ -8,7 +8,7 @@ import { bundlePath, ensureBundle } from '../helpers/bundle';
 import { withTempDir } from '../helpers/tmp';
 import { until } from '../helpers/processes';
 import { setupServeWorkspace } from '../helpers/serve-workspace';
-import { startFakeBotApi } from '../helpers/fake-bot-api';
+import { buttonDataOf, startFakeBotApi } from '../helpers/fake-bot-api';
 import { connectServer } from '../../src/serve/connection';
 import { readServerInfo } from '../../src/serve/discovery';
 
@@ -41,7 +41,7 @@ test('legion serve with remote.telegram: the chat decides a request; another cha
         const sent = (await client.request('send', { responderId: 'worker', text: 'write the file' })) as { sessionId: string };
         const message = await bot.waitFor((c) => c.method === 'sendMessage' && /^Approval apr-1: worker wants file_write out\.txt/.test(String(c.params.text)), 30_000);
         assert.equal(message.params.chat_id, 555);
-        bot.push({ callback_query: { id: 'q1', from: { id: 7, is_bot: false, first_name: 'Ann', username: 'ann' }, chat_instance: 'x', data: 'a:apr-1', message: { message_id: message.messageId, date: 0, chat: { id: 555, type: 'private' } } } });
+        bot.push({ callback_query: { id: 'q1', from: { id: 7, is_bot: false, first_name: 'Ann', username: 'ann' }, chat_instance: 'x', data: buttonDataOf(message, 'Approve'), message: { message_id: message.messageId, date: 0, chat: { id: 555, type: 'private' } } } });
         assert.equal(await client.request('idle', { sessionId: sent.sessionId }), 'wrote it');
         assert.equal(readFileSync(join(dir, 'out.txt'), 'utf8'), 'hello');
         await bot.waitFor((c) => c.method === 'editMessageText' && /✅ approved in Telegram by @ann$/.test(String(c.params.text)), 30_000);

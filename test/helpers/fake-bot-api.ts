@@ -156,3 +156,11 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
   };
   return self;
 }
+
+/** The `callback_data` of a sent message's Approve or Reject button (what a press sends back). */
+export function buttonDataOf(call: BotCall, label: 'Approve' | 'Reject'): string {
+  const rows = (call.params.reply_markup as { inline_keyboard?: { text: string; callback_data: string }[][] } | undefined)?.inline_keyboard ?? [];
+  const found = rows.flat().find((b) => b.text === label);
+  if (!found) throw new Error(`no ${label} button in ${JSON.stringify(call.params)}`);
+  return found.callback_data;
+}

@@ -4,7 +4,7 @@ import { Api, InlineKeyboard } from 'grammy/web';
 import type { LegionEvent } from '../../events/types';
 import { messageOf } from '../../errors';
 import type { LegionCore } from '../../runtime/core-api';
-import { actorOf, buttonData, decidedMessage, parseButton, questionMessage, requestMessage, type RequestShape } from './messages';
+import { actorOf, buttonData, decidedMessage, newButtonId, parseButton, questionMessage, requestMessage, STALE_BUTTON, stoppedMessage, type RequestShape } from './messages';
 import { parseUpdate, parseUpdateBatch, type CallbackUpdate, type MessageUpdate } from './updates';
 
 /**
@@ -42,9 +42,19 @@ export interface TelegramHandle {
 
 interface Tracked {
   readonly text: string;
-  messageId?: number;
+  /** Random per request and run: what its buttons carry (docs/remote.md#telegram). */
+  readonly buttonId: string;
+  /** The chat messages showing it (a `/` command sends it again); edited when it is decided or the run stops. */
+  messageIds: number[];
   decided?: { decision: string; decidedBy: string; reason: string };
 }
+
+/** Messages per request remembered for the final edit (a `/` command may send a request again). */
+const MESSAGES_PER_REQUEST = 5;
+/** Button ids remembered after their request was decided, so a late press says who decided (oldest forgotten first). */
+const BUTTONS_KEPT = 1000;
+/** How long closing waits for the edits that take the buttons of still pending requests away. */
+const STOP_EDIT_MS = 3000;
 
 const USER_ID = 'user';
 /** Other chats named in a notice of their own; past this many, one last notice and the log only (a bot anyone can message must not flood the notices or grow memory). */
@@ -61,6 +71,8 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   // grammY's type declarations name its Node shim's AbortSignal; its web build takes the standard one.
   const signal = stop.signal as unknown as Parameters<Api['getUpdates']>[1];
   const requests = new Map<string, Tracked>();
+  /** Button id → request id, for the requests this run sent and that still wait. */
+  const buttons = new Map<string, string>();
   const unsent = new Set<string>();
   const questions = new Map<number, string>();
   const ignoredChats = new Set<number>();
@@ -93,15 +105,30 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     if (!pollFailing) notice('info', 'sending to the chat works again');
   };
 
-  const sendRequest = async (request: RequestShape): Promise<void> => {
-    if (requests.get(request.requestId)?.messageId !== undefined) return;
-    const text = requestMessage(request);
-    const tracked: Tracked = requests.get(request.requestId) ?? { text };
+  const track = (request: RequestShape): Tracked => {
+    const known = requests.get(request.requestId);
+    if (known) return known;
+    const tracked: Tracked = { text: requestMessage(request), buttonId: newButtonId(), messageIds: [] };
     requests.set(request.requestId, tracked);
-    const keyboard = new InlineKeyboard().text('Approve', buttonData('approved', request.requestId)).text('Reject', buttonData('rejected', request.requestId));
+    buttons.set(tracked.buttonId, request.requestId);
+    // Decided requests keep their buttons known for a while (a late press is told who decided), not forever.
+    if (buttons.size > BUTTONS_KEPT) {
+      for (const [buttonId, requestId] of buttons) {
+        if (buttons.size <= BUTTONS_KEPT) break;
+        if (!requests.get(requestId) || requests.get(requestId)!.decided) buttons.delete(buttonId);
+      }
+    }
+    return tracked;
+  };
+
+  /** Send a request to the chat (`again`: even if a message already shows it, for a `/` command). */
+  const sendRequest = async (request: RequestShape, again = false): Promise<void> => {
+    const tracked = track(request);
+    if (tracked.messageIds.length > 0 && !again) return;
+    const keyboard = new InlineKeyboard().text('Approve', buttonData('approved', tracked.buttonId)).text('Reject', buttonData('rejected', tracked.buttonId));
     try {
-      const sent = await api.sendMessage(deps.chatId, text, { reply_markup: keyboard }, signal);
-      tracked.messageId = sent.message_id;
+      const sent = await api.sendMessage(deps.chatId, tracked.text, { reply_markup: keyboard }, signal);
+      tracked.messageIds = [...tracked.messageIds, sent.message_id].slice(-MESSAGES_PER_REQUEST);
       unsent.delete(request.requestId);
       sendWorked();
       if (tracked.decided) await editDecided(request.requestId);
@@ -114,15 +141,22 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
 
   const editDecided = async (requestId: string): Promise<void> => {
     const tracked = requests.get(requestId);
-    if (!tracked?.decided || tracked.messageId === undefined) return;
+    if (!tracked?.decided || tracked.messageIds.length === 0) return;
     const { decision, decidedBy, reason } = tracked.decided;
     try {
-      await api.editMessageText(deps.chatId, tracked.messageId, decidedMessage(tracked.text, decision, decidedBy, reason), {}, signal);
+      for (const messageId of tracked.messageIds) await api.editMessageText(deps.chatId, messageId, decidedMessage(tracked.text, decision, decidedBy, reason), {}, signal);
       requests.delete(requestId);
       sendWorked();
     } catch (error) {
       if (!stop.signal.aborted) reportFailure('updating a decided request', error, 'send');
     }
+  };
+
+  /** At stop: every message of a request still pending loses its buttons and says the run stopped. Bounded by STOP_EDIT_MS. */
+  const editStopped = async (): Promise<void> => {
+    const bounded = AbortSignal.timeout(STOP_EDIT_MS) as unknown as typeof signal;
+    const edits = [...requests.values()].filter((t) => !t.decided).flatMap((t) => t.messageIds.map((id) => ({ id, text: stoppedMessage(t.text) })));
+    await Promise.all(edits.map(({ id, text }) => api.editMessageText(deps.chatId, id, text, {}, bounded).catch(() => undefined)));
   };
 
   const sendQuestion = async (sessionId: string, askedBy: string, text: string): Promise<void> => {
@@ -189,10 +223,13 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     const chatId = query.message?.chat.id;
     if (chatId !== deps.chatId) return ignore(chatId, 'a button press');
     const button = parseButton(query.data);
-    let answer = 'unknown button';
-    if (button) {
-      const result = deps.core.resolveApprovals([button.requestId], button.decision, { by: actorOf(query.from) });
-      answer = result.ok ? `${button.requestId} ${button.decision}` : result.error;
+    // A button this run did not send (a stopped run's, another workspace's on the same bot, an
+    // old `a:apr-1`) or one whose request was decided names nothing here: it decides nothing.
+    const requestId = button ? buttons.get(button.buttonId) : undefined;
+    let answer = STALE_BUTTON;
+    if (button && requestId !== undefined) {
+      const result = deps.core.resolveApprovals([requestId], button.decision, { by: actorOf(query.from) });
+      answer = result.ok ? `${requestId} ${button.decision}` : result.error;
     }
     await api.answerCallbackQuery(query.id, { text: answer.slice(0, 190) }, signal).catch(() => undefined);
   };
@@ -204,10 +241,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
     if (text.startsWith('/')) {
       const pending = deps.core.pendingApprovals().filter((p) => p.approverId === USER_ID);
       await say(`Legion: ${pending.length} request${pending.length === 1 ? '' : 's'} wait${pending.length === 1 ? 's' : ''} for you. Approve or reject with the buttons; reply to a question to answer it.`);
-      for (const request of pending) {
-        requests.delete(request.requestId);
-        await sendRequest(request);
-      }
+      for (const request of pending) await sendRequest(request, true);
       return;
     }
     const repliedTo = message.reply_to_message?.message_id;
@@ -313,6 +347,7 @@ export function startTelegram(deps: TelegramDeps): TelegramHandle {
   return {
     async close() {
       unsubscribe();
+      await editStopped();
       stop.abort();
       await polling;
       flushStrangers();

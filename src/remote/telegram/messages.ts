@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { PendingApproval } from '../../runtime/core-api';
 import type { RemoteActor } from '../../events/types';
 import { decidedByText, requestLine } from '../event-text';
@@ -25,15 +26,33 @@ export function questionMessage(askedBy: string, sessionId: string, text: string
   return `❓ ${askedBy} asks (${sessionId}):\n${text.slice(0, 3500)}\n\nReply to this message to answer.`;
 }
 
-/** Button data: `a:<id>` approves, `r:<id>` rejects (Telegram allows 64 bytes). */
-export function buttonData(decision: 'approved' | 'rejected', requestId: string): string {
-  return `${decision === 'approved' ? 'a' : 'r'}:${requestId}`;
+/**
+ * Button data: `a:<button id>` approves, `r:<button id>` rejects. The button id is random per
+ * request and per run (`newButtonId`), never the request id: request ids (`apr-1`) start again
+ * in every run, so a button left in the chat by a stopped run, or by another workspace on the
+ * same bot, must not name a request of this one. It fits Telegram's 64-byte `callback_data`.
+ */
+export function buttonData(decision: 'approved' | 'rejected', buttonId: string): string {
+  return `${decision === 'approved' ? 'a' : 'r'}:${buttonId}`;
 }
 
-export function parseButton(data: string | undefined): { decision: 'approved' | 'rejected'; requestId: string } | null {
-  const match = /^([ar]):(.{1,60})$/.exec(data ?? '');
+/** 16 random bytes, base64url (22 characters): unguessable, and `a:` + it is 24 bytes. */
+export function newButtonId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function parseButton(data: string | undefined): { decision: 'approved' | 'rejected'; buttonId: string } | null {
+  const match = /^([ar]):([A-Za-z0-9_-]{1,60})$/.exec(data ?? '');
   if (!match) return null;
-  return { decision: match[1] === 'a' ? 'approved' : 'rejected', requestId: match[2]! };
+  return { decision: match[1] === 'a' ? 'approved' : 'rejected', buttonId: match[2]! };
+}
+
+/** What a press of a button this run does not know (stale, or another workspace's) answers; it decides nothing. */
+export const STALE_BUTTON = 'this request is no longer pending';
+
+/** The edit of a request's message when the run that sent it stops: its buttons go. */
+export function stoppedMessage(original: string): string {
+  return `${original}\n\n⏹ no longer pending here: this Legion run stopped (a request that still waits is sent again when Legion runs)`;
 }
 
 /** `remote:telegram:@name`, or the numeric user id when the user has no username. */

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { appContext } from '../../helpers/crash-workspace';
-import { startFakeBotApi } from '../../helpers/fake-bot-api';
+import { buttonDataOf, startFakeBotApi } from '../../helpers/fake-bot-api';
 import { withTempDir } from '../../helpers/tmp';
 
 /** `remote.telegram` in .legion/config.yaml is started by the composition root (the TUI's in-process core, `legion serve`). */
@@ -31,7 +31,7 @@ test('compose: remote.telegram sends the user\'s approvals to the chat and obeys
         assert.ok(sent.ok);
         const message = await bot.waitFor((c) => c.method === 'sendMessage' && /^Approval apr-1: writer wants file_write out\.md/.test(String(c.params.text)));
         assert.equal(message.params.chat_id, 555);
-        bot.push({ callback_query: { id: 'q', from: { id: 1, is_bot: false, first_name: 'A', username: 'ann' }, chat_instance: 'x', data: 'a:apr-1', message: { message_id: message.messageId, date: 0, chat: { id: 555, type: 'private' } } } });
+        bot.push({ callback_query: { id: 'q', from: { id: 1, is_bot: false, first_name: 'A', username: 'ann' }, chat_instance: 'x', data: buttonDataOf(message, 'Approve'), message: { message_id: message.messageId, date: 0, chat: { id: 555, type: 'private' } } } });
         assert.equal(await app.core.idle(sent.sessionId), 'written');
         assert.ok(existsSync(join(dir, 'out.md')));
       } finally {

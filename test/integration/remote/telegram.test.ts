@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { IGNORED_CHATS_NOTICED, STRANGER_LINES_PER_CHAT, startTelegram } from '../../../src/remote/telegram';
-import { startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
+import { buttonDataOf, startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
 import { startAppHarness, type AppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
@@ -68,8 +68,12 @@ test('telegram: a request reaches the chat with agent, chain, tool, key argument
     assert.equal(message.params.chat_id, CHAT);
     assert.equal(message.params.text, 'Approval apr-1: worker wants file_write a.txt (user → worker)\nwhy asked: test rule: file_write → ask');
     assert.equal(message.params.parse_mode, undefined, 'plain text: nothing from an agent can format');
-    assert.deepEqual(message.params.reply_markup, { inline_keyboard: [[{ text: 'Approve', callback_data: 'a:apr-1' }, { text: 'Reject', callback_data: 'r:apr-1' }]] });
-    bot.push(button(message.messageId!, 'a:apr-1'));
+    const approve = buttonDataOf(message, 'Approve');
+    assert.match(approve, /^a:[A-Za-z0-9_-]{22}$/, 'a random button id, not the request id');
+    assert.equal(buttonDataOf(message, 'Reject'), `r:${approve.slice(2)}`);
+    assert.ok(Buffer.byteLength(approve) <= 64, "Telegram's callback_data limit");
+    assert.deepEqual(message.params.reply_markup, { inline_keyboard: [[{ text: 'Approve', callback_data: approve }, { text: 'Reject', callback_data: `r:${approve.slice(2)}` }]] });
+    bot.push(button(message.messageId!, approve));
     assert.equal(await h.core.idle(sent.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
     assert.ok(existsSync(join(dir, 'a.txt')));
     assert.deepEqual(h.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decision, a.decidedBy]), [['apr-1', 'approved', 'remote:telegram:@ann']]);
@@ -82,12 +86,58 @@ test('telegram: a request reaches the chat with agent, chain, tool, key argument
   });
 });
 
+test('telegram: a button left by a stopped run decides nothing in the next run, whose request ids start again; the stopped run took the buttons away', async () => {
+  await withTempDir(async (dir) => {
+    const bot = await startFakeBotApi();
+    const start = (newRun: boolean): Promise<AppHarness> => startAppHarness({
+      dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, rules: { file_write: 'ask' }, ...(newRun ? { newRun } : {}),
+      config: { remote: { telegram: { chatId: CHAT, apiRoot: bot.apiRoot } } }, env: { LEGION_TELEGRAM_TOKEN: bot.token },
+    });
+    try {
+      const first = await start(false);
+      let old: BotCall;
+      try {
+        assert.ok(first.core.send('worker', 'write a').ok);
+        old = await bot.waitFor(isSend(/^Approval apr-1:.*a\.txt/));
+      } finally {
+        await first.close();
+      }
+      const stopped = await bot.waitFor((c) => isEdit(/this Legion run stopped/)(c) && c.params.message_id === old.messageId);
+      assert.equal(stopped.params.reply_markup, undefined, 'the stopped run took its buttons away');
+
+      const second = await start(true);
+      try {
+        const sent = second.core.send('worker', 'write b', 'b');
+        assert.ok(sent.ok);
+        const fresh = await bot.waitFor(isSend(/^Approval apr-1:.*b\.txt/));
+        assert.notEqual(buttonDataOf(fresh, 'Approve'), buttonDataOf(old, 'Approve'), 'per request and per run');
+        // The old message's button (still on the phone if the edit never arrived), and the old data format.
+        bot.push(button(old.messageId!, buttonDataOf(old, 'Approve')));
+        bot.push({ callback_query: { ...button(old.messageId!, 'a:apr-1').callback_query, id: 'legacy' } });
+        await until(() => bot.calls.filter((c) => c.method === 'answerCallbackQuery').length === 2, 'both presses answered');
+        assert.deepEqual(bot.calls.filter((c) => c.method === 'answerCallbackQuery').map((c) => c.params.text), ['this request is no longer pending', 'this request is no longer pending']);
+        assert.deepEqual(second.core.pendingApprovals().map((p) => p.requestId), ['apr-1'], 'nothing decided');
+        assert.equal(second.events.filter((e) => e.type === 'approval-resolve').length, 0);
+        assert.ok(!existsSync(join(dir, 'b.txt')));
+        // This run's own button still works.
+        bot.push(button(fresh.messageId!, buttonDataOf(fresh, 'Approve')));
+        assert.equal(await second.core.idle(sent.sessionId), 'worker: Created b.txt (1 byte, 1 line)');
+        assert.deepEqual(second.audit().filter((a) => a.requestId).map((a) => [a.requestId, a.decidedBy]), [['apr-1', 'remote:telegram:@ann']]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await bot.close();
+    }
+  });
+});
+
 test('telegram: a button press or a message from another chat is ignored and logged; the request stays pending; the terminal decides and the message says so', async () => {
   await withRig(async ({ h, bot, logged }) => {
     const sent = h.core.send('worker', 'write a');
     assert.ok(sent.ok);
     const message = await bot.waitFor(isSend(/^Approval apr-1/));
-    bot.push(button(message.messageId!, 'a:apr-1', 999, { id: 66, is_bot: false, first_name: 'Mallory', username: 'mallory' }));
+    bot.push(button(message.messageId!, buttonDataOf(message, 'Approve'), 999, { id: 66, is_bot: false, first_name: 'Mallory', username: 'mallory' }));
     bot.push({ message: { message_id: 77, date: 0, chat: { id: 999, type: 'private' }, from: { id: 66, is_bot: false, first_name: 'M' }, text: 'approve everything' } });
     await h.waitFor((e) => e.type === 'notice' && /^telegram: ignored a button press from chat 999 \(only chat 4242 is obeyed\)/.test(e.message));
     // The next poll shows both updates were consumed.
@@ -121,7 +171,7 @@ test('telegram: terminal and Telegram decide at once: one decision wins, the oth
     assert.ok(sent.ok);
     const message = await bot.waitFor(isSend(/^Approval apr-1/));
     // Both in the same tick: the terminal first, then the button press arrives.
-    bot.push(button(message.messageId!, 'r:apr-1'));
+    bot.push(button(message.messageId!, buttonDataOf(message, 'Reject')));
     assert.deepEqual(h.core.resolveApprovals(['apr-1'], 'approved'), { ok: true });
     const answer = await bot.waitFor((c) => c.method === 'answerCallbackQuery');
     assert.match(String(answer.params.text), /^approval request apr-1 was already approved \(by user\)/);
@@ -166,7 +216,7 @@ test('telegram: the Bot API down is a notice, never a crash; the terminal keeps 
     const late = await bot.waitFor(isSend(/^Approval apr-2/));
     assert.ok(late);
     assert.equal(bot.sent().filter((c) => /apr-1/.test(String(c.params.text))).length, 0, 'a request decided meanwhile is not sent');
-    bot.push(button(late.messageId!, 'a:apr-2'));
+    bot.push(button(late.messageId!, buttonDataOf(late, 'Approve')));
     await h.core.idle(second.sessionId);
     assert.ok(existsSync(join(dir, 'b.txt')));
   }, { down: true });
@@ -177,7 +227,7 @@ test('telegram: malformed updates (zod-checked: a press naming no user, an overs
     const sent = h.core.send('worker', 'write a');
     assert.ok(sent.ok);
     const message = await bot.waitFor(isSend(/^Approval apr-1/));
-    const press = button(message.messageId!, 'a:apr-1').callback_query;
+    const press = button(message.messageId!, buttonDataOf(message, 'Approve')).callback_query;
     const { from: _from, ...anonymous } = press;
     bot.push({ callback_query: anonymous });
     bot.push({ callback_query: { ...press, message: { ...press.message, chat: { id: String(CHAT), type: 'private' } } } });
@@ -243,7 +293,7 @@ test('telegram: sending refused for good (403, the user blocked the bot) while p
     bot.push(chatText(31, 'hello'));
     await until(() => bot.calls.slice(from).some(isSend(/^Approval apr-1/)), 'the request sent again');
     const late = bot.calls.slice(from).find(isSend(/^Approval apr-1/))!;
-    bot.push(button(late.messageId!, 'a:apr-1'));
+    bot.push(button(late.messageId!, buttonDataOf(late, 'Approve')));
     assert.equal(await h.core.idle(sent.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
     assert.equal(telegramNotices(h).length, 2, telegramNotices(h).join('\n'));
   });
