@@ -31,6 +31,7 @@ export async function serverToAttach(context: CommandContext, choice: AttachChoi
     if (choice === 'require') throw new LegionError('no Legion server runs for this workspace: start one with `legion serve --detach`');
     return null;
   }
+  if (located.kind === 'refused') throw new LegionError(located.error);
   const { info } = located;
   if (info.hostname !== hostname()) {
     throw new LegionError(`the Legion server of this workspace runs on host ${info.hostname}: attach there (ssh), or use --no-attach with --new`);

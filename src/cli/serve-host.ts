@@ -28,6 +28,7 @@ export async function refuseSecondServer(legionDir: string): Promise<string | un
       `a Legion server already runs for this workspace (pid ${info.pid}${info.hostname !== hostname() ? ` on host ${info.hostname}` : ''}, run ${info.runId}, socket ${info.socket}): attach with \`legion\`, stop it with \`legion stop\``,
     );
   }
+  if (located.kind === 'refused') throw new LegionError(located.error);
   return located.recovered;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, statSync, unlinkSync, chmodSync, lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, statSync, unlinkSync, chmodSync, lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { PRIVATE_DIR_MODE } from '../storage/private-mode';
 import { createLockFile, readLockFile, removeLockIfUnchanged } from '../storage/lock-file';
@@ -25,10 +25,13 @@ export interface ServerInfo {
 
 export const serveInfoFile = (legionDir: string): string => join(legionDir, 'serve.json');
 
+/** The socket's name outside `.legion/` (a long workspace path): derived from the workspace's `.legion` path. */
+export const outsideSocketName = (legionDir: string): string => `legion-${createHash('sha256').update(legionDir).digest('hex').slice(0, 16)}.sock`;
+
 export function socketPathFor(legionDir: string, env: Readonly<Record<string, string | undefined>>, uid: number): string {
   const local = join(legionDir, 'serve.sock');
   if (Buffer.byteLength(local) <= MAX_SOCKET_PATH_BYTES) return local;
-  const name = `legion-${createHash('sha256').update(legionDir).digest('hex').slice(0, 16)}.sock`;
+  const name = outsideSocketName(legionDir);
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && isPrivateDir(runtime, uid) && Buffer.byteLength(join(runtime, name)) <= MAX_SOCKET_PATH_BYTES) return join(runtime, name);
   const dir = join(tmpdir(), `legion-${uid}`);
@@ -48,6 +51,50 @@ export function prepareSocketDir(socket: string, legionDir: string, uid: number)
   } catch (error) {
     return `${dir}: ${(error as Error).message}`;
   }
+}
+
+/**
+ * Before a front end connects to (or signals, or cleans up after) the server `serve.json`
+ * names: is that socket one this workspace's server could have made? `serve.json` is a file in
+ * the workspace — a checkout can carry one, anything running as the user can write one — so
+ * its `socket` is checked, never trusted: it must be `.legion/serve.sock` or the workspace's own
+ * `legion-<hash>.sock` name (docs/serve.md#files); its directory a real directory, owned by
+ * the user, 0700 (nobody else can put or swap anything there); and the socket, when it exists,
+ * a socket (not a symlink) owned by the user. Null when all hold, else the reason, one line.
+ */
+export function checkServerSocket(socket: string, legionDir: string, uid: number): string | null {
+  const dir = dirname(socket);
+  const name = basename(socket);
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  // The server and this client may spell the workspace differently (a symlinked --cwd): compare real paths too.
+  const legionDirs = [legionDir, real(legionDir)];
+  const expected = name === 'serve.sock'
+    ? legionDirs.includes(dir) || legionDirs.includes(real(dir))
+    : legionDirs.some((d) => name === outsideSocketName(d));
+  if (!isAbsolute(socket) || !expected) return `${socket} is not this workspace's socket (${join(legionDir, 'serve.sock')} or …/${outsideSocketName(legionDir)})`;
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (error) {
+    return `${dir}: ${(error as Error).message}`;
+  }
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}, not to this user (uid ${uid})`;
+  if ((st.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}; make it 700)`;
+  try {
+    st = lstatSync(socket);
+  } catch {
+    return null; // not there (yet, or any more): nothing to connect to, nothing that could be foreign
+  }
+  if (!st.isSocket()) return `${socket} is not a socket`;
+  if (st.uid !== uid) return `${socket} belongs to uid ${st.uid}, not to this user (uid ${uid})`;
+  return null;
 }
 
 function isPrivateDir(dir: string, uid: number): boolean {

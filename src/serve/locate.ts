@@ -1,11 +1,13 @@
 import { connect } from 'node:net';
 import { statSync } from 'node:fs';
 import { pidIsAlive, removeLockIfUnchanged } from '../storage/lock-file';
-import { readServerInfo, removeSocket, serveInfoFile, type ServerInfo } from './discovery';
+import { checkServerSocket, readServerInfo, removeSocket, serveInfoFile, type ServerInfo } from './discovery';
 
 export type Located =
   | { readonly kind: 'none'; readonly recovered?: string }
-  | { readonly kind: 'running'; readonly info: ServerInfo };
+  | { readonly kind: 'running'; readonly info: ServerInfo }
+  /** serve.json names a socket this workspace's server could not have made: nothing connects, signals or removes anything. */
+  | { readonly kind: 'refused'; readonly error: string };
 
 export interface LocateDeps {
   readonly hostname: string;
@@ -13,6 +15,8 @@ export interface LocateDeps {
   /** Whether something accepts connections on the socket. */
   readonly probe?: (socket: string) => Promise<boolean>;
   readonly now?: () => number;
+  /** The user whose socket it must be (default: this process's uid). */
+  readonly uid?: number;
 }
 
 /**
@@ -28,6 +32,9 @@ const STARTING_GRACE_MS = 3_000;
  * is stale: it and its socket are removed (`recovered` says so; a serve.json replaced meanwhile by
  * a new server is left and looked at again) and the answer is `none`.
  * A server of another host (a shared disk) counts as running: it cannot be checked from here.
+ * A `serve.json` naming a socket that is not this workspace's own, in its private directory,
+ * owned by the user (`checkServerSocket`) is `refused`: a planted file never redirects a
+ * front end, `legion stop`'s signal or the clean-up to something else.
  */
 export async function locateServer(legionDir: string, deps: LocateDeps): Promise<Located> {
   const isAlive = deps.isAlive ?? pidIsAlive;
@@ -43,6 +50,10 @@ export async function locateServer(legionDir: string, deps: LocateDeps): Promise
   }
   const { info } = seen;
   if (info.hostname !== deps.hostname) return { kind: 'running', info };
+  const refused = checkServerSocket(info.socket, legionDir, deps.uid ?? process.getuid?.() ?? 0);
+  if (refused !== null) {
+    return { kind: 'refused', error: `refusing the server ${file} names: ${refused}; if no Legion server runs here, remove ${file}` };
+  }
   if (isAlive(info.pid)) {
     if (await probe(info.socket)) return { kind: 'running', info };
     if (ageMs(file, now) < STARTING_GRACE_MS) return { kind: 'running', info };

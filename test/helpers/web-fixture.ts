@@ -39,7 +39,7 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
-export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number } = {}): Promise<WebFixture> {
+export async function startWebFixture(dir: string, options: { maxClientBufferBytes?: number; maxBodyBytes?: number; maxClients?: number; maxUnauthenticated?: number; unauthenticatedTimeoutMs?: number } = {}): Promise<WebFixture> {
   const h = await startAppHarness({ dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: WEB_SCRIPT, rules: { file_write: 'ask' } });
   const token = newWebToken();
   const web = await startWeb({ core: h.core, token, port: 0, ...options });

@@ -23,6 +23,7 @@ export const stopCommand: Command = {
       if (located.recovered) io.stderr(`legion: ${located.recovered}\n`);
       throw new LegionError('no Legion server runs for this workspace');
     }
+    if (located.kind === 'refused') throw new LegionError(located.error);
     const { info } = located;
     if (info.hostname !== hostname()) throw new LegionError(`the server runs on host ${info.hostname} (pid ${info.pid}): stop it there`);
     try {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { answer, decide, historyOf, stateOf, type ApiResult, type WebCore } from './api';
 import { APP_CSS, APP_JS, pageHtml } from './page';
 import { createSseHub } from './sse';
@@ -26,6 +26,10 @@ export interface WebDeps {
   readonly maxClientBufferBytes?: number;
   /** Event-stream clients at once; more get a 503 (default 32). */
   readonly maxClients?: number;
+  /** Connections that have not yet made a request with the token; past this many the oldest is closed (default 64). */
+  readonly maxUnauthenticated?: number;
+  /** A connection that has made no request with the token this long after it opened is closed (default 10 s). */
+  readonly unauthenticatedTimeoutMs?: number;
 }
 
 export interface WebHandle {
@@ -34,6 +38,8 @@ export interface WebHandle {
   readonly port: number;
   /** Open event-stream clients. */
   clients(): number;
+  /** Open connections: all of them, and those that have not yet shown the token. */
+  connections(): { readonly total: number; readonly unauthenticated: number };
   close(): Promise<void>;
 }
 
@@ -119,6 +125,7 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
     const method = req.method ?? 'GET';
     const given = headerToken(req) ?? (method === 'GET' ? url.searchParams.get('token') : undefined);
     if (!tokenMatches(given, deps.token)) return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized\n');
+    gate.authenticated(req.socket);
 
     if (method === 'GET') {
       switch (url.pathname) {
@@ -146,6 +153,7 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
     return sendJson(res, { status: 405, body: { error: 'method not allowed' } });
   };
 
+  const gate = createConnectionGate(deps.maxUnauthenticated ?? 64, deps.unauthenticatedTimeoutMs ?? 10_000);
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) sendJson(res, { status: 500, body: { error: 'internal error' } });
@@ -154,6 +162,7 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on('connection', gate.opened);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.port, host, () => {
@@ -167,12 +176,61 @@ export async function startWeb(deps: WebDeps): Promise<WebHandle> {
     url: `http://${shownHost}:${port}/?token=${deps.token}`,
     port,
     clients: () => hub.size(),
+    connections: () => gate.counts(),
     close: () =>
       new Promise<void>((resolve) => {
         unsubscribe();
         hub.closeAll();
+        gate.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * Connections that have not shown the token (docs/remote.md#the-web-page): anyone who can reach
+ * the port can open them, and an idle one would otherwise hold a file descriptor of the Legion
+ * process for ever (node:http has no idle limit before the first request). At most `max` at
+ * once — a new one past that closes the oldest (so a flood churns through itself while a real
+ * client, which sends its request at once, gets through) — and each is closed `timeoutMs`
+ * after it opened unless a request with the token came first. Authenticated connections are
+ * left to node:http's own keep-alive and request timeouts.
+ */
+function createConnectionGate(max: number, timeoutMs: number) {
+  /** Insertion order is age: the first is the oldest. */
+  const waiting = new Map<Socket, NodeJS.Timeout>();
+  let total = 0;
+  const forget = (socket: Socket): void => {
+    const timer = waiting.get(socket);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    waiting.delete(socket);
+  };
+  return {
+    opened(socket: Socket): void {
+      total += 1;
+      socket.once('close', () => {
+        total -= 1;
+        forget(socket);
+      });
+      while (waiting.size >= max) {
+        const oldest = waiting.keys().next().value!;
+        forget(oldest);
+        oldest.destroy();
+      }
+      const timer = setTimeout(() => {
+        waiting.delete(socket);
+        socket.destroy();
+      }, timeoutMs);
+      timer.unref();
+      waiting.set(socket, timer);
+    },
+    authenticated: forget,
+    counts: () => ({ total, unauthenticated: waiting.size }),
+    close(): void {
+      for (const timer of waiting.values()) clearTimeout(timer);
+      waiting.clear();
+    },
   };
 }

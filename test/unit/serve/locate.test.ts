@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimServerInfo, prepareSocketDir, serveInfoFile, socketPathFor, type ServerInfo } from '../../../src/serve/discovery';
+import { claimServerInfo, outsideSocketName as outsideName, prepareSocketDir, serveInfoFile, socketPathFor, type ServerInfo } from '../../../src/serve/discovery';
 import { locateServer } from '../../../src/serve/locate';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -77,14 +77,14 @@ test('locate: an unreadable serve.json is left alone while it may be being writt
 test('locate: a stale serve.json replaced by a new server while it was judged is left to the new server', async () => {
   await withTempDir(async (dir) => {
     claimServerInfo(dir, info(dir));
-    const fresh = info(dir, { pid: 5151, socket: join(dir, 'fresh.sock') });
+    const fresh = info(dir, { pid: 5151 });
     let replaced = false;
     const found = await locateServer(dir, {
       hostname: HOST,
       isAlive: (pid) => pid === 4242 || pid === 5151,
       // While the old server is being judged (its socket does not answer), a new one takes over.
-      probe: async (socket) => {
-        if (socket === fresh.socket) return true;
+      probe: async () => {
+        if (replaced) return true; // the new server answers on the same path
         if (!replaced) {
           replaced = true;
           rmSync(serveInfoFile(dir));
@@ -134,5 +134,64 @@ test('socket dir: the shared-tmp fallback is created 0700 (tightened if looser),
     const planted = join(dir, 'legion-planted');
     symlinkSync(made, planted);
     assert.match(prepareSocketDir(join(planted, 's.sock'), legionDir, uid) ?? '', /is not a directory of this user/);
+  });
+});
+
+test('locate: serve.json naming a socket that is not this workspace\'s own, in its private directory, owned by the user, is refused; nothing is removed', async () => {
+  await withTempDir(async (root) => {
+    const dir = join(root, 'legion');
+    mkdirSync(dir, { mode: 0o700 });
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    const foreign = join(elsewhere, 'evil.sock');
+    const close = await listening(foreign);
+    const deps = { hostname: HOST, isAlive: () => true, probe: async () => true };
+    const refusedWith = async (socket: string): Promise<string> => {
+      rmSync(serveInfoFile(dir), { force: true });
+      claimServerInfo(dir, info(dir, { socket }));
+      const found = await locateServer(dir, deps);
+      assert.equal(found.kind, 'refused', JSON.stringify(found));
+      assert.ok(existsSync(serveInfoFile(dir)), 'left for the user to look at');
+      return found.kind === 'refused' ? found.error : '';
+    };
+    try {
+      // Another path altogether.
+      const error = await refusedWith(foreign);
+      assert.match(error, /^refusing the server \S+serve\.json names: \S+evil\.sock is not this workspace's socket \(\S+serve\.sock or …\/legion-[0-9a-f]{16}\.sock\); if no Legion server runs here, remove \S+serve\.json$/);
+      assert.ok(existsSync(foreign), 'the foreign socket is not removed');
+      // The right name, but a symlink to the foreign socket.
+      symlinkSync(foreign, join(dir, 'serve.sock'));
+      assert.match(await refusedWith(join(dir, 'serve.sock')), /serve\.sock is not a socket/);
+      rmSync(join(dir, 'serve.sock'));
+      // The workspace's own hashed name, but in a directory other users can write.
+      chmodSync(elsewhere, 0o777);
+      const hashed = join(elsewhere, outsideName(dir));
+      assert.match(await refusedWith(hashed), /elsewhere is open to other users \(mode 777; make it 700\)/);
+      chmodSync(elsewhere, 0o700);
+      // .legion itself open to others.
+      chmodSync(dir, 0o755);
+      assert.match(await refusedWith(join(dir, 'serve.sock')), /legion is open to other users/);
+      chmodSync(dir, 0o700);
+      if (process.getuid?.() === 0) {
+        // Owned by someone else: the socket, then its directory (only root can set this up).
+        const theirs = await listening(join(dir, 'serve.sock'));
+        try {
+          chownSync(join(dir, 'serve.sock'), 65534, 65534);
+          assert.match(await refusedWith(join(dir, 'serve.sock')), /serve\.sock belongs to uid 65534, not to this user \(uid 0\)/);
+        } finally {
+          await theirs();
+        }
+        chownSync(elsewhere, 65534, 65534);
+        assert.match(await refusedWith(hashed), /elsewhere belongs to uid 65534/);
+        chownSync(elsewhere, 0, 0);
+      }
+      // The workspace's own socket passes.
+      rmSync(serveInfoFile(dir));
+      claimServerInfo(dir, info(dir));
+      assert.equal((await locateServer(dir, deps)).kind, 'running');
+      assert.equal((await locateServer(dir, { ...deps, uid: 12345 })).kind, 'refused', 'another user\'s directory');
+    } finally {
+      await close();
+    }
   });
 });
