@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { mcpServersSchema } from './mcp-schema';
 import { notifySchema, remoteSchema } from './remote-schema';
 import { hooksSchema, instructionsSchema } from './hooks-schema';
+import { engineSchema } from './engine-schema';
 
 /**
  * The merged configuration (docs/design.md#providers, issues 2–7). Every object is strict so an unknown
@@ -128,6 +129,8 @@ export const configSchema = z.strictObject({
   instructions: instructionsSchema.default({ files: ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md'] }),
   /** Validated here; loaded per layer (each layer's hooks run, workspace ones once trusted) by src/conventions/hooks. */
   hooks: hooksSchema.default({}),
+  /** Where turns run: in-process, or on a Restate engine (docs/engine.md). */
+  engine: engineSchema.default({ kind: 'in-process' }),
 });
 
 export type LegionConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../../../src/config/load';
+import { withTempDir } from '../../helpers/tmp';
+
+async function loadProject(project: string) {
+  return withTempDir(async (dir) => {
+    const paths = { defaults: resolve('config/legion.yaml'), user: join(dir, 'user.yaml'), project: join(dir, '.legion', 'config.yaml') };
+    await mkdir(join(dir, '.legion'), { recursive: true });
+    await writeFile(paths.project, project);
+    return { result: await loadConfig(paths), paths };
+  });
+}
+
+test('engine config: in-process by default; restate with both URLs (a trailing slash dropped)', async () => {
+  const plain = await loadProject('ui: { bell: false }\n');
+  assert.ok(plain.result.ok);
+  assert.deepEqual(plain.result.config.engine, { kind: 'in-process' });
+  const restate = await loadProject('engine:\n  kind: restate\n  ingress: http://127.0.0.1:8080/\n  admin: https://engine.example:9070\n');
+  assert.ok(restate.result.ok, restate.result.ok ? '' : restate.result.error);
+  assert.deepEqual(restate.result.config.engine, { kind: 'restate', ingress: 'http://127.0.0.1:8080', admin: 'https://engine.example:9070' });
+});
+
+test('engine config: each mistake is one line naming the file, the line and the key', async () => {
+  const cases: Array<[string, RegExp]> = [
+    ['engine: { kind: temporal }\n', /:1: engine\.kind: /],
+    ['engine:\n  kind: restate\n  admin: http://127.0.0.1:9070\n', /: engine\.ingress: /],
+    ['engine:\n  kind: restate\n  ingress: not a url\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: not a URL/],
+    ['engine:\n  kind: restate\n  ingress: file:///tmp/x\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: must be an http/],
+    ['engine:\n  kind: in-process\n  ingress: nope\n', /:3: engine\.ingress: not a URL/],
+  ];
+  for (const [project, pattern] of cases) {
+    const { result, paths } = await loadProject(project);
+    assert.ok(!result.ok, `accepted: ${project}`);
+    assert.ok(result.error.startsWith(paths.project + ':'), result.error);
+    assert.match(result.error, pattern);
+    assert.ok(!result.error.includes('\n'), result.error);
+  }
+});
+
+test('engine config: a layer may switch back to in-process while another keeps the URLs', async () => {
+  const { result } = await loadProject('engine:\n  kind: in-process\n  ingress: http://127.0.0.1:8080\n  admin: http://127.0.0.1:9070\n');
+  assert.ok(result.ok, result.ok ? '' : result.error);
+  assert.equal(result.config.engine.kind, 'in-process');
+  assert.deepEqual(result.warnings, []);
+});
