@@ -32,6 +32,8 @@ import { composeSandbox } from './compose-sandbox';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
 import { createCore } from '../runtime/core';
+import type { TurnDeps } from '../runtime/agent-loop';
+import type { ExecuteTool } from '../runtime/ports';
 import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
@@ -63,6 +65,15 @@ export interface ComposeOptions {
   readonly onBus?: (bus: EventBus) => void;
   /** Where lines for an operator go (`legion serve`'s log): the Telegram updates ignored from other chats. */
   readonly log?: (line: string) => void;
+  /**
+   * A worker of the engine builds the core for one turn of a run it does not lock (docs/engine.md):
+   * no run lock (the engine runs one turn per session), no session repaired at load, no resume,
+   * and the turn's steps journaled by these wrappers.
+   */
+  readonly worker?: {
+    wrapTurn(deps: TurnDeps): TurnDeps;
+    wrapExecute(execute: ExecuteTool): ExecuteTool;
+  };
   /** Tests only (test/helpers/app-harness.ts): a provider, extra tools, a triage; see compose-test-hooks.ts. */
   readonly testHooks?: ComposeTestHooks;
 }
@@ -164,10 +175,11 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     run = latest ?? (await runStore.create(clock()));
     resumed = latest !== null;
   }
-  const locked = acquireRunLock(layout, run.id, { pid: process.pid, hostname: hostname(), now: clock() });
+  const worker = options.worker;
+  const locked = worker ? { ok: true as const, lock: { release: () => undefined } } : acquireRunLock(layout, run.id, { pid: process.pid, hostname: hostname(), now: clock() });
   if (!locked.ok) throw new LegionError(locked.error);
   const lock = locked.lock;
-  if (locked.recovered) {
+  if ('recovered' in locked && locked.recovered) {
     warnings.push(`took over the lock of run ${run.id}${locked.previous ? ` from pid ${locked.previous.pid}, which is gone` : ' (the lock file was unreadable)'}`);
   }
   const unregisterExit = releaseOnExit(lock);
@@ -175,7 +187,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // Turns of the user's lanes left waiting on approvals stay open: the core resumes them.
     const pendingApprovals = await readPendingApprovals(layout.approvals(run.id));
     const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
-    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { keepOpen: keepOpenFor(pendingApprovals, isActiveAgent) }));
+    // A worker leaves every open call alone: other sessions' turns may be running on other workers.
+    const keepOpen = worker ? (open: readonly { sessionId: string }[]) => new Set(open.map((o) => o.sessionId)) : keepOpenFor(pendingApprovals, isActiveAgent);
+    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { keepOpen }));
     const bus = createBus({
       runId: run.id,
       startSeq: await lastLedgerSeq(layout.events(run.id)),
@@ -235,7 +249,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     };
 
     const bare = await createCore({
-      config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, executeTool,
+      config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools,
+      executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
+      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const } : {}),
       resolveProvider: (agent) => {
         if (testProvider) return { ok: true, provider: testProvider.provider, model: testProvider.model, maxTokens: 1000 };
         const got = providers.resolve(agent);

@@ -93,6 +93,18 @@ export interface CoreOptions {
   readonly afterCall?: AfterCall;
   /** Claude-Code-compatible hooks (docs/conventions.md#hooks). */
   readonly hooks?: TurnHooks;
+  /**
+   * Wraps the turn's steps once they are built: engine mode journals the model call (docs/engine.md).
+   * Must return deps that behave as the ones given when nothing is replayed.
+   */
+  readonly wrapTurn?: (deps: TurnDeps) => TurnDeps;
+  /**
+   * `resume` (default): resume the turns `run.kept` names and expire every other pending approval
+   * (this process drives the run). `none`: a worker of the engine building the core for one
+   * session's turn (docs/engine.md): other sessions' open calls and pending approvals belong to
+   * turns running elsewhere and are left alone.
+   */
+  readonly restartHandling?: 'resume' | 'none';
 }
 
 /**
@@ -197,11 +209,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ...(options.beforeFirstCall ? { beforeFirstCall: options.beforeFirstCall } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   };
+  const stepsOfTurn = options.wrapTurn ? options.wrapTurn(turnDeps) : turnDeps;
   scheduler = createScheduler({
     state,
     participant: (id) => registry.get(id),
     notice,
-    runTurn: (turn, start) => runTurn(turn, start, turnDeps),
+    runTurn: (turn, start) => runTurn(turn, start, stepsOfTurn),
     climbUnanswered: router.climbUnanswered,
   });
 
@@ -219,15 +232,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   for (const repair of options.run.repairs) {
     notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
   }
-  let plan: ResumePlan = { resumes: [], dropped: [...(options.run.kept ?? [])], requestIds: new Set() };
+  const drivesRun = (options.restartHandling ?? 'resume') === 'resume';
+  let plan: ResumePlan = { resumes: [], dropped: drivesRun ? [...(options.run.kept ?? [])] : [], requestIds: new Set() };
   try {
     const loaded = await approvals.load();
     for (const issue of loaded.issues) notice('warn', issue);
-    plan = planResumes({ registry, approvals, sessions }, options.run.kept ?? []);
-    const expired = approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
-    for (const requestId of expired) auditExpired(expiry, requestId);
-    if (expired.length > 0) {
-      notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
+    if (drivesRun) {
+      plan = planResumes({ registry, approvals, sessions }, options.run.kept ?? []);
+      const expired = approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
+      for (const requestId of expired) auditExpired(expiry, requestId);
+      if (expired.length > 0) {
+        notice('info', `${expired.length} approval request(s) from before the restart expired: their turn ended when Legion stopped; the agent can ask again`);
+      }
     }
   } catch (error) {
     notice('error', `could not read the approval requests of run ${runId}: ${messageOf(error)}`);

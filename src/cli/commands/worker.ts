@@ -1,0 +1,45 @@
+import type { Command } from '../command';
+import { LegionError } from '../../errors';
+import { parseListen, startWorkerEndpoint } from '../../engine/worker';
+import { registerDeployment } from '../../engine/admin';
+import { engineSettings } from '../engine-settings';
+import { createWorkerTurns } from '../compose-engine';
+
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/** `legion worker`: run Legion's turns for the engine (docs/engine.md#running-it). */
+export const workerCommand: Command = {
+  name: 'worker',
+  usage: 'legion worker [--listen host:port] [--no-register]',
+  summary: 'serve Legion\'s services to the Restate engine and register them (engine.kind: restate)',
+  flags: { listen: 'value', 'no-register': 'boolean' },
+  async run(context) {
+    const { args, io } = context;
+    if (args.positionals.length > 0) throw new LegionError(`legion worker takes no arguments (got "${args.positionals[0]}")`, 2);
+    const listenFlag = args.flags.get('listen');
+    const listen = parseListen(typeof listenFlag === 'string' ? listenFlag : undefined);
+    if ('error' in listen) throw new LegionError(listen.error, 2);
+    const engine = await engineSettings(context);
+    const stamp = (): string => new Date().toISOString().slice(0, 19).replace('T', ' ');
+    const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
+    const endpoint = await startWorkerEndpoint({ ...listen, runTurn: createWorkerTurns(context) }).catch((error: Error) => {
+      throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
+    });
+    log(`serving Legion's services at ${endpoint.url}`);
+    if (args.flags.get('no-register') !== true) {
+      const registered = await registerDeployment(engine.admin, endpoint.url);
+      if (!registered.ok) {
+        await endpoint.close();
+        throw new LegionError(`could not register ${endpoint.url} with the engine: ${registered.error} (is it running? legion engine up)`);
+      }
+      log(`registered with ${engine.admin} as deployment ${registered.value.id} (${registered.value.services.join(', ')})`);
+    }
+    io.stdout(`${endpoint.url}\n`);
+    const reason = await new Promise<string>((resolve) => {
+      for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal));
+    });
+    log(`stopping (${reason}); turns in flight are retried by the engine on another worker`);
+    await endpoint.close();
+    return 0;
+  },
+};

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { adminHealth } from './admin';
+
+/** The restate-server binary of this platform (the optional dependency of @restatedev/restate-server), or why there is none. */
+export function restateServerBinary(): { ok: true; path: string } | { ok: false; error: string } {
+  const name = `@restatedev/restate-server-${process.platform}-${process.arch}`;
+  try {
+    const require = createRequire(import.meta.url);
+    return { ok: true, path: join(require.resolve(`${name}/package.json`), '..', 'bin', 'restate-server') };
+  } catch {
+    return { ok: false, error: `restate-server is not installed for ${process.platform}-${process.arch} (${name}; npm install @restatedev/restate-server)` };
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (taken by the caller right after; a small race accepted). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LocalEngine {
+  readonly pid: number;
+  readonly ingress: string;
+  readonly admin: string;
+  /** node-to-node port (unused by Legion; taken so two engines never collide). */
+  readonly nodePort: number;
+}
+
+/**
+ * Start a single-node restate-server (docs/engine.md#running-it): its data in `dataDir`, its log
+ * appended to `logFile`, TCP only, on free local ports. Detached (its own process group) so it
+ * outlives the command that started it; resolves once the admin API and the ingress answer.
+ */
+export async function startLocalEngine(options: { dataDir: string; logFile: string; timeoutMs?: number }): Promise<LocalEngine> {
+  const binary = restateServerBinary();
+  if (!binary.ok) throw new Error(binary.error);
+  mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const [ingressPort, adminPort, nodePort] = [await freePort(), await freePort(), await freePort()];
+  const configFile = join(options.dataDir, 'restate.toml');
+  writeFileSync(configFile, [
+    'node-name = "legion"',
+    `base-dir = ${JSON.stringify(options.dataDir)}`,
+    `bind-address = "127.0.0.1:${nodePort}"`,
+    `advertised-address = "http://127.0.0.1:${nodePort}/"`,
+    // A laptop-sized engine: one partition, a small RocksDB cache.
+    'default-num-partitions = 1',
+    'rocksdb-total-memory-size = "128 MiB"',
+    '[admin]',
+    `bind-address = "127.0.0.1:${adminPort}"`,
+    '[ingress]',
+    `bind-address = "127.0.0.1:${ingressPort}"`,
+    '',
+  ].join('\n'), { mode: PRIVATE_FILE_MODE });
+  const log = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
+  const child = spawn(binary.path, ['--config-file', configFile, '--no-logo', '--listen-mode', 'tcp', '--log-disable-ansi-codes', 'true'], {
+    detached: true, stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.unref();
+  const engine: LocalEngine = { pid: child.pid!, ingress: `http://127.0.0.1:${ingressPort}`, admin: `http://127.0.0.1:${adminPort}`, nodePort };
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let gone: number | null | undefined;
+  void exited.then((code) => { gone = code; });
+  for (;;) {
+    if (gone !== undefined) throw new Error(`restate-server exited (${gone}) while starting: see ${options.logFile}`);
+    if ((await adminHealth(engine.admin)).ok && (await ingressAnswers(engine.ingress))) return engine;
+    if (Date.now() > deadline) {
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* already gone */ }
+      throw new Error(`restate-server did not answer within ${Math.round((options.timeoutMs ?? 30_000) / 1000)} s: see ${options.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The ingress answers its health check. */
+export async function ingressAnswers(ingress: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${ingress}/restate/health`, { signal: AbortSignal.timeout(2000) });
+    await response.text();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import * as restate from '@restatedev/restate-sdk';
+import { z } from 'zod';
+import type { TurnOutcome } from '../runtime/turn';
+import type { DurableJournal } from './durable-steps';
+
+/** The name Legion's session object is registered under; a session id is its key. */
+export const SESSION_OBJECT = 'LegionSession';
+
+/** What the hub sends to `LegionSession/<sessionId>/turn` (a trust boundary: checked). */
+export const turnInputSchema = z.strictObject({
+  runId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'not a run id'),
+  responderId: z.string().min(1).max(200),
+  name: z.string().min(1).max(200),
+  text: z.string().max(1_000_000),
+});
+export type TurnInput = z.infer<typeof turnInputSchema>;
+
+/** Runs one turn on this worker for `sessionId`, its steps journaled in `journal`. */
+export type RunTurnOnWorker = (input: TurnInput, sessionId: string, journal: DurableJournal) => Promise<TurnOutcome>;
+
+/** A failure of the request itself: the turn cannot run, retrying would not help. */
+export class TurnRefused extends Error {}
+
+/**
+ * Retries of a turn whose worker died or failed (docs/engine.md#running-it): the first after
+ * 200 ms, doubling up to 2 s between attempts. A turn may wait on a model or a tool for long
+ * without a journal entry, so inactivity is allowed for an hour before Restate asks it to stop.
+ */
+export const TURN_RETRY = { initialInterval: 200, exponentiationFactor: 2, maxInterval: 2000 } as const;
+const INACTIVITY_MS = 60 * 60 * 1000;
+
+/**
+ * The session as a Restate virtual object: `turn` is exclusive (Restate queues a session's
+ * turns), and each execution of it gets a fresh attempt id for its journaled steps.
+ */
+export function sessionObject(runTurn: RunTurnOnWorker) {
+  return restate.object({
+    name: SESSION_OBJECT,
+    handlers: {
+      turn: async (ctx: restate.ObjectContext, raw: unknown): Promise<TurnOutcome> => {
+        const parsed = turnInputSchema.safeParse(raw);
+        if (!parsed.success) throw new restate.TerminalError(`bad turn request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        const journal: DurableJournal = {
+          attempt: randomUUID(),
+          run: (name, action) => ctx.run(name, action),
+        };
+        try {
+          return await runTurn(parsed.data, ctx.key, journal);
+        } catch (error) {
+          if (error instanceof TurnRefused) throw new restate.TerminalError(error.message);
+          throw error;
+        }
+      },
+    },
+    options: { retryPolicy: TURN_RETRY, inactivityTimeout: INACTIVITY_MS, abortTimeout: INACTIVITY_MS },
+  });
+}

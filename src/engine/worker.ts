@@ -1,0 +1,49 @@
+import { createServer, type Http2Server } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { createEndpointHandler } from '@restatedev/restate-sdk';
+import { sessionObject, type RunTurnOnWorker } from './session-object';
+import { ensurePromiseWithResolvers } from './node-compat';
+
+export interface WorkerEndpoint {
+  /** The URL the engine reaches this worker at. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** `host:port` of `--listen` (default 127.0.0.1:9080); port 0 picks a free one. */
+export function parseListen(value: string | undefined): { host: string; port: number } | { error: string } {
+  if (value === undefined) return { host: '127.0.0.1', port: 9080 };
+  const match = /^(\[[0-9a-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/i.exec(value);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) return { error: `--listen ${value}: expected host:port (e.g. 127.0.0.1:9080)` };
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+/**
+ * Serve Legion's Restate services over HTTP/2 (the engine's bidirectional protocol) on
+ * `host:port`. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1 for a
+ * wildcard address).
+ */
+export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; advertise?: string }): Promise<WorkerEndpoint> {
+  ensurePromiseWithResolvers();
+  const server: Http2Server = createServer(createEndpointHandler({ services: [sessionObject(options.runTurn)] }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const wildcard = options.host === '0.0.0.0' || options.host === '::';
+  const host = options.advertise ?? (wildcard ? '127.0.0.1' : options.host);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Open HTTP/2 sessions of the engine would hold the close: end them.
+      setTimeout(() => resolve(), 2000).unref();
+    }),
+  };
+}

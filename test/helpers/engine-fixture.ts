@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { initWorkspace } from '../../src/collective/init';
+import { createParticipantStore } from '../../src/collective/store';
+import { agentSchema } from '../../src/collective/participant';
+import { layoutFor } from '../../src/storage/layout';
+import { startLocalEngine, type LocalEngine } from '../../src/engine/local-engine';
+import { APP_DIR } from './crash-workspace';
+import { REPO_ROOT } from './bundle';
+
+/**
+ * Engine tests (docs/engine.md): a real restate-server, `legion worker` processes, and a fake
+ * OpenAI-compatible model server that counts requests and knows which ones it finished.
+ */
+
+export interface ModelRequest {
+  /** The conversation sent (role and content of each message), as JSON: equal strings = the same call. */
+  readonly history: string;
+  /** The last message's role: `user` (a new message) or `tool` (results came back). */
+  readonly last: string;
+  finished: boolean;
+}
+
+export interface FakeModel {
+  readonly url: string;
+  readonly requests: ModelRequest[];
+  /** Resolves when a request matching `what` has written `chunks` chunks of its answer. */
+  streaming(what: (r: ModelRequest) => boolean, chunks: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const chunk = (delta: unknown, finish: string | null = null): string =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/**
+ * The model: to a new user message it answers with one `shell` call running `sh tool.sh`; once
+ * the result is back it streams `answerChunks` pieces of text, `delayMs` apart.
+ */
+export async function startFakeModel(options: { answerChunks: number; delayMs: number }): Promise<FakeModel> {
+  const requests: ModelRequest[] = [];
+  const waiters: (() => void)[] = [];
+  const progress = new Map<ModelRequest, number>();
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => { body += d.toString(); });
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { messages: { role: string; content: unknown }[] };
+      const messages = parsed.messages.filter((m) => m.role !== 'system');
+      const request: ModelRequest = { history: JSON.stringify(messages.map((m) => [m.role, m.content])), last: messages.at(-1)?.role ?? '', finished: false };
+      requests.push(request);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pieces: string[] = [chunk({ role: 'assistant', content: '' })];
+      if (request.last === 'user') {
+        pieces.push(chunk({ tool_calls: [{ index: 0, id: `call_${requests.length}`, type: 'function', function: { name: 'shell', arguments: JSON.stringify({ command: 'sh tool.sh' }) } }] }));
+        pieces.push(chunk({}, 'tool_calls'));
+      } else {
+        for (let i = 0; i < options.answerChunks; i++) pieces.push(chunk({ content: `piece ${i}. ` }));
+        pieces.push(chunk({}, 'stop'));
+      }
+      let at = 0;
+      const next = (): void => {
+        if (res.destroyed) return;
+        if (at === pieces.length) {
+          res.end('data: [DONE]\n\n');
+          request.finished = true;
+          return;
+        }
+        res.write(pieces[at++]);
+        progress.set(request, at);
+        for (const wake of waiters.splice(0)) wake();
+        setTimeout(next, request.last === 'user' ? 0 : options.delayMs);
+      };
+      next();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    url,
+    requests,
+    streaming: (what, chunks) => new Promise((resolve) => {
+      const check = (): void => {
+        if (requests.some((r) => what(r) && (progress.get(r) ?? 0) >= chunks)) resolve();
+        else waiters.push(check);
+      };
+      check();
+    }),
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** What the tool does: counts its starts and its ends in files of the workspace, sleeping between. */
+export const toolScript = (sleepSeconds: number): string => `echo started >> starts.txt\nsleep ${sleepSeconds}\necho ended >> ends.txt\necho tool-output\n`;
+
+/** A workspace whose agent `builder` holds `shell`, may run `sh tool.sh` unasked, and talks to `modelUrl`. */
+export async function setupEngineWorkspace(dir: string, modelUrl: string, engine: LocalEngine, toolSleepSeconds = 0): Promise<Record<string, string>> {
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'] }));
+  await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n');
+  await writeFile(join(dir, '.legion', 'config.yaml'), [
+    'provider: openai',
+    `providers: { openai: { baseUrl: "${modelUrl}", model: fake }, maxRetries: 0 }`,
+    'sandbox: off',
+    'checkpoints: { enabled: false }',
+    `engine: { kind: restate, ingress: "${engine.ingress}", admin: "${engine.admin}" }`,
+    '',
+  ].join('\n'));
+  await writeFile(join(dir, 'tool.sh'), toolScript(toolSleepSeconds));
+  return { HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin', OPENAI_API_KEY: 'test-key' };
+}
+
+export async function startEngine(dir: string): Promise<LocalEngine> {
+  await mkdir(join(dir, 'engine-data'), { recursive: true });
+  return startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log') });
+}
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly log: string[];
+}
+
+/** `legion worker --listen 127.0.0.1:<port>` (through tsx), resolved once it printed its URL (registered). */
+export async function startWorker(dir: string, env: Record<string, string>, port: number, extra: string[] = []): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'legion.ts'), '--cwd', dir, 'worker', '--listen', `127.0.0.1:${port}`, ...extra], {
+    cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => log.push(d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`legion worker exited (${code}): ${log.join('')}`)));
+  });
+  return { child, url, log };
+}
+
+export function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** POST a turn to the ingress and wait for its outcome. */
+export async function sendTurn(ingress: string, sessionId: string, input: { runId: string; responderId: string; name: string; text: string }): Promise<unknown> {
+  const response = await fetch(`${ingress}/LegionSession/${sessionId}/turn`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`ingress: HTTP ${response.status} ${text}`);
+  return JSON.parse(text);
+}
