@@ -38,7 +38,7 @@ import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
 import { lastLedgerSeq } from '../runtime/ledger-seq';
-import { keepOpenFor } from '../runtime/resume-plan';
+import { leaveOpenFor } from '../runtime/resume-plan';
 import { composeAuthz } from './compose-parts';
 import { composeCheckpoints } from './compose-checkpoints';
 import { withoutYoungGrowth } from './young-generation';
@@ -188,8 +188,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const pendingApprovals = await readPendingApprovals(layout.approvals(run.id));
     const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
     // A worker leaves every open call alone: other sessions' turns may be running on other workers.
-    const keepOpen = worker ? (open: readonly { sessionId: string }[]) => new Set(open.map((o) => o.sessionId)) : keepOpenFor(pendingApprovals, isActiveAgent);
-    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { keepOpen }));
+    const leaveOpen = worker ? (open: readonly { sessionId: string }[]) => new Set(open.map((o) => o.sessionId)) : leaveOpenFor(pendingApprovals, isActiveAgent);
+    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { leaveOpen }));
     const bus = createBus({
       runId: run.id,
       startSeq: await lastLedgerSeq(layout.events(run.id)),

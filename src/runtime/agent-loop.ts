@@ -40,7 +40,7 @@ export interface TurnDeps {
   collectNews(turn: Turn, atEnd: boolean): Promise<string[]>;
   isStopping(): boolean;
   /** Legion is stopping and this turn's open batch stays on disk for the next start. */
-  keptAtStop(turn: Turn): boolean;
+  isLeftOpen(turn: Turn): boolean;
   /**
    * Awaited once a new message is on disk, before the first model call (the background
    * set-up, MCP servers still starting: docs/performance.md, docs/mcp.md). Settles when
@@ -87,14 +87,14 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
         turn.stage = 'approvals';
         await deps.decideAsks(turn, batch);
       }
-      if (!deps.keptAtStop(turn)) {
+      if (!deps.isLeftOpen(turn)) {
         const runnable = batch.of('run');
         if (runnable.length > 0 && !signal.aborted) {
           deps.setStatus(slot, 'running-tool', runnable.map((c) => c.use.name).join(', '));
           turn.stage = 'running';
           await deps.runCalls(turn, batch);
         }
-        if (!deps.keptAtStop(turn)) results = deps.closeBatch(turn, batch);
+        if (!deps.isLeftOpen(turn)) results = deps.closeBatch(turn, batch);
       }
     } finally {
       turn.stage = undefined;
@@ -104,7 +104,7 @@ export async function runTurn(turn: Turn, start: TurnStart, deps: TurnDeps): Pro
       deps.setStatus(slot, 'idle');
       return { kind: 'interrupted' };
     }
-    const own = [...batch.notes, ...batch.restartNotes];
+    const own = batch.notes;
     const notes = signal.aborted ? own : [...own, ...(await deps.collectNews(turn, false))];
     deps.append(session, { role: 'user', content: [...results, ...textBlocks(notes)], at: deps.now() });
     return signal.aborted ? interrupted() : undefined;

@@ -53,14 +53,6 @@ export class Batch {
   private readonly states: CallState[] = [];
   /** Text notes for the agent (denial-loop advice), appended after the results. */
   readonly notes: string[] = [];
-  /**
-   * A resumed batch (resume-prepass.ts): the resumed turns below it by communicator call, and
-   * the calls that re-attach to theirs; the others are abandoned when the batch closes.
-   */
-  readonly children = new Map<string, ResumeChild>();
-  readonly attached = new Set<string>();
-  /** Told to the agent after the batch's own notes (delegations a restart cut off). */
-  readonly restartNotes: string[] = [];
 
   constructor(private readonly onEnd: (done: CallDone) => void) {}
 
@@ -100,7 +92,7 @@ export class Batch {
   }
 }
 
-/** Where a resumed turn starts again (resume.ts). */
+/** Where a resumed turn starts again (restart.ts plans it, resume-prepass.ts runs its batch). */
 export interface ResumePoint {
   /** The open assistant message (the last of the session). */
   readonly message: Message;

@@ -15,7 +15,7 @@ import type { RunState, Slots } from './run-state';
 import type { Scheduler } from './scheduler';
 import type { AddAllowance } from './ports';
 import { answerQuestion } from './user-questions';
-import { turnsToKeepOpen } from './restart';
+import { turnsToLeaveOpen } from './restart';
 import type { TurnOutcome } from './turn';
 import type { RunUsage } from './usage-book';
 
@@ -187,7 +187,7 @@ export function createCommands(deps: CommandDeps): Core {
       shutdown ??= (async () => {
         state.stopping = true;
         // Batches waiting on approvals (and the callers waiting on them) stay open on disk for the next start.
-        state.keepAtStop = turnsToKeepOpen(state.askers, approvals);
+        state.leftOpen = turnsToLeaveOpen(state.askers, approvals);
         // Close the queue first: waiting requests stay pending on disk for the next process.
         approvals.close();
         for (const slot of state.slots.values()) scheduler.cancel(slot);

@@ -45,7 +45,7 @@ export interface CoreOptions {
   readonly layout: Layout;
   /**
    * The run, loaded (histories repaired) by the run store; the caller holds its lock. Sessions
-   * it kept open (`keepOpen: keepOpenFor(readPendingApprovals(…), …)`) are resumed or answered here.
+   * it left open (`leaveOpen: leaveOpenFor(readPendingApprovals(…), …)`) are resumed or answered here.
    */
   readonly run: LoadedRun;
   readonly resumed: boolean;
@@ -99,7 +99,7 @@ export interface CoreOptions {
    */
   readonly wrapTurn?: (deps: TurnDeps) => TurnDeps;
   /**
-   * `resume` (default): resume the turns `run.kept` names and expire every other pending approval
+   * `resume` (default): resume the turns `run.leftOpen` names and expire every other pending approval
    * (this process drives the run). `none`: a worker of the engine building the core for one
    * session's turn (docs/engine.md): other sessions' open calls and pending approvals belong to
    * turns running elsewhere and are left alone.
@@ -110,7 +110,7 @@ export interface CoreOptions {
 /**
  * Build the core of one run (the `LegionCore` front ends drive). Emits `run-start`,
  * reports what loading found, resumes the turns a previous process left waiting on approvals
- * (`run.kept`: the user's lanes, and the call chains below them, see resume.ts; their
+ * (`run.leftOpen`: the user's lanes, and the call chains below them, see restart.ts; their
  * requests are re-offered under the same ids), and expires every other request left pending
  * (its turn died with that process; the history answers the call "interrupted"). Expiries
  * are audited.
@@ -137,10 +137,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   let scheduler: Scheduler | undefined;
   const enqueue: Scheduler['enqueue'] = (slot, request) => scheduler!.enqueue(slot, request);
 
+  const prescan = createPrescan({
+    bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
+  // What a restart adds (resume-prepass.ts): the pre-pass, and the resumed turns a resumed batch's calls re-attach to.
+  const resume = createResumePrepass({ prescan, approvals, abandon: abandonChild });
   const deliverOutsideChain = createApproverTurns({ approvals, tools, slots, inbox: state.approverInbox, isStopping, enqueue, climb: (r) => router.climb(r) });
   const router = createRouter({ approvals, approvers, headless, askers: state.askers, deliverOutsideChain });
   const communicator = createCommunicator({
-    registry, tools, maxDepth: config.runtime.maxDepth, slots, reattach: state.reattach, setStatus: journal.setStatus, router, enqueue,
+    registry, tools, maxDepth: config.runtime.maxDepth, slots, takeResumedChild: resume.takeChild, setStatus: journal.setStatus, router, enqueue,
     askUser: (turn, context, name, text) => askUser({ headless, slots, journal }, turn, context, name, text),
   });
   const services: CollectiveServices & RecallServices = {
@@ -173,12 +178,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     services,
   });
 
-  const prescan = createPrescan({
-    bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
-  });
   const execute = createExecutePhase({
     workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
-    reattach: state.reattach, isStopping, abandon: abandonChild, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
+    isStopping, closingResumed: resume.closing, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
   });
   const turnDeps: TurnDeps = {
     maxIterations: config.runtime.maxIterations,
@@ -191,7 +193,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     }),
     openBatch: prescan.open,
     prescan: prescan.scan,
-    resumeCalls: createResumePrepass({ prescan, approvals, reattach: state.reattach }),
+    resumeCalls: resume.resumeCalls,
     decideAsks: createDecideAsks({
       approvals, approvers, triage: config.escalation.llm.enabled ? options.triage : undefined, audit, notice,
       askers: state.askers, route: router.route, track: prescan.track,
@@ -205,7 +207,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     notice,
     collectNews: communicator.collectNews,
     isStopping,
-    keptAtStop: (turn) => state.keptAtStop(turn),
+    isLeftOpen: (turn) => state.isLeftOpen(turn),
     ...(options.beforeFirstCall ? { beforeFirstCall: options.beforeFirstCall } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   };
@@ -233,12 +235,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     notice('info', `${repair.sessionId}: answered ${repair.answered.length} tool call(s) left open when Legion stopped ("interrupted")`, repair.sessionId);
   }
   const drivesRun = (options.restartHandling ?? 'resume') === 'resume';
-  let plan: ResumePlan = { resumes: [], dropped: drivesRun ? [...(options.run.kept ?? [])] : [], requestIds: new Set() };
+  let plan: ResumePlan = { resumes: [], dropped: drivesRun ? [...(options.run.leftOpen ?? [])] : [], requestIds: new Set() };
   try {
     const loaded = await approvals.load();
     for (const issue of loaded.issues) notice('warn', issue);
     if (drivesRun) {
-      plan = planResumes({ registry, approvals, sessions }, options.run.kept ?? []);
+      plan = planResumes({ registry, approvals, sessions }, options.run.leftOpen ?? []);
       const expired = approvals.expire(loaded.pending.filter((r) => !plan.requestIds.has(r.requestId)).map((r) => r.requestId));
       for (const requestId of expired) auditExpired(expiry, requestId);
       if (expired.length > 0) {

@@ -1,7 +1,7 @@
 import type { ToolContext, ToolResult, ToolCatalog } from '../tools/types';
 import type { CollectiveRegistry } from '../collective/registry';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
-import type { ResumeChild } from './call-state';
+import type { ResumePrepass } from './resume-prepass';
 import type { Journal } from './journal';
 import type { Router } from './approval-route';
 import type { Slots } from './run-state';
@@ -26,8 +26,8 @@ export interface CommunicatorDeps {
   readonly tools: ToolCatalog;
   readonly maxDepth: number;
   readonly slots: Slots;
-  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (consumed once). */
-  readonly reattach: Map<string, ResumeChild>;
+  /** The resumed turn a communicator call of a resumed batch re-attaches to, taken once (resume-prepass.ts). */
+  readonly takeResumedChild: ResumePrepass['takeChild'];
   readonly setStatus: Journal['setStatus'];
   readonly router: Pick<Router, 'climb' | 'undecided'>;
   /** Queue a turn (the scheduler's `enqueue`, passed in: the scheduler sits above). */
@@ -50,14 +50,6 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
   const callerTurn = (context: ToolContext): Turn | undefined => {
     const turn = slots.get(context.sessionId)?.running;
     return turn && turn.agent.id === context.participantId ? turn : undefined;
-  };
-
-  /** The communicator call `toolUseId` of a resumed batch re-attaches to the resumed turn of `sessionId`. */
-  const takeReattach = (toolUseId: string, sessionId: string): ResumeChild | undefined => {
-    const child = deps.reattach.get(toolUseId);
-    if (!child || child.sessionId !== sessionId) return undefined;
-    deps.reattach.delete(toolUseId);
-    return child;
   };
 
   /**
@@ -99,8 +91,8 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
     const { slot } = slots.open(key);
     const delegation = new Delegation(turn, sessionId, target.id);
     turn.delegations.add(delegation);
-    // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume.ts).
-    const child = takeReattach(context.toolUseId, sessionId);
+    // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume-prepass.ts).
+    const child = deps.takeResumedChild(context.toolUseId, sessionId);
     deps.enqueue(slot, {
       start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text: input.message },
       chain,

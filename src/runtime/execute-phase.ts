@@ -1,7 +1,8 @@
 import type { ToolResultBlock } from '../model/message';
 import type { ToolContext, ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
-import { failed, type Batch, type ResumeChild } from './call-state';
+import { failed, type Batch } from './call-state';
+import type { ResumePrepass } from './resume-prepass';
 import type { AfterCall, BeforeBatch, ExecuteTool } from './ports';
 import type { Turn } from './turn';
 import { runScheduled } from './parallel';
@@ -25,11 +26,9 @@ export interface ExecuteDeps {
   readonly workspaceRoot: string;
   readonly executeTool: ExecuteTool;
   toolContext(turn: Turn, toolUseId: string): ToolContext;
-  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (taken by the call). */
-  readonly reattach: Map<string, ResumeChild>;
   isStopping(): boolean;
-  /** A resumed turn that will not run after all (open-calls.ts). */
-  abandon(child: ResumeChild): void;
+  /** What a restart left to do when a resumed batch closes (resume-prepass.ts). */
+  readonly closingResumed: ResumePrepass['closing'];
   /** Checkpoint hook around the calls that run (docs/undo.md). */
   readonly beforeBatch?: BeforeBatch;
   /** After each call that ran: notes for the agent, added to the batch's (nested instructions, PostToolUse hooks). */
@@ -68,11 +67,7 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
 
     close(_turn, batch) {
       const stopping = deps.isStopping();
-      for (const [useId, child] of batch.children) {
-        const taken = batch.attached.has(useId) && !deps.reattach.has(useId);
-        deps.reattach.delete(useId);
-        if (!taken && !stopping) deps.abandon(child);
-      }
+      deps.closingResumed(batch, stopping);
       const reason = interruptedText(stopping);
       for (const call of batch.calls) if (call.phase !== 'done') batch.end(call.use, failed('interrupted', reason));
       return batch.results();

@@ -38,7 +38,7 @@ export interface PlannedResume {
 export interface ResumePlan {
   /** The user's lanes to resume (their chains below resume through them). */
   readonly resumes: PlannedResume[];
-  /** Sessions the load kept open that will not resume: answer them (`answerDropped`). */
+  /** Sessions the load left open that will not resume: answer them (`answerDropped`). */
   readonly dropped: OpenCalls[];
   /** Every request (pending or decided) the resumed batches hold: not to expire. */
   readonly requestIds: ReadonlySet<string>;
@@ -51,15 +51,15 @@ export interface PlanDeps {
 }
 
 /**
- * Which of the sessions the load kept open resume (after `approvals.load()`), as a tree per
+ * Which of the sessions the load left open resume (after `approvals.load()`), as a tree per
  * user lane; the others are `dropped`.
  */
-export function planResumes(deps: PlanDeps, kept: readonly OpenCalls[]): ResumePlan {
+export function planResumes(deps: PlanDeps, leftOpen: readonly OpenCalls[]): ResumePlan {
   const isActiveAgent = (id: string): boolean => {
     const p = deps.registry.get(id);
     return p?.kind === 'agent' && p.status === 'active';
   };
-  const nodes = resumableChains(deps.approvals.pending(), kept, isActiveAgent);
+  const nodes = resumableChains(deps.approvals.pending(), leftOpen, isActiveAgent);
   const records = deps.approvals.records();
   const resumed = new Set<string>();
   const requestIds = new Set<string>();
@@ -100,7 +100,7 @@ export function planResumes(deps: PlanDeps, kept: readonly OpenCalls[]): ResumeP
     resumes.push({ sessionId: node.open.sessionId, agentId: node.open.key.responderId, point });
     collect(node.open.sessionId, point);
   }
-  return { resumes, dropped: kept.filter((o) => !resumed.has(o.sessionId)), requestIds };
+  return { resumes, dropped: leftOpen.filter((o) => !resumed.has(o.sessionId)), requestIds };
 }
 
 /**
@@ -130,7 +130,7 @@ function lostDelegations(sessions: SessionStore, agentId: string, messages: read
   return [`[Legion restarted while this turn was waiting. These sessions had not replied yet and were interrupted: ${lost.map((s) => s.id).join(', ')}. Ask again if you still need their replies.]`];
 }
 
-/** Answer the open calls of sessions kept open that will not resume ("interrupted"), with a notice. */
+/** Answer the open calls of sessions left open that will not resume ("interrupted"), with a notice. */
 export function answerDropped(deps: { sessions: SessionStore; journal: Journal }, dropped: readonly OpenCalls[]): void {
   for (const open of dropped) {
     const session = deps.sessions.get(open.sessionId);
@@ -178,7 +178,7 @@ export function startResumes(deps: StartResumeDeps, resumes: readonly PlannedRes
  * above it that is running its batch and waiting on that very delegation (not detached), up
  * to a user's lane. Anything else is answered "interrupted" as the turns stop.
  */
-export function turnsToKeepOpen(askers: ReadonlyMap<string, Turn>, approvals: ApprovalQueue): Set<Turn> {
+export function turnsToLeaveOpen(askers: ReadonlyMap<string, Turn>, approvals: ApprovalQueue): Set<Turn> {
   const keep = new Set<Turn>();
   for (const [requestId, leaf] of askers) {
     if (leaf.stage !== 'approvals' || approvals.get(requestId)?.outcome) continue;

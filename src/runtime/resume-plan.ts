@@ -23,7 +23,7 @@ export type ResumeStage = 'approvals' | 'running';
 export interface ChainNode {
   readonly open: OpenCalls;
   readonly stage: ResumeStage;
-  /** Communicator tool_use id of this batch → the kept session it waits on. */
+  /** Communicator tool_use id of this batch → the session left open it waits on. */
   readonly children: Map<string, string>;
 }
 
@@ -42,7 +42,7 @@ export function communicatorTarget(use: ToolUseBlock): { targetId: string; name:
   return { targetId: input.targetId, name: typeof input.sessionName === 'string' ? input.sessionName : DEFAULT_SESSION_NAME };
 }
 
-/** The kept sessions (by id) of every resumable chain, see above. */
+/** The sessions left open (by id) of every resumable chain, see above. */
 export function resumableChains(pending: readonly ApprovalRequest[], open: readonly OpenCalls[], isActiveAgent: (id: string) => boolean): Map<string, ChainNode> {
   const byId = new Map(open.map((o) => [o.sessionId, o]));
   const asking = new Set<string>();
@@ -84,7 +84,7 @@ export function resumableChains(pending: readonly ApprovalRequest[], open: reado
   return nodes;
 }
 
-/** The `keepOpen` option of `RunStore.load`, from the requests pending in approvals.jsonl (`readPendingApprovals`). */
-export function keepOpenFor(pending: readonly ApprovalRequest[], isActiveAgent: (id: string) => boolean): (open: readonly OpenCalls[]) => ReadonlySet<string> {
+/** The `leaveOpen` option of `RunStore.load`, from the requests pending in approvals.jsonl (`readPendingApprovals`). */
+export function leaveOpenFor(pending: readonly ApprovalRequest[], isActiveAgent: (id: string) => boolean): (open: readonly OpenCalls[]) => ReadonlySet<string> {
   return (open) => new Set(resumableChains(pending, open, isActiveAgent).keys());
 }

@@ -9,11 +9,38 @@ import { MAY_HAVE_RUN, READ_ONLY_TOOLS, rejectionText, SECRET_NOT_KEPT } from '.
 /** The restart pre-pass: the open batch of `point` as call states, ready for the approval and execute phases. */
 export type ResumeCalls = (turn: Turn, batch: Batch, point: ResumePoint) => void;
 
+/**
+ * What a restart adds to the normal path, all of it owned here: the pre-pass itself, the
+ * resumed turns below a resumed batch that its communicator calls re-attach to, and what is
+ * left to do when such a batch closes. A batch that was not resumed is unknown here.
+ */
+export interface ResumePrepass {
+  readonly resumeCalls: ResumeCalls;
+  /**
+   * The resumed turn in `sessionId` that communicator call `toolUseId` of a resumed batch
+   * re-attaches to (delegation.ts), taken once; undefined for any other call.
+   */
+  takeChild(toolUseId: string, sessionId: string): ResumeChild | undefined;
+  /**
+   * When `batch` closes (execute-phase.ts): the resumed turns below it that no call took are
+   * abandoned (unless Legion is stopping: they stay for the next start), and the notes of the
+   * restart (delegations it cut off) join the batch's, after its own.
+   */
+  closing(batch: Batch, stopping: boolean): void;
+}
+
 export interface PrepassDeps {
   readonly prescan: Prescan;
   readonly approvals: ApprovalQueue;
-  /** Communicator calls that re-attach to a resumed turn below (taken by delegation.ts). */
-  readonly reattach: Map<string, ResumeChild>;
+  /** A resumed turn that will not run after all (open-calls.ts). */
+  abandon(child: ResumeChild): void;
+}
+
+/** A resumed batch's part of the restart: the turns below it, the calls that re-attach, its notes. */
+interface ResumedBatch {
+  readonly children: ReadonlyMap<string, ResumeChild>;
+  readonly attaching: Set<string>;
+  readonly notes: readonly string[];
 }
 
 /**
@@ -27,9 +54,13 @@ export interface PrepassDeps {
  *   repeated — only communicator calls re-attaching to a resumed turn below and read-only
  *   calls run again; a call whose request was decided before the stop takes that decision.
  */
-export function createResumePrepass(deps: PrepassDeps): ResumeCalls {
+export function createResumePrepass(deps: PrepassDeps): ResumePrepass {
   const { prescan, approvals } = deps;
-  return (turn, batch, point) => {
+  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (consumed once). */
+  const reattach = new Map<string, ResumeChild>();
+  const resumed = new WeakMap<Batch, ResumedBatch>();
+
+  const resumeCalls: ResumeCalls = (turn, batch, point) => {
     for (const use of toolUsesOf(point.message)) {
       prescan.announce(turn, use);
       const rerun = point.stage === 'approvals' || READ_ONLY_TOOLS.has(use.name);
@@ -55,8 +86,8 @@ export function createResumePrepass(deps: PrepassDeps): ResumeCalls {
       const earlier = point.requests.get(call.use.id);
       if (earlier && call.phase === 'done') approvals.withdraw([earlier.requestId], `withdrawn after the restart: ${call.result.content}`);
     }
-    for (const [useId, child] of point.children) batch.children.set(useId, child);
-    batch.restartNotes.push(...point.notes);
+    const mine: ResumedBatch = { children: point.children, attaching: new Set(), notes: point.notes };
+    resumed.set(batch, mine);
     if (point.stage !== 'running') return;
 
     // A batch that was running when Legion stopped: what may have run is not repeated.
@@ -71,13 +102,34 @@ export function createResumePrepass(deps: PrepassDeps): ResumeCalls {
       }
       const child = point.children.get(call.use.id);
       if (child) {
-        deps.reattach.set(call.use.id, child);
-        batch.attached.add(call.use.id);
+        reattach.set(call.use.id, child);
+        mine.attaching.add(call.use.id);
       } else if (!READ_ONLY_TOOLS.has(call.use.name)) {
         batch.end(call.use, failed('interrupted', MAY_HAVE_RUN));
         continue;
       }
       if (request) batch.set({ phase: 'run', use: call.use, tool: call.tool, input: call.input }); // approved before the stop
     }
+  };
+
+  return {
+    resumeCalls,
+    takeChild(toolUseId, sessionId) {
+      const child = reattach.get(toolUseId);
+      if (!child || child.sessionId !== sessionId) return undefined;
+      reattach.delete(toolUseId);
+      return child;
+    },
+    closing(batch, stopping) {
+      const mine = resumed.get(batch);
+      if (!mine) return;
+      resumed.delete(batch);
+      for (const [useId, child] of mine.children) {
+        const taken = mine.attaching.has(useId) && !reattach.has(useId);
+        reattach.delete(useId);
+        if (!taken && !stopping) deps.abandon(child);
+      }
+      batch.notes.push(...mine.notes);
+    },
   };
 }

@@ -1,7 +1,6 @@
 import type { EventBus } from '../events/bus';
 import type { SessionKey, SessionStore } from '../session/types';
 import { sessionIdOf } from '../session/ids';
-import type { ResumeChild } from './call-state';
 import { SessionSlot, type Turn } from './turn';
 
 /**
@@ -15,12 +14,10 @@ export class RunState {
   readonly askers = new Map<string, Turn>();
   /** Every running turn, for shutdown. */
   readonly running = new Set<Turn>();
-  /** Communicator calls of resumed batches → the resumed turn each re-attaches to (resume.ts). */
-  readonly reattach = new Map<string, ResumeChild>();
   /** Request ids bound for an approver outside their chain, gathered until the next tick (approver-turn.ts). */
   readonly approverInbox = new Map<string, string[]>();
   /** Set at shutdown: turns whose open batch stays on disk for the next start to resume. */
-  keepAtStop: ReadonlySet<Turn> = new Set();
+  leftOpen: ReadonlySet<Turn> = new Set();
   stopping = false;
   private turnSeq = 0;
   private drainWaiters: (() => void)[] = [];
@@ -45,8 +42,8 @@ export class RunState {
   }
 
   /** Legion is stopping and this turn's open batch stays on disk for the next start. */
-  keptAtStop(turn: Turn): boolean {
-    return this.stopping && this.keepAtStop.has(turn);
+  isLeftOpen(turn: Turn): boolean {
+    return this.stopping && this.leftOpen.has(turn);
   }
 }
 

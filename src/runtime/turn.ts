@@ -19,7 +19,7 @@ export type TurnOutcome =
 
 export const INTERRUPTED_BY_USER = 'interrupted by the user';
 
-/** Where a turn starts: a new message of its initiator, or the open batch a restart left (resume.ts). */
+/** Where a turn starts: a new message of its initiator, or the open batch a restart left (restart.ts). */
 export type TurnStart =
   | { readonly kind: 'message'; readonly text: string }
   | { readonly kind: 'resume'; readonly point: ResumePoint };

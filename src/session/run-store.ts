@@ -56,7 +56,7 @@ async function countSessions(layout: Layout, runId: string): Promise<number> {
  * Runs of a workspace under `.legion/runs/`. Run ids sort by creation time
  * (`makeRunId(now, ids())`); `clock` dates sessions opened without messages.
  * `load` requires that the caller holds the run lock (`acquireRunLock`): it appends repairs,
- * except for sessions its `keepOpen` option keeps open (listed in `LoadedRun.kept`).
+ * except for sessions its `leaveOpen` option leaves open (listed in `LoadedRun.leftOpen`).
  */
 export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): FileRunStore {
   async function scan(): Promise<RunScan> {
@@ -88,7 +88,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
     const { sessions: files, issues: strayIssues } = await readRunSessions(layout, run.id);
     const issues: JsonlIssue[] = [...strayIssues];
     const repairs: { sessionId: string; answered: string[] }[] = [];
-    const kept: OpenCalls[] = [];
+    const leftOpen: OpenCalls[] = [];
     const seeds: SessionSeed[] = [];
     const at = now.toISOString();
     const plans = files.map((file) => planRepair(file.messages, at));
@@ -97,7 +97,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       const last = file.messages[file.messages.length - 1];
       if (plans[i]!.append.length > 0 && last) open.push({ sessionId: file.id, key: file.key, toolUseIds: plans[i]!.answered, uses: toolUsesOf(last) });
     });
-    const keep = open.length > 0 && options.keepOpen ? options.keepOpen(open) : new Set<string>();
+    const keep = open.length > 0 && options.leaveOpen ? options.leaveOpen(open) : new Set<string>();
     files.forEach((file, i) => {
       const plan = plans[i]!;
       issues.push(...file.issues);
@@ -106,7 +106,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       }
       if (write) fixTail(file);
       if (plan.append.length > 0 && keep.has(file.id)) {
-        kept.push(open.find((o) => o.sessionId === file.id)!);
+        leftOpen.push(open.find((o) => o.sessionId === file.id)!);
       } else if (plan.append.length > 0) {
         if (write) appendJsonl(file.file, ...plan.append);
         file.messages.push(...plan.append);
@@ -115,7 +115,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       seeds.push(seedOf(file));
     });
     const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write });
-    return { run, sessions, issues, repairs, kept };
+    return { run, sessions, issues, repairs, leftOpen };
   }
 
   const store: FileRunStore = {

@@ -54,10 +54,10 @@ export interface LoadedRun {
   readonly issues: readonly JsonlIssue[];
   readonly repairs: readonly { sessionId: string; answered: string[] }[];
   /**
-   * Sessions left open on purpose (`LoadOptions.keepOpen`): their last message is an assistant
+   * Sessions left open on purpose (`LoadOptions.leaveOpen`): their last message is an assistant
    * message whose tool_uses have no results yet, because the core resumes that turn.
    */
-  readonly kept?: readonly OpenCalls[];
+  readonly leftOpen?: readonly OpenCalls[];
 }
 
 /** The unanswered tool calls that end a session's history (its last message). */
@@ -73,10 +73,10 @@ export interface OpenCalls {
 export interface LoadOptions {
   /**
    * Asked once with every session that ends with unanswered tool calls; the ids it returns are
-   * left open (no "interrupted" results appended; see `LoadedRun.kept`) because the caller
+   * left open (no "interrupted" results appended; see `LoadedRun.leftOpen`) because the caller
    * resumes those turns. Default: every session is repaired.
    */
-  readonly keepOpen?: (open: readonly OpenCalls[]) => ReadonlySet<string>;
+  readonly leaveOpen?: (open: readonly OpenCalls[]) => ReadonlySet<string>;
 }
 
 /** Runs of a workspace. */
@@ -88,7 +88,7 @@ export interface RunStore {
   save(run: RunRecord): Promise<void>;
   /**
    * Load every session of the run, repairing histories (appends only; a torn tail is cut).
-   * The caller must hold the run lock (`acquireRunLock`) first. `options.keepOpen` spares
+   * The caller must hold the run lock (`acquireRunLock`) first. `options.leaveOpen` spares
    * sessions whose open tool calls the caller will resume.
    */
   load(run: RunRecord, now: Date, options?: LoadOptions): Promise<LoadedRun>;

@@ -115,7 +115,7 @@ function noteDelivery(layout: Layout): (note: UndoNote) => Promise<boolean> {
   const load = async (runId: string): Promise<LoadedRun | undefined> => {
     const run = await runs.get(runId);
     if (!run) return undefined;
-    return runs.load(run, systemClock(), { keepOpen: (open) => new Set(open.map((o) => o.sessionId)) });
+    return runs.load(run, systemClock(), { leaveOpen: (open) => new Set(open.map((o) => o.sessionId)) });
   };
   return async (note) => {
     if (!loaded.has(note.runId)) loaded.set(note.runId, load(note.runId).catch(() => undefined));

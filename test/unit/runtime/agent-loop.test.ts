@@ -89,16 +89,17 @@ function setup(options: Setup) {
       return { decision, ruleId: decision === 'allow' ? null : 'r1', reason: `${decision} by the stub`, source: 'rule' };
     },
   });
+  const asked: string[] = [];
+  const requests = new Map<string, ApprovalRequest>();
+  const approvals = { withdraw: () => ({ ok: true }), get: (id: string) => (requests.has(id) ? { request: requests.get(id)! } : undefined) };
+  const resume = createResumePrepass({ prescan, approvals: approvals as never, abandon: () => undefined });
   const execute = createExecutePhase({
-    workspaceRoot: '/ws', executeTool: plainExecuteTool, reattach: new Map(), isStopping: () => false, abandon: () => undefined,
+    workspaceRoot: '/ws', executeTool: plainExecuteTool, isStopping: () => false, closingResumed: resume.closing,
     toolContext: (t, toolUseId) => ({
       workspaceRoot: '/ws', runId: 'run-1', sessionId: t.session.id, participantId: t.agent.id, chain: t.chain, toolUseId,
       signal: t.controller.signal, limits: { shellTimeoutMs: 1000, toolOutputLimit: 10_000 },
     }),
   });
-  const asked: string[] = [];
-  const requests = new Map<string, ApprovalRequest>();
-  const approvals = { withdraw: () => ({ ok: true }), get: (id: string) => (requests.has(id) ? { request: requests.get(id)! } : undefined) };
   const script = [...options.script];
   const deps: TurnDeps = {
     maxIterations: 5,
@@ -110,7 +111,7 @@ function setup(options: Setup) {
     },
     openBatch: prescan.open,
     prescan: prescan.scan,
-    resumeCalls: createResumePrepass({ prescan, approvals: approvals as never, reattach: new Map() }),
+    resumeCalls: resume.resumeCalls,
     decideAsks: async (t: Turn, batch: Batch) => {
       for (const call of batch.of('ask')) {
         asked.push(call.request ? `${call.use.name} (${call.request.requestId})` : call.use.name);
@@ -126,7 +127,7 @@ function setup(options: Setup) {
     notice: journal.notice,
     collectNews: async () => [],
     isStopping: () => false,
-    keptAtStop: () => false,
+    isLeftOpen: () => false,
   };
   return {
     events, session, turn, authorized, asked, requests,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApprovalRequest } from '../../../src/authz/approvals';
 import type { OpenCalls } from '../../../src/session/types';
-import { keepOpenFor, resumableChains } from '../../../src/runtime/resume-plan';
+import { leaveOpenFor, resumableChains } from '../../../src/runtime/resume-plan';
 
 const open = (initiatorId: string, responderId: string, name: string, uses: { id: string; name: string; input?: unknown }[]): OpenCalls => ({
   sessionId: `session-${initiatorId}__${responderId}__${name}`,
@@ -28,7 +28,7 @@ test('a chain user → ur-agent → scribe → helper is rebuilt from the open b
   assert.equal(nodes.get(mid.sessionId)!.stage, 'running');
   assert.deepEqual([...nodes.get(root.sessionId)!.children], [['c1', mid.sessionId]]);
   assert.deepEqual([...nodes.get(mid.sessionId)!.children], [['c2', leaf.sessionId]]);
-  assert.deepEqual([...keepOpenFor([request('apr-1', leaf, 'w1', ['user', 'ur-agent', 'scribe', 'helper'])], everyone)([root, mid, leaf, open('user', 'x', 'default', [{ id: 'z', name: 'shell' }])])].sort(), [leaf.sessionId, mid.sessionId, root.sessionId].sort());
+  assert.deepEqual([...leaveOpenFor([request('apr-1', leaf, 'w1', ['user', 'ur-agent', 'scribe', 'helper'])], everyone)([root, mid, leaf, open('user', 'x', 'default', [{ id: 'z', name: 'shell' }])])].sort(), [leaf.sessionId, mid.sessionId, root.sessionId].sort());
 });
 
 test('a chain is not rebuilt when a link is missing, ambiguous, wrongly named, inactive, asks itself, or does not start at the user', () => {

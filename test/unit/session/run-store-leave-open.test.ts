@@ -13,7 +13,7 @@ const USER_LANE = 'session-user__ur-agent__default';
 const NESTED = 'session-ur-agent__scribe__files';
 const lines = (...ms: Message[]): string => ms.map((m) => JSON.stringify(m) + '\n').join('');
 
-test('load with keepOpen (asked once with every open session): the sessions it keeps stay open on disk and are listed in `kept`; the others are repaired; inspect repairs all and writes nothing', async () => {
+test('load with leaveOpen (asked once with every open session): the sessions it leaves open stay open on disk and are listed in `leftOpen`; the others are repaired; inspect repairs all and writes nothing', async () => {
   await withTempDir(async (dir) => {
     const layout = layoutFor(dir);
     const runs = createRunStore(layout, steppingClock(), counterIds());
@@ -29,9 +29,9 @@ test('load with keepOpen (asked once with every open session): the sessions it k
     assert.equal(shown.sessions.get(USER_LANE)!.messages().length, 3, 'inspect repairs in memory');
     assert.equal(await readFile(layout.sessionFile(run.id, USER_LANE), 'utf8'), lines(...open), 'inspect writes nothing');
 
-    const loaded = await runs.load(run, T0, { keepOpen: (o) => (asked.push(...o), new Set([USER_LANE])) });
+    const loaded = await runs.load(run, T0, { leaveOpen: (o) => (asked.push(...o), new Set([USER_LANE])) });
     assert.deepEqual(asked.map((o) => [o.sessionId, o.key.initiatorId, o.toolUseIds, o.uses.map((u) => u.name)]), [[NESTED, 'ur-agent', ['tu_9'], ['file_write']], [USER_LANE, 'user', ['tu_1', 'tu_2'], ['file_write', 'file_read']]]);
-    assert.deepEqual(loaded.kept!.map((k) => k.sessionId), [USER_LANE]);
+    assert.deepEqual(loaded.leftOpen!.map((k) => k.sessionId), [USER_LANE]);
     assert.deepEqual(loaded.repairs.map((r) => r.sessionId), [NESTED]);
     assert.equal(await readFile(layout.sessionFile(run.id, USER_LANE), 'utf8'), lines(...open), 'kept open: nothing appended');
     assert.deepEqual(loaded.sessions.get(USER_LANE)!.messages(), open);
@@ -39,7 +39,7 @@ test('load with keepOpen (asked once with every open session): the sessions it k
     assert.equal(loaded.sessions.get(NESTED)!.messages().length, 3);
 
     const defaults = await runs.load(run, T0);
-    assert.deepEqual(defaults.kept, []);
-    assert.deepEqual(defaults.repairs.map((r) => r.sessionId), [USER_LANE], 'without keepOpen every session is repaired');
+    assert.deepEqual(defaults.leftOpen, []);
+    assert.deepEqual(defaults.repairs.map((r) => r.sessionId), [USER_LANE], 'without leaveOpen every session is repaired');
   });
 });
