@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
@@ -12,18 +12,23 @@ import { realProbe } from '../helpers/sandbox-fixture';
 /** The shell sandbox through `legion run` (the composition root, the rules, the approval path), faux provider. */
 const probe = await realProbe();
 const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
-const TARGET = `/etc/legion-sandbox-run-${process.pid}`;
+/**
+ * What the shell call writes: a file in the test's own temp folder that the sandbox keeps
+ * read-only (`.legion/` of the workspace, docs/sandbox.md), so a sandboxed run is blocked and an
+ * unconfined one writes only there (removed with the folder), never in the machine's /etc.
+ */
+const targetIn = (dir: string): string => join(dir, '.legion', 'sandbox-run-planted');
 
-const SCRIPT = `
+const scriptFor = (target: string): string => `
 version: 1
 replies:
-  - { agent: builder, on: message, toolCalls: [{ name: shell, input: { command: "echo planted > ${TARGET}" } }] }
+  - { agent: builder, on: message, toolCalls: [{ name: shell, input: { command: "echo planted > '${target}'" } }] }
   - { agent: builder, on: tool-error, text: "failed: {{lastText}}" }
   - { agent: builder, on: tool-result, text: "done: {{lastText}}" }
 `;
 
 async function workspace(dir: string, config?: string): Promise<Record<string, string>> {
-  await writeFile(join(dir, 'script.yaml'), SCRIPT);
+  await writeFile(join(dir, 'script.yaml'), scriptFor(targetIn(dir)));
   await mkdir(join(dir, '.legion', 'collective', 'participants'), { recursive: true });
   await writeFile(join(dir, '.legion', 'collective', 'participants', 'builder.json'), JSON.stringify({
     version: 1, id: 'builder', kind: 'agent', name: 'Builder', description: 'builds', systemPrompt: 'You build.', tools: ['shell'],
@@ -46,7 +51,7 @@ test('legion run: an approved shell call runs sandboxed, the approval and the to
     const reply = events.filter((e) => e.type === 'message-add').map((e) => JSON.stringify(e)).join('\n');
     assert.match(reply, /Read-only file system/);
     assert.match(reply, /blocked by the sandbox: write outside the workspace/);
-    assert.equal(existsSync(TARGET), false);
+    assert.equal(existsSync(targetIn(dir)), false);
   });
 });
 
@@ -57,7 +62,7 @@ test('legion run: sandbox on without bubblewrap refuses the shell call and says 
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /sandbox: on, but no sandbox can be made \(bubblewrap is not installed/);
     assert.match(result.stdout, /^failed: refused: sandbox is on, but no sandbox can be made here \(bubblewrap is not installed/);
-    assert.equal(existsSync(TARGET), false);
+    assert.equal(existsSync(targetIn(dir)), false);
   });
 });
 
@@ -70,5 +75,7 @@ test('legion run: sandbox auto without bubblewrap says so once and runs unconfin
     const events = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as LegionEvent);
     const request = events.find((e) => e.type === 'approval-request');
     assert.equal(request?.type === 'approval-request' && request.sandboxed, false);
+    // Unconfined, the command wrote where it was told: inside this test's temp folder only.
+    assert.equal(readFileSync(targetIn(dir), 'utf8'), 'planted\n');
   });
 });
