@@ -241,3 +241,41 @@ test('web page: a request raised while the page loads its state (the snapshot ol
     assert.ok(await page.$(rowSelector(raised!)), 'the request raised during the load is still listed');
   });
 });
+
+test('web page: exactly one event right after its snapshot (a decision in the terminal) is applied: the decided request is not listed', { timeout: 60_000 }, async () => {
+  await withBrowserAndFixture(async (browser, f) => {
+    const sent = f.h.core.send('worker', 'write b');
+    assert.ok(sent.ok);
+    const asked = await f.h.waitFor((e) => e.type === 'approval-request' && e.sessionId === sent.sessionId, 20_000);
+    assert.ok(asked.type === 'approval-request');
+    const page = await browser.newPage();
+    await page.setRequestInterception(true);
+    let decided = false;
+    page.on('request', (request) => {
+      if (decided || !request.url().includes('/api/state')) return void request.continue();
+      void (async () => {
+        // The snapshot lists the request (its seq is the bus's position now)...
+        const answer = await fetch(request.url(), { headers: request.headers() });
+        const body = await answer.text();
+        const snapshotSeq = (JSON.parse(body) as { seq: number }).seq;
+        assert.equal(f.h.core.bus.lastSeq(), snapshotSeq, 'nothing happened since the snapshot');
+        // ...then exactly one event follows it: the decision, at seq + 1...
+        const seen: number[] = [];
+        const off = f.h.core.bus.subscribe('approval-resolve', (e) => seen.push(e.seq));
+        assert.deepEqual(f.h.core.resolveApprovals([asked.requestId], 'rejected'), { ok: true });
+        off();
+        assert.deepEqual(seen, [snapshotSeq + 1]);
+        decided = true;
+        // ...which reaches the page over the event stream before the older snapshot does.
+        await until(async () => (await page.evaluate(() => document.getElementById('decided')?.textContent ?? '')).includes(`${asked.requestId} rejected`), 'the decision on the page');
+        await request.respond({ status: answer.status, contentType: 'application/json', body });
+      })();
+    });
+    const res = await page.goto(`${f.base}/?token=${f.token}`);
+    assert.equal(res?.status(), 200);
+    await until(() => decided, 'the decision after the snapshot', 30_000);
+    await page.waitForFunction(() => /^run /.test(document.getElementById('run')?.textContent ?? ''));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await page.$(rowSelector(asked.requestId)), null, 'the request decided right after the snapshot is gone');
+  });
+});
