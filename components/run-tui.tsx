@@ -6,6 +6,7 @@ import { App } from './App';
 import type { Keymap } from './keymap';
 import { themeFromEnv } from './theme';
 import { startState } from './state/home-lane';
+import { stateFromCore } from './state/from-core';
 import { createUiStore } from './state/store';
 import { terminalModes } from './terminal';
 import { INK_MAX_FPS } from './render-options';
@@ -29,6 +30,8 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   const warnings = [...app.warnings, ...(start.problem ? [start.problem] : [])];
   const initial = warnings.length > 0 ? { ...start.state, notice: { level: 'warn' as const, text: warnings.join(' · ') } } : start.state;
   const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
+  // An attached core that missed events rebuilt its state from the server's snapshot: so does the UI.
+  const unresync = core.onResync?.(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, settings, app.resumed) })) ?? (() => undefined);
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
   const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => Date.now() });
@@ -104,6 +107,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   } finally {
     unwatch();
     unwatchQuestions();
+    unresync();
     store.dispose();
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
     process.off('uncaughtException', onCrash);

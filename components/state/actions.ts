@@ -4,6 +4,7 @@ import type { PendingApproval } from '../../src/runtime/core-api';
 import type { Draft, ModalState, ScrollPos, UiState } from './ui-state';
 import { DEFAULT_VIEW, viewOf } from './ui-state';
 import { placeLane } from './lanes';
+import { resyncState } from './from-core';
 
 /** What the UI itself changes (keys, modals): applied by `applyAction`, never by events. */
 export type UiAction =
@@ -22,7 +23,9 @@ export type UiAction =
   | { readonly type: 'browse-sent'; readonly index: number | null }
   | { readonly type: 'arm-quit'; readonly at: number | null }
   | { readonly type: 'participants'; readonly participants: readonly Participant[] }
-  | { readonly type: 'pending'; readonly pending: readonly PendingApproval[] };
+  | { readonly type: 'pending'; readonly pending: readonly PendingApproval[] }
+  /** The core replaced its state (an attached core that missed events): `fresh` is the run as it knows it now. */
+  | { readonly type: 'resync'; readonly fresh: UiState };
 
 export const MAX_SENT_HISTORY = 200;
 
@@ -58,6 +61,8 @@ export function applyAction(state: UiState, action: UiAction): UiState {
     }
     case 'browse-sent':
       return { ...state, sentIndex: action.index };
+    case 'resync':
+      return resyncState(state, action.fresh);
     case 'arm-quit':
       return { ...state, quitArmedAt: action.at };
     case 'participants':

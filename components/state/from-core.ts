@@ -55,3 +55,29 @@ export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: b
 function viewTotals(t: UsageTotals): { tokens: number; costUsd: number; costKnown: boolean } {
   return { tokens: t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens, costUsd: t.costUsd ?? 0, costKnown: !t.partial };
 }
+
+/**
+ * The state after the core replaced its own (an attached core that missed events,
+ * docs/serve.md#attaching): sessions, histories, pending requests, participants and totals are
+ * `fresh`'s, the core's now; what is the user's is kept: the lanes still known (in their order,
+ * the focused one still focused; sessions the server does not list yet, like an unused home
+ * session, stay as they were), drafts and scroll positions, the open modal, sent texts, notices.
+ */
+export function resyncState(previous: UiState, fresh: UiState): UiState {
+  const sessions: Record<string, SessionView> = { ...fresh.sessions };
+  const order = [...fresh.order];
+  for (const id of previous.lanes) {
+    const kept = previous.sessions[id];
+    if (!sessions[id] && kept && kept.entries.length === 0) { sessions[id] = kept; order.push(id); }
+  }
+  const lanes = previous.lanes.filter((id) => sessions[id] !== undefined);
+  for (const id of fresh.lanes) if (lanes.length < previous.settings.maxLanes && !lanes.includes(id)) lanes.push(id);
+  const focusedId = previous.lanes[previous.focus];
+  const focus = Math.max(0, focusedId === undefined ? 0 : lanes.indexOf(focusedId));
+  return {
+    ...previous,
+    sessions, order, lanes, focus,
+    pending: fresh.pending, participants: fresh.participants, totals: fresh.totals,
+    ended: fresh.ended ?? previous.ended,
+  };
+}

@@ -90,6 +90,13 @@ export interface LegionCore {
   /** Compact the session now (docs/context.md): refused while a turn runs in it; failures are also notices. */
   compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   pendingApprovals(): PendingApproval[];
+  /**
+   * An attached core that missed events (its reconnection was answered with a snapshot only,
+   * docs/serve.md#attaching) replaced its whole state with the server's: `listener` runs once it
+   * did, before the notice that says so; a front end rebuilds its state from the core's reads.
+   * A local core never misses events and has no such method. Returns the unsubscribe function.
+   */
+  onResync?(listener: () => void): () => void;
   // The history browser (docs/serve.md#history): every run of the workspace, read-only; the
   // current run live from the core. A front end reads history only through these.
   /** Newest first; the current run is always there. */

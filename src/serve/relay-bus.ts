@@ -9,6 +9,8 @@ import type { EventInput, EventType, LegionEvent } from '../events/types';
  */
 export interface RelayBus extends EventBus {
   deliver(event: LegionEvent): void;
+  /** The core's state was replaced by a snapshot as of `seq`: the bus's position moves there. */
+  resync(seq: number): void;
 }
 
 export function createRelayBus(runId: string, startSeq: number, onSubscriberError?: (error: unknown) => void): RelayBus {
@@ -47,6 +49,9 @@ export function createRelayBus(runId: string, startSeq: number, onSubscriberErro
     deliver(event) {
       if (event.seq > seq) seq = event.seq;
       deliver(event);
+    },
+    resync(at) {
+      if (at > seq) seq = at;
     },
     emit(input: EventInput) {
       const event = { ...input, seq, at: new Date().toISOString(), runId } as LegionEvent;

@@ -69,7 +69,8 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     connection.close();
     throw error;
   }
-  const mirror: Mirror = mirrorFrom(snapshot);
+  /** Replaced whole when a reconnection could only be answered with a snapshot (`resync`). */
+  let mirror: Mirror = mirrorFrom(snapshot);
   const bus: RelayBus = createRelayBus(snapshot.runId, snapshot.lastSeq);
   const notice = (level: 'warn' | 'error', message: string, sessionId?: string): void =>
     void bus.emit({ type: 'notice', level, message, ...(sessionId ? { sessionId } : {}) });
@@ -93,8 +94,10 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       }
     }
   };
+  /** True while a snapshot that replaces the mirror is on its way: events wait in `queue`. */
+  let resyncing = false;
   const pump = (): void => {
-    while (queue.length > 0 && !fetching) {
+    while (queue.length > 0 && !fetching && !resyncing) {
       const event = queue[0]!;
       const refresh = fetchDone.has(event) ? null : refreshFor(mirror, event);
       if (refresh) {
@@ -143,15 +146,39 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       } catch {
         continue;
       }
-      if (next.welcome.replay !== 'since' || next.welcome.runId !== snapshot.runId) {
+      if (next.welcome.runId !== snapshot.runId) {
         const keep = onClose;
         onClose = () => undefined; // this one is closed on purpose
         next.close();
         onClose = keep;
-        return gone(`${reason}; the server no longer holds what happened since`);
+        return gone(`${reason}; the server now serves another run`);
       }
       connection = next;
-      notice('warn', `the connection to the Legion server was lost (${reason}) and is back; nothing was missed`);
+      if (next.welcome.replay === 'since') {
+        notice('warn', `the connection to the Legion server was lost (${reason}) and is back; nothing was missed`);
+        return;
+      }
+      // The server no longer holds every event after `lastReceived`: its snapshot replaces the
+      // whole mirror (events that arrive meanwhile wait; those it already covers are skipped).
+      resyncing = true;
+      try {
+        const fresh = checkResult('snapshot', await request('snapshot', {}), 'snapshot') as unknown as Snapshot;
+        mirror = mirrorFrom(fresh);
+        fetching = null;
+        fetchDone.clear();
+        if (fresh.lastSeq > lastReceived) lastReceived = fresh.lastSeq;
+        bus.resync(fresh.lastSeq);
+      } catch (error) {
+        resyncing = false;
+        next.close();
+        return gone(`${reason}; the server's snapshot could not be read: ${messageOf(error)}`);
+      }
+      resyncing = false;
+      for (const listener of [...resyncListeners]) {
+        try { listener(); } catch (error) { notice('error', `rebuilding the screen failed: ${messageOf(error)}`); }
+      }
+      notice('warn', `the connection to the Legion server was lost (${reason}) and is back, but events were missed (the server no longer held them): everything was rebuilt from its snapshot`);
+      pump();
       return;
     }
     gone(reason);
@@ -188,7 +215,13 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     return status !== undefined && status !== 'idle' && status !== 'error';
   };
 
+  const resyncListeners = new Set<() => void>();
+
   const core: RemoteCore = {
+    onResync(listener) {
+      resyncListeners.add(listener);
+      return () => void resyncListeners.delete(listener);
+    },
     runId: snapshot.runId,
     bus,
     welcome: connection.welcome,

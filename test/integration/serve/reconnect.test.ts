@@ -6,6 +6,9 @@ import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
 import { attachRemoteCore } from '../../../src/serve/remote-core';
 import type { LegionEvent } from '../../../src/events/types';
+import { HOME_SESSION_ID, startState } from '../../../components/state/home-lane';
+import { stateFromCore } from '../../../components/state/from-core';
+import { createUiStore } from '../../../components/state/store';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
@@ -80,6 +83,63 @@ test('a dropped connection comes back with since: the events in between are repl
       assert.equal(await app.core.idle(write.sessionId), 'wrote it');
       await until(() => core.pendingApprovals().length === 0, 'the decision applied');
       await core.shutdown('test');
+    } finally {
+      await proxy.close();
+      await server.close('test over');
+      await app.close('test over');
+    }
+  });
+});
+
+test('a reconnection answered only with a snapshot (the events since fell out of the ring): the notice says so and the core and the UI are rebuilt from it', { timeout: 90_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await setupServeWorkspace(dir);
+    const app = await composeApp(serveContext(dir, env));
+    const socket = join(dir, '.legion', 'serve.sock');
+    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, limits: { ringEvents: 5 } });
+    const proxy = await cuttableProxy(join(dir, 'proxy.sock'), socket);
+    try {
+      const core = await attachRemoteCore({ socket: join(dir, 'proxy.sock') });
+      const { state } = startState(core, { maxLanes: 4, autoOpenLanes: true }, false);
+      const store = createUiStore({ core, initial: state, frameMs: 1 });
+      const unresync = core.onResync?.(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, { maxLanes: 4, autoOpenLanes: true }, false) })) ?? (() => undefined);
+      const notices: string[] = [];
+      core.bus.subscribe('notice', (e) => notices.push(e.message));
+      try {
+        // While the link is down, far more than five events happen: a streamed answer and a request.
+        proxy.hold(true);
+        proxy.cut();
+        const hello = app.core.send('worker', 'hello');
+        assert.ok(hello.ok);
+        await app.core.idle(hello.sessionId);
+        const write = app.core.send('worker', 'write the file', 'w');
+        assert.ok(write.ok);
+        await until(() => app.core.pendingApprovals().length === 1, 'the request on the server');
+        proxy.hold(false);
+        await until(() => notices.some((n) => /events were missed .*rebuilt from its snapshot/.test(n)), `the rebuild: ${notices.join(' | ')}`);
+        assert.ok(!notices.some((n) => /nothing was missed|went away/.test(n)), notices.join(' | '));
+        // The core: everything the server has.
+        const requestId = app.core.pendingApprovals()[0]!.requestId;
+        assert.deepEqual(core.pendingApprovals().map((r) => r.requestId), [requestId]);
+        assert.deepEqual(core.history(hello.sessionId), app.core.history(hello.sessionId));
+        // The UI: the queue, the sessions and their messages, the home lane still first and focused; the status line says it.
+        const ui = store.getState();
+        assert.deepEqual(Object.keys(ui.pending), [requestId]);
+        assert.equal(ui.sessions[hello.sessionId]?.entries.length, app.core.history(hello.sessionId).length);
+        assert.ok(ui.sessions[write.sessionId]);
+        assert.equal(ui.lanes[0], HOME_SESSION_ID);
+        assert.equal(ui.focus, 0);
+        assert.match(ui.notice?.text ?? '', /rebuilt from its snapshot/);
+        // And it goes on live: the decision from this front end reaches the server, its events come back.
+        assert.deepEqual(core.resolveApprovals([requestId], 'approved'), { ok: true });
+        assert.equal(await app.core.idle(write.sessionId), 'wrote it');
+        await until(() => store.getState().sessions[write.sessionId]!.entries.length === app.core.history(write.sessionId).length, 'the answer in the UI');
+        assert.deepEqual(Object.keys(store.getState().pending), []);
+      } finally {
+        unresync();
+        store.dispose();
+        await core.shutdown('test');
+      }
     } finally {
       await proxy.close();
       await server.close('test over');
