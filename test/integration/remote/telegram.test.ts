@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { IGNORED_CHATS_NOTICED, STRANGER_LINES_PER_CHAT, startTelegram } from '../../../src/remote/telegram';
 import { buttonDataOf, startFakeBotApi, type BotCall, type FakeBotApi } from '../../helpers/fake-bot-api';
@@ -127,6 +127,39 @@ test('telegram: a button left by a stopped run decides nothing in the next run, 
         await second.close();
       }
     } finally {
+      await bot.close();
+    }
+  });
+});
+
+test('telegram: two workspaces on one bot: a press decides only the request of the workspace that sent the button, though both hold an apr-1', async () => {
+  await withTempDir(async (root) => {
+    const bot = await startFakeBotApi();
+    const start = async (name: string): Promise<AppHarness> => {
+      const dir = join(root, name);
+      mkdirSync(dir);
+      return startAppHarness({
+        dir, agents: [{ id: 'worker', tools: ['file_write', 'communicator'] }], script: SCRIPT, rules: { file_write: 'ask' },
+        config: { remote: { telegram: { chatId: CHAT, apiRoot: bot.apiRoot } } }, env: { LEGION_TELEGRAM_TOKEN: bot.token },
+      });
+    };
+    const one = await start('one');
+    const two = await start('two');
+    try {
+      const sentOne = one.core.send('worker', 'write a');
+      assert.ok(sentOne.ok && two.core.send('worker', 'write b', 'b').ok);
+      const fromOne = await bot.waitFor(isSend(/^Approval apr-1:.*a\.txt/));
+      await bot.waitFor(isSend(/^Approval apr-1:.*b\.txt/));
+      // The fake hands every update to both pollers (as a bot shared by two workspaces may).
+      bot.push(button(fromOne.messageId!, buttonDataOf(fromOne, 'Approve')));
+      assert.equal(await one.core.idle(sentOne.sessionId), 'worker: Created a.txt (1 byte, 1 line)');
+      await until(() => bot.calls.filter((c) => c.method === 'answerCallbackQuery').length === 2, 'both workspaces answered the press');
+      assert.deepEqual(bot.calls.filter((c) => c.method === 'answerCallbackQuery').map((c) => c.params.text).sort(), ['apr-1 approved', 'this request is no longer pending']);
+      assert.deepEqual(two.core.pendingApprovals().map((p) => p.requestId), ['apr-1'], 'the other workspace decided nothing');
+      assert.ok(!existsSync(join(root, 'two', 'b.txt')));
+    } finally {
+      await one.close();
+      await two.close();
       await bot.close();
     }
   });
