@@ -4,11 +4,8 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { McpTransportSpec } from './servers';
 
-/** Workspace-relative path (absolute when it only resolves into the workspace through a link) → sha256 of its content. */
+/** Workspace-relative path (of the link's target when only the target is inside) → sha256 of its content. */
 export type DefinitionFiles = Readonly<Record<string, string>>;
-
-/** At most this many files per server are hashed. */
-const MAX_FILES = 64;
 
 /**
  * The workspace files a stdio server definition runs (docs/mcp.md, "Trust"): the command when
@@ -38,8 +35,8 @@ export async function definitionFiles(
     for (const word of wordsOf(arg)) candidates.push(resolve(transport.cwd, word));
   }
   const files: Record<string, string> = {};
-  for (const path of [...new Set(candidates)].slice(0, MAX_FILES * 4)) {
-    if (Object.keys(files).length >= MAX_FILES) break;
+  // No cap: the definition is the user's to review, and a file left unhashed would be trusted blindly.
+  for (const path of new Set(candidates)) {
     const key = await workspaceKey(path, workspaceRoot);
     if (key === null || key in files) continue;
     const hash = await hashRegularFile(path);
@@ -53,13 +50,13 @@ function wordsOf(arg: string): string[] {
   const words = new Set<string>();
   const add = (w: string): void => {
     const bare = w.replace(/^["']+|["';&|)]+$/g, '');
-    if (bare && bare.length < 4096) words.add(bare);
+    if (bare) words.add(bare);
   };
   add(arg);
   const eq = arg.indexOf('=');
   if (arg.startsWith('-') && eq > 0) add(arg.slice(eq + 1));
   if (/\s/.test(arg)) {
-    for (const word of arg.split(/\s+/).slice(0, 64)) {
+    for (const word of arg.split(/\s+/)) {
       add(word);
       const at = word.indexOf('=');
       if (at > 0) add(word.slice(at + 1));
