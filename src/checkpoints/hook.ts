@@ -1,14 +1,14 @@
 import type { EventInput } from '../events/types';
 import type { Message } from '../model/message';
 import { messageOf } from '../errors';
-import { mayChangeWorkspace, turnNumber } from './policy';
+import { turnNumber } from './policy';
 import type { CheckpointStore } from './store';
 
 /** A batch about to run, as the runtime passes it (runtime/ports.ts `BatchToRun`, same shape). */
 export interface CheckpointBatch {
   readonly sessionId: string;
   readonly participantId: string;
-  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly readOnly?: boolean }[];
+  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly changesFiles: boolean }[];
   readonly messages: readonly Message[];
 }
 export type CheckpointHook = (batch: CheckpointBatch) => Promise<(() => Promise<void>) | undefined>;
@@ -27,7 +27,7 @@ export function checkpointHook(options: {
 }): CheckpointHook {
   const { store, runId, emit, warn } = options;
   return async (batch) => {
-    const changing = batch.calls.filter((c) => mayChangeWorkspace(c.name, c.readOnly));
+    const changing = batch.calls.filter((c) => c.changesFiles);
     if (changing.length === 0) return undefined;
     const { sessionId, participantId } = batch;
     const toolUseIds = changing.map((c) => c.toolUseId);

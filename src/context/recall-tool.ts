@@ -36,6 +36,7 @@ export const recallTool: Tool<z.infer<typeof schema>> = {
     'and get excerpts with their message numbers; or pass `message` to read one message whole (e.g. an evicted tool output).',
   schema,
   keyArgument: (input) => input.query ?? (input.message !== undefined ? `message ${input.message}` : undefined),
+  readOnly: true,
   async execute(input, context): Promise<ToolResult> {
     const services = recallServicesOf(context);
     const history = services?.sessionHistory(context.sessionId);

@@ -49,6 +49,8 @@ export function createMcpTool(legionName: string, info: McpToolInfo, connection:
     inputJsonSchema: providerSafeSchema(info.inputSchema),
     approvalNote: `MCP server "${server}", tool "${info.name}" (${annotationText(info.annotations)}; hints from the server)`,
     mcp: { server, tool: info.name, ...(info.annotations ? { annotations: info.annotations } : {}) },
+    // The server's hint (docs/undo.md): a tool marked read-only gets no checkpoint.
+    readOnly: info.annotations?.readOnlyHint === true,
     keyArgument(input) {
       const first = Object.values(input ?? {}).find((v): v is string => typeof v === 'string');
       return first ?? (Object.keys(input ?? {}).length ? JSON.stringify(input).slice(0, 120) : undefined);

@@ -141,7 +141,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
   });
   // What a restart adds (resume-prepass.ts): the pre-pass, and the resumed turns a resumed batch's calls re-attach to.
-  const resume = createResumePrepass({ prescan, approvals, abandon: abandonChild });
+  const resume = createResumePrepass({ prescan, approvals, tools, abandon: abandonChild });
   const deliverOutsideChain = createApproverTurns({ approvals, tools, slots, inbox: state.approverInbox, isStopping, enqueue, climb: (r) => router.climb(r) });
   const router = createRouter({ approvals, approvers, headless, askers: state.askers, deliverOutsideChain });
   const communicator = createCommunicator({

@@ -1,5 +1,5 @@
 import type { ToolResultBlock } from '../model/message';
-import type { ToolContext, ToolResult } from '../tools/types';
+import { mayChangeFiles, type ToolContext, type ToolResult } from '../tools/types';
 import { messageOf } from '../errors';
 import { failed, type Batch } from './call-state';
 import type { ResumePrepass } from './resume-prepass';
@@ -42,7 +42,7 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
       const runs = batch.of('run');
       const ran = runs.length > 0 && !signal.aborted ? await deps.beforeBatch?.({
         sessionId: turn.session.id, participantId: turn.agent.id, messages: turn.session.messages(),
-        calls: runs.map((c) => ({ toolUseId: c.use.id, name: c.use.name, readOnly: c.tool.readOnly })),
+        calls: runs.map((c) => ({ toolUseId: c.use.id, name: c.use.name, changesFiles: mayChangeFiles(c.tool) })),
       }) : undefined;
       await runScheduled(deps.workspaceRoot, runs, signal, async (call) => {
         let result: ToolResult;

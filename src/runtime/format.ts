@@ -10,9 +10,6 @@ export function interruptedText(stopping: boolean): string {
   return stopping ? 'interrupted: Legion stopped while this call was pending; ask again' : INTERRUPTED_BY_USER;
 }
 
-/** Read-only tools: a resumed `running` batch runs them again (the others may have taken effect). */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['file_read', 'file_list', 'glob', 'grep', 'list_participants', 'list_tools', 'todo_read']);
-
 /** A resumed call whose stored input holds a scrubbed secret (see authz/scrub.ts) is not run with the placeholder. */
 export const SECRET_NOT_KEPT = 'interrupted: Legion stopped while this call was pending, and its input held a secret value that is not kept on disk; ask again';
 

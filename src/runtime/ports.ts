@@ -59,7 +59,8 @@ export type AddAllowance = (request: ApprovalRequest) => string | null;
 export interface BatchToRun {
   readonly sessionId: string;
   readonly participantId: string;
-  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly readOnly?: boolean }[];
+  /** `changesFiles`: the call may change the workspace's files (its tool's metadata, tools/types.ts `mayChangeFiles`). */
+  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly changesFiles: boolean }[];
   /** The session's history so far. */
   readonly messages: readonly Message[];
 }

@@ -4,7 +4,8 @@ import { toolUsesOf } from '../model/message';
 import { failed, type Batch, type ResumeChild, type ResumePoint } from './call-state';
 import type { Prescan } from './prescan';
 import type { Turn } from './turn';
-import { MAY_HAVE_RUN, READ_ONLY_TOOLS, rejectionText, SECRET_NOT_KEPT } from './format';
+import { MAY_HAVE_RUN, rejectionText, SECRET_NOT_KEPT } from './format';
+import type { ToolCatalog } from '../tools/types';
 
 /** The restart pre-pass: the open batch of `point` as call states, ready for the approval and execute phases. */
 export type ResumeCalls = (turn: Turn, batch: Batch, point: ResumePoint) => void;
@@ -32,6 +33,8 @@ export interface ResumePrepass {
 export interface PrepassDeps {
   readonly prescan: Prescan;
   readonly approvals: ApprovalQueue;
+  /** Which calls are read-only (`Tool.readOnly`): those run again after a restart. */
+  readonly tools: ToolCatalog;
   /** A resumed turn that will not run after all (open-calls.ts). */
   abandon(child: ResumeChild): void;
 }
@@ -59,11 +62,12 @@ export function createResumePrepass(deps: PrepassDeps): ResumePrepass {
   /** Communicator calls of resumed batches → the resumed turn each re-attaches to (consumed once). */
   const reattach = new Map<string, ResumeChild>();
   const resumed = new WeakMap<Batch, ResumedBatch>();
+  const isReadOnly = (name: string): boolean => deps.tools.get(name)?.readOnly === true;
 
   const resumeCalls: ResumeCalls = (turn, batch, point) => {
     for (const use of toolUsesOf(point.message)) {
       prescan.announce(turn, use);
-      const rerun = point.stage === 'approvals' || READ_ONLY_TOOLS.has(use.name);
+      const rerun = point.stage === 'approvals' || isReadOnly(use.name);
       if (rerun && JSON.stringify(use.input ?? null).includes(REDACTED)) {
         // What is on disk is scrubbed: running it now would use "[REDACTED]" instead of the key.
         batch.endNew(use, failed('interrupted', SECRET_NOT_KEPT));
@@ -104,7 +108,7 @@ export function createResumePrepass(deps: PrepassDeps): ResumePrepass {
       if (child) {
         reattach.set(call.use.id, child);
         mine.attaching.add(call.use.id);
-      } else if (!READ_ONLY_TOOLS.has(call.use.name)) {
+      } else if (!isReadOnly(call.use.name)) {
         batch.end(call.use, failed('interrupted', MAY_HAVE_RUN));
         continue;
       }

@@ -45,8 +45,13 @@ export interface Tool<I = any> {
   /** For tools that start processes: true when every call runs in the OS sandbox (docs/sandbox.md),
    *  false when it runs unconfined. Absent for tools that start none. Shown in approvals and tool rows. */
   readonly sandboxed?: boolean;
-  /** Never changes workspace files (an MCP tool marked read-only): no checkpoint before it (docs/undo.md). */
+  /**
+   * Changes nothing (an MCP tool: the server's `readOnlyHint`): no checkpoint before it
+   * (docs/undo.md), and a call that was running when Legion stopped runs again at the next start.
+   */
   readonly readOnly?: boolean;
+  /** Never changes the workspace's files (its writes, if any, are under `.legion/`): no checkpoint before it. */
+  readonly keepsWorkspaceFiles?: boolean;
   /**
    * The JSON Schema providers see, when the tool brings its own (MCP tools, src/mcp/): then
    * `schema` only checks the input's outer shape and the tool validates the rest itself.
@@ -55,6 +60,11 @@ export interface Tool<I = any> {
   /** One line added to an approval request's reason (MCP: server, tool and its annotations). */
   readonly approvalNote?: string;
   execute(input: I, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Whether a call of `tool` may change the workspace's files: the batch gets a checkpoint (docs/undo.md). */
+export function mayChangeFiles(tool: Pick<Tool, 'readOnly' | 'keepsWorkspaceFiles'>): boolean {
+  return tool.readOnly !== true && tool.keepsWorkspaceFiles !== true;
 }
 
 /** The tools known to the process (builtin + collective). */

@@ -17,6 +17,8 @@ export const communicatorTool: Tool<z.infer<typeof schema>> = {
     'targetId "user" asks the human and waits for the reply.',
   schema,
   keyArgument: (input) => (input.sessionName ? `${input.targetId} · ${input.sessionName}` : input.targetId),
+  // The collective's writes are under .legion/, never the workspace's files.
+  keepsWorkspaceFiles: true,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

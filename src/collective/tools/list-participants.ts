@@ -18,6 +18,7 @@ export const listParticipantsTool: Tool<z.infer<typeof schema>> = {
   description: 'List the participants of the collective (agents and the user) with their descriptions, tools and approval authority.',
   schema,
   keyArgument: () => undefined,
+  readOnly: true,
   async execute(_input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

@@ -10,6 +10,7 @@ export const listToolsTool: Tool<z.infer<typeof schema>> = {
   description: 'List every tool an agent can be given, with a one-line description each.',
   schema,
   keyArgument: () => undefined,
+  readOnly: true,
   async execute(_input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

@@ -10,6 +10,8 @@ export const modifyAgentTool: Tool<z.input<typeof modifySpecSchema>> = {
   description: 'Change an existing agent: give its id and only the fields to change (same fields as spawn_agent).',
   schema: modifySpecSchema,
   keyArgument: (input) => input.id,
+  // The collective's writes are under .legion/, never the workspace's files.
+  keepsWorkspaceFiles: true,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

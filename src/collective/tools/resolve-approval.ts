@@ -16,6 +16,8 @@ export const resolveApprovalTool: Tool<z.infer<typeof schema>> = {
     'Call it once per request. Requests you leave undecided go to the next approver when your turn ends.',
   schema,
   keyArgument: (input) => `${input.requestId} ${input.decision}`,
+  // The collective's writes are under .legion/, never the workspace's files.
+  keepsWorkspaceFiles: true,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

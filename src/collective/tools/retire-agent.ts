@@ -11,6 +11,8 @@ export const retireAgentTool: Tool<z.infer<typeof retireSchema>> = {
   description: 'Retire an agent: it keeps its history but takes no more messages. The user and ur-agent cannot be retired.',
   schema: retireSchema,
   keyArgument: (input) => input.id,
+  // The collective's writes are under .legion/, never the workspace's files.
+  keepsWorkspaceFiles: true,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

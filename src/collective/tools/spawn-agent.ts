@@ -13,6 +13,8 @@ export const spawnAgentTool: Tool<z.input<typeof spawnSpecSchema>> = {
     'provider/model default to the run\'s. You cannot grant tools or approvalAuthority you do not hold.',
   schema: spawnSpecSchema,
   keyArgument: (input) => input.id,
+  // The collective's writes are under .legion/, never the workspace's files.
+  keepsWorkspaceFiles: true,
   async execute(input, context) {
     const services = servicesOf(context);
     if (!services) return NO_SERVICES;

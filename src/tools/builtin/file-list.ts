@@ -25,6 +25,7 @@ export const fileListTool: Tool<Input> = {
     'Use glob to find files recursively.',
   schema,
   pathFields: ['path'],
+  readOnly: true,
   keyArgument: (input) => input.path ?? '.',
   async execute(input, context) {
     const resolved = await resolveWorkspacePath(context.workspaceRoot, input.path ?? '.');

@@ -34,6 +34,7 @@ export const fileReadTool: Tool<Input> = {
     `Lines longer than ${FILE_READ_MAX_LINE_CHARS} characters are cut. Binary files are refused.`,
   schema,
   pathFields: ['path'],
+  readOnly: true,
   keyArgument: (input) => input.path,
   async execute(input, context) {
     const resolved = await resolveWorkspacePath(context.workspaceRoot, input.path);

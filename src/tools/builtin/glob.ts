@@ -28,6 +28,7 @@ export const globTool: Tool<Input> = {
     'Skips .git, node_modules and .gitignore\'d files.',
   schema,
   pathFields: ['path'],
+  readOnly: true,
   keyArgument: (input) => input.pattern,
   async execute(input, context) {
     const problem = globPatternProblem(input.pattern);

@@ -51,6 +51,7 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
       'matching line. Skips binary files, .git, node_modules and .gitignore\'d files. Narrow with path and glob.',
     schema,
     pathFields: ['path'],
+    readOnly: true,
     keyArgument: (input) => input.pattern,
     async execute(input, context) {
       if (input.pattern.length === 0) return errorResult('pattern is empty');

@@ -36,6 +36,8 @@ export function createTodoTools(store: TodoStore): [Tool<z.infer<typeof writeSch
       'Keep one item in_progress at a time and mark items done as soon as they are.',
     schema: writeSchema,
     keyArgument: (input) => count(input.todos.length, 'item'),
+    // Writes the list under .legion/, never the workspace's files.
+    keepsWorkspaceFiles: true,
     async execute(input, context) {
       const seen = new Set<string>();
       for (const [i, t] of input.todos.entries()) {
@@ -51,6 +53,7 @@ export function createTodoTools(store: TodoStore): [Tool<z.infer<typeof writeSch
     description: 'Read your task list for this run.',
     schema: readSchema,
     keyArgument: () => undefined,
+    readOnly: true,
     async execute(_input, context) {
       const todos = await store.read(context.runId, context.participantId);
       return okResult(renderTodos(todos), todos.length === 0 ? 'no todos' : tally(todos));

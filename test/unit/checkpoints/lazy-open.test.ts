@@ -24,7 +24,7 @@ function compose(root: string, enabled = true) {
   return { parts, events };
 }
 
-const batch = { sessionId: 'session-user__scribe__default', participantId: 'scribe', messages: [], calls: [{ toolUseId: 'tu-1', name: 'file_write' }] };
+const batch = { sessionId: 'session-user__scribe__default', participantId: 'scribe', messages: [], calls: [{ toolUseId: 'tu-1', name: 'file_write', changesFiles: true }] };
 
 test('checkpoints: composing opens nothing; the first batch opens the shadow repository and is checkpointed; undo sees it', async () => {
   await withTempDir(async (root) => {

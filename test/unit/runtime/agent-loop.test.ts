@@ -92,7 +92,7 @@ function setup(options: Setup) {
   const asked: string[] = [];
   const requests = new Map<string, ApprovalRequest>();
   const approvals = { withdraw: () => ({ ok: true }), get: (id: string) => (requests.has(id) ? { request: requests.get(id)! } : undefined) };
-  const resume = createResumePrepass({ prescan, approvals: approvals as never, abandon: () => undefined });
+  const resume = createResumePrepass({ prescan, approvals: approvals as never, tools: catalog, abandon: () => undefined });
   const execute = createExecutePhase({
     workspaceRoot: '/ws', executeTool: plainExecuteTool, isStopping: () => false, closingResumed: resume.closing,
     toolContext: (t, toolUseId) => ({
