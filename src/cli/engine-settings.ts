@@ -2,15 +2,34 @@ import { homedir } from 'node:os';
 import type { CommandContext } from './command';
 import { LegionError } from '../errors';
 import { defaultConfigFiles, loadConfig } from '../config/load';
+import type { EngineSettings } from '../config/engine-schema';
+import { layoutFor } from '../storage/layout';
+import { readLocalEngine } from '../engine/local-record';
 
-/** The configured Restate engine; a LegionError naming what to set when none is. */
-export async function engineSettings(context: CommandContext): Promise<{ ingress: string; admin: string }> {
+export interface EngineUrls {
+  readonly ingress: string;
+  readonly admin: string;
+}
+
+/**
+ * The URLs of a restate engine setting: its own, or those of the workspace's local engine
+ * (`legion engine up`); a LegionError saying what to run when there is none.
+ */
+export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>, legionDir: string): EngineUrls {
+  if (engine.ingress !== undefined && engine.admin !== undefined) return { ingress: engine.ingress, admin: engine.admin };
+  const local = readLocalEngine(legionDir);
+  if (!local) throw new LegionError('engine.kind is restate but no engine runs for this workspace: start one with legion engine up, or set engine.kind: in-process');
+  return { ingress: local.ingress, admin: local.admin };
+}
+
+/** The configured Restate engine's URLs; a LegionError naming what to set when none is. */
+export async function engineSettings(context: CommandContext): Promise<EngineUrls> {
   const env = context.io.env;
   const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir()));
   if (!loaded.ok) throw new LegionError(loaded.error);
   const engine = loaded.config.engine;
   if (engine.kind !== 'restate') {
-    throw new LegionError('no engine is configured: set engine: { kind: restate, ingress: <url>, admin: <url> } (legion engine up prints them)');
+    throw new LegionError('no engine is configured: set engine: { kind: restate } (the local engine of legion engine up) or engine: { kind: restate, ingress: <url>, admin: <url> }');
   }
-  return { ingress: engine.ingress, admin: engine.admin };
+  return engineUrls(engine, layoutFor(context.workspaceRoot).legionDir);
 }

@@ -14,7 +14,9 @@ const engineUrl = z
 export const engineSchema = z.discriminatedUnion('kind', [
   // URLs may stay set while another layer switches back to in-process; they are then unused.
   z.strictObject({ kind: z.literal('in-process'), ingress: engineUrl.optional(), admin: engineUrl.optional() }),
-  z.strictObject({ kind: z.literal('restate'), ingress: engineUrl, admin: engineUrl }),
+  // Without URLs: the workspace's local engine, started by `legion engine up` (.legion/engine/engine.json).
+  z.strictObject({ kind: z.literal('restate'), ingress: engineUrl.optional(), admin: engineUrl.optional() })
+    .refine((e) => (e.ingress === undefined) === (e.admin === undefined), { message: 'set both ingress and admin, or neither (the local engine of legion engine up)', path: ['ingress'] }),
 ]);
 
 export type EngineSettings = z.infer<typeof engineSchema>;

@@ -10,6 +10,7 @@ import { defaultPricingFiles, loadPricing } from '../../providers/pricing';
 import { pidIsAlive } from '../../storage/lock-file';
 import { checkKeys, checkLocks, checkMcp, checkModel, checkNode, checkProvider, checkTool, checkWorkspaceFolder, formatChecks, mcpServerNames, type Check, type ToolProbe } from '../doctor/checks';
 import { probeTarget } from '../doctor/probe';
+import { checkEngine } from '../doctor/engine-check';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -67,6 +68,7 @@ export const doctorCommand: Command = {
       ? checkTool('bwrap', 'bwrap', ['--version'], 'the shell sandbox', 'install bubblewrap (apt-get install bubblewrap)', runTool)
       : { name: 'bwrap', ok: true, detail: `bubblewrap: not used on ${process.platform}` });
     checks.push(checkMcp(mcpServerNames(config)));
+    if (config.engine.kind === 'restate') checks.push(await checkEngine(config.engine, layoutFor(workspaceRoot).legionDir));
     const layout = layoutFor(workspaceRoot);
     checks.push(await checkWorkspaceFolder(layout));
     checks.push(await checkLocks(layout, pidIsAlive));

@@ -14,6 +14,7 @@ import { serveCommand } from './serve';
 import { stopCommand } from './stop';
 import { workflowsCommand } from './workflows';
 import { workerCommand } from './worker';
+import { engineCommand } from './engine';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, serveCommand, stopCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];

@@ -10,16 +10,18 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /** `legion worker`: run Legion's turns for the engine (docs/engine.md#running-it). */
 export const workerCommand: Command = {
   name: 'worker',
-  usage: 'legion worker [--listen host:port] [--no-register]',
+  usage: 'legion worker [--listen host:port] [--no-register] [--admin <url>]',
   summary: 'serve Legion\'s services to the Restate engine and register them (engine.kind: restate)',
-  flags: { listen: 'value', 'no-register': 'boolean' },
+  flags: { listen: 'value', 'no-register': 'boolean', admin: 'value' },
   async run(context) {
     const { args, io } = context;
     if (args.positionals.length > 0) throw new LegionError(`legion worker takes no arguments (got "${args.positionals[0]}")`, 2);
     const listenFlag = args.flags.get('listen');
     const listen = parseListen(typeof listenFlag === 'string' ? listenFlag : undefined);
     if ('error' in listen) throw new LegionError(listen.error, 2);
-    const engine = await engineSettings(context);
+    // --admin: the engine to register with when the config does not name it (legion engine up passes it).
+    const adminFlag = args.flags.get('admin');
+    const engine = typeof adminFlag === 'string' ? { admin: adminFlag.replace(/\/+$/, '') } : await engineSettings(context);
     const stamp = (): string => new Date().toISOString().slice(0, 19).replace('T', ' ');
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
     const endpoint = await startWorkerEndpoint({ ...listen, runTurn: createWorkerTurns(context) }).catch((error: Error) => {

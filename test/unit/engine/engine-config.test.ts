@@ -26,7 +26,7 @@ test('engine config: in-process by default; restate with both URLs (a trailing s
 test('engine config: each mistake is one line naming the file, the line and the key', async () => {
   const cases: Array<[string, RegExp]> = [
     ['engine: { kind: temporal }\n', /:1: engine\.kind: /],
-    ['engine:\n  kind: restate\n  admin: http://127.0.0.1:9070\n', /: engine\.ingress: /],
+    ['engine:\n  kind: restate\n  admin: http://127.0.0.1:9070\n', /: engine\.ingress: set both ingress and admin, or neither/],
     ['engine:\n  kind: restate\n  ingress: not a url\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: not a URL/],
     ['engine:\n  kind: restate\n  ingress: file:///tmp/x\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: must be an http/],
     ['engine:\n  kind: in-process\n  ingress: nope\n', /:3: engine\.ingress: not a URL/],
@@ -38,6 +38,12 @@ test('engine config: each mistake is one line naming the file, the line and the 
     assert.match(result.error, pattern);
     assert.ok(!result.error.includes('\n'), result.error);
   }
+});
+
+test('engine config: restate without URLs means the local engine of legion engine up', async () => {
+  const { result } = await loadProject('engine: { kind: restate }\n');
+  assert.ok(result.ok, result.ok ? '' : result.error);
+  assert.deepEqual(result.config.engine, { kind: 'restate' });
 });
 
 test('engine config: a layer may switch back to in-process while another keeps the URLs', async () => {

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command, CommandContext } from '../command';
+import { LegionError } from '../../errors';
+import { layoutFor } from '../../storage/layout';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../storage/private-mode';
+import { pidIsAlive } from '../../storage/lock-file';
+import { freePort, startLocalEngine } from '../../engine/local-engine';
+import { engineDir, readLocalEngine, removeLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../engine/local-record';
+
+/** `legion engine up|down`: a local Restate engine and one worker for this workspace (docs/engine.md#running-it). */
+export const engineCommand: Command = {
+  name: 'engine',
+  usage: 'legion engine up|down',
+  summary: 'start (up) or stop (down) a local Restate engine and one worker for this workspace (engine.kind: restate)',
+  flags: {},
+  async run(context) {
+    const [action, extra] = context.args.positionals;
+    if (extra !== undefined) throw new LegionError(`legion engine takes one argument, up or down (got "${extra}")`, 2);
+    if (action === 'up') return up(context);
+    if (action === 'down') return down(context);
+    throw new LegionError(`legion engine: say up or down${action ? ` (not "${action}")` : ''}`, 2);
+  },
+};
+
+function describe(record: LocalEngineRecord, legionDir: string): string {
+  return [
+    `engine (restate-server, pid ${record.serverPid}): ingress ${record.ingress}, admin ${record.admin}, data in ${join(engineDir(legionDir), 'data')}`,
+    `worker (legion worker, pid ${record.workerPid}): ${record.worker}`,
+    `logs: ${join(legionDir, 'logs', 'engine.log')}, ${join(legionDir, 'logs', 'worker.log')}`,
+    'use it: engine: { kind: restate } in .legion/config.yaml; then legion serve --detach and legion',
+  ].join('\n') + '\n';
+}
+
+async function up(context: CommandContext): Promise<number> {
+  const { io } = context;
+  const layout = layoutFor(context.workspaceRoot);
+  const running = readLocalEngine(layout.legionDir);
+  if (running && pidIsAlive(running.serverPid) && pidIsAlive(running.workerPid)) {
+    io.stdout(`the local engine already runs\n${describe(running, layout.legionDir)}`);
+    return 0;
+  }
+  if (running) stopRecorded(running); // half of it died: start both afresh
+  const logs = join(layout.legionDir, 'logs');
+  mkdirSync(logs, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log') })
+    .catch((error: Error) => { throw new LegionError(error.message); });
+  const port = await freePort();
+  const worker = `http://127.0.0.1:${port}`;
+  const log = openSync(join(logs, 'worker.log'), 'a', PRIVATE_FILE_MODE);
+  // The same Legion (source or bundle) as this command, detached: it outlives `engine up`.
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--cwd', context.workspaceRoot, 'worker', '--listen', `127.0.0.1:${port}`, '--admin', engine.admin], {
+    detached: true, stdio: ['ignore', 'pipe', log], env: process.env,
+  });
+  closeSync(log);
+  const registered = await new Promise<boolean>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(true);
+    });
+    child.once('exit', () => resolve(false));
+  });
+  child.stdout!.destroy();
+  child.unref();
+  const record: LocalEngineRecord = { serverPid: engine.pid, workerPid: child.pid!, ingress: engine.ingress, admin: engine.admin, worker, startedAt: new Date().toISOString() };
+  if (!registered) {
+    stopRecorded(record);
+    throw new LegionError(`the worker did not start: see ${join(logs, 'worker.log')}`);
+  }
+  writeLocalEngine(layout.legionDir, record);
+  io.stdout(describe(record, layout.legionDir));
+  return 0;
+}
+
+/** SIGTERM the worker, then the engine's process group; SIGKILL what is left after 10 s. */
+function stopRecorded(record: LocalEngineRecord): Promise<void> {
+  const signal = (pid: number, group: boolean, sig: NodeJS.Signals): void => {
+    try { process.kill(group ? -pid : pid, sig); } catch { /* gone */ }
+  };
+  signal(record.workerPid, false, 'SIGTERM');
+  signal(record.serverPid, true, 'SIGTERM');
+  return (async () => {
+    const deadline = Date.now() + 10_000;
+    while ((pidIsAlive(record.workerPid) || pidIsAlive(record.serverPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    signal(record.workerPid, false, 'SIGKILL');
+    signal(record.serverPid, true, 'SIGKILL');
+  })();
+}
+
+async function down(context: CommandContext): Promise<number> {
+  const layout = layoutFor(context.workspaceRoot);
+  const record = readLocalEngine(layout.legionDir);
+  if (!record) throw new LegionError('no local engine runs for this workspace (legion engine up starts one)');
+  await stopRecorded(record);
+  removeLocalEngine(layout.legionDir);
+  context.io.stdout(`stopped the local engine (pid ${record.serverPid}) and its worker (pid ${record.workerPid}); its data stays in ${join(engineDir(layout.legionDir), 'data')}\n`);
+  return 0;
+}

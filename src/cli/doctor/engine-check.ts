@@ -1,0 +1,32 @@
+import type { EngineSettings } from '../../config/engine-schema';
+import { adminHealth, listDeployments } from '../../engine/admin';
+import { ingressAnswers } from '../../engine/local-engine';
+import { SESSION_OBJECT } from '../../engine/session-object';
+import type { Check } from './checks';
+import { engineUrls, type EngineUrls } from '../engine-settings';
+import { messageOf } from '../../errors';
+
+/**
+ * `legion doctor` with an engine configured (docs/engine.md#running-it): the admin API and the
+ * ingress answer, and a worker registered Legion's session object.
+ */
+export async function checkEngine(settings: EngineSettings, legionDir: string): Promise<Check> {
+  if (settings.kind !== 'restate') return { name: 'engine', ok: true, detail: 'engine: in-process (turns run in the Legion process)' };
+  let engine: EngineUrls;
+  try {
+    engine = engineUrls(settings, legionDir);
+  } catch (error) {
+    return { name: 'engine', ok: false, detail: messageOf(error).split(':')[0]!, fix: 'start one with legion engine up, or set engine.kind: in-process' };
+  }
+  const start = 'start it with legion engine up, or set engine.kind: in-process';
+  const health = await adminHealth(engine.admin);
+  if (!health.ok) return { name: 'engine', ok: false, detail: `the engine's admin API at ${engine.admin} does not answer (${health.error})`, fix: start };
+  if (!(await ingressAnswers(engine.ingress))) return { name: 'engine', ok: false, detail: `the engine's ingress at ${engine.ingress} does not answer`, fix: start };
+  const deployments = await listDeployments(engine.admin);
+  if (!deployments.ok) return { name: 'engine', ok: false, detail: `the engine's deployments: ${deployments.error}`, fix: start };
+  const workers = deployments.value.filter((d) => d.services.includes(SESSION_OBJECT));
+  if (workers.length === 0) {
+    return { name: 'engine', ok: false, detail: `the engine at ${engine.ingress} answers, but no worker registered ${SESSION_OBJECT}`, fix: 'start one: legion worker (or legion engine up)' };
+  }
+  return { name: 'engine', ok: true, detail: `engine: restate at ${engine.ingress}; workers registered at ${workers.map((w) => w.uri).join(', ')}` };
+}

@@ -1,0 +1,36 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeJsonAtomicSync } from '../storage/atomic';
+
+/** `.legion/engine/engine.json`: what `legion engine up` started (docs/engine.md#running-it). */
+export const localEngineRecordSchema = z.strictObject({
+  serverPid: z.number().int().positive(),
+  workerPid: z.number().int().positive(),
+  ingress: z.string().url(),
+  admin: z.string().url(),
+  worker: z.string().url(),
+  startedAt: z.string(),
+});
+export type LocalEngineRecord = z.infer<typeof localEngineRecordSchema>;
+
+export const engineDir = (legionDir: string): string => join(legionDir, 'engine');
+const recordFile = (legionDir: string): string => join(engineDir(legionDir), 'engine.json');
+
+/** The record, or null when there is none (or it does not parse: treated as none). */
+export function readLocalEngine(legionDir: string): LocalEngineRecord | null {
+  try {
+    const parsed = localEngineRecordSchema.safeParse(JSON.parse(readFileSync(recordFile(legionDir), 'utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeLocalEngine(legionDir: string, record: LocalEngineRecord): void {
+  writeJsonAtomicSync(recordFile(legionDir), record);
+}
+
+export function removeLocalEngine(legionDir: string): void {
+  rmSync(recordFile(legionDir), { force: true });
+}

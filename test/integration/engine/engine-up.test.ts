@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { initWorkspace } from '../../../src/collective/init';
+import { restateServerBinary } from '../../../src/engine/local-engine';
+import { readLocalEngine } from '../../../src/engine/local-record';
+import { pidIsAlive } from '../../../src/storage/lock-file';
+import { withTempDir } from '../../helpers/tmp';
+import { APP_DIR } from '../../helpers/crash-workspace';
+import { REPO_ROOT } from '../../helpers/bundle';
+
+const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
+
+function legion(dir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'legion.ts'), '--cwd', dir, ...args], {
+      cwd: REPO_ROOT, env: { HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin', LEGION_PROVIDER: 'faux' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('legion engine up starts restate-server and a worker, says what runs where; doctor checks them; down stops both', { skip, timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'engine: { kind: restate }\n');
+    // Before: the engine is configured but does not run.
+    const before = await legion(dir, ['doctor']);
+    assert.match(before.stdout, /✗ .*no engine runs for this workspace/);
+    const worker = await legion(dir, ['worker']);
+    assert.equal(worker.code, 1);
+    assert.match(worker.stderr, /^legion: engine\.kind is restate but no engine runs for this workspace: start one with legion engine up/);
+    let pids: number[] = [];
+    try {
+      const up = await legion(dir, ['engine', 'up']);
+      assert.equal(up.code, 0, up.stderr);
+      const record = readLocalEngine(join(dir, '.legion'));
+      assert.ok(record);
+      pids = [record.serverPid, record.workerPid];
+      assert.ok(pids.every(pidIsAlive));
+      assert.ok(up.stdout.includes(`ingress ${record.ingress}, admin ${record.admin}`), up.stdout);
+      assert.ok(up.stdout.includes(`worker (legion worker, pid ${record.workerPid}): ${record.worker}`), up.stdout);
+      assert.match(up.stdout, /logs: .*engine\.log, .*worker\.log/);
+      const doctor = await legion(dir, ['doctor', '--json']);
+      const engineCheck = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks.find((c) => c.name === 'engine');
+      assert.ok(engineCheck?.ok, JSON.stringify(engineCheck));
+      assert.ok(engineCheck.detail.includes(record.worker));
+      const again = await legion(dir, ['engine', 'up']);
+      assert.equal(again.code, 0);
+      assert.match(again.stdout, /^the local engine already runs/);
+      const down = await legion(dir, ['engine', 'down']);
+      assert.equal(down.code, 0, down.stderr);
+      assert.ok(pids.every((pid) => !pidIsAlive(pid)), 'a process of the engine still runs');
+      assert.equal(readLocalEngine(join(dir, '.legion')), null);
+    } finally {
+      for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+});
