@@ -17,11 +17,12 @@ import { join } from 'node:path';
 export interface BashOracle {
   /** `sandbox` when bubblewrap confined the runs, `direct` otherwise. */
   readonly mode: 'sandbox' | 'direct';
-  /** For each command, the names of the commands bash tried to run, in order. */
+  /** For each command, the names of the commands bash tried to run, in order (a newline in a name as `\\n`). */
   run(commands: readonly string[]): string[][];
 }
 
-const HANDLER = `command_not_found_handle() { printf '%s\\n' "$1" >>"$ORACLE_LOG"; return 127; }\n`;
+// A newline inside a command name is logged as the two characters \\n (one name per line).
+const HANDLER = `command_not_found_handle() { local n="$1"; printf '%s\\n' "\${n//$'\\n'/'\\n'}" >>"$ORACLE_LOG"; return 127; }\n`;
 
 // The driver runs inside the sandbox: one bash per command file, each in its own directory.
 const DRIVER = `set -u

@@ -13,6 +13,7 @@ import { confinementOf, createAuthorizer, workspaceRealPath } from '../../authz/
 import { allowancesFile, describeMatch, readAllowances } from '../../authz/allowances';
 import type { Verdict } from '../../authz/types';
 import { describePattern } from '../../authz/rules/schema';
+import { explainShell } from '../../authz/rules/shell-explain';
 
 const USAGE = "legion rules check | list | explain [--json] <tool> '<json input>' [--as <participant>]";
 
@@ -20,7 +21,8 @@ const USAGE = "legion rules check | list | explain [--json] <tool> '<json input>
  * `legion rules check` validates every rule layer (exit 1 with the `file:line: rule <id>: …`
  * line); `list` prints the effective rules in order and the latest run's session allowances;
  * `explain` prints the decision for one call (rules and defaults only, or with `--as` the
- * participant's tools and policies too; `--json` prints exactly `{ decision, ruleId, reason }`).
+ * participant's tools and policies too; `--json` prints exactly `{ decision, ruleId, reason }`;
+ * for `shell`, the text form also shows the parse: plain words or why not, each command's words).
  */
 export const rulesCommand: Command = {
   name: 'rules',
@@ -167,5 +169,10 @@ async function explain(context: CommandContext, rest: readonly string[]): Promis
   out(`source:   ${verdict.source}${as === undefined ? ' (rules and defaults only; add --as <participant> for tools and policies)' : ` (as ${as})`}\n`);
   out(`reason:   ${verdict.reason}\n`);
   if (verdict.approver) out(`approver: ${verdict.approver}\n`);
+  const command = (input as Record<string, unknown>).command;
+  if (toolName === 'shell' && typeof command === 'string') {
+    const query = { toolName, input, participantId: typeof as === 'string' ? as : 'user', workspaceRoot, realPath: workspaceRealPath(workspaceRoot) };
+    for (const line of explainShell(ruleSet, query, command)) out(`${line}\n`);
+  }
   return 0;
 }

@@ -90,7 +90,7 @@ test('legion rules explain: rules and defaults only, human and --json', async ()
 
     run = await cli(dir, ['rules', 'explain', 'shell', '{"command":"sudo rm -rf /"}']);
     assert.equal(run.code, 0);
-    assert.match(run.stdout, /^decision: deny\nrule: {5}no-rm-root \(.*config\/rules\.yaml:\d+\)\nsource: {3}rule \(rules and defaults only; add --as <participant> for tools and policies\)\nreason: {3}Recursive delete of \/ or the home directory \(matched `rm -rf \/`\)\n$/);
+    assert.match(run.stdout, /^decision: deny\nrule: {5}no-rm-root \(.*config\/rules\.yaml:\d+\)\nsource: {3}rule \(rules and defaults only; add --as <participant> for tools and policies\)\nreason: {3}Recursive delete of \/ or the home directory \(matched `rm -rf \/`\)\nparse: {4}plain words, 1 simple command\n {2}1\. words: \["sudo","rm","-rf","\/"\]\n {5}deny by no-rm-root: .*\n$/);
 
     run = await cli(dir, ['rules', 'explain', '--json', 'file_read', '{"path":"../outside"}']);
     assert.deepEqual(JSON.parse(run.stdout), { decision: 'deny', ruleId: null, reason: 'path: "../outside" is outside the workspace' });
@@ -135,5 +135,27 @@ test('legion rules: bad arguments are one clear line with exit 2', async () => {
       if (stderr.endsWith('\n')) assert.equal(run.stderr, stderr, argv.join(' '));
       else assert.ok(run.stderr.startsWith(stderr) && run.stderr.split('\n').length === 2, run.stderr);
     }
+  });
+});
+
+test('legion rules explain shell: shows the parse, the words of each command and the part that asks', async () => {
+  await withTempDir(async (dir) => {
+    await writeFile(join(dir, 'README.md'), 'x\n');
+    let run = await cli(dir, ['rules', 'explain', 'shell', JSON.stringify({ command: 'echo ${x:-<(touch PWNED)}' })]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^decision: ask$/m);
+    assert.match(run.stdout, /^parse: {4}not plain words: parameter expansion "\$\{x:-<\(touch PWNED\)\}" at character 6$/m);
+    assert.match(run.stdout, /^ {10}echo \$\{x:-<\(touch PWNED\)\}\n {15}\^$/m);
+    assert.match(run.stdout, /^ {2}1\. touch PWNED$/m);
+    run = await cli(dir, ['rules', 'explain', 'shell', JSON.stringify({ command: "cat README.md | git diff /dev/null /etc/shadow && echo 'a b'" })]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^parse: {4}plain words, 3 simple commands$/m);
+    assert.match(run.stdout, /^ {2}1\. words: \["cat","README\.md"\]\n {5}allow by shell-read-only/m);
+    assert.match(run.stdout, /^ {2}2\. words: \["git","diff","\/dev\/null","\/etc\/shadow"\]\n {5}no rule decides: .*"\/dev\/null" is outside the workspace/m);
+    assert.match(run.stdout, /^ {2}3\. words: \["echo","a b"\]\n {5}allow by shell-read-only/m);
+    // --json stays exactly { decision, ruleId, reason }.
+    run = await cli(dir, ['rules', 'explain', '--json', 'shell', JSON.stringify({ command: 'echo $HOME' })]);
+    assert.deepEqual(Object.keys(JSON.parse(run.stdout)), ['decision', 'ruleId', 'reason']);
+    assert.match(JSON.parse(run.stdout).reason, /not plain words: parameter expansion "\$HOME"/);
   });
 });

@@ -49,7 +49,7 @@ function contradicted(lines: readonly string[]): { problems: string[]; allowed: 
     const runsArguments = parsed.plain && parsed.commands.some((c) => RUNS_ARGUMENTS.has(c.argv[0]!) || isPrefix(basename(c.argv[0]!)));
     if (!runsArguments && shell(ANY_PLAIN, line).decision === 'allow') {
       allowed++;
-      const named = new Set(parsed.plain ? parsed.commands.map((c) => c.argv[0]!) : []);
+      const named = new Set(parsed.plain ? parsed.commands.map((c) => c.argv[0]!.replace(/\n/g, '\\n')) : []);
       const hidden = ran.filter((name) => !named.has(name));
       if (hidden.length > 0) problems.push(`any-plain allowed ${JSON.stringify(line)}; bash ran ${JSON.stringify(hidden)} not in its words`);
     }
@@ -84,6 +84,7 @@ test('allow differential: the oracle sees what a source-text glob would have all
   const lines = ['echo ${x:-<(m1)}', 'echo ${x:->(m2)}', 'echo ${x-<(m3)}', 'git status ${x:-<(m4)}'];
   const runs = oracle.run(lines);
   assert.deepEqual(runs.map((r) => r.filter((n) => /^m\d$/.test(n))), [['m1'], ['m2'], ['m3'], ['m4']]);
+  assert.deepEqual(oracle.run(['"a\nb"']), [['a\\nb']]); // a name with a newline is one name
   assert.ok(echoGlob.test(lines[0]!)); // the old text match allowed it
   for (const line of lines) assert.notEqual(shell(USER_RULES, line).decision, 'allow', line);
 });
