@@ -3,7 +3,7 @@
 // Order matters: a module may import its own layer and the layers before it, never one after.
 
 /** src/ areas, lowest first. `errors` is src/errors.ts. */
-const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers', 'tools', 'context', 'session', 'collective', 'authz', 'conventions', 'checkpoints', 'workflows', 'runtime', 'serve', 'remote', 'engine', 'cli'];
+const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers', 'tools', 'context', 'session', 'collective', 'authz', 'conventions', 'checkpoints', 'worktrees', 'workflows', 'runtime', 'serve', 'remote', 'engine', 'cli'];
 
 /** src/runtime/ files by tier, lowest first: the turn reads top to bottom (core → scheduler → turn → phases → delegation → state). */
 const RUNTIME_TIERS = [

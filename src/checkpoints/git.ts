@@ -20,7 +20,7 @@ export type GitResult =
   | { readonly ok: false; readonly code: number | null; readonly stdout: Buffer; readonly stderr: string; readonly error: string };
 
 /** `-c` options given to every call: they win over any config file. */
-const HARDENING = [
+export const HARDENING: readonly string[] = [
   '-c', 'core.hooksPath=/dev/null',
   '-c', 'core.fsmonitor=false',
   '-c', 'core.pager=cat',

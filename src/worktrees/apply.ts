@@ -1,0 +1,149 @@
+import { lstat, mkdir, open, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { GitPlace } from '../checkpoints/git';
+import { diffTrees } from '../checkpoints/diff';
+import { writeJsonAtomic } from '../storage/atomic';
+import { git } from './repo';
+import { inWorkspace } from './merge';
+
+/**
+ * Applying a clean merge to the workspace's working tree (docs/worktrees.md#merge-requests):
+ * uncommitted, file by file, never through git's index or a commit. Crash safety: the whole
+ * change (each path with the blob it gets, or its deletion) is written to a journal first
+ * (`.legion/worktrees/<session-id>.merge.json`, fsynced); a process killed mid-way leaves the
+ * journal, and `recoverMerges` finishes it at the next start, so the workspace ends before the
+ * merge (no journal yet) or after it — never half. Every step is idempotent.
+ */
+const opSchema = z.object({
+  path: z.string().min(1),
+  kind: z.enum(['write', 'delete']),
+  mode: z.string().optional(),
+  oid: z.string().optional(),
+});
+const journalSchema = z.object({ version: z.literal(1), sessionId: z.string(), merged: z.string(), ops: z.array(opSchema) });
+export type MergeOp = z.infer<typeof opSchema>;
+export type MergeJournal = z.infer<typeof journalSchema>;
+
+export const journalOf = (dir: string, sessionId: string): string => join(dir, `${sessionId}.merge.json`);
+
+/** The operations taking the workspace from tree `ours` to tree `merged` (workspace paths only). */
+export async function mergeOps(place: GitPlace, prefix: string, ours: string, merged: string): Promise<MergeOp[]> {
+  const ops: MergeOp[] = [];
+  for (const change of await diffTrees(place, ours, merged)) {
+    const path = inWorkspace(change.path, prefix);
+    if (path === null || change.newMode === '160000' || change.oldMode === '160000') continue;
+    ops.push(change.status === 'D' ? { path, kind: 'delete' } : { path, kind: 'write', mode: change.newMode, oid: change.newBlob });
+  }
+  // Deletions first: a folder that becomes a file is emptied before the file is written.
+  return ops.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'delete' ? -1 : 1));
+}
+
+export interface ApplyHooks {
+  /** Called after each operation (tests stop the process here to prove crash safety). */
+  readonly afterOp?: (index: number) => void;
+}
+
+/** Journal, apply, drop the journal. Throws on an I/O failure (the journal then stays for recovery). */
+export async function applyMerge(place: GitPlace, workspaceRoot: string, journalPath: string, journal: MergeJournal, hooks: ApplyHooks = {}): Promise<void> {
+  await writeJsonAtomic(journalPath, journal);
+  await runOps(place, workspaceRoot, journal.ops, hooks);
+  await unlink(journalPath);
+}
+
+/** Finish every merge a killed process left half done (their journals). Returns the sessions finished. */
+export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const done: string[] = [];
+  for (const name of names.filter((n) => n.endsWith('.merge.json'))) {
+    const path = join(dir, name);
+    let journal: MergeJournal;
+    try {
+      journal = journalSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+    } catch {
+      continue; // a torn journal was never complete: nothing was applied from it
+    }
+    await runOps(place, workspaceRoot, journal.ops, {});
+    await unlink(path);
+    done.push(journal.sessionId);
+  }
+  return done;
+}
+
+async function runOps(place: GitPlace, root: string, ops: readonly MergeOp[], hooks: ApplyHooks): Promise<void> {
+  const blobs = await readBlobs(place, ops.flatMap((op) => (op.kind === 'write' && op.oid ? [op.oid] : [])));
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    const target = join(root, op.path);
+    await checkParents(root, op.path);
+    if (op.kind === 'delete') {
+      await unlink(target).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+      await pruneEmpty(root, dirname(op.path));
+    } else {
+      const content = blobs.get(op.oid!);
+      if (!content) throw new Error(`blob ${op.oid} of ${op.path} is missing`);
+      await mkdir(dirname(target), { recursive: true });
+      const existing = await lstat(target).catch(() => undefined);
+      if (existing?.isDirectory()) throw new Error(`${op.path} is a folder in the workspace`);
+      if (op.mode === '120000') {
+        if (existing) await unlink(target);
+        await symlink(content.toString('utf8'), target);
+      } else {
+        await writeFileAtomic(target, content, op.mode === '100755' ? 0o755 : 0o644);
+      }
+    }
+    hooks.afterOp?.(i);
+  }
+}
+
+/** No parent of `rel` inside the workspace may be a symbolic link (a write must not leave the workspace). */
+async function checkParents(root: string, rel: string): Promise<void> {
+  const parts = rel.split('/').slice(0, -1);
+  let at = root;
+  for (const part of parts) {
+    at = join(at, part);
+    const info = await lstat(at).catch(() => undefined);
+    if (!info) return;
+    if (info.isSymbolicLink()) throw new Error(`refused: ${rel} lies behind the symbolic link ${at.slice(root.length + 1)}`);
+  }
+}
+
+async function pruneEmpty(root: string, relDir: string): Promise<void> {
+  for (let dir = relDir; dir !== '.' && dir !== ''; dir = dirname(dir)) {
+    try { await rmdir(join(root, dir)); } catch { return; }
+  }
+}
+
+async function writeFileAtomic(path: string, content: Buffer, mode: number): Promise<void> {
+  const tmp = join(dirname(path), `.legion-merge-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+  const handle = await open(tmp, 'w', mode);
+  try {
+    await handle.writeFile(content);
+    await handle.chmod(mode);
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, path);
+}
+
+/** Blob contents by id, through one `git cat-file --batch`. */
+async function readBlobs(place: GitPlace, oids: readonly string[]): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  if (oids.length === 0) return out;
+  const unique = [...new Set(oids)];
+  const result = await git(place, ['cat-file', '--batch'], { input: unique.join('\n') + '\n' });
+  if (!result.ok) throw new Error(`git cat-file: ${result.error}`);
+  const buf = result.stdout;
+  let at = 0;
+  while (at < buf.length) {
+    const eol = buf.indexOf(10, at);
+    if (eol === -1) break;
+    const [oid, type, size] = buf.subarray(at, eol).toString('utf8').split(' ');
+    if (type === 'missing' || size === undefined) { at = eol + 1; continue; }
+    const length = Number(size);
+    out.set(oid!, buf.subarray(eol + 1, eol + 1 + length));
+    at = eol + 1 + length + 1;
+  }
+  return out;
+}

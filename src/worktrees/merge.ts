@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { diffTrees, numstat, unifiedDiff } from '../checkpoints/diff';
+import { findRepo, git, gitOut, placeOf, type Repo } from './repo';
+import { snapshotCommit } from './snapshot';
+import { worktreeGitDir, workspaceSnapshot } from './create';
+import type { WorktreeRecord } from './store';
+
+/** One changed file of a merge request, as its input lists it. */
+export interface MergeFile {
+  readonly path: string;
+  readonly status: 'added' | 'modified' | 'deleted';
+  /** Lines added / removed; absent for a binary file. */
+  readonly added?: number;
+  readonly removed?: number;
+}
+
+/** The agent's work, committed on its branch (docs/worktrees.md#merge-requests). */
+export interface Work {
+  readonly commit: string;
+  readonly files: readonly MergeFile[];
+  /** `3 files changed, 10 insertions(+), 2 deletions(-)`. */
+  readonly diffstat: string;
+  /** The unified diff of the work against its base (what the approver reads). */
+  readonly diff: string;
+}
+
+/** A three-way merge of the work with the workspace as it is now, nothing applied yet. */
+export type MergeCheck =
+  | { readonly kind: 'clean'; readonly ours: string; readonly merged: string }
+  | { readonly kind: 'conflict'; readonly ours: string; readonly merged: string; readonly files: readonly string[]; readonly hunks: string };
+
+const STATUS = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' } as const;
+
+/** Workspace paths only: the part of the repository under the workspace, never `.legion/` or a `.git` folder. */
+export function inWorkspace(repoPath: string, prefix: string): string | null {
+  if (!repoPath.startsWith(prefix)) return null;
+  const rel = repoPath.slice(prefix.length);
+  const parts = rel.split('/');
+  if (parts[0] === '.legion' || parts.some((p) => p.toLowerCase() === '.git' || p === '..' || p === '')) return null;
+  return rel;
+}
+
+/**
+ * Commit what the agent left in its worktree (a temporary index again: the agent's own index is
+ * not touched) onto its branch `legion/<session-id>` and describe it. Null when nothing changed.
+ */
+export async function collectWork(record: WorktreeRecord, prefix: string): Promise<Work | null> {
+  const place = { gitDir: await worktreeGitDir(record.path), workTree: record.path };
+  const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix });
+  const changes = (await diffTrees(place, record.base, snapshot.tree)).filter((c) => inWorkspace(c.path, prefix) !== null);
+  if (changes.length === 0) return null;
+  await gitOut(place, ['update-ref', '-m', 'legion: agent work', `refs/heads/${record.branch}`, snapshot.commit]);
+  const stats = await numstat(place, record.base, snapshot.commit);
+  let added = 0;
+  let removed = 0;
+  const files: MergeFile[] = changes.map((c) => {
+    const stat = stats.get(c.path);
+    if (stat) { added += stat.added; removed += stat.removed; }
+    return { path: inWorkspace(c.path, prefix)!, status: STATUS[c.status], ...(stat ? { added: stat.added, removed: stat.removed } : {}) };
+  });
+  const diffstat = `${files.length} file${files.length === 1 ? '' : 's'} changed, ${added} insertion${added === 1 ? '' : 's'}(+), ${removed} deletion${removed === 1 ? '' : 's'}(-)`;
+  const diff = await unifiedDiff(place, record.base, snapshot.commit, changes.map((c) => c.path));
+  return { commit: snapshot.commit, files, diffstat, diff: prefix ? stripPrefix(diff, prefix) : diff };
+}
+
+/** Diff headers name repository paths; the approver reads workspace paths. */
+function stripPrefix(diff: string, prefix: string): string {
+  return diff.split('\n').map((line) => (/^(diff --git |--- |\+\+\+ )/.test(line) ? line.split(` a/${prefix}`).join(' a/').split(` b/${prefix}`).join(' b/') : line)).join('\n');
+}
+
+/**
+ * Merge `work` into the workspace as it is now, on paper: the workspace is snapshotted (a
+ * temporary index; parent: the work's base, so that base is the merge base) and `git merge-tree`
+ * computes the result. Conflicts come with the conflicting hunks (the merged files' markers).
+ */
+export async function checkMerge(repo: Repo, base: string, work: string): Promise<MergeCheck> {
+  const place = placeOf(repo);
+  const ours = (await workspaceSnapshot(repo, [base], 'legion: the workspace at merge')).commit;
+  const result = await git(place, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, work]);
+  const lines = result.stdout.toString('utf8').split('\n');
+  const merged = lines[0]?.trim() ?? '';
+  if (result.ok) return { kind: 'clean', ours, merged };
+  if (result.code !== 1 || !/^[0-9a-f]{40,64}$/.test(merged)) throw new Error(`git merge-tree: ${result.error}`);
+  const conflicted = [...new Set(lines.slice(1).filter((l) => l.length > 0))];
+  const files = conflicted.map((p) => inWorkspace(p, repo.prefix) ?? p);
+  const hunks = await unifiedDiff(place, ours, merged, conflicted);
+  return { kind: 'conflict', ours, merged, files, hunks };
+}
+
+export { findRepo };

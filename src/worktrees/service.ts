@@ -1,0 +1,124 @@
+import { rm } from 'node:fs/promises';
+import { messageOf } from '../errors';
+import { applyMerge, journalOf, mergeOps, recoverMerges, type ApplyHooks } from './apply';
+import { isolate, type Isolated } from './create';
+import { checkMerge, collectWork, type MergeCheck, type Work } from './merge';
+import { findRepo, git, placeOf, type Repo } from './repo';
+import { FINISHED_STATES, worktreeStore, type WorktreeRecord, type WorktreeState } from './store';
+
+/**
+ * Worktree isolation of one workspace (docs/worktrees.md): the worktrees of isolated sessions,
+ * their merge requests' content, applying or discarding them. The runtime reaches it through
+ * this interface (passed in by the composition root).
+ */
+export interface Worktrees {
+  /** Make, continue, refresh or rebase the worktree of a session (see create.ts `isolate`). */
+  isolate(sessionId: string, participantId: string): Promise<Isolated>;
+  /** Where a session's tools are rooted, when it is isolated (synchronous: asked for every tool call). */
+  rootOf(sessionId: string): string | undefined;
+  /** The session's work since its base, committed on its branch; null: nothing changed. State → `waiting`. */
+  collect(sessionId: string): Promise<Work | null>;
+  /** A three-way merge of that work with the workspace now, on paper. */
+  check(sessionId: string, work: Work): Promise<MergeCheck>;
+  /** Apply a clean merge to the working tree (journaled). State → `merged`. */
+  apply(sessionId: string, merge: Extract<MergeCheck, { kind: 'clean' }>, hooks?: ApplyHooks): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Record the outcome of a request that did not merge. */
+  settle(sessionId: string, state: Extract<WorktreeState, 'rejected' | 'working'>, reason?: string): Promise<void>;
+  /** Record a conflict (kept for the rebase the next message to the session starts). */
+  conflict(sessionId: string, merge: Extract<MergeCheck, { kind: 'conflict' }>): Promise<void>;
+  list(): Promise<WorktreeRecord[]>;
+  /** Remove finished worktrees (merged, rejected) with their branches; returns the sessions pruned. */
+  prune(): Promise<string[]>;
+  /** Finish merges a killed process left half done; returns their sessions. */
+  recover(): Promise<string[]>;
+}
+
+export interface WorktreesOptions {
+  readonly workspaceRoot: string;
+  /** `.legion/worktrees` */
+  readonly dir: string;
+  readonly runId: string;
+  readonly now: () => string;
+}
+
+export function createWorktrees(options: WorktreesOptions): Worktrees {
+  const store = worktreeStore(options.dir);
+  const roots = new Map<string, string>();
+  let repoFound: Promise<Repo> | undefined;
+  const repo = (): Promise<Repo> => {
+    repoFound ??= findRepo(options.workspaceRoot).then((r) => {
+      if (!r.ok) throw new Error(r.error);
+      return r.repo;
+    });
+    return repoFound;
+  };
+  const record = async (sessionId: string): Promise<WorktreeRecord> => {
+    const found = await store.get(sessionId);
+    if (!found) throw new Error(`${sessionId} has no worktree`);
+    return found;
+  };
+  const update = async (sessionId: string, change: Partial<WorktreeRecord>): Promise<WorktreeRecord> => {
+    const next = { ...(await record(sessionId)), ...change, updatedAt: options.now() };
+    await store.put(next);
+    return next;
+  };
+
+  return {
+    async isolate(sessionId, participantId) {
+      const existing = await store.get(sessionId);
+      const result = await isolate({ workspaceRoot: options.workspaceRoot, store, sessionId, participantId, runId: options.runId, now: options.now }, existing?.rebase);
+      if (result.ok) roots.set(sessionId, result.record.root);
+      return result;
+    },
+    rootOf: (sessionId) => roots.get(sessionId),
+    async collect(sessionId) {
+      const current = await record(sessionId);
+      const work = await collectWork(current, (await repo()).prefix);
+      if (work) await update(sessionId, { state: 'waiting' });
+      return work;
+    },
+    async check(sessionId, work) {
+      return checkMerge(await repo(), (await record(sessionId)).base, work.commit);
+    },
+    async apply(sessionId, merge, hooks) {
+      try {
+        const r = await repo();
+        const place = placeOf(r);
+        const ops = await mergeOps(place, r.prefix, merge.ours, merge.merged);
+        await applyMerge(place, options.workspaceRoot, journalOf(options.dir, sessionId), { version: 1, sessionId, merged: merge.merged, ops }, hooks);
+        await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined, reason: undefined });
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: messageOf(error) };
+      }
+    },
+    async settle(sessionId, state, reason) {
+      await update(sessionId, { state, ...(reason ? { reason } : {}) });
+    },
+    async conflict(sessionId, merge) {
+      await update(sessionId, { state: 'conflict', conflicts: [...merge.files], rebase: { ours: merge.ours, merged: merge.merged } });
+    },
+    list: () => store.list(),
+    async prune() {
+      const pruned: string[] = [];
+      const r = await repo();
+      for (const item of await store.list()) {
+        if (!FINISHED_STATES.has(item.state)) continue;
+        await git(placeOf(r), ['worktree', 'remove', '--force', item.path]);
+        await rm(item.path, { recursive: true, force: true });
+        await git(placeOf(r), ['branch', '-D', item.branch]);
+        await store.remove(item.sessionId);
+        roots.delete(item.sessionId);
+        pruned.push(item.sessionId);
+      }
+      await git(placeOf(r), ['worktree', 'prune']);
+      return pruned;
+    },
+    async recover() {
+      const r = await repo();
+      const done = await recoverMerges(placeOf(r), options.workspaceRoot, options.dir);
+      for (const sessionId of done) if (await store.get(sessionId)) await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined });
+      return done;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GitPlace } from '../checkpoints/git';
+import { gitOut } from './repo';
+
+/** Identity of the commits isolation writes (on `legion/*` branches and as dangling snapshots only). */
+export const LEGION_IDENTITY: Record<string, string> = {
+  GIT_AUTHOR_NAME: 'Legion', GIT_AUTHOR_EMAIL: 'worktrees@legion.local',
+  GIT_COMMITTER_NAME: 'Legion', GIT_COMMITTER_EMAIL: 'worktrees@legion.local',
+};
+
+export interface SnapshotSpec {
+  /** The index to start from (its stat cache makes `git add -A` re-hash only changed files); absent: none. */
+  readonly indexFrom?: string;
+  /** Parent commit(s) of the snapshot commit. */
+  readonly parents: readonly string[];
+  readonly message: string;
+  /** Workspace path inside the repository (`''` or ending with `/`): its `.legion/` is left out. */
+  readonly prefix: string;
+}
+
+/**
+ * Commit the work tree of `place` as it is (tracked changes, untracked files that are not
+ * ignored, deletions) without touching its index: `git add -A` runs on a copy of the index in a
+ * temporary file (`GIT_INDEX_FILE`), then `write-tree` and `commit-tree`. Returns the commit and
+ * tree; no ref moves. The workspace's `.legion/` is never part of a snapshot.
+ */
+export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promise<{ commit: string; tree: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'legion-index-'));
+  const index = join(dir, 'index');
+  try {
+    if (spec.indexFrom) await copyFile(spec.indexFrom, index).catch(() => undefined);
+    const env = { GIT_INDEX_FILE: index, ...LEGION_IDENTITY };
+    // `.legion/` left out as an ignore pattern (a pathspec naming an ignored folder makes `git add` fail).
+    const excludes = join(dir, 'exclude');
+    await writeFile(excludes, `/${spec.prefix}.legion/\n`);
+    await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A'], { env });
+    const tree = (await gitOut(place, ['write-tree'], { env })).trim();
+    const parents = spec.parents.flatMap((p) => ['-p', p]);
+    const commit = (await gitOut(place, ['commit-tree', tree, ...parents, '-m', spec.message], { env })).trim();
+    return { commit, tree };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The commit HEAD names, or null in a repository without commits yet. */
+export async function headCommit(place: GitPlace): Promise<string | null> {
+  try {
+    return (await gitOut(place, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'])).trim() || null;
+  } catch {
+    return null;
+  }
+}
