@@ -49,27 +49,45 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     if (participant.kind === 'agent' && !holdsTool(participant.tools, call.toolName)) {
       return deny('tools', `"${participant.id}" does not have the tool "${call.toolName}"`);
     }
-    const confinement = confinementOf(call.input, workspaceRoot);
+    // An isolated session's paths are its worktree's (docs/worktrees.md).
+    const root = call.isolatedRoot ?? workspaceRoot;
+    const realPathOf = call.isolatedRoot !== undefined && realPath ? workspaceRealPath(call.isolatedRoot) : realPath;
+    const confinement = confinementOf(call.input, root);
     if (confinement) return deny('confinement', confinement);
 
-    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot, ...(realPath ? { realPath } : {}) };
+    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot: root, ...(realPathOf ? { realPath: realPathOf } : {}) };
     let rules = evaluateRules(ruleSet, query);
-    if (realPath && rules.decision !== 'deny') {
-      const resolved = withRealPaths(call.input, workspaceRoot, realPath);
+    if (realPathOf && rules.decision !== 'deny') {
+      const resolved = withRealPaths(call.input, root, realPathOf);
       if (resolved) {
-        const escape = confinementOf(resolved, workspaceRoot);
+        const escape = confinementOf(resolved, root);
         if (escape) return deny('confinement', `${escape} (through a symbolic link)`);
         rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
       }
     }
+    if (call.isolatedRoot !== undefined) rules = freeInWorktree(call.toolName, rules);
     const policy = participant.kind === 'agent' ? policyFor(participant.toolAuthorizations, call.toolName) : null;
     const verdict = applyPolicy(rules, policy, ruleSet.unmatched);
     if (verdict.decision === 'ask' && allowances) {
-      const allowance = allowances.find(call, workspaceRoot);
+      const allowance = allowances.find(call, root);
       if (allowance) return { decision: 'allow', ruleId: allowance.rule.id, reason: allowance.rule.reason ?? 'allowed for this session', source: 'allowance' };
     }
     return verdict;
   };
+}
+
+/** File changes an isolated session may make in its own worktree where only a fallback rule would ask. */
+export const FREE_IN_WORKTREE: ReadonlySet<string> = new Set(['file_write', 'file_edit', 'file_delete']);
+export const WORKTREE_RULE_ID = 'isolated-worktree';
+
+/**
+ * Inside its worktree an isolated session's writes, edits and deletes pass where the fallback
+ * rules would ask (nothing outside changes; the merge request is reviewed at the door). Any other
+ * rule that matches (a deny, an ask such as `.git/` writes, an allow) still decides; shell keeps its rules.
+ */
+function freeInWorktree(toolName: string, rules: RuleOutcome): RuleOutcome {
+  if (!FREE_IN_WORKTREE.has(toolName) || rules.decision !== null || !rules.fallback || rules.fallback.decision !== 'ask') return rules;
+  return { decision: 'allow', ruleId: WORKTREE_RULE_ID, reason: 'inside its own worktree: the workspace changes only through an approved merge request' };
 }
 
 function deny(source: 'tools' | 'confinement', reason: string): Verdict {

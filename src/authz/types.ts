@@ -22,4 +22,9 @@ export interface CallToAuthorize {
   readonly participantId: string;
   readonly sessionId: string;
   readonly chain: readonly string[];
+  /**
+   * Set for a session isolated in a git worktree (docs/worktrees.md): paths are confined to it,
+   * and the fallback rules' ask for writes, edits and deletes becomes an allow (nothing outside changes).
+   */
+  readonly isolatedRoot?: string;
 }

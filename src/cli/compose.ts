@@ -34,6 +34,7 @@ import { createFileTodoStore } from '../tools/todo-store';
 import { createCore } from '../runtime/core';
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
+import { createWorktrees } from '../worktrees/service';
 import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
@@ -248,8 +249,17 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       return background;
     };
 
+    // Worktree isolation (docs/worktrees.md): a merge a killed process left half done is finished first.
+    const worktrees = createWorktrees({ workspaceRoot, dir: layout.worktreesDir, runId: run.id, now: () => clock().toISOString() });
+    try {
+      const { recovered } = await worktrees.start();
+      for (const sessionId of recovered) warnings.push(`finished the merge of ${sessionId} that was interrupted when Legion stopped`);
+    } catch (error) {
+      warnings.push(`worktrees: ${messageOf(error)}`);
+    }
+
     const bare = await createCore({
-      config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools,
+      config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
       ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const } : {}),
       resolveProvider: (agent) => {

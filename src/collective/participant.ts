@@ -27,6 +27,8 @@ export const agentSchema = z.strictObject({
   toolAuthorizations: z.record(z.string(), toolAuthorizationSchema).default({}),
   /** Tool-name globs this participant may approve for others ('*' = all, [] = none). */
   approvalAuthority: z.union([z.literal('*'), z.array(z.string())]).default([]),
+  /** Its sessions work in a git worktree unless the caller says otherwise (docs/worktrees.md). */
+  isolation: z.enum(['worktree', 'none']).optional(),
   createdBy: z.string().optional(),
 });
 

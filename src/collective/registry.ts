@@ -16,6 +16,7 @@ export const spawnSpecSchema = z.strictObject({
   tools: z.array(z.string().min(1)).optional(),
   toolAuthorizations: agentSchema.shape.toolAuthorizations.optional(),
   approvalAuthority: agentSchema.shape.approvalAuthority.optional(),
+  isolation: agentSchema.shape.isolation,
 });
 export type SpawnSpec = z.input<typeof spawnSpecSchema>;
 export const modifySpecSchema = spawnSpecSchema.partial().required({ id: true });

@@ -112,6 +112,8 @@ export const configSchema = z.strictObject({
       maxRepoBytes: z.number().int().min(1024 * 1024).default(2 * 1024 * 1024 * 1024),
     })
     .default({ enabled: true, maxFileBytes: 10 * 1024 * 1024, keepDays: 14, maxRepoBytes: 2 * 1024 * 1024 * 1024 }),
+  /** Worktree isolation of delegated sessions when neither the call nor the participant says (docs/worktrees.md). */
+  isolation: z.strictObject({ default: z.enum(['worktree', 'none']).default('none') }).default({ default: 'none' }),
   keymap: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
   /** `sandbox: on` is short for `sandbox: { mode: on }` (docs/sandbox.md). */
   sandbox: z

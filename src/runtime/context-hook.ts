@@ -17,6 +17,8 @@ export interface ContextStreamDeps {
   readonly stream: StreamOnce;
   readonly tools: ToolCatalog;
   readonly workspaceRoot: string;
+  /** The root a session's tools act in (its worktree when isolated, docs/worktrees.md); default the workspace. */
+  readonly rootOf?: (sessionId: string) => string;
   readonly bus: EventBus;
   readonly priceOf?: PriceOf;
   readonly notice: Journal['notice'];
@@ -37,7 +39,7 @@ const ABORTED: StreamResult = { text: '', toolUses: [], inputErrors: new Map(), 
 export function createContextStream(deps: ContextStreamDeps): StreamOnce {
   return async (turn, choice) => {
     const { session } = turn;
-    const system = systemPromptOf(deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent));
+    const system = systemPromptOf(deps.rootOf?.(turn.session.id) ?? deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent));
     const tools = agentToolDefinitions(deps.tools, turn.agent);
     const prepare = (force?: 'harder', measuredTokens?: number | null): Promise<Prepared> =>
       deps.context.prepare({
@@ -132,7 +134,7 @@ export function createCompactNow(deps: CompactNowDeps): (sessionId: string) => P
     if (!choice.ok) return fail(choice.error);
     const before = session.contextRecords().length;
     const prepared = await deps.context.prepare({
-      session, participantId: agent.id, system: systemPromptOf(deps.workspaceRoot, { agent, session }, deps.promptExtras?.(agent)),
+      session, participantId: agent.id, system: systemPromptOf(deps.rootOf?.(session.id) ?? deps.workspaceRoot, { agent, session }, deps.promptExtras?.(agent)),
       tools: agentToolDefinitions(deps.tools, agent), model: choice.model,
       summarize: summarizerFor(deps, agent.id, sessionId, choice), signal: new AbortController().signal, force: 'now',
     });

@@ -38,6 +38,8 @@ import { createExecutePhase } from './execute-phase';
 import { askUser } from './user-questions';
 import type { Turn } from './turn';
 import type { ToolContext } from '../tools/types';
+import type { Worktrees } from '../worktrees/service';
+import { createIsolation } from './merge-request';
 
 export interface CoreOptions {
   readonly config: LegionConfig;
@@ -105,6 +107,8 @@ export interface CoreOptions {
    * turns running elsewhere and are left alone.
    */
   readonly restartHandling?: 'resume' | 'none';
+  /** Worktree isolation of sessions (docs/worktrees.md); absent: isolation is refused. */
+  readonly worktrees?: Worktrees;
 }
 
 /**
@@ -139,14 +143,25 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const prescan = createPrescan({
     bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.worktrees ? { isolatedRoot: options.worktrees.rootOf } : {}),
   });
   // What a restart adds (resume-prepass.ts): the pre-pass, and the resumed turns a resumed batch's calls re-attach to.
   const resume = createResumePrepass({ prescan, approvals, tools, abandon: abandonChild });
   const deliverOutsideChain = createApproverTurns({ approvals, tools, slots, inbox: state.approverInbox, isStopping, enqueue, climb: (r) => router.climb(r) });
   const router = createRouter({ approvals, approvers, headless, askers: state.askers, deliverOutsideChain });
+  let mergeIds = 0;
+  const isolation = options.worktrees ? createIsolation({
+    worktrees: options.worktrees, approvals, approvers, askers: state.askers, route: router.route, audit, notice,
+    setStatus: journal.setStatus, beforeBatch: options.beforeBatch, diffFile: options.layout.worktreeDiff,
+    newId: () => `${Date.now().toString(36)}-${++mergeIds}`,
+  }) : undefined;
+  /** The root a session's tools act in: its worktree when isolated, else the workspace. */
+  const rootOf = (sessionId: string): string => isolation?.rootOf(sessionId) ?? options.workspaceRoot;
   const communicator = createCommunicator({
     registry, tools, maxDepth: config.runtime.maxDepth, slots, takeResumedChild: resume.takeChild, setStatus: journal.setStatus, router, enqueue,
     askUser: (turn, context, name, text) => askUser({ headless, slots, journal }, turn, context, name, text),
+    isolationDefault: config.isolation.default,
+    ...(isolation ? { prepareIsolation: isolation.prepare } : {}),
   });
   const services: CollectiveServices & RecallServices = {
     registry,
@@ -167,7 +182,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     now: () => clock().toISOString(),
   });
   const toolContext = (turn: Turn, toolUseId: string): ToolContext => ({
-    workspaceRoot: options.workspaceRoot,
+    workspaceRoot: rootOf(turn.session.id),
     runId,
     sessionId: turn.session.id,
     participantId: turn.agent.id,
@@ -181,13 +196,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const execute = createExecutePhase({
     workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
     isStopping, closingResumed: resume.closing, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
+    ...(isolation ? { isolatedRoot: isolation.rootOf } : {}),
   });
   const turnDeps: TurnDeps = {
     maxIterations: config.runtime.maxIterations,
     resolveProvider: options.resolveProvider,
     stream: createContextStream({
-      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, scrub, priceOf: options.priceOf, notice, promptExtras: options.promptExtras }),
-      tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
+      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, rootOf, scrub, priceOf: options.priceOf, notice, promptExtras: options.promptExtras }),
+      tools, workspaceRoot: options.workspaceRoot, rootOf, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       // The usage book is built below; the gate reads it only once turns run.
       budget: createBudgetGate({ settings: config.budgets, usage: () => usage.totals(), approvals, route: router.route, headless, notice }),
     }),
@@ -216,7 +232,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     state,
     participant: (id) => registry.get(id),
     notice,
-    runTurn: (turn, start) => runTurn(turn, start, stepsOfTurn),
+    runTurn: isolation
+      ? async (turn, start) => {
+        const outcome = await runTurn(turn, start, stepsOfTurn);
+        const after = await isolation.afterTurn(turn, outcome);
+        if (after !== outcome && after.kind !== 'interrupted' && after.merge) notice('info', `${turn.agent.id}: ${after.merge.split('\n')[0]}`, turn.session.id);
+        return after;
+      }
+      : (turn, start) => runTurn(turn, start, stepsOfTurn),
     climbUnanswered: router.climbUnanswered,
   });
 
@@ -258,7 +281,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     run: options.run.run,
     usage: () => usage.totals(),
     compact: createCompactNow({
-      context, tools, workspaceRoot: options.workspaceRoot, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
+      context, tools, workspaceRoot: options.workspaceRoot, rootOf, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       session: (id) => sessions.get(id),
       agent: (id) => {
         const p = registry.get(id);

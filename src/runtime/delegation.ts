@@ -12,6 +12,8 @@ export interface CommunicateInput {
   readonly targetId: string;
   readonly message: string;
   readonly sessionName?: string;
+  /** Work in a git worktree (docs/worktrees.md); default: the target's `isolation`, else `isolation.default`. */
+  readonly isolation?: 'worktree' | 'none';
 }
 
 /** The communicator, and the news of detached delegations a turn collects. */
@@ -34,6 +36,10 @@ export interface CommunicatorDeps {
   enqueue(slot: SessionSlot, request: TurnRequest): boolean;
   /** An agent asks the user (user-questions.ts). */
   askUser(turn: Turn, context: ToolContext, name: string, text: string): Promise<ToolResult>;
+  /** `isolation.default` of the config. */
+  readonly isolationDefault: 'worktree' | 'none';
+  /** Make an isolated session's worktree ready (merge-request.ts `prepare`, passed in); the note tells the agent where it works. */
+  prepareIsolation?(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
 }
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
@@ -88,13 +94,26 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
       if (d.sessionId === sessionId) return fail(`${target.id} is still working on your previous message in session "${name}"; its reply will be delivered to you when it finishes`);
     }
 
-    const { slot } = slots.open(key);
-    const delegation = new Delegation(turn, sessionId, target.id);
-    turn.delegations.add(delegation);
     // A call of a batch resumed after a restart re-attaches to the target's resumed turn (resume-prepass.ts).
     const child = deps.takeResumedChild(context.toolUseId, sessionId);
+    const delegation = new Delegation(turn, sessionId, target.id);
+    turn.delegations.add(delegation); // before the await below: a second call to this session is refused above
+    let text = input.message;
+    if (!child) {
+      const requested = input.isolation ?? target.isolation ?? deps.isolationDefault;
+      const prepared = deps.prepareIsolation
+        ? await deps.prepareIsolation(sessionId, target.id, requested)
+        : requested === 'worktree' ? { ok: false as const, error: 'refused: worktree isolation is not available in this run' } : { ok: true as const, note: '' };
+      if (!prepared.ok) {
+        turn.delegations.delete(delegation);
+        return fail(prepared.error);
+      }
+      if (prepared.note) text = `${prepared.note}\n\n${input.message}`;
+    }
+
+    const { slot } = slots.open(key);
     deps.enqueue(slot, {
-      start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text: input.message },
+      start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text },
       chain,
       sessionChain: [...turn.sessionChain, sessionId],
       parent: delegation,

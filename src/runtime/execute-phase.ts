@@ -33,6 +33,8 @@ export interface ExecuteDeps {
   readonly beforeBatch?: BeforeBatch;
   /** After each call that ran: notes for the agent, added to the batch's (nested instructions, PostToolUse hooks). */
   readonly afterCall?: AfterCall;
+  /** The worktree of an isolated session (docs/worktrees.md): its batches change nothing in the workspace, so no checkpoint. */
+  readonly isolatedRoot?: (sessionId: string) => string | undefined;
 }
 
 export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
@@ -40,11 +42,12 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
     async runCalls(turn, batch) {
       const signal = turn.controller.signal;
       const runs = batch.of('run');
-      const ran = runs.length > 0 && !signal.aborted ? await deps.beforeBatch?.({
+      const isolated = deps.isolatedRoot?.(turn.session.id);
+      const ran = runs.length > 0 && !signal.aborted && isolated === undefined ? await deps.beforeBatch?.({
         sessionId: turn.session.id, participantId: turn.agent.id, messages: turn.session.messages(),
         calls: runs.map((c) => ({ toolUseId: c.use.id, name: c.use.name, changesFiles: mayChangeFiles(c.tool) })),
       }) : undefined;
-      await runScheduled(deps.workspaceRoot, runs, signal, async (call) => {
+      await runScheduled(isolated ?? deps.workspaceRoot, runs, signal, async (call) => {
         let result: ToolResult;
         try {
           result = await deps.executeTool(call.tool, call.input, deps.toolContext(turn, call.use.id));

@@ -72,13 +72,14 @@ export function approvalsBlock(tools: ToolCatalog, requests: readonly ApprovalRe
 
 /** The result text of a finished communicator call. */
 export function outcomeText(targetId: string, outcome: TurnOutcome): { content: string; isError: boolean } {
+  const merge = outcome.kind !== 'interrupted' && outcome.merge ? `\n\n[worktree] ${outcome.merge}` : '';
   switch (outcome.kind) {
     case 'done': {
       const text = outcome.text.trim() ? outcome.text : `(${targetId} ended its turn without a text answer)`;
-      return { content: outcome.incomplete ? `${text}\n\n[note: ${outcome.incomplete}]` : text, isError: false };
+      return { content: (outcome.incomplete ? `${text}\n\n[note: ${outcome.incomplete}]` : text) + merge, isError: false };
     }
     case 'failed':
-      return { content: `${targetId} could not answer: ${outcome.error}`, isError: true };
+      return { content: `${targetId} could not answer: ${outcome.error}${merge}`, isError: true };
     case 'interrupted':
       return { content: `${targetId}'s turn was interrupted by the user`, isError: true };
     default: {

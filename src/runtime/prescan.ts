@@ -41,6 +41,8 @@ export interface PrescanDeps {
   readonly notice: Journal['notice'];
   /** PreToolUse hooks (docs/conventions.md#hooks); not run for a call the rules denied. */
   readonly hooks?: Pick<TurnHooks, 'preToolUse'>;
+  /** The worktree an isolated session works in (docs/worktrees.md): its calls are authorized against it. */
+  readonly isolatedRoot?: (sessionId: string) => string | undefined;
 }
 
 export function createPrescan(deps: PrescanDeps): Prescan {
@@ -91,7 +93,11 @@ export function createPrescan(deps: PrescanDeps): Prescan {
 
   const authorize: Prescan['authorize'] = (turn, use, input) => {
     try {
-      return deps.authorize({ toolName: use.name, input, participantId: turn.agent.id, sessionId: turn.session.id, chain: turn.chain });
+      const isolatedRoot = deps.isolatedRoot?.(turn.session.id);
+      return deps.authorize({
+        toolName: use.name, input, participantId: turn.agent.id, sessionId: turn.session.id, chain: turn.chain,
+        ...(isolatedRoot !== undefined ? { isolatedRoot } : {}),
+      });
     } catch (error) {
       return { decision: 'deny', ruleId: null, reason: `authorization failed: ${messageOf(error)}`, source: 'rule' };
     }

@@ -39,6 +39,8 @@ export interface StreamDeps {
   readonly bus: EventBus;
   readonly tools: ToolCatalog;
   readonly workspaceRoot: string;
+  /** The root a session's tools act in (its worktree when isolated, docs/worktrees.md); default the workspace. */
+  readonly rootOf?: (sessionId: string) => string;
   readonly scrub: SecretScrubber;
   readonly priceOf?: PriceOf;
   readonly notice: Journal['notice'];
@@ -120,7 +122,7 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
     // A key split across deltas is held back until it can be replaced whole (authz/scrub.ts).
     const secrets = deps.scrub.stream();
     const providerRequest: ProviderRequest = {
-      system: context?.system ?? systemPromptOf(deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent)),
+      system: context?.system ?? systemPromptOf(deps.rootOf?.(turn.session.id) ?? deps.workspaceRoot, turn, deps.promptExtras?.(turn.agent)),
       messages: sanitizeForProvider(context?.messages ?? turn.session.messages()),
       tools: agentToolDefinitions(deps.tools, turn.agent),
       model: request.model,

@@ -12,9 +12,10 @@ import type { ResumeStage } from './resume-plan';
  */
 
 /** How a turn (or a question to the user) ended, as its caller sees it. */
+/** `merge`: what became of an isolated session's work (docs/worktrees.md): merged, rejected with the reason, or conflict. */
 export type TurnOutcome =
-  | { kind: 'done'; text: string; incomplete?: string }
-  | { kind: 'failed'; error: string }
+  | { kind: 'done'; text: string; incomplete?: string; merge?: string }
+  | { kind: 'failed'; error: string; merge?: string }
   | { kind: 'interrupted' };
 
 export const INTERRUPTED_BY_USER = 'interrupted by the user';

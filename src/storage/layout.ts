@@ -25,6 +25,10 @@ export interface Layout {
   /** Token and cost totals of the run and its sessions (src/runtime/usage-book.ts). */
   usage(runId: string): string;
   audit(date: Date): string;
+  /** Isolated sessions' worktrees, their records and merge journals (docs/worktrees.md). */
+  readonly worktreesDir: string;
+  /** The diff (or conflicting hunks) a session's merge request shows (docs/worktrees.md). */
+  worktreeDiff(sessionId: string): string;
 }
 
 export function layoutFor(workspaceRoot: string): Layout {
@@ -52,5 +56,7 @@ export function layoutFor(workspaceRoot: string): Layout {
     todos: (runId) => join(runsDir, runId, 'todos.json'),
     usage: (runId) => join(runsDir, runId, 'usage.json'),
     audit: (date) => join(auditDir, `audit-${date.toISOString().slice(0, 10)}.jsonl`),
+    worktreesDir: join(legionDir, 'worktrees'),
+    worktreeDiff: (sessionId) => join(legionDir, 'worktrees', `${sessionId}.diff`),
   };
 }

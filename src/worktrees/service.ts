@@ -22,6 +22,16 @@ export interface Worktrees {
   check(sessionId: string, work: Work): Promise<MergeCheck>;
   /** Apply a clean merge to the working tree (journaled). State → `merged`. */
   apply(sessionId: string, merge: Extract<MergeCheck, { kind: 'clean' }>, hooks?: ApplyHooks): Promise<{ ok: true } | { ok: false; error: string }>;
+  /**
+   * Check and apply as one step, one merge of the workspace at a time (two approvals at once
+   * must not both merge against the same workspace). `before` runs once the merge is known to be
+   * clean, before any file changes (the checkpoint); the function it returns runs after.
+   */
+  merge(sessionId: string, work: Work, before?: () => Promise<(() => Promise<void>) | undefined>): Promise<
+    | { kind: 'merged' }
+    | { kind: 'failed'; error: string }
+    | Extract<MergeCheck, { kind: 'conflict' }>
+  >;
   /** Record the outcome of a request that did not merge. */
   settle(sessionId: string, state: Extract<WorktreeState, 'rejected' | 'working'>, reason?: string): Promise<void>;
   /** Record a conflict (kept for the rebase the next message to the session starts). */
@@ -31,6 +41,11 @@ export interface Worktrees {
   prune(): Promise<string[]>;
   /** Finish merges a killed process left half done; returns their sessions. */
   recover(): Promise<string[]>;
+  /**
+   * At start: finish half-done merges (`recover`) and root again the sessions of this run that
+   * were isolated (a resumed run). Without `.legion/worktrees/` it only reads that folder.
+   */
+  start(): Promise<{ recovered: string[] }>;
 }
 
 export interface WorktreesOptions {
@@ -63,6 +78,35 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     return next;
   };
 
+  const recover = async (): Promise<string[]> => {
+    const { readdir } = await import('node:fs/promises');
+    if (!(await readdir(options.dir).catch(() => [] as string[])).some((n) => n.endsWith('.merge.json'))) return [];
+    const r = await repo();
+    const done = await recoverMerges(placeOf(r), options.workspaceRoot, options.dir);
+    for (const sessionId of done) if (await store.get(sessionId)) await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined });
+    return done;
+  };
+
+  const apply: Worktrees['apply'] = async (sessionId, merge, hooks) => {
+    try {
+      const r = await repo();
+      const place = placeOf(r);
+      const ops = await mergeOps(place, r.prefix, merge.ours, merge.merged);
+      await applyMerge(place, options.workspaceRoot, journalOf(options.dir, sessionId), { version: 1, sessionId, merged: merge.merged, ops }, hooks);
+      await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined, reason: undefined });
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: messageOf(error) };
+    }
+  };
+
+  let mergeChain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = mergeChain.then(task, task);
+    mergeChain = next.catch(() => undefined);
+    return next;
+  };
+
   return {
     async isolate(sessionId, participantId) {
       const existing = await store.get(sessionId);
@@ -80,17 +124,16 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     async check(sessionId, work) {
       return checkMerge(await repo(), (await record(sessionId)).base, work.commit);
     },
-    async apply(sessionId, merge, hooks) {
-      try {
-        const r = await repo();
-        const place = placeOf(r);
-        const ops = await mergeOps(place, r.prefix, merge.ours, merge.merged);
-        await applyMerge(place, options.workspaceRoot, journalOf(options.dir, sessionId), { version: 1, sessionId, merged: merge.merged, ops }, hooks);
-        await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined, reason: undefined });
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error: messageOf(error) };
-      }
+    apply,
+    merge(sessionId, work, before) {
+      return serial(async () => {
+        const check = await checkMerge(await repo(), (await record(sessionId)).base, work.commit);
+        if (check.kind === 'conflict') return check;
+        const after = await before?.();
+        const applied = await apply(sessionId, check);
+        await after?.();
+        return applied.ok ? { kind: 'merged' as const } : { kind: 'failed' as const, error: applied.error };
+      });
     },
     async settle(sessionId, state, reason) {
       await update(sessionId, { state, ...(reason ? { reason } : {}) });
@@ -114,11 +157,11 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       await git(placeOf(r), ['worktree', 'prune']);
       return pruned;
     },
-    async recover() {
-      const r = await repo();
-      const done = await recoverMerges(placeOf(r), options.workspaceRoot, options.dir);
-      for (const sessionId of done) if (await store.get(sessionId)) await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined });
-      return done;
+    async start() {
+      const records = await store.list();
+      for (const item of records) if (item.runId === options.runId) roots.set(item.sessionId, item.root);
+      return { recovered: await recover() };
     },
+    recover,
   };
 }

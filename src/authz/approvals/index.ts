@@ -6,3 +6,4 @@ export type { Clock, IdSource } from './deps';
 export { approvalLineSchema } from './schema';
 export { readPendingApprovals } from './load';
 export type { ApprovalLine, FinalDecision } from './schema';
+export { MERGE_TOOL, mergeConflictOf, type MergeInput } from './merge-input';

@@ -2,6 +2,9 @@ import { createTwoFilesPatch } from 'diff';
 import { resolveWorkspacePath } from '../../tools/path-safety';
 import { looksBinary, openForRead, BINARY_SNIFF_BYTES } from '../../tools/text-file';
 import { occurrences } from '../../tools/builtin/file-edit';
+import { readFile } from 'node:fs/promises';
+import { layoutFor } from '../../storage/layout';
+import { MERGE_TOOL } from './merge-input';
 
 /**
  * What an approval would do, for the approval queue's details view (docs/design.md#the-tui):
@@ -9,6 +12,7 @@ import { occurrences } from '../../tools/builtin/file-edit';
  *   call would leave (`--- a/<path>` / `+++ b/<path>`, 3 lines of context). A new file diffs
  *   against `/dev/null`.
  * - `shell`: the full command (and the timeout when given).
+ * - `merge`: the diff of an isolated session's work (docs/worktrees.md), or its conflicting hunks.
  * - anything else, or a call that cannot be previewed: the input as indented JSON, headed by
  *   a one-line reason when a preview was attempted and failed (path refused, oldString not
  *   found, binary file, too large).
@@ -33,11 +37,26 @@ export async function previewApproval(workspaceRoot: string, toolName: string, i
         return await previewEdit(workspaceRoot, input);
       case 'shell':
         return previewShell(input);
+      case MERGE_TOOL:
+        return await previewMerge(workspaceRoot, input);
       default:
         return json(input);
     }
   } catch (error) {
     return json(input, `no preview: ${(error as Error).message}`);
+  }
+}
+
+/** A merge request's diff (or, in conflict, its conflicting hunks), kept beside the worktree when it was raised. */
+async function previewMerge(root: string, input: unknown): Promise<ApprovalPreview> {
+  const session = str(input, 'session');
+  if (session === undefined || !/^[A-Za-z0-9._-]+$/.test(session)) return json(input, 'no preview: the merge request names no session');
+  const diffstat = str(input, 'diffstat') ?? '';
+  try {
+    const text = await readFile(layoutFor(root).worktreeDiff(session), 'utf8');
+    return { kind: 'diff', text: `${diffstat}\n${text}`.replace(/\n$/, '') };
+  } catch (error) {
+    return json(input, `no preview: the diff of ${session} is gone (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Layout } from '../../storage/layout';
 import type { Clock, IdSource } from './deps';
 import { loadApprovalFile } from './load';
 import type { ReassignLine, RequestLine, ResolveLine } from './schema';
+import { mergeConflictOf } from './merge-input';
 import { ApprovalState, type ApprovalOutcome, type ApprovalRecord, type ApprovalRequest } from './state';
 
 export const EXPIRED_REASON = 'interrupted, ask again';
@@ -217,6 +218,8 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
         else if (record.outcome) problems.push(`approval request ${id} was already ${record.outcome.decision} (by ${record.outcome.decidedBy})`);
         else if (opts.onlyApprover !== undefined && record.request.approverId !== opts.onlyApprover) {
           problems.push(`approval request ${id} waits on ${record.request.approverId}, not on ${opts.onlyApprover}`);
+        } else if (decision === 'approved' && mergeConflictOf(record.request.toolName, record.request.input)) {
+          problems.push(`merge request ${id} conflicts in ${mergeConflictOf(record.request.toolName, record.request.input)!.join(', ')} and cannot be approved (reject it, or message the agent again to rebase)`);
         }
       }
       if (problems.length > 0) return { ok: false, error: `${problems.join('; ')}: nothing was ${decision}` };

@@ -6,6 +6,10 @@ const schema = z.strictObject({
   targetId: z.string().min(1).describe('id of the participant to talk to (an agent, or "user" to ask the human)'),
   message: z.string().min(1).describe('a self-contained message: goal, relevant paths, constraints, what to report back'),
   sessionName: z.string().min(1).optional().describe('names the conversation (default "default"); different names run in parallel'),
+  isolation: z.enum(['worktree', 'none']).optional().describe(
+    '"worktree": the target works in its own git worktree (a copy of the workspace, uncommitted changes included) and its ' +
+    'changes come back as one merge request when it finishes; use it for parallel work that writes files. Default: the ' +
+    "target's own setting, else the config's isolation.default"),
 });
 
 /** Talk to another participant; the result is its final answer (docs/design.md#participants-sessions-runs and #tools). */

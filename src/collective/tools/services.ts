@@ -14,7 +14,7 @@ export interface ResolveApprovalInput {
 export interface CollectiveServices {
   readonly registry: CollectiveRegistry;
   readonly tools: ToolCatalog;
-  communicate(context: ToolContext, input: { targetId: string; message: string; sessionName?: string }): Promise<ToolResult>;
+  communicate(context: ToolContext, input: { targetId: string; message: string; sessionName?: string; isolation?: 'worktree' | 'none' }): Promise<ToolResult>;
   resolveApproval(context: ToolContext, input: ResolveApprovalInput): ToolResult;
 }
 

@@ -10,7 +10,8 @@ export const spawnAgentTool: Tool<z.input<typeof spawnSpecSchema>> = {
   description:
     'Create a new agent. id: short lowercase id; systemPrompt: its job description; tools: the narrowest set it needs ' +
     '(see list_tools); without tools it gets communicator and list_participants, so it can talk to others. ' +
-    'provider/model default to the run\'s. You cannot grant tools or approvalAuthority you do not hold.',
+    'provider/model default to the run\'s. isolation "worktree": its sessions work in their own git worktree and their changes ' +
+    'come back as one merge request. You cannot grant tools or approvalAuthority you do not hold.',
   schema: spawnSpecSchema,
   keyArgument: (input) => input.id,
   // The collective's writes are under .legion/, never the workspace's files.
