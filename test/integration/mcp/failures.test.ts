@@ -8,6 +8,7 @@ import { createMcpManager } from '../../../src/mcp/manager';
 import { createServerConnection, type McpState } from '../../../src/mcp/connection';
 import { createServerLog } from '../../../src/mcp/server-log';
 import { executeTool } from '../../../src/tools/execute-tool';
+import { createMcpTool } from '../../../src/mcp/tool-adapter';
 import { makeTempDir, type TempDir } from '../../helpers/tmp';
 import { makeToolContext } from '../../helpers/tool-context';
 import { EVERYTHING_BIN, FILESYSTEM_BIN, MCP_FIXTURES, everythingStdio, stdioSpec } from '../../helpers/mcp-servers';
@@ -135,6 +136,49 @@ test('cancel sends notifications/cancelled for the running request', async () =>
     await connection.close();
   }
   assert.deepEqual(states, ['starting', 'ready', 'stopped']);
+});
+
+test('Esc forwards the abort to the running call at once: notifications/cancelled sent and the tool result says interrupted within 1 s, the call over within 2 s, with the server\'s timeout at 60 s', async () => {
+  const sent: { message: any; at: number }[] = [];
+  const connection = createServerConnection({
+    spec: everythingStdio({ timeoutMs: 60_000 }),
+    log: createServerLog(join(temp.dir, 'spy-60.log'), { secrets: [] }),
+    clientVersion: '0',
+    onStatus: () => undefined,
+    verify: async () => null,
+    makeTransport: () => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], stderr: 'pipe' });
+      const send = transport.send.bind(transport);
+      transport.send = (message) => { sent.push({ message, at: Date.now() }); return send(message); };
+      return transport;
+    },
+  });
+  await connection.start();
+  try {
+    const tool = createMcpTool('mcp__everything__trigger-long-running-operation', { name: 'trigger-long-running-operation', inputSchema: { type: 'object' } }, connection, {
+      onProgress: () => { progressed = true; }, enter: () => () => undefined,
+    });
+    const controller = new AbortController();
+    let progressed = false;
+    // 30 s of work on the server: only the forwarded abort can end it sooner.
+    const call = executeTool(tool, { duration: 30, steps: 60 }, makeToolContext(temp.dir, { toolUseId: 'tu-60', signal: controller.signal }));
+    await waitFor(() => progressed, 'progress');
+    const escAt = Date.now();
+    controller.abort();
+    const result = await call;
+    const endedAt = Date.now();
+    assert.equal(result.isError, true);
+    assert.match(result.content, /interrupted/);
+    assert.ok(endedAt - escAt < 1_000, `the tool result said interrupted ${endedAt - escAt} ms after Esc`);
+    assert.ok(endedAt - escAt < 2_000);
+    const request = sent.find((m) => m.message.method === 'tools/call')!;
+    const cancelled = sent.find((m) => m.message.method === 'notifications/cancelled');
+    assert.ok(cancelled, 'notifications/cancelled sent');
+    assert.equal(cancelled.message.params.requestId, request.message.id);
+    assert.ok(cancelled.at - escAt < 1_000, `notifications/cancelled sent ${cancelled.at - escAt} ms after Esc`);
+  } finally {
+    await connection.close();
+  }
 });
 
 test('server-filesystem: lists and reads inside its allowed directory; outside is the server\'s error result', async () => {
