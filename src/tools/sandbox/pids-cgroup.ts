@@ -21,12 +21,23 @@ export interface PidsCgroups {
 export interface PidsCgroup {
   /** Writing a pid here moves that process (and its future children) in. */
   readonly procsFile: string;
-  /** Remove the cgroup once its processes are gone: retried for a second while the last
-   *  processes of the sandbox finish exiting, then left to `sweep`. */
+  /**
+   * Remove the cgroup once the call has ended. Processes still in it belong to the ended call
+   * (a fork bomb's children still dying, or one that outlived its sandbox): they are killed —
+   * `cgroup.kill` where the kernel has it, else SIGKILL to each pid listed in the cgroup —
+   * and removal is retried for about ten seconds; what still fails is retried by the next
+   * `create` and by `sweep`.
+   */
   remove(): void;
 }
 
-/** Find where this process may create pids cgroups; undefined when nowhere. */
+/** Delays between removal attempts of one call's cgroup (ms; about ten seconds in all). */
+const REMOVE_DELAYS = [20, 100, 300, 600, 1000, 2000, 3000, 3000];
+
+/**
+ * Find where this process may create pids cgroups; undefined when nowhere. Cgroups left by a
+ * Legion process that is gone (named `legion-<pid>-…`, that pid no longer running) are removed.
+ */
 export function findPidsCgroups(root = '/sys/fs/cgroup', selfCgroup = readSelfCgroup()): PidsCgroups | undefined {
   const base = pidsBase(root, selfCgroup);
   if (!base) return undefined;
@@ -35,8 +46,17 @@ export function findPidsCgroups(root = '/sys/fs/cgroup', selfCgroup = readSelfCg
   } catch {
     return undefined;
   }
+  removeOrphans(base);
+  /** Cgroups of this process whose removal failed so far. */
+  const pending = new Set<string>();
+  const removeNow = (dir: string): boolean => {
+    if (tryRemove(dir)) return true;
+    killMembers(dir);
+    return tryRemove(dir);
+  };
   return {
     create(name, max) {
+      for (const dir of pending) if (removeNow(dir)) pending.delete(dir);
       const dir = join(base, name);
       try {
         mkdirSync(dir);
@@ -52,11 +72,17 @@ export function findPidsCgroups(root = '/sys/fs/cgroup', selfCgroup = readSelfCg
       return {
         procsFile: join(dir, 'cgroup.procs'),
         remove() {
+          if (tryRemove(dir)) return;
+          pending.add(dir);
           const attempt = (delays: readonly number[]) => {
-            if (tryRemove(dir) || delays.length === 0) return;
-            setTimeout(() => attempt(delays.slice(1)), delays[0]).unref();
+            if (!pending.has(dir)) return;
+            if (removeNow(dir)) {
+              pending.delete(dir);
+              return;
+            }
+            if (delays.length > 0) setTimeout(() => attempt(delays.slice(1)), delays[0]).unref();
           };
-          attempt([20, 100, 300, 600]);
+          setTimeout(() => attempt(REMOVE_DELAYS.slice(1)), REMOVE_DELAYS[0]).unref();
         },
       };
     },
@@ -67,9 +93,64 @@ export function findPidsCgroups(root = '/sys/fs/cgroup', selfCgroup = readSelfCg
       } catch {
         return;
       }
-      for (const name of names) if (name.startsWith(prefix)) tryRemove(join(base, name));
+      for (const name of names) if (name.startsWith(prefix)) removeNow(join(base, name));
     },
   };
+}
+
+/** Remove `legion-<pid>-…` cgroups whose Legion process is gone (a crash, a kill -9). */
+function removeOrphans(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^legion-(\d+)-\d+$/.exec(name);
+    if (!match || isRunning(Number(match[1]))) continue;
+    const dir = join(base, name);
+    if (!tryRemove(dir)) {
+      killMembers(dir);
+      tryRemove(dir);
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Kill what is left in a call's cgroup: every process there was started by that call (it was
+ * joined before bubblewrap started, and nothing else is ever moved in).
+ */
+function killMembers(dir: string): void {
+  try {
+    writeFileSync(join(dir, 'cgroup.kill'), '1');
+    return;
+  } catch {
+    // cgroup v1, or a kernel before 5.14: one pid at a time
+  }
+  let pids: number[];
+  try {
+    pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
 }
 
 /** rmdir; true when the directory is gone. */

@@ -119,6 +119,9 @@ test('sandboxed: nested namespaces are refused (the read-only binds cannot be un
 
 test('sandboxed: a fork bomb stops at the process limit', { skip: skip || (findPidsCgroups() ? false : 'no writable pids cgroup here') }, async () => {
   const limited = realSandbox(fx, probe, {}, 32);
+  // Every per-call cgroup of this process is gone once the call ended, without waiting for dispose's sweep.
+  const v1 = '/sys/fs/cgroup/pids';
+  const left = () => (existsSync(v1) ? readdirSync(v1) : []).filter((name) => name.startsWith(`legion-${process.pid}-`));
   try {
     const shell = createShellTool({ killGraceMs: 300, drainMs: 100, sandbox: limited });
     const result = await executeTool(shell, {
@@ -127,14 +130,11 @@ test('sandboxed: a fork bomb stops at the process limit', { skip: skip || (findP
     assert.equal(result.isError, true, result.content);
     assert.match(result.content, /fork failed: Resource temporarily unavailable/);
     assert.match(result.content, /blocked by the sandbox: at most 32 processes/);
+    for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(left(), [], 'the call that hit the limit left no cgroup behind');
   } finally {
     limited.dispose();
   }
-  // Every per-call cgroup of this process is gone once the calls ended (removed, else swept).
-  const v1 = '/sys/fs/cgroup/pids';
-  const left = () => (existsSync(v1) ? readdirSync(v1) : []).filter((name) => name.startsWith(`legion-${process.pid}-`));
-  for (let i = 0; i < 40 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(left(), []);
 });
 
 function pidsWithArgument(token: string): number[] {
