@@ -146,7 +146,7 @@ export function createIsolation(deps: IsolationDeps): Isolation {
     deps.setStatus(turn.slot, 'running-tool', 'merge');
     const merged = await worktrees.merge(sessionId, work, async () => deps.beforeBatch?.({
       sessionId, participantId: turn.agent.id, messages: turn.session.messages(),
-      calls: [{ toolUseId: request.toolUseId, name: MERGE_TOOL }],
+      calls: [{ toolUseId: request.toolUseId, name: MERGE_TOOL, changesFiles: true }],
     }));
     if (merged.kind === 'conflict') return reportConflict(turn, work, merged);
     if (merged.kind === 'failed') return `merge failed: ${merged.error} (the work stays on branch legion/${sessionId})`;
