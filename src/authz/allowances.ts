@@ -8,7 +8,7 @@ import { parseJsonl } from '../storage/jsonl';
 import { compileRule, type CompiledRule } from './rules/compile';
 import { ruleMatchesCall } from './rules/evaluate';
 import { escapeGlob, escapeRegex } from './rules/glob';
-import { FILE_TOOLS, TOOL_NAME_PATTERN } from './rules/known-tools';
+import { isFileTool, TOOL_NAME_PATTERN } from './rules/known-tools';
 import { normalizeRulePath } from './rules/paths';
 import { describePattern, ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
 
@@ -58,7 +58,7 @@ export function allowanceFor(call: CallToAuthorize, workspaceRoot: string): Rule
       const dir = posix.dirname(normalizeRulePath(input.path, workspaceRoot));
       match.path = dir === '.' ? '*' : `${escapeGlob(dir)}/**`;
     }
-  } else if (FILE_TOOLS.has(tool)) {
+  } else if (isFileTool(tool)) {
     const dir = normalizeRulePath(typeof input.path === 'string' ? input.path : '.', workspaceRoot);
     match.path = dir === '.' ? '**' : [escapeGlob(dir), `${escapeGlob(dir)}/**`];
   } else if (tool === 'communicator') {

@@ -1,7 +1,7 @@
 import type { ToolContext, ToolResult, ToolCatalog } from '../tools/types';
 import type { CollectiveRegistry } from '../collective/registry';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
-import type { ResumePrepass } from './resume-prepass';
+import type { ResumeChild } from './call-state';
 import type { Journal } from './journal';
 import type { Router } from './approval-route';
 import type { Slots } from './run-state';
@@ -29,7 +29,7 @@ export interface CommunicatorDeps {
   readonly maxDepth: number;
   readonly slots: Slots;
   /** The resumed turn a communicator call of a resumed batch re-attaches to, taken once (resume-prepass.ts). */
-  readonly takeResumedChild: ResumePrepass['takeChild'];
+  takeResumedChild(toolUseId: string, sessionId: string): ResumeChild | undefined;
   readonly setStatus: Journal['setStatus'];
   readonly router: Pick<Router, 'climb' | 'undecided'>;
   /** Queue a turn (the scheduler's `enqueue`, passed in: the scheduler sits above). */

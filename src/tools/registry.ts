@@ -33,6 +33,12 @@ export function toolDefinition(tool: Tool): ToolDefinition {
   return { name: tool.name, description: tool.description, inputSchema };
 }
 
+/** The input fields of `tool`: the properties of its input schema as providers see it. */
+export function inputFieldsOf(tool: Tool): readonly string[] {
+  const properties = toolDefinition(tool).inputSchema.properties;
+  return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
+}
+
 /** Throws on a duplicate name (a programming error, found at start). */
 export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
   const byName = new Map<string, Tool>();
@@ -82,7 +88,3 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     ...createTodoTools(deps.todoStore),
   ];
 }
-
-export const BUILTIN_TOOL_NAMES: readonly string[] = [
-  'file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read',
-];

@@ -4,7 +4,7 @@ import { describePattern, type MatchPattern, type RuleSpec } from './schema';
 import { READ_ONLY_COMMANDS, READ_ONLY_NAMES } from './shell-read-only';
 import { didYouMean } from './did-you-mean';
 import { anyGlob, compilePathGlob, compileTextGlob, type Matcher } from './glob';
-import { KNOWN_TOOLS, KNOWN_TOOL_FIELDS, hasGlobSyntax, isPathField } from './known-tools';
+import { KNOWN_TOOLS, hasGlobSyntax, isPathField, knownToolFields } from './known-tools';
 
 /** One input-field condition of a compiled rule. */
 export interface CompiledField {
@@ -97,7 +97,7 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
   }
 
   const fields: CompiledField[] = [];
-  const allowedFields = allLiteralKnown ? [...new Set(literalTools.flatMap((t) => KNOWN_TOOL_FIELDS[t] ?? []))] : null;
+  const allowedFields = allLiteralKnown ? [...new Set(literalTools.flatMap((t) => knownToolFields(t) ?? []))] : null;
   for (const [name, pattern] of Object.entries(spec.match ?? {})) {
     if (allowedFields && !allowedFields.includes(name)) {
       const tools = literalTools.join(', ');

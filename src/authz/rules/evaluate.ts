@@ -1,7 +1,7 @@
 import type { Decision } from '../types';
 import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
-import { FILE_TOOLS, TOOL_NAME_PATTERN } from './known-tools';
+import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, parsePlain } from './shell-plain';
 import { readOnlyProblem, type PathCheck } from './shell-read-only';
@@ -249,7 +249,7 @@ function inputLookup(input: Record<string, unknown>, workspaceRoot: string, tool
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     let value = Object.hasOwn(input, field) ? input[field] : undefined;
-    if (value === undefined && field === 'path' && FILE_TOOLS.has(toolName)) value = '.';
+    if (value === undefined && field === 'path' && isFileTool(toolName)) value = '.';
     let values: string[] | null = null;
     if (typeof value === 'string') values = [value];
     else if (typeof value === 'number' || typeof value === 'boolean') values = [String(value)];

@@ -1,34 +1,29 @@
+import { SHIPPED_TOOLS, shippedTool } from '../../collective/tools/shipped';
+import { inputFieldsOf } from '../../tools/registry';
+
 /**
- * The built-in tools (docs/design.md#tools) and their input fields, used to check rule files: a literal
- * tool name must be one of these (globs such as `mcp__*` and names in the `mcp__` namespace
- * are not checked), and a `match` field of a rule naming only known tools must be an input
- * field of one of them. Keep in sync with src/tools/ when a tool gains a field.
+ * The tools rule files are checked against (docs/rules.md): a literal tool name must be one of
+ * Legion's own (globs such as `mcp__*` and names in the `mcp__` namespace are not checked), and a
+ * `match` field of a rule naming only known tools must be an input field of one of them. Both
+ * come from the tools themselves (collective/tools/shipped.ts), the fields from their input schemas.
  */
-export const KNOWN_TOOL_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  communicator: ['targetId', 'message', 'sessionName'],
-  list_participants: [],
-  list_tools: [],
-  spawn_agent: ['id', 'name', 'description', 'systemPrompt', 'provider', 'model', 'tools', 'toolAuthorizations', 'approvalAuthority'],
-  modify_agent: ['id', 'name', 'description', 'systemPrompt', 'provider', 'model', 'tools', 'toolAuthorizations', 'approvalAuthority'],
-  retire_agent: ['id'],
-  resolve_approval: ['requestId', 'decision', 'reason'],
-  file_read: ['path', 'offset', 'limit'],
-  file_write: ['path', 'content'],
-  file_edit: ['path', 'oldString', 'newString', 'replaceAll'],
-  file_list: ['path'],
-  file_delete: ['path'],
-  glob: ['pattern', 'path'],
-  grep: ['pattern', 'path', 'glob'],
-  shell: ['command', 'timeoutMs'],
-  todo_write: ['todos'],
-  todo_read: [],
-  recall: ['query', 'message', 'offset', 'limit'],
-};
+export const KNOWN_TOOLS: readonly string[] = SHIPPED_TOOLS.map((tool) => tool.name);
 
-export const KNOWN_TOOLS: readonly string[] = Object.keys(KNOWN_TOOL_FIELDS);
+const fields = new Map<string, readonly string[]>();
 
-/** Tools whose `path`-like fields are workspace paths (normalized before matching). */
-export const FILE_TOOLS: ReadonlySet<string> = new Set(['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep']);
+/** The input fields of the shipped tool `name` (its schema's properties), or undefined for another tool. */
+export function knownToolFields(name: string): readonly string[] | undefined {
+  const tool = shippedTool(name);
+  if (!tool) return undefined;
+  let known = fields.get(name);
+  if (!known) fields.set(name, (known = inputFieldsOf(tool)));
+  return known;
+}
+
+/** A shipped tool whose `path` is a workspace path (`Tool.pathFields`): file tools and searches (normalized before matching; absent means `.`). */
+export function isFileTool(name: string): boolean {
+  return shippedTool(name)?.pathFields?.includes('path') === true;
+}
 
 /** True when `glob` contains glob syntax (then it is not checked against KNOWN_TOOLS). */
 export function hasGlobSyntax(glob: string): boolean {

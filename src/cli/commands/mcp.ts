@@ -5,7 +5,7 @@ import { LegionError, messageOf } from '../../errors';
 import { defaultConfigFiles, loadConfig } from '../../config/load';
 import { layoutFor } from '../../storage/layout';
 import { secretsFromEnv } from '../../authz/redact';
-import { BUILTIN_TOOL_NAMES } from '../../tools/registry';
+import { KNOWN_TOOLS } from '../../authz/rules/known-tools';
 import { setupMcp, type McpSetup } from '../../mcp/compose-mcp';
 import { describeTransport } from '../../mcp/servers';
 import { createMcpManager, type McpServerStatus } from '../../mcp/manager';
@@ -60,7 +60,7 @@ async function list(context: CommandContext): Promise<number> {
   for (const warning of setup.warnings) io.stderr(`legion: warning: ${warning}\n`);
   const manager = createMcpManager({
     servers: setup.servers, untrusted: setup.untrusted, verify: setup.verify, legionDir, clientVersion: VERSION,
-    reservedNames: new Set(BUILTIN_TOOL_NAMES), emit: () => undefined, secrets: secretsFromEnv(io.env), canAskUser: false,
+    reservedNames: new Set(KNOWN_TOOLS), emit: () => undefined, secrets: secretsFromEnv(io.env), canAskUser: false,
     backoff: { baseMs: 1000, maxMs: 1000, maxAttempts: 1 },
   });
   manager.start();

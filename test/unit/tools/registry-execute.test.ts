@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { makeSandbox, makeToolContext } from '../../helpers/tool-context';
-import { BUILTIN_TOOL_NAMES, createBuiltinTools, createToolRegistry, toolDefinition } from '../../../src/tools/registry';
+import { createBuiltinTools, createToolRegistry, toolDefinition } from '../../../src/tools/registry';
 import { confinePathFields, describeInvalidInput, executeTool } from '../../../src/tools/execute-tool';
 import { createMemoryTodoStore } from '../../../src/tools/todo-store';
 import { capText, HeadTailBuffer } from '../../../src/tools/output-cap';
@@ -26,6 +26,7 @@ function spyTool(execute: Tool['execute'], pathFields?: string[]): Tool<{ path?:
 
 test('registry: builtins, lookup, globs in definitions, duplicate names refused', () => {
   const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore() }));
+  const BUILTIN_TOOL_NAMES = ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read'];
   assert.deepEqual(registry.list().map((t) => t.name), BUILTIN_TOOL_NAMES);
   assert.equal(registry.get('grep')?.name, 'grep');
   assert.equal(registry.get('nope'), undefined);

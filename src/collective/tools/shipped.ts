@@ -1,0 +1,24 @@
+import { createBuiltinTools } from '../../tools/registry';
+import type { TodoStore } from '../../tools/todo-store';
+import type { Tool } from '../../tools/types';
+import { createCollectiveTools } from './index';
+
+/** The todo tools' definitions need a store; these instances never run, so it is never used. */
+const DEFINITIONS_ONLY: TodoStore = {
+  read: () => Promise.reject(new Error('a shipped tool definition does not run')),
+  write: () => Promise.reject(new Error('a shipped tool definition does not run')),
+};
+
+/**
+ * Every tool Legion ships (docs/tools.md), as definitions: what is known of a tool without a
+ * run's catalog — the tool names and input fields rule files are checked against
+ * (authz/rules/known-tools.ts) and the key argument front ends show (`keyArgumentOf`). The run's
+ * catalog holds working instances of the same definitions (compose.ts).
+ */
+export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY }), ...createCollectiveTools()];
+
+const byName = new Map(SHIPPED_TOOLS.map((tool) => [tool.name, tool]));
+
+export function shippedTool(name: string): Tool | undefined {
+  return byName.get(name);
+}
