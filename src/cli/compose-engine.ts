@@ -9,6 +9,7 @@ import type { TurnOutcome } from '../runtime/turn';
 import { journaledExecute, journaledTurn } from '../engine/durable-steps';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
+import type { EventFeed } from '../engine/event-feed';
 
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
@@ -16,8 +17,10 @@ import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
  * send the message, wait for the session to be idle and return the outcome. Each turn builds its
  * core afresh, so a worker always sees the workspace as it is (participants, rules, config).
  * Approvals that would reach the user are denied until they are awakeables (docs/engine.md#status).
+ * Its events go to `feed` (the hubs following this worker), not to the run's ledger: the hub
+ * records what it receives.
  */
-export function createWorkerTurns(context: CommandContext): RunTurnOnWorker {
+export function createWorkerTurns(context: CommandContext, feed: EventFeed): RunTurnOnWorker {
   return async (input, sessionId, journal): Promise<TurnOutcome> => {
     let expected: string;
     try {
@@ -33,6 +36,7 @@ export function createWorkerTurns(context: CommandContext): RunTurnOnWorker {
       app = await composeApp(context, {
         runId: input.runId,
         headless: { approve: 'deny' },
+        onBus: (bus) => bus.subscribeAll((event) => feed.publish(event)),
         worker: { wrapTurn: (deps) => journaledTurn(deps, journal), wrapExecute: (execute) => journaledExecute(execute, journal) },
       });
     } catch (error) {

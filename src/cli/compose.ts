@@ -35,6 +35,10 @@ import { createCore } from '../runtime/core';
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
+import { startEngineHub } from '../engine/hub';
+import { engineTurnRunner } from '../engine/hub-turn';
+import { readSessionFile } from '../session/session-files';
+import { engineUrls, reachEngine } from './engine-settings';
 import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
@@ -129,6 +133,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const layout = layoutFor(workspaceRoot);
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
+  // Engine mode (docs/engine.md): this process is the hub and turns run on the engine's workers.
+  const engineAt = !options.worker && config.engine.kind === 'restate' ? await reachEngine(engineUrls(config.engine, layout.legionDir)) : undefined;
   // Files of an older, world-readable workspace become private, with one notice (docs/cli-conventions.md).
   const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())]);
   if (tightened) warnings.push(tightened);
@@ -189,8 +195,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const pendingApprovals = await readPendingApprovals(layout.approvals(run.id));
     const isActiveAgent = (id: string): boolean => participants.some((p) => p.id === id && p.kind === 'agent' && p.status === 'active');
     // A worker leaves every open call alone: other sessions' turns may be running on other workers.
-    const leaveOpen = worker ? (open: readonly { sessionId: string }[]) => new Set(open.map((o) => o.sessionId)) : leaveOpenFor(pendingApprovals, isActiveAgent);
-    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { leaveOpen }));
+    const leaveOpen = worker || engineAt ? (open: readonly { sessionId: string }[]) => new Set(open.map((o) => o.sessionId)) : leaveOpenFor(pendingApprovals, isActiveAgent);
+    const loadedRun = await withoutYoungGrowth(() => runStore.load(run, clock(), { leaveOpen, ...(engineAt ? { writtenElsewhere: true } : {}) }));
     const bus = createBus({
       runId: run.id,
       startSeq: await lastLedgerSeq(layout.events(run.id)),
@@ -200,6 +206,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(scrubber.active ? { transform: scrub } : {}),
     });
     options.onBus?.(bus);
+    const hub = engineAt ? startEngineHub({ ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), ...(options.log ? { log: options.log } : {}) }) : undefined;
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
     // What the files say at start joins the start notices; later changes are notices on the bus.
     let started = false;
@@ -261,7 +268,11 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
-      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const } : {}),
+      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const, ledger: false } : {}),
+      ...(hub ? {
+        restartHandling: 'none' as const,
+        turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),
+      } : {}),
       resolveProvider: (agent) => {
         if (testProvider) return { ok: true, provider: testProvider.provider, model: testProvider.model, maxTokens: 1000 };
         const got = providers.resolve(agent);
@@ -290,6 +301,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
         await mcpTurnWait(signal);
       },
       onShutdown: () => {
+        hub?.close();
         sandbox.dispose();
         parts?.close();
         unregisterExit();

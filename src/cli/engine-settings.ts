@@ -5,6 +5,8 @@ import { defaultConfigFiles, loadConfig } from '../config/load';
 import type { EngineSettings } from '../config/engine-schema';
 import { layoutFor } from '../storage/layout';
 import { readLocalEngine } from '../engine/local-record';
+import { adminHealth } from '../engine/admin';
+import { ingressAnswers } from '../engine/local-engine';
 
 export interface EngineUrls {
   readonly ingress: string;
@@ -32,4 +34,12 @@ export async function engineSettings(context: CommandContext): Promise<EngineUrl
     throw new LegionError('no engine is configured: set engine: { kind: restate } (the local engine of legion engine up) or engine: { kind: restate, ingress: <url>, admin: <url> }');
   }
   return engineUrls(engine, layoutFor(context.workspaceRoot).legionDir);
+}
+
+/** The engine answers (admin API and ingress), or a LegionError in one line saying what to run. */
+export async function reachEngine(urls: EngineUrls): Promise<EngineUrls> {
+  if (!(await adminHealth(urls.admin)).ok || !(await ingressAnswers(urls.ingress))) {
+    throw new LegionError(`the engine at ${urls.ingress} does not answer: start it with legion engine up, or set engine.kind: in-process`);
+  }
+  return urls;
 }

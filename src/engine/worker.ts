@@ -2,6 +2,7 @@ import { createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createEndpointHandler } from '@restatedev/restate-sdk';
 import { sessionObject, type RunTurnOnWorker } from './session-object';
+import { EVENTS_PATH, type EventFeed } from './event-feed';
 import { ensurePromiseWithResolvers } from './node-compat';
 
 export interface WorkerEndpoint {
@@ -24,9 +25,17 @@ export function parseListen(value: string | undefined): { host: string; port: nu
  * `host:port`. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1 for a
  * wildcard address).
  */
-export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; advertise?: string }): Promise<WorkerEndpoint> {
+export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; advertise?: string }): Promise<WorkerEndpoint> {
   ensurePromiseWithResolvers();
-  const server: Http2Server = createServer(createEndpointHandler({ services: [sessionObject(options.runTurn)] }));
+  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn)] });
+  const server: Http2Server = createServer();
+  server.on('stream', (stream, headers) => {
+    if (headers[':path'] === EVENTS_PATH && headers[':method'] === 'GET') options.feed.follow(stream, headers);
+  });
+  server.on('request', (request, response) => {
+    if (request.url === EVENTS_PATH) return; // answered on its stream above
+    restate(request, response);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -36,7 +36,7 @@ import { createResumePrepass } from './resume-prepass';
 import { createDecideAsks } from './approval-phase';
 import { createExecutePhase } from './execute-phase';
 import { askUser } from './user-questions';
-import type { Turn } from './turn';
+import type { Turn, TurnOutcome, TurnStart } from './turn';
 import type { ToolContext } from '../tools/types';
 import type { Worktrees } from '../worktrees/service';
 import { createIsolation } from './merge-request';
@@ -109,6 +109,11 @@ export interface CoreOptions {
   readonly restartHandling?: 'resume' | 'none';
   /** Worktree isolation of sessions (docs/worktrees.md); absent: isolation is refused. */
   readonly worktrees?: Worktrees;
+  /**
+   * Runs a turn instead of `runTurn` (agent-loop.ts): engine mode's hub sends it to the engine
+   * (docs/engine.md#streaming-and-the-hub). Must never reject and must settle once the turn ended.
+   */
+  readonly turnRunner?: (turn: Turn, start: TurnStart, deps: TurnDeps) => Promise<TurnOutcome>;
 }
 
 /**
@@ -228,18 +233,19 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ...(options.hooks ? { hooks: options.hooks } : {}),
   };
   const stepsOfTurn = options.wrapTurn ? options.wrapTurn(turnDeps) : turnDeps;
+  const turnRunner = options.turnRunner ?? runTurn;
   scheduler = createScheduler({
     state,
     participant: (id) => registry.get(id),
     notice,
     runTurn: isolation
       ? async (turn, start) => {
-        const outcome = await runTurn(turn, start, stepsOfTurn);
+        const outcome = await turnRunner(turn, start, stepsOfTurn);
         const after = await isolation.afterTurn(turn, outcome);
         if (after !== outcome && after.kind !== 'interrupted' && after.merge) notice('info', `${turn.agent.id}: ${after.merge.split('\n')[0]}`, turn.session.id);
         return after;
       }
-      : (turn, start) => runTurn(turn, start, stepsOfTurn),
+      : (turn, start) => turnRunner(turn, start, stepsOfTurn),
     climbUnanswered: router.climbUnanswered,
   });
 

@@ -114,7 +114,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       }
       seeds.push(seedOf(file));
     });
-    const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write });
+    const sessions = createSessionStore(layout, run.id, { clock, seeds, readOnly: !write, ...(options.writtenElsewhere ? { writtenElsewhere: true } : {}) });
     return { run, sessions, issues, repairs, leftOpen };
   }
 

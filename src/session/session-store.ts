@@ -23,6 +23,11 @@ export interface SessionStoreOptions {
   readonly seeds?: readonly SessionSeed[];
   /** Refuse every append (a run opened read-only by `legion show`). */
   readonly readOnly?: boolean;
+  /**
+   * Appends are kept in memory only: another process writes the files (engine mode's hub, whose
+   * workers write the projection; docs/engine.md#streaming-and-the-hub).
+   */
+  readonly writtenElsewhere?: boolean;
 }
 
 /**
@@ -48,13 +53,13 @@ export function createSessionStore(layout: Layout, runId: string, options: Sessi
         if (options.readOnly) throw new Error(`${id}: run ${runId} is open read-only`);
         const problem = appendProblem(messages[messages.length - 1], message);
         if (problem) throw new SessionInvariantError(id, problem);
-        appendJsonl(file, message);
+        if (!options.writtenElsewhere) appendJsonl(file, message);
         messages.push(message);
       },
       contextRecords: () => records,
       appendContext(record) {
         if (options.readOnly) throw new Error(`${id}: run ${runId} is open read-only`);
-        appendJsonl(file, record);
+        if (!options.writtenElsewhere) appendJsonl(file, record);
         records.push(record);
       },
     };

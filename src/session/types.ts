@@ -77,6 +77,8 @@ export interface LoadOptions {
    * resumes those turns. Default: every session is repaired.
    */
   readonly leaveOpen?: (open: readonly OpenCalls[]) => ReadonlySet<string>;
+  /** Another process writes the session files: appends stay in memory (engine mode's hub, docs/engine.md). */
+  readonly writtenElsewhere?: boolean;
 }
 
 /** Runs of a workspace. */

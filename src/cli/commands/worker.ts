@@ -4,6 +4,7 @@ import { parseListen, startWorkerEndpoint } from '../../engine/worker';
 import { registerDeployment } from '../../engine/admin';
 import { engineSettings } from '../engine-settings';
 import { createWorkerTurns } from '../compose-engine';
+import { EventFeed } from '../../engine/event-feed';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
@@ -24,7 +25,8 @@ export const workerCommand: Command = {
     const engine = typeof adminFlag === 'string' ? { admin: adminFlag.replace(/\/+$/, '') } : await engineSettings(context);
     const stamp = (): string => new Date().toISOString().slice(0, 19).replace('T', ' ');
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
-    const endpoint = await startWorkerEndpoint({ ...listen, runTurn: createWorkerTurns(context) }).catch((error: Error) => {
+    const feed = new EventFeed();
+    const endpoint = await startWorkerEndpoint({ ...listen, feed, runTurn: createWorkerTurns(context, feed) }).catch((error: Error) => {
       throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
     });
     log(`serving Legion's services at ${endpoint.url}`);

@@ -1,0 +1,128 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { z } from 'zod';
+import { messageOf } from '../errors';
+import type { EventInput } from '../events/types';
+import type { TurnOutcome } from '../runtime/turn';
+import { listDeployments } from './admin';
+import { EVENTS_PATH, type FeedLine } from './event-feed';
+import { SESSION_OBJECT, type TurnInput } from './session-object';
+
+/**
+ * The hub's side of engine mode (docs/engine.md#streaming-and-the-hub): turns go to the
+ * engine's ingress; the events of this run come back from every registered worker's feed.
+ */
+export interface EngineHub {
+  /** Send one turn and wait for its outcome (never rejects: a lost engine is a failed turn). */
+  runTurn(input: TurnInput, sessionId: string): Promise<TurnOutcome>;
+  close(): void;
+}
+
+export interface HubOptions {
+  readonly ingress: string;
+  readonly admin: string;
+  readonly runId: string;
+  /** An event of this run from a worker (its stamp removed; the hub's bus stamps it). */
+  onEvent(event: EventInput): void;
+  log?(line: string): void;
+  /** How often the hub looks for workers it does not follow yet (default 250 ms). */
+  readonly pollMs?: number;
+}
+
+const outcomeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('done'), text: z.string(), incomplete: z.string().optional() }),
+  z.object({ kind: z.literal('failed'), error: z.string() }),
+  z.object({ kind: z.literal('interrupted') }),
+]);
+
+/** POST without a deadline: a turn may run for an hour (fetch would give up on the headers after 5 minutes). */
+function post(url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (d: string) => { text += d; });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+export function startEngineHub(options: HubOptions): EngineHub {
+  const followed = new Map<string, ClientHttp2Session>();
+  let closed = false;
+
+  const follow = (uri: string): void => {
+    const session = connect(uri);
+    followed.set(uri, session);
+    const forget = (): void => {
+      if (followed.get(uri) === session) followed.delete(uri);
+      session.destroy();
+    };
+    session.on('error', forget);
+    session.on('close', forget);
+    const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET' });
+    stream.setEncoding('utf8');
+    let buffered = '';
+    stream.on('data', (chunk: string) => {
+      buffered += chunk;
+      let end: number;
+      while ((end = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        if (line.length === 0) continue;
+        try {
+          const parsed = JSON.parse(line) as FeedLine;
+          if (parsed.runId === options.runId) options.onEvent(parsed.event);
+        } catch (error) {
+          options.log?.(`a worker at ${uri} sent a line that is not JSON (${messageOf(error)}): ignored`);
+        }
+      }
+    });
+    stream.on('error', forget);
+    stream.on('close', forget);
+  };
+
+  const refresh = async (): Promise<void> => {
+    const deployments = await listDeployments(options.admin);
+    if (!deployments.ok || closed) return;
+    for (const d of deployments.value) if (d.services.includes(SESSION_OBJECT) && d.uri && !followed.has(d.uri)) follow(d.uri);
+  };
+  let polling: NodeJS.Timeout | undefined;
+  const poll = (): void => {
+    polling = setTimeout(() => void refresh().finally(() => { if (!closed) poll(); }), options.pollMs ?? 250);
+    polling.unref();
+  };
+  void refresh();
+  poll();
+
+  return {
+    async runTurn(input, sessionId) {
+      await refresh();
+      let answer: { status: number; text: string };
+      try {
+        answer = await post(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, JSON.stringify(input));
+      } catch (error) {
+        return { kind: 'failed', error: `the engine at ${options.ingress} was lost (${messageOf(error)}): the turn may go on there; see legion doctor` };
+      }
+      if (answer.status === 404) return { kind: 'failed', error: `no worker registered ${SESSION_OBJECT} with the engine: start one with legion worker (or legion engine up)` };
+      if (answer.status < 200 || answer.status >= 300) {
+        const why = (() => { try { return String((JSON.parse(answer.text) as { message?: unknown }).message ?? answer.text); } catch { return answer.text; } })();
+        return { kind: 'failed', error: `the engine ended the turn: ${why.split('\n')[0]!.slice(0, 500)}` };
+      }
+      const parsed = outcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
+      return parsed.success ? parsed.data : { kind: 'failed', error: 'the engine answered something that is not a turn outcome' };
+    },
+    close() {
+      closed = true;
+      if (polling) clearTimeout(polling);
+      for (const session of followed.values()) session.destroy();
+      followed.clear();
+    },
+  };
+}
