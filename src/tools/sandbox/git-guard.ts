@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
 
@@ -69,7 +69,41 @@ export function gitMounts(root: string): { readonly writable: string[]; readonly
     }
     for (const path of surfaceRoots(gitDir)) if (exists(path)) readOnly.push(path);
   }
+  readOnly.push(...workspaceHooksPaths(root).filter(exists));
   return { writable, readOnly };
+}
+
+/**
+ * `core.hooksPath` directories of the workspace's git config that lie inside the workspace but
+ * outside `.git` (husky's `.husky/`, `.githooks/`): the hooks there run at the user's next
+ * commit, so they are guarded like `.git/hooks`. Read from the config files themselves
+ * (`[core] hooksPath = …`); a relative path is relative to the workspace root.
+ */
+export function workspaceHooksPaths(root: string): string[] {
+  const out: string[] = [];
+  for (const gitDir of workspaceGitDirs(root)) {
+    for (const file of ['config', 'config.worktree']) {
+      let text: string;
+      try {
+        text = readFileSync(join(gitDir, file), 'utf8');
+      } catch {
+        continue;
+      }
+      let section = '';
+      for (const line of text.split('\n')) {
+        const header = /^\s*\[\s*([^\]\s"]+)/.exec(line);
+        if (header) section = header[1]!.toLowerCase();
+        const entry = /^\s*hookspath\s*=\s*(?:"([^"]*)"|([^#;]*?))\s*(?:[#;].*)?$/i.exec(line);
+        if (!header && section === 'core' && entry) {
+          const value = (entry[1] ?? entry[2] ?? '').trim();
+          if (!value) continue;
+          const path = resolve(root, value.startsWith('~/') ? join(process.env.HOME ?? '/', value.slice(2)) : value);
+          if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
+        }
+      }
+    }
+  }
+  return [...new Set(out)];
 }
 
 /** One entry of a snapshot. */
@@ -122,6 +156,7 @@ export function snapshotGit(root: string): GitSnapshot {
     }
   };
   for (const gitDir of workspaceGitDirs(root)) for (const path of surfaceRoots(gitDir)) record(path);
+  for (const path of workspaceHooksPaths(root)) record(path);
   return { root, dotGit: dotGitIdentity(root), entries };
 }
 
@@ -178,6 +213,48 @@ export function restoreGit(before: GitSnapshot): { changed: string[]; unrestored
     }
   }
   return { changed: [...new Set(changed)], unrestored };
+}
+
+/** Names that redirect git when they appear, watched for during a call. */
+const REDIRECTS = new Set(['commondir', 'config.worktree', 'alternates', 'http-alternates']);
+
+/**
+ * During a call: remove a redirecting file (`commondir`, `config.worktree`, `alternates`) the
+ * moment it appears in a git directory (inotify), so a `git` the user runs on the host while the
+ * call is still going does not read it. `stop` ends the watch and returns what was removed
+ * (relative paths). The check after the call (`restoreGit`) stays the guarantee; this narrows
+ * the window to the time between a write and its event.
+ */
+export function watchGit(root: string): { stop(): string[] } {
+  const removed: string[] = [];
+  const watchers: FSWatcher[] = [];
+  for (const gitDir of workspaceGitDirs(root)) {
+    for (const dir of [gitDir, join(gitDir, 'objects', 'info')]) {
+      try {
+        const watcher = watch(dir, { persistent: false }, (_event, name) => {
+          if (!name || !REDIRECTS.has(String(name))) return;
+          const path = join(dir, String(name));
+          if (!exists(path)) return;
+          try {
+            rmSync(path, { recursive: true, force: true });
+            removed.push(relative(root, path));
+          } catch {
+            // left to restoreGit
+          }
+        });
+        watcher.on('error', () => undefined);
+        watchers.push(watcher);
+      } catch {
+        // not there: nothing to watch
+      }
+    }
+  }
+  return {
+    stop() {
+      for (const watcher of watchers) watcher.close();
+      return removed;
+    },
+  };
 }
 
 /** The line for a call whose git surfaces had to be restored. */

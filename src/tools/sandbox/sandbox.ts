@@ -4,7 +4,7 @@ import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
 import { createSecretFinder } from './secrets';
 import { hiddenPaths } from './hidden-paths';
-import { describeGitRestore, gitMounts, restoreGit, snapshotGit, type GitSnapshot } from './git-guard';
+import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
@@ -172,6 +172,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         disableUserns: options.probe.disableUserns && !seccomp,
         ...(seccomp ? { seccompFd: 3 } : {}),
       });
+      const gitWatch = watchGit(root);
       const cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
       // With a host list the command runs under the relay, which proxies to the listed hosts.
       const inner = hosts ? [process.execPath, '-e', RELAY_SOURCE, command] : ['bash', '-c', command];
@@ -183,7 +184,11 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         ...(seccomp ? { seccomp } : {}),
         ...(hosts ? { attach: (child: ChildProcess) => serveRelayedConnections(child, hosts) } : {}),
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
-        verify: () => describeGitRestore(restoreGit(gitBefore)),
+        verify: () => {
+          const removedMeanwhile = gitWatch.stop();
+          const restored = restoreGit(gitBefore);
+          return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
+        },
         done: () => cgroup?.remove(),
       };
       return { ok: true, launch };

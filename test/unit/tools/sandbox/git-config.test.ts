@@ -143,3 +143,31 @@ test('sandboxed: git init where there was no repository works; a payload in the 
   hostGitStatus(fx.ws);
   assert.equal(existsSync(pwned), false);
 });
+
+test('sandboxed: a commondir planted mid-call is removed at once, before the call ends (a host git meanwhile does not read it)', { skip }, async () => {
+  const result = await run(`cp -r .git planted && echo "$PWD/planted" > .git/commondir; for i in $(seq 60); do test -e .git/commondir || { echo REMOVED-DURING-THE-CALL; break; }; sleep 0.1; done`);
+  assert.match(result.content, /REMOVED-DURING-THE-CALL/);
+  assert.match(result.content, /blocked by the sandbox: .*\.git\/commondir/);
+  assert.equal(result.isError, true);
+});
+
+test('sandboxed: hooks under core.hooksPath in the workspace (.husky/) are guarded like .git/hooks', { skip }, async () => {
+  git(fx.ws, 'config', 'core.hooksPath', '.husky');
+  mkdirSync(join(fx.ws, '.husky'));
+  writeFileSync(join(fx.ws, '.husky', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const hook = `#!/bin/sh\\ntouch ${pwned}\\n`;
+  const existing = await run(`printf "${hook}" > .husky/pre-commit`);
+  assert.equal(existing.isError, true, existing.content);
+  assert.match(existing.content, /Read-only file system/);
+  const added = await run(`printf "${hook}" > .husky/post-checkout && chmod +x .husky/post-checkout`);
+  assert.equal(added.isError, true, added.content);
+  assert.match(added.content, /Read-only file system|blocked by the sandbox: .*\.husky\/post-checkout/);
+  git(fx.ws, 'checkout', '-q', '-b', 'other');
+  git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
+  assert.equal(existsSync(pwned), false, 'a planted hook ran on the host');
+  // Without .husky at the start of the call, what the command puts there is removed after it.
+  rmSync(join(fx.ws, '.husky'), { recursive: true });
+  const fresh = await run(`mkdir .husky && printf "${hook}" > .husky/pre-commit && chmod +x .husky/pre-commit`);
+  assert.match(fresh.content, /blocked by the sandbox: .*\.husky/);
+  assert.equal(existsSync(join(fx.ws, '.husky', 'pre-commit')), false);
+});
