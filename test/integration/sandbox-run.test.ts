@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
@@ -14,10 +15,11 @@ const probe = await realProbe();
 const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
 /**
  * What the shell call writes: a file in the test's own temp folder that the sandbox keeps
- * read-only (`.legion/` of the workspace, docs/sandbox.md), so a sandboxed run is blocked and an
- * unconfined one writes only there (removed with the folder), never in the machine's /etc.
+ * read-only (`.git/hooks` of the workspace, docs/sandbox.md#git), so a sandboxed run is blocked
+ * and an unconfined one writes only there (removed with the folder), never in the machine's /etc.
+ * (Not `.legion/`: it is hidden in the sandbox, and the shipped rules refuse commands naming it.)
  */
-const targetIn = (dir: string): string => join(dir, '.legion', 'sandbox-run-planted');
+const targetIn = (dir: string): string => join(dir, '.git', 'hooks', 'sandbox-run-planted');
 
 const scriptFor = (target: string): string => `
 version: 1
@@ -28,6 +30,8 @@ replies:
 `;
 
 async function workspace(dir: string, config?: string): Promise<Record<string, string>> {
+  execFileSync('git', ['init', '-q', dir]);
+  await mkdir(join(dir, '.git', 'hooks'), { recursive: true });
   await writeFile(join(dir, 'script.yaml'), scriptFor(targetIn(dir)));
   await mkdir(join(dir, '.legion', 'collective', 'participants'), { recursive: true });
   await writeFile(join(dir, '.legion', 'collective', 'participants', 'builder.json'), JSON.stringify({
