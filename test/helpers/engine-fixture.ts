@@ -158,3 +158,20 @@ export async function sendTurn(ingress: string, sessionId: string, input: { runI
   if (!response.ok) throw new Error(`ingress: HTTP ${response.status} ${text}`);
   return JSON.parse(text);
 }
+
+/** The built-from-source CLI (`node --import tsx bin/legion.ts --cwd dir …`), as a child process. */
+export function spawnLegion(dir: string, env: Record<string, string>, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'legion.ts'), '--cwd', dir, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Run the CLI to its end: exit code and output. */
+export function runLegion(dir: string, env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawnLegion(dir, env, args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
