@@ -11,7 +11,8 @@ import { initWorkspace } from '../collective/init';
 import { createParticipantStore } from '../collective/store';
 import { loadTemplates } from '../collective/templates';
 import { createRegistry } from '../collective/registry';
-import { USER_ID, UR_AGENT_ID } from '../collective/participant';
+import { RESOURCE_AGENT_ID, USER_ID, UR_AGENT_ID } from '../collective/participant';
+import { agentFileDirs, loadAgentFiles } from '../conventions/agent-files';
 import { createCollectiveTools } from '../collective/tools';
 import { createBus, type EventBus } from '../events/bus';
 import { createRunStore } from '../session/run-store';
@@ -27,7 +28,7 @@ import { secretsFromEnv } from '../authz/redact';
 import { createSecretScrubber } from '../authz/scrub';
 import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
-import { createBuiltinTools, createToolRegistry } from '../tools/registry';
+import { BUILTIN_TOOL_NAMES, createBuiltinTools, createToolRegistry } from '../tools/registry';
 import { composeSandbox } from './compose-sandbox';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
@@ -144,6 +145,17 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     await initWorkspace({ appDir, workspaceRoot });
     participants = await participantStore.loadAll();
     if (!check.exists) warnings.push(`created ${layout.legionDir} with the default collective`);
+  }
+
+  const knownTools = new Set([...BUILTIN_TOOL_NAMES, ...createCollectiveTools().map((t) => t.name), ...(options.testHooks?.tools ?? []).map((t) => t.name)]);
+  // Agent files (docs/conventions.md#agent-files): participants defined in Markdown; a file wins over a stored participant of its id.
+  const agentFiles = await loadAgentFiles(agentFileDirs(userConfigDir(env, env.HOME || homedir()), workspaceRoot), {
+    toolExists: (name) => knownTools.has(name), reserved: new Set([USER_ID, UR_AGENT_ID, RESOURCE_AGENT_ID]),
+  });
+  warnings.push(...agentFiles.problems);
+  if (agentFiles.files.length > 0) {
+    const fromFiles = new Set(agentFiles.files.map((f) => f.agent.id));
+    participants = [...participants.filter((p) => !fromFiles.has(p.id)), ...agentFiles.files.map((f) => f.agent)];
   }
 
   const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));

@@ -51,8 +51,8 @@ export function createNestedInstructions(deps: Omit<InstructionsDeps, 'userDir'>
 
 /** The folders from the top down to the one holding `path` (or `path` itself when it is a folder), root excluded. */
 export function foldersOf(path: string): string[] {
-  const normal = posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\/?/, '').replace(/\/+$/, '');
-  if (normal === '' || normal === '.' || normal.startsWith('..') || normal.startsWith('/')) return [];
+  const normal = posix.normalize(path.replace(/\\/g, '/')).replace(/\/+$/, '');
+  if (normal === '' || normal === '.' || normal === '..' || normal.startsWith('../') || normal.startsWith('/')) return [];
   const parts = normal.split('/');
   const out: string[] = [];
   for (let i = 1; i <= parts.length; i++) out.push(parts.slice(0, i).join('/'));

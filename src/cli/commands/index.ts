@@ -10,6 +10,7 @@ import { doctorCommand } from './doctor';
 import { completionCommand } from './completion';
 import { mcpCommand } from './mcp';
 import { hooksCommand } from './hooks';
+import { agentsCommand } from './agents';
 import { serveCommand } from './serve';
 import { stopCommand } from './stop';
 import { workflowsCommand } from './workflows';
@@ -17,4 +18,4 @@ import { workerCommand } from './worker';
 import { engineCommand } from './engine';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, agentsCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
