@@ -67,7 +67,7 @@ export async function composeConventions(options: {
     }
   }
   const engine = hookEntries.length > 0
-    ? createHookEngine({ hooks: hookEntries, root, runId: options.runId, transcriptPath: options.transcriptPath, env: hookEnv(options.env, root), trust, notice: options.notice })
+    ? createHookEngine({ hooks: hookEntries, root, runId: options.runId, transcriptPath: options.transcriptPath, env: hookEnv(options.env, root, options.config.sandbox.env), trust, notice: options.notice })
     : null;
 
   const afterCall: AfterCall = async (turn, call, result, signal) => {

@@ -28,7 +28,8 @@ import { secretsFromEnv } from '../authz/redact';
 import { createSecretScrubber } from '../authz/scrub';
 import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
-import { BUILTIN_TOOL_NAMES, createBuiltinTools, createToolRegistry } from '../tools/registry';
+import { createBuiltinTools, createToolRegistry } from '../tools/registry';
+import { SHIPPED_TOOLS } from '../collective/tools/shipped';
 import { composeSandbox } from './compose-sandbox';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
@@ -147,7 +148,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     if (!check.exists) warnings.push(`created ${layout.legionDir} with the default collective`);
   }
 
-  const knownTools = new Set([...BUILTIN_TOOL_NAMES, ...createCollectiveTools().map((t) => t.name), ...(options.testHooks?.tools ?? []).map((t) => t.name)]);
+  const knownTools = new Set([...SHIPPED_TOOLS, ...(options.testHooks?.tools ?? [])].map((t) => t.name));
   // Agent files (docs/conventions.md#agent-files): participants defined in Markdown; a file wins over a stored participant of its id.
   const agentFiles = await loadAgentFiles(agentFileDirs(userConfigDir(env, env.HOME || homedir()), workspaceRoot), {
     toolExists: (name) => knownTools.has(name), reserved: new Set([USER_ID, UR_AGENT_ID, RESOURCE_AGENT_ID]),

@@ -5,8 +5,7 @@ import type { Command, CommandContext } from '../command';
 import { LegionError, messageOf } from '../../errors';
 import { userConfigDir } from '../../storage/private-mode';
 import { RESOURCE_AGENT_ID, USER_ID, UR_AGENT_ID } from '../../collective/participant';
-import { createCollectiveTools } from '../../collective/tools';
-import { BUILTIN_TOOL_NAMES } from '../../tools/registry';
+import { SHIPPED_TOOLS } from '../../collective/tools/shipped';
 import { agentFileDirs, loadAgentFiles, parseAgentFile, type AgentFileOptions } from '../../conventions/agent-files';
 
 const USAGE = 'legion agents list | import <folder> [--force]';
@@ -37,7 +36,7 @@ export const agentsCommand: Command = {
 };
 
 function fileOptions(): AgentFileOptions {
-  const known = new Set([...BUILTIN_TOOL_NAMES, ...createCollectiveTools().map((t) => t.name), 'skill']);
+  const known = new Set(SHIPPED_TOOLS.map((t) => t.name));
   return { toolExists: (name) => known.has(name), reserved: new Set([USER_ID, UR_AGENT_ID, RESOURCE_AGENT_ID]) };
 }
 

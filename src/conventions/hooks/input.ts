@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import type { HookEvent } from '../../config/hooks-schema';
+import { shellEnvironment } from '../../tools/shell-env';
 import { claudeNameOf } from './tool-names';
 
 /** Who an event is about. */
@@ -61,15 +62,13 @@ export function toolInput(toolName: string, input: unknown, root: string): Recor
   return { tool_name: claudeNameOf(toolName) ?? toolName, legion_tool_name: toolName, tool_input: { ...own, ...defined(claude) } };
 }
 
-/** Names of the environment passed to hooks (docs/conventions.md#hooks): nothing else, API keys never. */
-const ENV_ALLOWED = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TMPDIR', 'TZ', 'XDG_CONFIG_HOME', 'XDG_RUNTIME_DIR'];
-
-/** The environment of a hook: the allow-listed variables (and `LC_*`), plus CLAUDE_PROJECT_DIR and LEGION_PROJECT_DIR. */
-export function hookEnv(env: Readonly<Record<string, string | undefined>>, root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (ENV_ALLOWED.includes(name) || name.startsWith('LC_'))) out[name] = value;
-  }
+/**
+ * The environment of a hook: the shell tool's allow-list (tools/shell-env.ts, with the config's
+ * `sandbox.env` passed through; provider credentials never), plus CLAUDE_PROJECT_DIR and
+ * LEGION_PROJECT_DIR (the workspace root).
+ */
+export function hookEnv(env: Readonly<Record<string, string | undefined>>, root: string, passThrough: readonly string[]): Record<string, string> {
+  const out = shellEnvironment(env, passThrough);
   out.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   out.CLAUDE_PROJECT_DIR = root;
   out.LEGION_PROJECT_DIR = root;
