@@ -21,6 +21,8 @@ export const HIDDEN_HOME_PATHS: readonly string[] = [
   '.node_repl_history', '.psql_history', '.mysql_history', '.sqlite_history', '.rediscli_history', '.lesshst',
   // password stores and key rings
   '.password-store', '.local/share/keyrings', '.pki', 'config/op', '.config/Bitwarden CLI',
+  // browser and mail profiles (session cookies, saved passwords)
+  '.mozilla', '.thunderbird', 'config/google-chrome', 'config/chromium', 'config/BraveSoftware', 'config/microsoft-edge',
   // Legion's own user config (its tokens)
   'config/legion',
 ];
