@@ -62,7 +62,8 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
 async function closeQueueIfItOpens(tmux: TmuxSession): Promise<void> {
   for (let attempt = 0; attempt < 4; attempt++) {
     try {
-      await tmux.waitFor(/Approval queue/, 1_500, 'the queue opening by itself');
+      // 5 s: it opens on the same event as the badge, so this only waits when it never opens; 1.5 s missed it on a loaded machine.
+      await tmux.waitFor(/Approval queue/, 5_000, 'the queue opening by itself');
     } catch {
       return; // it did not open
     }

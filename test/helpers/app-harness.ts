@@ -151,7 +151,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
     workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(),
     audit: () => auditLines().slice(auditBefore),
-    waitFor(match, timeoutMs = 4000) {
+    waitFor(match, timeoutMs = 15_000) { // a safety bound only: every wait ends on its event, later on a loaded machine
       const seen = events.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {

@@ -100,6 +100,20 @@ export function sseOf(events: ReadonlyArray<{ event?: string; data: unknown }>):
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => (ms > 0 ? setTimeout(r, ms) : setImmediate(r)));
 
+/** The first-byte delay: `ms`, or until the client hangs up (a long delay ends with the client, not the test). */
+function firstByteDelay(ms: number, res: ServerResponse): Promise<void> {
+  if (ms <= 0 || res.destroyed) return sleep(0);
+  return new Promise((r) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      res.off('close', done);
+      r();
+    }
+    res.on('close', done);
+  });
+}
+
 export async function startVendorServer(
   options: {
     fallback?: ScriptedResponse;
@@ -181,7 +195,8 @@ async function respond(r: ScriptedResponse, req: IncomingMessage, res: ServerRes
       req.socket.destroy();
       return;
     case 'json': {
-      await sleep(r.firstByteDelayMs ?? 0);
+      await firstByteDelay(r.firstByteDelayMs ?? 0, res);
+      if (res.destroyed) return;
       const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
       res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
       res.end(text);
@@ -192,7 +207,7 @@ async function respond(r: ScriptedResponse, req: IncomingMessage, res: ServerRes
       res.end(r.body);
       return;
     case 'sse': {
-      await sleep(r.firstByteDelayMs ?? 0);
+      await firstByteDelay(r.firstByteDelayMs ?? 0, res);
       if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...r.headers });
       res.flushHeaders();

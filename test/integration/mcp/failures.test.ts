@@ -65,6 +65,7 @@ test('a command that does not exist and a server that never answers initialize: 
   const events: EventInput[] = [];
   const m = manager([
     stdioSpec('ghost', 'legion-no-such-command-14', []),
+    // 400 ms is safe under load: the silent server never answers, so only this limit can end its start.
     stdioSpec('silent', process.execPath, [join(MCP_FIXTURES, 'silent-server.mjs')], { startTimeoutMs: 400 }),
     everythingStdio(),
   ], events);

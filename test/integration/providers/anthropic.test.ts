@@ -198,12 +198,12 @@ test('abort mid-stream returns at once and closes the HTTP stream', async () => 
     }
   });
   const lag = performance.now() - abortedAt;
-  // The rest of the stream would take over 5 s; a loaded machine still returns well within 1 s.
-  assert.ok(lag < 1_000, `returned ${lag} ms after abort`);
+  // The rest of the stream would take over 5 s; 3 s proves the abort ended it, and a loaded machine stays within it.
+  assert.ok(lag < 3_000, `returned ${lag} ms after abort`);
   assert.deepEqual(r.last, { type: 'error', message: 'aborted', retryable: false });
   assert.equal(terminalEvents(r.events).length, 1);
   const req = last();
-  await Promise.race([req.done, new Promise((r) => setTimeout(r, 1000))]);
+  await req.done; // event-driven: the server's response closes when the client hangs up (the test's timeout is the bound)
   assert.equal(req.clientClosedEarly, true, 'the server saw the connection close before the response ended');
 });
 

@@ -31,7 +31,9 @@ for (const vendor of ['anthropic', 'openai'] as const) {
   test(`${vendor}: faults in a row through legion run, then a normal turn with a valid history`, async () => {
     await withTempDir(async (dir) => {
       await mkdir(join(dir, '.legion'), { recursive: true, mode: 0o700 });
-      await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 300\n  maxRetries: 1\n', { mode: 0o600 });
+      // idleTimeoutMs 2 s: the idle cases hold the stream until the client gives up, so only the timeout ends them,
+      // and a loaded machine never turns a normal reply's gaps into an idle error.
+      await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 2000\n  maxRetries: 1\n', { mode: 0o600 });
       const env =
         vendor === 'anthropic'
           ? { HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' }
@@ -55,7 +57,7 @@ for (const vendor of ['anthropic', 'openai'] as const) {
       const whole = tool(['{}'], { unterminated: true });
       assertReadableFailure(await run(sse(whole, { hangUpAfterBytes: whole.length }), 'three'), new RegExp(`${vendor}: `));
 
-      assertReadableFailure(await run(sse(text(['stalled', ' forever']), { stallAfterBytes: 200 }), 'four'), new RegExp(`no data from ${vendor} for 0.3 s`));
+      assertReadableFailure(await run(sse(text(['stalled', ' forever']), { stallAfterBytes: 200 }), 'four'), new RegExp(`no data from ${vendor} for 2 s`));
 
       assertReadableFailure(await run({ kind: 'raw', status: 200, contentType: 'text/html', body: '<html>oops</html>' }, 'five'), /not an event stream \(text\/html\)/);
 

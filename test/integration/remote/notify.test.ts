@@ -27,7 +27,8 @@ function setup(targets: unknown[]) {
     });
   };
   const parsed = notifySchema.parse(targets);
-  const notify = startNotify({ bus, targets: parsed, backoffMs: () => 5, closeGraceMs: 500 });
+  // closeGraceMs 5 s: close ends as soon as the last POST is answered; a loaded machine must not make it give up first.
+  const notify = startNotify({ bus, targets: parsed, backoffMs: () => 5, closeGraceMs: 5_000 });
   return { bus, notices, nextNotice, notify };
 }
 

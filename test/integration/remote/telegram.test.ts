@@ -368,6 +368,7 @@ test('telegram: a stranger chat spamming the bot: its first lines logged, the re
 test('telegram: other chats\' updates past their first lines: one summary line per interval with the count, per chat its own first lines', async () => {
   const bot = await startFakeBotApi();
   const logged: string[] = [];
+  // strangerSummaryMs 300 is safe under load: the checks count lines and wait for them, whatever the intervals' timing.
   const telegram = startTelegram({ core: createFakeCore(), token: bot.token, chatId: CHAT, apiRoot: bot.apiRoot, log: (l) => void logged.push(l), strangerSummaryMs: 300 });
   const counted = (): number => logged.reduce((n, l) => n + Number(/^telegram: ignored (\d+) more updates? from other chats/.exec(l)?.[1] ?? 0), 0);
   const summaries = (): number => logged.filter((l) => /more updates? from other chats/.test(l)).length;

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { until } from '../../helpers/processes';
 import { withTempDir } from '../../helpers/tmp';
 import { HOSTILE_IMG, HOSTILE_SCRIPT, startWebFixture, type WebFixture } from '../../helpers/web-fixture';
 
@@ -208,7 +209,7 @@ test('web: an event-stream client that stops reading is cut off; the core and ot
       socket.write(`GET /events?token=${f.token} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
       socket.pause();
       const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-      for (let i = 0; i < 200 && f.web.clients() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => f.web.clients() > 0, 'the event stream to be served');
       assert.equal(f.web.clients(), 1);
       const big = 'x'.repeat(16 * 1024);
       for (let i = 0; i < 2000 && f.web.clients() > 0; i++) {
@@ -239,7 +240,7 @@ test('web: at most maxClients event streams at once; the next gets a 503 until o
       assert.equal(c.status, 503);
       assert.match(await c.text(), /at most 2 pages/);
       await a.body!.cancel();
-      for (let i = 0; i < 200 && f.web.clients() > 1; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => f.web.clients() <= 1, 'the cancelled stream to leave');
       const d = await fetch(`${f.base}/events?token=${f.token}`);
       assert.equal(d.status, 200);
       await b.body!.cancel();

@@ -59,7 +59,8 @@ async function quitWithTwoPending(dir: string): Promise<Map<string, string>> {
   return ids;
 }
 
-async function waitUntil(check: () => boolean, ms = 4000): Promise<void> {
+/** A safety bound only (15 s): every wait ends on an event long before, however loaded the machine. */
+async function waitUntil(check: () => boolean, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('waitUntil: timed out');

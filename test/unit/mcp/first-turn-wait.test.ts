@@ -51,6 +51,7 @@ test('a turn waits until the starting servers have settled, says so once, and la
 test('a server that never settles delays the turn only up to the cap, with a warning naming it, and only once', async () => {
   const fake = fakeManager(['slow']);
   const events: EventInput[] = [];
+  // capMs 30 is safe under load: the server never settles, so only the cap can end the wait.
   const wait = createMcpTurnWait({ mcp: fake.manager, emit: (e) => events.push(e), capMs: 30 });
   await wait();
   assert.deepEqual(events.map((e) => e.type === 'notice' && [e.level, e.message]), [

@@ -57,5 +57,6 @@ test('runScheduled: conflicting calls run in order, the others in parallel; an a
   const started = Date.now();
   setTimeout(() => controller.abort(), 20);
   await runScheduled(root, [call(write, { path: 'x' }), call(write, { path: 'y' })], controller.signal, () => new Promise(() => undefined));
-  assert.ok(Date.now() - started < 500);
+  // The calls never end by themselves, so returning at all is the abort at work; 10 s only guards against a hang (a loaded machine is slow, not that slow).
+  assert.ok(Date.now() - started < 10_000);
 });

@@ -1,14 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeSandbox, makeToolContext, type Sandbox } from '../../helpers/tool-context';
 import { createShellTool } from '../../../src/tools/builtin/shell';
 import { executeTool } from '../../../src/tools/execute-tool';
 import type { ToolContext, ToolResult } from '../../../src/tools/types';
 
-const shell = createShellTool({ killGraceMs: 300, drainMs: 150 });
+// drainMs 2 s: a loaded machine can run the drain timer before reading the pipe's last bytes (timers come first in
+// libuv's loop), which cut outputs short; it only costs time when a background job holds the pipe. killGraceMs is
+// safe short: SIGKILL follows it whatever the load.
+const shell = createShellTool({ killGraceMs: 300, drainMs: 2_000 });
 
 async function withSandbox(fn: (sb: Sandbox, run: (input: unknown, overrides?: Partial<ToolContext>) => Promise<ToolResult>) => Promise<void>): Promise<void> {
   const sb = await makeSandbox();
@@ -39,7 +42,8 @@ async function pidsIn(dir: string, ...names: string[]): Promise<number[]> {
 }
 
 async function eventuallyDead(pids: number[]): Promise<void> {
-  for (let i = 0; i < 50 && pids.some(isAlive); i += 1) await new Promise((r) => setTimeout(r, 20));
+  const end = Date.now() + 15_000; // a safety bound only: a loaded machine may take a while to reap them
+  while (pids.some(isAlive) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} still alive`);
 }
 
@@ -80,20 +84,22 @@ test('shell keeps provider keys out of the environment', () =>
 test('shell timeout kills the whole process group (background jobs included)', () =>
   withSandbox(async (sb, run) => {
     const started = Date.now();
-    const r = await run({ command: 'sleep 30 & echo $! > bg.pid; sleep 30 & echo $! > fg.pid; echo waiting; wait', timeoutMs: 400 });
+    // 2 s: the commands sleep 30 s, so only the timeout ends them, and a loaded machine still runs `echo waiting` before it.
+    const r = await run({ command: 'sleep 30 & echo $! > bg.pid; sleep 30 & echo $! > fg.pid; echo waiting; wait', timeoutMs: 2_000 });
     assert.equal(r.isError, true);
-    assert.match(r.content, /^waiting\n\[timed out after 400 ms; the process group was killed\]$/);
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    assert.match(r.content, /^waiting\n\[timed out after 2000 ms; the process group was killed\]$/);
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms (the sleeps take 30 s)`);
     await eventuallyDead(await pidsIn(sb.root, 'bg.pid', 'fg.pid'));
   }));
 
 test('shell timeout escalates to SIGKILL when SIGTERM is ignored', () =>
   withSandbox(async (sb, run) => {
     const started = Date.now();
-    const r = await run({ command: "trap '' TERM; (trap '' TERM; sleep 30) & echo $! > bg.pid; sleep 30; wait", timeoutMs: 300 });
+    // 2 s: the bg.pid file must be written before the timeout, whatever the load; the sleeps take 30 s.
+    const r = await run({ command: "trap '' TERM; (trap '' TERM; sleep 30) & echo $! > bg.pid; sleep 30; wait", timeoutMs: 2_000 });
     assert.equal(r.isError, true);
-    assert.match(r.content, /timed out after 300 ms/);
-    assert.ok(Date.now() - started < 3000);
+    assert.match(r.content, /timed out after 2000 ms/);
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms (the sleeps take 30 s)`);
     await eventuallyDead(await pidsIn(sb.root, 'bg.pid'));
   }));
 
@@ -101,7 +107,11 @@ test('aborting the signal kills the process group and reports an interruption', 
   withSandbox(async (sb, run) => {
     const controller = new AbortController();
     const pending = run({ command: 'sleep 30 & echo $! > bg.pid; sleep 30 & echo $! > fg.pid; wait' }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 300);
+    // Abort once both jobs have written their pid (event-driven: a fixed delay may come first on a loaded machine).
+    const end = Date.now() + 15_000;
+    const written = () => existsSync(join(sb.root, 'fg.pid')) && /^\d+\n$/.test(readFileSync(join(sb.root, 'fg.pid'), 'utf8'));
+    while (!written() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
     const r = await pending;
     assert.equal(r.isError, true);
     assert.match(r.content, /interrupted; the process group was killed/);
@@ -116,7 +126,7 @@ test('a background job holding the output pipe does not keep the call waiting', 
     const started = Date.now();
     const r = await run({ command: 'sleep 20 & echo $! > bg.pid; echo started' });
     assert.equal(r.content, 'started\n[exit code 0]');
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms (the background job takes 20 s)`);
     const [pid] = await pidsIn(sb.root, 'bg.pid');
     process.kill(pid!, 'SIGKILL');
   }));

@@ -169,7 +169,8 @@ test('shell evaluation: a huge command line asks at once, without regex work', (
   const outcome = shell(rules, command);
   assert.equal(outcome.decision, 'ask');
   assert.match(outcome.reason, /longer than 16384 characters/);
-  assert.ok(performance.now() - started < 50);
+  // The reason proves the length check answered; the bound only catches a return to regex work (2 s: a loaded machine never reaches it).
+  assert.ok(performance.now() - started < 2_000);
 });
 
 test('shell evaluation: adversarial inputs near the length limit stay fast with the shipped rules', () => {

@@ -43,7 +43,7 @@ function hostGitStatus(cwd: string): void {
 }
 
 function run(command: string): Promise<ToolResult> {
-  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 100, sandbox }), { command }, makeToolContext(fx.ws));
+  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(fx.ws));
 }
 
 const payload = () => `[core]\\n\\tfsmonitor = \\"touch ${pwned}; false\\"\\n`;

@@ -59,7 +59,7 @@ after(async () => {
 });
 
 function run(command: string): Promise<ToolResult> {
-  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 100, sandbox }), { command }, makeToolContext(fx.ws));
+  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(fx.ws));
 }
 
 test('sandboxed: .legion/ is unreadable as a whole (web token, audit log, transcripts) and cannot be moved aside', { skip }, async () => {

@@ -19,7 +19,7 @@ const noBwrap: ProbeDeps = { ...systemProbeDeps(), path: '/nonexistent-legion-bi
 
 function shellWith(settings: SandboxSettings, probe: Awaited<ReturnType<typeof probeSandbox>> | undefined) {
   const sandbox = createShellSandbox({ settings, ...(probe ? { probe } : {}), home: '/nonexistent-home', secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir() });
-  return { sandbox, shell: createShellTool({ sandbox, killGraceMs: 200, drainMs: 50 }) };
+  return { sandbox, shell: createShellTool({ sandbox, killGraceMs: 200, drainMs: 2_000 }) };
 }
 
 test('probe: a PATH without bwrap, another platform, user namespaces refused', async () => {
@@ -106,7 +106,7 @@ test('a shell call made while the probe is still running waits for it, and never
   const ruleSet = createRuleSet([], 'ask', []);
   const slow = slowProbe({ code: 1, output: 'bwrap: No permissions to creating new namespace\n' });
   const sandbox = composeSandbox({ config: configSchema.parse({ sandbox: 'on' }), ruleSet, env: {}, home: '/nonexistent-home', probeDeps: slow.deps });
-  const shell = createShellTool({ sandbox, killGraceMs: 200, drainMs: 50 });
+  const shell = createShellTool({ sandbox, killGraceMs: 200, drainMs: 2_000 });
   assert.equal(slow.runs(), 0, 'composing does not probe');
   assert.equal(sandbox.launch('true', '/').ok, false, 'no launch while pending');
   assert.equal(shell.sandboxed, false, 'never claimed sandboxed before the probe says so');

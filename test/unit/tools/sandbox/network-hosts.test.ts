@@ -34,7 +34,7 @@ after(async () => {
 });
 
 function run(command: string): Promise<ToolResult> {
-  return executeTool(createShellTool({ sandbox, drainMs: 100 }), { command }, makeToolContext(fx.ws));
+  return executeTool(createShellTool({ sandbox, drainMs: 2_000 }), { command }, makeToolContext(fx.ws));
 }
 
 test('hostAllowed: exact names and *. subdomains, case-insensitive; nothing else', () => {
