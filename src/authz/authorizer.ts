@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 import type { Participant } from '../collective/participant';
@@ -149,8 +149,11 @@ export function workspaceRealPath(workspaceRoot: string): (relativePath: string)
     realRoot = workspaceRoot;
   }
   return (relativePath) => {
+    const path = join(realRoot, relativePath);
+    // existsSync does not throw: a missing path (the common case for new files) costs no exception.
+    if (!existsSync(path)) return null;
     try {
-      const real = realpathSync(join(realRoot, relativePath));
+      const real = realpathSync.native(path);
       const rel = relative(realRoot, real);
       return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? real : rel.split(sep).join('/');
     } catch {

@@ -45,6 +45,7 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'checkpoints.fewChangedMs', budget: 50, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, 5 changed', slack: 10 },
   { figure: 'mcp.overheadMs', budget: 2, direction: 'lower', unit: 'ms', label: "Legion's share of an MCP tool call (server-everything echo, stdio)", slack: 0.5 },
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
+  { figure: 'rules.perShellDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'shell rule decision, plain-words parse and read-only path checks included', slack: 0.5 },
   { figure: 'sandbox.overheadMs', budget: 30, direction: 'lower', unit: 'ms', label: 'shell sandbox start-up per call (median)', slack: 5 },
   { figure: 'redact.worst1MbMs', budget: 50, direction: 'lower', unit: 'ms', label: 'redaction of a 1 MB adversarial tool input', slack: 5 },
   // Context management (docs/context.md): the 300-turn, 8 kB-per-turn session on a 32k window.

@@ -6,19 +6,24 @@
  * of file reads/writes, searches, messages and shell commands (a third of them compound,
  * so the shell splitter runs). Each sample times one pass over the call mix; the figure is
  * the median over samples divided by the calls per pass.
- * Figures: perDecisionMicros (the budget), perShellDecisionMicros, loadMs (parse + compile).
+ * Shell decisions include the plain-words parse and, for the read-only commands, the path
+ * checks with real symlink resolution (`workspaceRealPath` over a temp workspace that holds
+ * the files named, as in production); the mix has lines that are not plain words too.
+ * Figures: perDecisionMicros and perShellDecisionMicros (issue 28: ≤ 10 µs, parse included)
+ * are the budgets, loadMs (parse + compile).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { parseRuleSources } from '../../src/authz/rules/load';
 import { evaluateRules, type RuleQuery } from '../../src/authz/rules/evaluate';
+import { workspaceRealPath } from '../../src/authz/authorizer';
 import { gc, stats, type BenchOptions } from './harness';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const WORKSPACE = '/home/dev/project';
 
 function generatedRules(count: number): Record<string, unknown>[] {
   const rules: Record<string, unknown>[] = [];
@@ -64,7 +69,7 @@ function generatedRules(count: number): Record<string, unknown>[] {
 
 const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
   { toolName: 'file_read', input: { path: 'src/authz/rules/evaluate.ts' }, participantId: 'agent-1' },
-  { toolName: 'file_read', input: { path: `${WORKSPACE}/docs/../.env` }, participantId: 'agent-2' },
+  { toolName: 'file_read', input: { path: 'docs/../.env' }, participantId: 'agent-2' },
   { toolName: 'file_write', input: { path: 'docs/guide/intro.md', content: 'x' }, participantId: 'agent-3' },
   { toolName: 'file_edit', input: { path: './packages/app/src/main.ts', oldString: 'a', newString: 'b' }, participantId: 'qa-1' },
   { toolName: 'grep', input: { pattern: 'TODO', path: 'src' }, participantId: 'agent-1' },
@@ -75,7 +80,18 @@ const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
   { toolName: 'shell', input: { command: 'npm test -- --run src/authz' }, participantId: 'agent-2' },
   { toolName: 'shell', input: { command: 'git diff HEAD~1 -- src && npm run lint' }, participantId: 'agent-3' },
   { toolName: 'shell', input: { command: 'cat package.json | head -20; ls -la src' }, participantId: 'agent-1' },
+  { toolName: 'shell', input: { command: 'git log --oneline -5 -- src/main.ts 2>/dev/null' }, participantId: 'agent-2' },
+  { toolName: 'shell', input: { command: 'echo ${x:-<(touch PWNED)}' }, participantId: 'agent-3' },
 ];
+
+/** A workspace holding the files the calls name, so symlink resolution does real work. */
+function makeWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'legion-bench-rules-'));
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'package.json'), '{}');
+  writeFileSync(join(dir, 'src', 'main.ts'), '');
+  return dir;
+}
 
 export async function run({ smoke }: BenchOptions): Promise<Record<string, number>> {
   const shipped = readFileSync(join(ROOT, 'config', 'rules.yaml'), 'utf8');
@@ -87,7 +103,9 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
   if (!loaded.ok) throw new Error(loaded.error);
   const ruleSet = loaded.ruleSet;
   if (ruleSet.rules.length !== 500) throw new Error(`expected 500 rules, got ${ruleSet.rules.length}`);
-  const calls = CALLS.map((c) => ({ ...c, workspaceRoot: WORKSPACE }));
+  const workspace = makeWorkspace();
+  const realPath = workspaceRealPath(workspace);
+  const calls = CALLS.map((c) => ({ ...c, workspaceRoot: workspace, realPath }));
   const shellCalls = calls.filter((c) => c.toolName === 'shell');
 
   const measure = (batch: readonly RuleQuery[], passes: number, warmup: number): number => {
@@ -105,9 +123,16 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
   gc();
   const passes = smoke ? 50 : 5_000;
   const warmup = smoke ? 10 : 1_000;
-  return {
-    perDecisionMicros: measure(calls, passes, warmup),
-    perShellDecisionMicros: measure(shellCalls, passes, warmup),
-    loadMs,
-  };
+  try {
+    if (evaluateRules(ruleSet, calls.find((c) => String((c.input as { command?: string }).command).startsWith('cat package.json'))!).decision !== 'allow') {
+      throw new Error('the read-only shell call is not allowed: the bench would not measure the path checks');
+    }
+    return {
+      perDecisionMicros: measure(calls, passes, warmup),
+      perShellDecisionMicros: measure(shellCalls, passes, warmup),
+      loadMs,
+    };
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }

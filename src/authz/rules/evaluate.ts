@@ -165,6 +165,20 @@ function namesProgram(names: ReadonlySet<string>, program: string): boolean {
 }
 
 /**
+ * The rules' answer to "may file_read read this path" depends only on the rule set, the
+ * participant, the workspace and the (lexical) path, so it is remembered per rule set. The
+ * filesystem part (symlinks) is never remembered: it is resolved on every decision.
+ */
+const fileReadMemos = new WeakMap<RuleSet, Map<string, string | null>>();
+const FILE_READ_MEMO_LIMIT = 4096;
+
+function fileReadMemo(ruleSet: RuleSet): Map<string, string | null> {
+  let memo = fileReadMemos.get(ruleSet);
+  if (!memo) fileReadMemos.set(ruleSet, (memo = new Map()));
+  return memo;
+}
+
+/**
  * What a `{ readOnly }` command may read: what `file_read` may read (docs/shell-rules.md#read-only-commands).
  * A path is refused when it leaves the workspace or enters `.legion/` (lexically, then after
  * following symlinks) or when the rules do not allow `file_read` of it, as written or resolved.
@@ -172,12 +186,20 @@ function namesProgram(names: ReadonlySet<string>, program: string): boolean {
 function readablePathCheck(ruleSet: RuleSet, query: RuleQuery): PathCheck {
   const tiers = ruleSet.tiersFor('file_read');
   const { workspaceRoot, participantId, realPath } = query;
+  const memo = fileReadMemo(ruleSet);
   const readable = (path: string): string | null => {
+    const key = `${participantId}\0${workspaceRoot}\0${path}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
     const confined = confinementProblem(path);
-    if (confined) return confined;
-    const lookup = inputLookup({ path }, workspaceRoot, 'file_read');
-    const decided = evaluateWhole(tiers, participantId, lookup);
-    return decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
+    let problem = confined;
+    if (!problem) {
+      const decided = evaluateWhole(tiers, participantId, inputLookup({ path }, workspaceRoot, 'file_read'));
+      problem = decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
+    }
+    if (memo.size >= FILE_READ_MEMO_LIMIT) memo.clear();
+    memo.set(key, problem);
+    return problem;
   };
   return (value) => {
     if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;

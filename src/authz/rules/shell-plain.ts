@@ -48,13 +48,12 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'in', 'function', 'time', '{', '}', '!', '[[', ']]', 'coproc',
 ]);
 
-class NotPlain extends Error {
+/** Thrown inside the scanner only; not an Error, so no stack is captured (a refusal is common and must be cheap). */
+class NotPlain {
   constructor(
     readonly why: string,
     readonly at: number,
-  ) {
-    super(why);
-  }
+  ) {}
 }
 
 const LITERAL = /[A-Za-z0-9_.\/:,=@%+^\-\]]/;

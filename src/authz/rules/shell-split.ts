@@ -63,7 +63,10 @@ export function splitShell(command: string): ShellSplit {
   }
 }
 
-class ShellSyntaxError extends Error {}
+/** Thrown inside the parser only; not an Error, so no stack is captured (cheap on hostile input). */
+class ShellSyntaxError {
+  constructor(readonly message: string) {}
+}
 
 interface Piece {
   raw: string;
