@@ -7,8 +7,8 @@ import { markdownLines } from '../markdown/markdown-lines';
 import type { TranscriptGlyphs } from '../theme';
 import type { CompactionEntry, Entry, SessionView, ToolLive, ToolState } from '../state/ui-state';
 import { formatTokens } from '../format';
-import { keyArgument } from './tool-summary';
 import { sanitize } from '../text/ansi';
+import { keyArgumentOf } from '../../src/runtime/core-api';
 
 export interface LineContext {
   readonly width: number;
@@ -122,7 +122,7 @@ export function toolLines(use: ToolUseBlock, live: ToolLive | undefined, result:
   const confinement = sandboxTag(live?.sandboxed);
   const tail = `${confinement ? ` ${confinement}` : ''} ${mark}${summary ? ` ${summary}` : ''}`;
   const argRoom = Math.max(0, ctx.width - cellWidth(head) - Math.min(cellWidth(tail), Math.floor(ctx.width / 3)));
-  const arg = truncate(sanitize(keyArgument(use.name, use.input, g.dot)), argRoom);
+  const arg = truncate(sanitize(keyArgumentOf(use.name, use.input).replaceAll(' · ', ` ${g.dot} `)), argRoom);
   const rest = Math.max(0, ctx.width - cellWidth(head) - cellWidth(arg));
   const row: Line = [
     { text: head, tone: 'accent' },

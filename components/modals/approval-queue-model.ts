@@ -1,5 +1,5 @@
 import type { LegionCore, PendingApproval } from '../../src/runtime/core-api';
-import { keyArgument } from '../../src/runtime/core-api';
+import { keyArgumentOf } from '../../src/runtime/core-api';
 
 /**
  * The approval queue's data: which requests it shows, in what order, and how a decision is
@@ -57,7 +57,7 @@ export function queueContent(pending: Readonly<Record<string, PendingApproval>>)
 
 /** `⚙ file_write notes/a.md`-style label: tool and key argument. */
 export function requestLabel(request: PendingApproval): string {
-  const arg = keyArgument(request.toolName, request.input);
+  const arg = keyArgumentOf(request.toolName, request.input);
   return arg ? `${request.toolName} ${arg}` : request.toolName;
 }
 

@@ -60,6 +60,7 @@ import type { ComposeTestHooks } from './compose-test-hooks';
 import { composeWorkflows } from './compose-workflows';
 import { composeConventions } from './compose-conventions';
 import type { WorkflowService } from '../workflows/service';
+import { keyArgumentOf } from '../collective/tools/shipped';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -322,7 +323,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       },
     });
     // The history browser's reads (every run of the workspace) go through the core interface too.
-    const core: Core = { ...bare, ...createHistoryService(layout, bare) };
+    const core: Core = { ...bare, ...createHistoryService(layout, bare, keyArgumentOf) };
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });

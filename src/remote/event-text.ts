@@ -1,6 +1,6 @@
 import type { LegionEvent } from '../events/types';
 import { textOf } from '../model/message';
-import { keyArgument } from '../session/transcript';
+import { keyArgumentOf as keyArgument } from '../collective/tools/shipped';
 
 /** Longest text a one-line description carries (notifications, Telegram messages). */
 export const DESCRIBE_MAX = 300;

@@ -2,7 +2,7 @@ import type { ToolContext, ToolResult } from '../tools/types';
 import type { ResolveApprovalInput } from '../collective/tools/services';
 import type { ApprovalQueue } from '../authz/approvals';
 import type { ToolCatalog } from '../tools/types';
-import { keyArgumentOf } from './format';
+import { keyArgumentText } from '../tools/key-argument';
 
 /**
  * `resolve_approval` of an agent approver: it may decide only requests that wait on it
@@ -24,7 +24,7 @@ export function resolveByAgent(deps: { approvals: ApprovalQueue; tools: ToolCata
   });
   if (!result.ok) return { content: result.error, isError: true };
   const { request } = record;
-  const key = keyArgumentOf(tools, request.toolName, request.input);
+  const key = keyArgumentText(tools.get(request.toolName), request.input) || undefined;
   return {
     content: `${input.decision} ${request.requestId}: ${request.toolName}${key ? ` ${key}` : ''} by ${request.participantId}`,
     summary: `${input.decision} ${request.requestId}`,

@@ -166,5 +166,5 @@ export interface Screen {
 // approvals), re-exported so components/ never import src/session or src/storage (the import
 // check forbids it; docs/architecture.md).
 export { DEFAULT_SESSION_NAME, checkSessionName, sessionIdOf } from '../session/ids';
-export { keyArgument } from '../session/transcript';
+export { keyArgumentOf } from '../collective/tools/shipped';
 export { matchRanges, queryPattern } from '../session/history-search';

@@ -1,6 +1,7 @@
 import type { ApprovalRequest } from '../authz/approvals';
 import type { Verdict } from '../authz/types';
 import type { ToolCatalog, ToolResult } from '../tools/types';
+import { keyArgumentText } from '../tools/key-argument';
 import { INTERRUPTED_BY_USER, type TurnOutcome } from './turn';
 
 /** Texts the models read. Short, specific, and saying what to do next. */
@@ -41,22 +42,11 @@ export function unavailableTool(name: string, agentId: string, tools: readonly s
   return `tool "${name}" is not available to ${agentId}; its tools are: ${tools.length ? tools.join(', ') : '(none)'}`;
 }
 
-/** The key argument of a call (path, command, targetId…), for request lists. */
-export function keyArgumentOf(tools: ToolCatalog, toolName: string, input: unknown): string | undefined {
-  const tool = tools.get(toolName);
-  if (!tool) return undefined;
-  try {
-    return tool.keyArgument(input);
-  } catch {
-    return undefined;
-  }
-}
-
 /** One line per request: id, tool, key argument, who asks, why. */
 export function requestLines(tools: ToolCatalog, requests: readonly ApprovalRequest[]): string {
   return requests
     .map((r) => {
-      const key = keyArgumentOf(tools, r.toolName, r.input);
+      const key = keyArgumentText(tools.get(r.toolName), r.input);
       return `- ${r.requestId}: ${r.toolName}${key ? ` ${firstLine(key, 160)}` : ''} (asked by ${r.participantId}; ${r.reason || 'needs approval'})`;
     })
     .join('\n');

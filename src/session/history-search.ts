@@ -1,3 +1,4 @@
+import type { KeyArgumentOf } from '../tools/key-argument';
 import type { Layout } from '../storage/layout';
 import type { Message } from '../model/message';
 import { readRunSessions } from './session-files';
@@ -70,24 +71,26 @@ export async function searchRunHistory(
   layout: Layout,
   runId: string,
   query: string,
+  keyOf: KeyArgumentOf,
   options: { readonly maxHits?: number } = {},
 ): Promise<HistorySearchResult> {
   const max = options.maxHits ?? DEFAULT_MAX_HITS;
   if (queryPattern(query) === null) return { hits: [], truncated: false, sessionsSearched: 0 };
   const { sessions } = await readRunSessions(layout, runId);
-  return searchSessions(sessions.map((s) => ({ id: s.id, key: s.key, messages: s.messages })), query, max);
+  return searchSessions(sessions.map((s) => ({ id: s.id, key: s.key, messages: s.messages })), query, keyOf, max);
 }
 
 /** The same search over sessions already in memory. */
 export function searchSessions(
   sessions: readonly { readonly id: string; readonly key: SessionKey; readonly messages: readonly Message[] }[],
   query: string,
+  keyOf: KeyArgumentOf,
   maxHits = DEFAULT_MAX_HITS,
 ): HistorySearchResult {
   const hits: HistoryHit[] = [];
   let truncated = false;
   for (const session of sessions) {
-    const found = searchTranscript(session.id, transcriptLines(session.key, session.messages), query, maxHits + 1 - hits.length);
+    const found = searchTranscript(session.id, transcriptLines(session.key, session.messages, keyOf), query, maxHits + 1 - hits.length);
     hits.push(...found);
     if (hits.length > maxHits) {
       hits.length = maxHits;

@@ -5,6 +5,7 @@ import { createRunStore } from './run-store';
 import { readRunSessions, readSessionFile } from './session-files';
 import { parseSessionId } from './ids';
 import { transcriptLines, type TranscriptLine } from './transcript';
+import type { KeyArgumentOf } from '../tools/key-argument';
 import { searchRunHistory, searchSessions, type HistorySearchResult } from './history-search';
 
 /**
@@ -64,31 +65,31 @@ function liveSessions(live: LiveRun): SessionSummary[] {
   })).sort(recentFirst);
 }
 
-function liveTranscript(live: LiveRun, sessionId: string): TranscriptLine[] {
+function liveTranscript(live: LiveRun, sessionId: string, keyOf: KeyArgumentOf): TranscriptLine[] {
   const key = parseSessionId(sessionId);
-  return key ? transcriptLines(key, live.history(sessionId), live.contextRecords?.(sessionId) ?? []) : [];
+  return key ? transcriptLines(key, live.history(sessionId), keyOf, live.contextRecords?.(sessionId) ?? []) : [];
 }
 
-function liveSearch(live: LiveRun, query: string): HistorySearchResult {
+function liveSearch(live: LiveRun, query: string, keyOf: KeyArgumentOf): HistorySearchResult {
   const sessions = live.sessions().flatMap((s) => {
     const key = parseSessionId(s.id);
     return key ? [{ id: s.id, key, messages: live.history(s.id) }] : [];
   }).sort((a, b) => (a.id < b.id ? -1 : 1));
-  return searchSessions(sessions, query);
+  return searchSessions(sessions, query, keyOf);
 }
 
-/** The current run only (a core without a workspace on disk: tests, fakes). */
-export function liveHistory(live: LiveRun): HistoryService {
+/** The current run only (a core without a workspace on disk: tests, fakes). `keyOf`: a tool call's key argument in transcripts. */
+export function liveHistory(live: LiveRun, keyOf: KeyArgumentOf): HistoryService {
   return {
     runs: async () => [liveSummary(live)],
     runSessions: async () => liveSessions(live),
-    transcript: async (_runId, sessionId) => liveTranscript(live, sessionId),
-    searchHistory: async (_runId, query) => liveSearch(live, query),
+    transcript: async (_runId, sessionId) => liveTranscript(live, sessionId, keyOf),
+    searchHistory: async (_runId, query) => liveSearch(live, query, keyOf),
   };
 }
 
-/** Every run of the workspace (`layout`), the current one live. */
-export function createHistoryService(layout: Layout, live: LiveRun): HistoryService {
+/** Every run of the workspace (`layout`), the current one live. `keyOf`: a tool call's key argument in transcripts. */
+export function createHistoryService(layout: Layout, live: LiveRun, keyOf: KeyArgumentOf): HistoryService {
   const runs = createRunStore(layout, () => new Date(), () => 'unused');
   const isCurrent = (runId: string): boolean => runId === live.runId;
   return {
@@ -109,12 +110,12 @@ export function createHistoryService(layout: Layout, live: LiveRun): HistoryServ
       })).sort(recentFirst);
     },
     async transcript(runId, sessionId) {
-      if (isCurrent(runId)) return liveTranscript(live, sessionId);
+      if (isCurrent(runId)) return liveTranscript(live, sessionId, keyOf);
       const read = await readSessionFile(layout, runId, sessionId);
-      return read ? transcriptLines(read.key, read.messages, read.records) : [];
+      return read ? transcriptLines(read.key, read.messages, keyOf, read.records) : [];
     },
     async searchHistory(runId, query) {
-      return isCurrent(runId) ? liveSearch(live, query) : searchRunHistory(layout, runId, query);
+      return isCurrent(runId) ? liveSearch(live, query, keyOf) : searchRunHistory(layout, runId, query, keyOf);
     },
   };
 }

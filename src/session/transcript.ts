@@ -2,6 +2,7 @@ import type { Message, ToolResultBlock } from '../model/message';
 import { formatStamp } from './format';
 import type { SessionKey } from './types';
 import type { ContextRecord } from '../context/records';
+import type { KeyArgumentOf } from '../tools/key-argument';
 
 /** One line of a transcript; `messageIndex` points at the message it comes from (-1: the header). */
 export interface TranscriptLine {
@@ -20,44 +21,6 @@ function oneLine(text: string, max: number): string {
   return lines.length > 1 ? first + '…' : first;
 }
 
-function field(input: unknown, name: string): string | undefined {
-  if (typeof input !== 'object' || input === null) return undefined;
-  const value = (input as Record<string, unknown>)[name];
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
-}
-
-/** The argument that says what a tool call is about: the path, the command, the target… */
-export function keyArgument(toolName: string, input: unknown): string {
-  let arg: string | undefined;
-  switch (toolName) {
-    case 'communicator': {
-      const target = field(input, 'targetId');
-      const name = field(input, 'sessionName');
-      arg = target && name && name !== 'default' ? `${target} · ${name}` : target;
-      break;
-    }
-    case 'shell': arg = field(input, 'command'); break;
-    case 'glob': case 'grep': arg = field(input, 'pattern'); break;
-    case 'resolve_approval': {
-      const id = field(input, 'requestId');
-      const decision = field(input, 'decision');
-      arg = id && decision ? `${id} ${decision}` : id;
-      break;
-    }
-    case 'todo_write': {
-      const todos = typeof input === 'object' && input !== null ? (input as { todos?: unknown }).todos : undefined;
-      arg = Array.isArray(todos) ? `${todos.length} todo${todos.length === 1 ? '' : 's'}` : undefined;
-      break;
-    }
-    default:
-      arg = field(input, 'path') ?? field(input, 'id');
-  }
-  if (arg === undefined && typeof input === 'object' && input !== null) {
-    arg = Object.values(input as Record<string, unknown>).find((v): v is string => typeof v === 'string');
-  }
-  return arg === undefined ? '' : oneLine(arg, MAX_ARGUMENT);
-}
-
 /** `↳ ok: first line…` / `↳ error: …` / `↳ (no result)`. */
 export function foldResult(result: ToolResultBlock | undefined): string {
   if (!result) return '↳ (no result)';
@@ -67,11 +30,11 @@ export function foldResult(result: ToolResultBlock | undefined): string {
 
 /**
  * A session as readable plain lines: who said what (the initiator speaks as role `user`, the
- * responder as `assistant`), each tool call as `⚙ tool key-argument` with its result folded
+ * responder as `assistant`), each tool call as `⚙ tool key-argument` (`keyOf`) with its result folded
  * under it. Messages holding only results already shown under their calls are not repeated;
  * results that answer nothing shown are listed where they stand.
  */
-export function transcriptLines(key: SessionKey, messages: readonly Message[], records: readonly ContextRecord[] = []): TranscriptLine[] {
+export function transcriptLines(key: SessionKey, messages: readonly Message[], keyOf: KeyArgumentOf, records: readonly ContextRecord[] = []): TranscriptLine[] {
   const name = key.name === 'default' ? '' : ` · ${key.name}`;
   const out: TranscriptLine[] = [{ messageIndex: -1, kind: 'header', text: `${key.initiatorId} → ${key.responderId}${name}` }];
   const marks = compactionMarks(records);
@@ -90,7 +53,7 @@ export function transcriptLines(key: SessionKey, messages: readonly Message[], r
           for (const line of block.text.replace(/\s+$/, '').split('\n')) body.push({ messageIndex: index, kind: 'text', text: `  ${line}` });
           break;
         case 'tool_use': {
-          const arg = keyArgument(block.name, block.input);
+          const arg = oneLine(keyOf(block.name, block.input), MAX_ARGUMENT);
           body.push({ messageIndex: index, kind: 'tool', text: `  ⚙ ${block.name}${arg ? ` ${arg}` : ''}` });
           const result = resultsNext.get(block.id);
           body.push({ messageIndex: index, kind: 'result', text: `    ${foldResult(result)}` });
@@ -118,8 +81,8 @@ export function transcriptLines(key: SessionKey, messages: readonly Message[], r
 }
 
 /** The transcript as text, one line per `TranscriptLine`, ending with a newline. */
-export function renderTranscript(key: SessionKey, messages: readonly Message[], records: readonly ContextRecord[] = []): string {
-  return transcriptLines(key, messages, records).map((l) => l.text).join('\n') + '\n';
+export function renderTranscript(key: SessionKey, messages: readonly Message[], keyOf: KeyArgumentOf, records: readonly ContextRecord[] = []): string {
+  return transcriptLines(key, messages, keyOf, records).map((l) => l.text).join('\n') + '\n';
 }
 
 const kTokens = (n: number): string => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));

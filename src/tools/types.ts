@@ -38,7 +38,7 @@ export interface Tool<I = any> {
   readonly name: string;
   readonly description: string;
   readonly schema: z.ZodType<I>;
-  /** The argument shown in compact rows and used by rules/allowances (path, command, targetId…). */
+  /** What a call is about (path, command, target…), as every list shows it (tools/key-argument.ts). */
   keyArgument(input: I): string | undefined;
   /** Input fields that hold workspace paths (normalized before rules match them). */
   readonly pathFields?: readonly string[];

@@ -5,6 +5,7 @@ import type { Participant } from '../../src/collective/participant';
 import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from '../../src/runtime/core-api';
 import { createUsageAccumulator, type UsageTotals } from '../../src/providers/usage-totals';
 import { liveHistory } from '../../src/session/history-service';
+import { keyArgumentOf } from '../../src/collective/tools/shipped';
 
 /**
  * A `LegionCore` for UI tests: a real bus that the test drives by emitting events, with
@@ -162,7 +163,7 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     async shutdown(reason) { calls.shutdown.push(reason); },
   };
   // The history browser's reads: the current run, live (as the real core's, without older runs).
-  Object.assign(core, liveHistory(core));
+  Object.assign(core, liveHistory(core, keyArgumentOf));
   return core;
 }
 

@@ -13,6 +13,7 @@ import { renderTranscript } from '../../session/transcript';
 import { formatStamp, formatTable, clip } from '../../session/format';
 import type { RunRecord } from '../../session/types';
 import type { CliIo } from '../io';
+import { keyArgumentOf } from '../../collective/tools/shipped';
 
 async function findRun(runs: FileRunStore, runId: string | undefined): Promise<RunRecord> {
   if (runId === undefined) {
@@ -60,7 +61,7 @@ async function showTranscript(io: CliIo, layout: Layout, run: RunRecord, wanted:
     ? `open: ${own.length > 0 ? 'waiting for approval' : 'a call below waits for approval'} (${ids.join(', ')}); resumed or expired when Legion starts`
     : undefined;
   const repair = planRepair(read.messages, systemClock().toISOString(), waiting);
-  io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append], read.records));
+  io.stdout(renderTranscript(read.key, [...read.messages, ...repair.append], keyArgumentOf, read.records));
 }
 
 /** `legion show [<runId>] [--session <id>]`: read-only (no lock, no writes, repairs in memory). */

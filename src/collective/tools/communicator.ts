@@ -20,7 +20,7 @@ export const communicatorTool: Tool<z.infer<typeof schema>> = {
     'is its own conversation that remembers earlier messages; use different session names for parallel work. ' +
     'targetId "user" asks the human and waits for the reply.',
   schema,
-  keyArgument: (input) => (input.sessionName ? `${input.targetId} · ${input.sessionName}` : input.targetId),
+  keyArgument: (input) => `${input.targetId}${input.sessionName && input.sessionName !== 'default' ? ` · ${input.sessionName}` : ''}: ${input.message}`,
   // The collective's writes are under .legion/, never the workspace's files.
   keepsWorkspaceFiles: true,
   async execute(input, context) {

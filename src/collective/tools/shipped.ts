@@ -1,5 +1,6 @@
 import { createBuiltinTools } from '../../tools/registry';
 import type { TodoStore } from '../../tools/todo-store';
+import { keyArgumentText, type KeyArgumentOf } from '../../tools/key-argument';
 import type { Tool } from '../../tools/types';
 import { createCollectiveTools } from './index';
 
@@ -22,3 +23,6 @@ const byName = new Map(SHIPPED_TOOLS.map((tool) => [tool.name, tool]));
 export function shippedTool(name: string): Tool | undefined {
   return byName.get(name);
 }
+
+/** The key argument of a call as front ends show it (tools/key-argument.ts), from the shipped tool of that name. */
+export const keyArgumentOf: KeyArgumentOf = (toolName, input) => keyArgumentText(shippedTool(toolName), input);

@@ -1,7 +1,7 @@
 import type { LegionEvent } from '../../events/types';
 import type { Message } from '../../model/message';
 import type { PendingApproval } from '../../runtime/core-api';
-import { keyArgument } from '../../session/transcript';
+import { keyArgumentOf as keyArgument } from '../../collective/tools/shipped';
 import { renderMarkdown } from './markdown';
 
 /**

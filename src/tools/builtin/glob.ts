@@ -29,7 +29,7 @@ export const globTool: Tool<Input> = {
   schema,
   pathFields: ['path'],
   readOnly: true,
-  keyArgument: (input) => input.pattern,
+  keyArgument: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
   async execute(input, context) {
     const problem = globPatternProblem(input.pattern);
     if (problem) return errorResult(problem);

@@ -52,7 +52,7 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
     schema,
     pathFields: ['path'],
     readOnly: true,
-    keyArgument: (input) => input.pattern,
+    keyArgument: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
     async execute(input, context) {
       if (input.pattern.length === 0) return errorResult('pattern is empty');
       if (input.pattern.length > MAX_REGEX_LENGTH) return errorResult(`pattern is too long (${input.pattern.length} characters; at most ${MAX_REGEX_LENGTH})`);

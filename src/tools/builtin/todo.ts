@@ -35,7 +35,7 @@ export function createTodoTools(store: TodoStore): [Tool<z.infer<typeof writeSch
       'Replace your task list for this run with the given items (id, content, status: pending | in_progress | done). ' +
       'Keep one item in_progress at a time and mark items done as soon as they are.',
     schema: writeSchema,
-    keyArgument: (input) => count(input.todos.length, 'item'),
+    keyArgument: (input) => count(input.todos.length, 'todo'),
     // Writes the list under .legion/, never the workspace's files.
     keepsWorkspaceFiles: true,
     async execute(input, context) {

@@ -6,6 +6,7 @@ import { createHistorySource, type HistorySource } from '../../../components/mod
 import { makeTempDir } from '../../helpers/tmp';
 import { createHistoryService } from '../../../src/session/history-service';
 import { msg, writeRuns } from '../../helpers/history-fixture';
+import { keyArgumentOf } from '../../../src/collective/tools/shipped';
 
 interface Setup {
   readonly h: ModalHarness;
@@ -28,7 +29,7 @@ async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun
   core.seed({ initiatorId: 'ur-agent', responderId: 'scout', name: 'web' }, [msg('user', 'find pelican facts', '2026-03-01T09:00:03.000Z')]);
   const switches: Setup['switches'] = [];
   const source: HistorySource = createHistorySource({
-    core: { ...core, ...createHistoryService(layout, core) }, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
+    core: { ...core, ...createHistoryService(layout, core, keyArgumentOf) }, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
   });
   const history: HistorySource = options.transcriptNeverLoads ? { ...source, transcript: () => new Promise(() => undefined) } : source;
   const h = await renderModals({ core, history, columns: 110, rows: 28 });

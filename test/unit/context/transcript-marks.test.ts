@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { renderTranscript, transcriptLines } from '../../../src/session/transcript';
 import type { ContextRecord } from '../../../src/context/records';
 import { assistant, user } from './helpers';
+import { keyArgumentOf } from '../../../src/collective/tools/shipped';
 
 const key = { initiatorId: 'user', responderId: 'coder', name: 'default' };
 const messages = [user('one'), assistant('two'), user('three'), assistant('four'), user('five'), assistant('six')];
@@ -13,9 +14,9 @@ const records: ContextRecord[] = [
 ];
 
 test('transcripts (legion show, history browser) show every message with each compaction point marked', () => {
-  const text = renderTranscript(key, messages, records);
+  const text = renderTranscript(key, messages, keyArgumentOf, records);
   for (const word of ['one', 'two', 'three', 'four', 'five', 'six']) assert.match(text, new RegExp(`  ${word}\\n`));
-  const marks = transcriptLines(key, messages, records).filter((l) => l.kind === 'mark');
+  const marks = transcriptLines(key, messages, keyArgumentOf, records).filter((l) => l.kind === 'mark');
   assert.equal(marks.length, 2);
   assert.match(marks[0]!.text, /^── compaction .*: messages 0–1 summarized for the model · 48k → 9k tokens ──$/);
   assert.equal(marks[0]!.messageIndex, 2);
@@ -24,5 +25,5 @@ test('transcripts (legion show, history browser) show every message with each co
   const lines = text.split('\n');
   const at = lines.findIndex((l) => l.startsWith('── compaction') && l.includes('0–1'));
   assert.match(lines.slice(at + 1, at + 4).join('\n'), /user · .*\n  three/);
-  assert.equal(renderTranscript(key, messages), renderTranscript(key, messages, []));
+  assert.equal(renderTranscript(key, messages, keyArgumentOf), renderTranscript(key, messages, keyArgumentOf, []));
 });

@@ -5,6 +5,7 @@ import { matchRanges, queryPattern, searchRunHistory } from '../../../src/sessio
 import { transcriptLines } from '../../../src/session/transcript';
 import { withTempDir } from '../../helpers/tmp';
 import { msg, writeRuns } from '../../helpers/history-fixture';
+import { keyArgumentOf } from '../../../src/collective/tools/shipped';
 
 test('finds a word across the sessions of a run, case-insensitive, with session, message index and line', async () => {
   await withTempDir(async (root) => {
@@ -16,7 +17,7 @@ test('finds a word across the sessions of a run, case-insensitive, with session,
         { initiatorId: 'user', responderId: 'scribe', messages: [msg('user', 'nothing here')] },
       ],
     }]);
-    const result = await searchRunHistory(layout, runs[0]!.id, 'PELICAN');
+    const result = await searchRunHistory(layout, runs[0]!.id, 'PELICAN', keyArgumentOf);
     assert.equal(result.sessionsSearched, 3);
     assert.equal(result.truncated, false);
     assert.deepEqual(result.hits.map((h) => [h.sessionId, h.messageIndex, h.line]), [
@@ -27,7 +28,7 @@ test('finds a word across the sessions of a run, case-insensitive, with session,
     assert.deepEqual(hit.ranges, [[6, 13]]);
     assert.equal(hit.line.slice(6, 13), 'Pelican');
     // lineIndex points into the transcript the browser shows.
-    const lines = transcriptLines({ initiatorId: 'user', responderId: 'ur-agent', name: 'default' }, [msg('user', 'hello'), msg('assistant', 'The Pelican is\na large bird')]);
+    const lines = transcriptLines({ initiatorId: 'user', responderId: 'ur-agent', name: 'default' }, [msg('user', 'hello'), msg('assistant', 'The Pelican is\na large bird')], keyArgumentOf);
     assert.equal(lines[hit.lineIndex]!.text, hit.line);
   });
 });
@@ -45,10 +46,10 @@ test('tool calls are searched by their key argument; regex characters are litera
         ],
       }],
     }]);
-    const result = await searchRunHistory(layout, runs[0]!.id, 'a(1).md');
+    const result = await searchRunHistory(layout, runs[0]!.id, 'a(1).md', keyArgumentOf);
     assert.deepEqual(result.hits.map((h) => h.line.trim()), ['⚙ file_write docs/a(1).md', '↳ ok: wrote docs/a(1).md']);
-    assert.equal((await searchRunHistory(layout, runs[0]!.id, '.*')).hits.length, 0);
-    assert.equal((await searchRunHistory(layout, runs[0]!.id, '   ')).hits.length, 0);
+    assert.equal((await searchRunHistory(layout, runs[0]!.id, '.*', keyArgumentOf)).hits.length, 0);
+    assert.equal((await searchRunHistory(layout, runs[0]!.id, '   ', keyArgumentOf)).hits.length, 0);
   });
 });
 
@@ -58,15 +59,15 @@ test('hits are capped at maxHits with truncated set; a missing run is empty; not
     const { layout, runs } = await writeRuns(root, [{ at: new Date('2026-01-02T10:00:00Z'), sessions: [{ initiatorId: 'user', responderId: 'a', messages: many }] }]);
     const dir = layout.sessionsDir(runs[0]!.id);
     const before = (await stat(`${dir}/session-user__a__default.jsonl`)).mtimeMs;
-    const capped = await searchRunHistory(layout, runs[0]!.id, 'word', { maxHits: 10 });
+    const capped = await searchRunHistory(layout, runs[0]!.id, 'word', keyArgumentOf, { maxHits: 10 });
     assert.equal(capped.hits.length, 10);
     assert.equal(capped.truncated, true);
-    const all = await searchRunHistory(layout, runs[0]!.id, 'word');
+    const all = await searchRunHistory(layout, runs[0]!.id, 'word', keyArgumentOf);
     assert.equal(all.hits.length, 30);
     assert.equal(all.truncated, false);
     assert.deepEqual(await readdir(dir), ['session-user__a__default.jsonl']);
     assert.equal((await stat(`${dir}/session-user__a__default.jsonl`)).mtimeMs, before);
-    assert.deepEqual(await searchRunHistory(layout, 'no-such-run', 'word'), { hits: [], truncated: false, sessionsSearched: 0 });
+    assert.deepEqual(await searchRunHistory(layout, 'no-such-run', 'word', keyArgumentOf), { hits: [], truncated: false, sessionsSearched: 0 });
   });
 });
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldResult, keyArgument, renderTranscript, transcriptLines } from '../../../src/session/transcript';
+import { foldResult, renderTranscript, transcriptLines } from '../../../src/session/transcript';
+import { keyArgumentOf as keyArgument } from '../../../src/collective/tools/shipped';
 import { assistantText, assistantTools, results, userText } from './helpers';
 
 const key = { initiatorId: 'user', responderId: 'ur-agent', name: 'default' };
@@ -19,7 +20,7 @@ test('a transcript says who said what, with tool calls and their folded results'
       { id: 't3', content: '' },
     ], 3),
     assistantText('Done.', 4),
-  ]);
+  ], keyArgument);
   assert.equal(text, [
     'user → ur-agent',
     '',
@@ -29,7 +30,7 @@ test('a transcript says who said what, with tool calls and their folded results'
     '',
     'ur-agent · 2026-11-21 19:30:02',
     '  Asking the scribe.',
-    '  ⚙ communicator scribe · poems',
+    '  ⚙ communicator scribe · poems: a haiku please',
     '    ↳ ok: Waves fold into foam…',
     '  ⚙ file_write docs/haiku.md',
     '    ↳ error: denied by rule no-docs: docs are frozen',
@@ -47,7 +48,7 @@ test('unanswered calls and stray results are shown where they stand; named sessi
   const lines = transcriptLines({ initiatorId: 'ur-agent', responderId: 'scribe', name: 'files' }, [
     assistantTools([{ id: 'x', name: 'glob', input: { pattern: '**/*.md' } }]),
     { ...stray, content: [...stray.content, { type: 'text', text: 'hello' }] },
-  ]);
+  ], keyArgument);
   assert.deepEqual(lines.map((l) => l.text), [
     'ur-agent → scribe · files',
     '',
@@ -62,15 +63,18 @@ test('unanswered calls and stray results are shown where they stand; named sessi
   assert.deepEqual(lines.map((l) => l.messageIndex), [-1, 0, 0, 0, 0, 1, 1, 1, 1]);
 });
 
-test('key arguments and folded results stay on one short line', () => {
+test('key arguments come from the tools (one wording everywhere); transcript lines stay short', () => {
   assert.equal(keyArgument('file_read', { path: 'src/a.ts', offset: 3 }), 'src/a.ts');
-  assert.equal(keyArgument('grep', { pattern: 'TODO', path: 'src' }), 'TODO');
+  assert.equal(keyArgument('grep', { pattern: 'TODO', path: 'src' }), 'TODO in src');
+  assert.equal(keyArgument('file_list', {}), '.');
+  assert.equal(keyArgument('communicator', { targetId: 'scribe', message: 'a\n  b', sessionName: 'default' }), 'scribe: a b');
   assert.equal(keyArgument('retire_agent', { id: 'scribe' }), 'scribe');
   assert.equal(keyArgument('resolve_approval', { requestId: 'r1', decision: 'approved' }), 'r1 approved');
   assert.equal(keyArgument('todo_write', { todos: [{}, {}] }), '2 todos');
   assert.equal(keyArgument('list_participants', {}), '');
   assert.equal(keyArgument('mystery', { a: 1, b: 'text' }), 'text');
-  assert.equal(keyArgument('shell', { command: 'echo ' + 'x'.repeat(200) }).length, 80);
+  const long = transcriptLines(key, [assistantTools([{ id: 'l', name: 'shell', input: { command: 'echo ' + 'x'.repeat(200) } }])], keyArgument);
+  assert.equal(long[3]!.text.length, '  ⚙ shell '.length + 80);
   assert.equal(keyArgument('shell', 'not an object'), '');
   assert.equal(foldResult({ type: 'tool_result', toolUseId: 'a', content: '\n\n  second  \nthird' }), '↳ ok: second…');
   assert.equal(foldResult({ type: 'tool_result', toolUseId: 'a', content: 'y'.repeat(300), isError: true }).length, '↳ error: '.length + 100);
