@@ -15,7 +15,6 @@ import type { PromptExtras } from './stream';
 import type { HeadlessMode } from './env';
 import { RunState, createSlots } from './run-state';
 import { createJournal } from './journal';
-import { allowGranted, approverPolicy, plainExecuteTool } from './defaults';
 import { createCommunicator } from './delegation';
 import { resolveByAgent } from './agent-approval';
 import { createCommands, type Core } from './commands';
@@ -56,12 +55,14 @@ export interface CoreOptions {
   readonly bus: EventBus;
   readonly registry: CollectiveRegistry;
   readonly tools: ToolCatalog;
-  readonly executeTool?: ExecuteTool;
+  /** Runs a tool call: validation, path confinement, output cap (tools/execute-tool.ts). Required: no unconfined stand-in. */
+  readonly executeTool: ExecuteTool;
   readonly resolveProvider: ResolveProvider;
-  readonly authorize?: Authorize;
+  /** The rules and policies (authz/authorizer.ts). Required: no allow-everything stand-in. */
+  readonly authorize: Authorize;
   readonly approvals: ApprovalQueue;
-  readonly approvers?: ApproverPolicy;
-  readonly audit?: AuditSink;
+  readonly approvers: ApproverPolicy;
+  readonly audit: AuditSink;
   readonly denials?: DenialTracker;
   readonly triage?: Triage;
   readonly priceOf?: PriceOf;
@@ -130,8 +131,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const sessions = options.run.sessions;
   const clock = options.clock ?? (() => new Date());
   const scrub = options.scrub ?? NO_SECRETS;
-  const audit = options.audit ?? (() => undefined);
-  const approvers = options.approvers ?? approverPolicy((id) => registry.get(id));
+  const { audit, approvers } = options;
   const headless = options.headless;
 
   const state = new RunState();
@@ -147,7 +147,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const enqueue: Scheduler['enqueue'] = (slot, request) => scheduler!.enqueue(slot, request);
 
   const prescan = createPrescan({
-    bus, tools, authorize: options.authorize ?? allowGranted, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
+    bus, tools, authorize: options.authorize, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.worktrees ? { isolatedRoot: options.worktrees.rootOf } : {}),
   });
   // What a restart adds (resume-prepass.ts): the pre-pass, and the resumed turns a resumed batch's calls re-attach to.
@@ -199,7 +199,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   });
 
   const execute = createExecutePhase({
-    workspaceRoot: options.workspaceRoot, executeTool: options.executeTool ?? plainExecuteTool, toolContext,
+    workspaceRoot: options.workspaceRoot, executeTool: options.executeTool, toolContext,
     isStopping, closingResumed: resume.closing, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
     ...(isolation ? { isolatedRoot: isolation.rootOf } : {}),
   });

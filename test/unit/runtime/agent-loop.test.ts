@@ -18,7 +18,7 @@ import { SessionSlot, type Turn, type TurnStart } from '../../../src/runtime/tur
 import type { StreamResult } from '../../../src/runtime/stream';
 import type { Batch } from '../../../src/runtime/call-state';
 import { NO_SECRETS } from '../../../src/authz/scrub';
-import { plainExecuteTool } from '../../../src/runtime/defaults';
+import { executeTool } from '../../../src/tools/execute-tool';
 
 // One turn driven directly through runTurn(turn, start, deps): a stub stream (scripted model
 // messages), a stub authorizer (a verdict per tool), the real pre-scan and execute phases,
@@ -94,7 +94,7 @@ function setup(options: Setup) {
   const approvals = { withdraw: () => ({ ok: true }), get: (id: string) => (requests.has(id) ? { request: requests.get(id)! } : undefined) };
   const resume = createResumePrepass({ prescan, approvals: approvals as never, tools: catalog, abandon: () => undefined });
   const execute = createExecutePhase({
-    workspaceRoot: '/ws', executeTool: plainExecuteTool, isStopping: () => false, closingResumed: resume.closing,
+    workspaceRoot: '/ws', executeTool, isStopping: () => false, closingResumed: resume.closing,
     toolContext: (t, toolUseId) => ({
       workspaceRoot: '/ws', runId: 'run-1', sessionId: t.session.id, participantId: t.agent.id, chain: t.chain, toolUseId,
       signal: t.controller.signal, limits: { shellTimeoutMs: 1000, toolOutputLimit: 10_000 },
