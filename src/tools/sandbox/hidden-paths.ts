@@ -1,5 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isInside } from './secrets';
 
 /**
  * Credentials of the usual tools, hidden from every sandboxed command whatever the rules say
@@ -57,4 +59,37 @@ export function hiddenPaths(input: HiddenPathsInput): { dirs: string[]; files: s
     }
   }
   return { dirs: [...dirs], files: [...files] };
+}
+
+/**
+ * When the workspace lies inside another workspace's `.legion/` (an isolated session's
+ * worktree, `.legion/worktrees/<session>`), that `.legion/` cannot be hidden as a whole (it
+ * holds the workspace): everything in it off the path down to the workspace is hidden instead
+ * (web token, transcripts, audit log, serve socket of the outer workspace).
+ */
+export function enclosingLegionPaths(root: string): { dirs: string[]; files: string[] } {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  let legion: string | undefined;
+  for (let dir = dirname(root); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (basename(dir) === '.legion') legion = dir;
+  }
+  if (!legion) return { dirs, files };
+  for (let level = legion; level !== root && isInside(root, level); ) {
+    let next: string | undefined;
+    let entries;
+    try {
+      entries = readdirSync(level, { withFileTypes: true });
+    } catch {
+      break;
+    }
+    for (const entry of entries) {
+      const path = join(level, entry.name);
+      if (isInside(root, path)) next = path;
+      else (entry.isDirectory() ? dirs : files).push(path);
+    }
+    if (!next) break;
+    level = next;
+  }
+  return { dirs, files };
 }

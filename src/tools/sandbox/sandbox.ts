@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
 import { createSecretFinder } from './secrets';
-import { hiddenPaths } from './hidden-paths';
+import { enclosingLegionPaths, hiddenPaths } from './hidden-paths';
 import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
 import type { SandboxProbe } from './probe';
@@ -158,12 +158,13 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         workspaceRoot: root,
         extra: options.settings.hide ?? [],
       });
+      const enclosing = enclosingLegionPaths(root);
       const args = bwrapArgs({
         workspaceRoot: root,
         pinned: git.writable,
         readOnly: git.readOnly,
-        hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...fixed.dirs, ...secrets.dirs],
-        hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...fixed.files, ...secrets.files],
+        hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...enclosing.dirs, ...fixed.dirs, ...secrets.dirs],
+        hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...enclosing.files, ...fixed.files, ...secrets.files],
         emptyDir: held.emptyDir,
         emptyFile: held.emptyFile,
         network,

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createShellTool } from '../../../../src/tools/builtin/shell';
 import { executeTool } from '../../../../src/tools/execute-tool';
@@ -92,4 +92,27 @@ test('sandboxed: sandbox.hide adds paths (~/…, absolute, relative to the works
   assert.doesNotMatch(result.content, /HIDE-(HOME|ABS|WS)-MARKER/, result.content);
   assert.match(result.content, /^outside$/m);
   assert.match(result.content, /^hello$/m);
+});
+
+test('sandboxed in a worktree inside .legion/ (an isolated session): the outer .legion/ is hidden but the worktree works', { skip }, async () => {
+  const worktree = join(fx.ws, '.legion', 'worktrees', 'session-a');
+  mkdirSync(join(fx.ws, '.legion', 'worktrees', 'session-b'), { recursive: true });
+  writeFileSync(join(fx.ws, '.legion', 'worktrees', 'session-b', 'notes.txt'), 'OTHER-SESSION\n');
+  mkdirSync(worktree, { recursive: true });
+  writeFileSync(join(worktree, 'file.txt'), 'in the worktree\n');
+  const { createServer } = await import('node:net');
+  const socket = join(fx.ws, '.legion', 'serve.sock');
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(socket, done));
+  try {
+    const shell = createShellTool({ killGraceMs: 300, drainMs: 100, sandbox });
+    const result = await executeTool(shell, {
+      command: 'cat ../../web-token ../../audit.jsonl ../session-b/notes.txt; ls -la ../.. ../../runs; cat file.txt; echo edited >> file.txt; true',
+    }, makeToolContext(worktree));
+    assert.doesNotMatch(result.content, /WEBTOKEN|AUDIT-LINE|OTHER-SESSION|r1/, result.content);
+    assert.match(result.content, /in the worktree/);
+    assert.equal(readFileSync(join(worktree, 'file.txt'), 'utf8'), 'in the worktree\nedited\n');
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
 });
