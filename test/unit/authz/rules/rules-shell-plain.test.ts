@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { argvText, parsePlain } from '../../../../src/authz/rules/shell-plain';
 import { applyPolicy } from '../../../../src/authz/policy';
-import { rulesFrom, shell, shippedRules } from '../../../helpers/rules';
+import { rulesFrom, shell, shippedRules, WORKSPACE } from '../../../helpers/rules';
+import { createAuthorizer } from '../../../../src/authz/authorizer';
+import type { Agent } from '../../../../src/collective/participant';
 
 const argvs = (line: string): string[][] | string => {
   const parsed = parsePlain(line);
@@ -181,4 +183,23 @@ test('a { words } pattern matches exact leading words of the argv; deny and ask 
   assert.equal(shell(rules, 'git push origin').decision, 'ask');
   assert.equal(shell(rules, 'sudo git push').decision, 'ask'); // asks see through wrappers
   assert.equal(shell(rules, 'gitx log').decision, null);
+});
+
+test('through the authorizer: an agent trusted with shell (policy auto) still asks for a line that is not plain, and the queue says why', () => {
+  const agent: Agent = {
+    id: 'ops', kind: 'agent', name: 'ops', description: '', status: 'active', systemPrompt: 'x', provider: 'default', model: 'default',
+    tools: ['shell'], toolAuthorizations: { shell: 'auto' }, approvalAuthority: [],
+  };
+  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => agent, realPath: () => null });
+  const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'ops', sessionId: 's', chain: ['user', 'ops'] });
+  assert.equal(decide('npm install').decision, 'allow'); // plain: the policy decides
+  const verdict = decide('npm install ${x:-<(touch PWNED)}');
+  assert.equal(verdict.decision, 'ask');
+  assert.match(verdict.reason, /not plain words: parameter expansion "\$\{x:-<\(touch PWNED\)\}" at character 13; no rule can allow it/);
+  // With the shipped fallback (no policy), the queue's reason names the part too.
+  const user = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => ({ id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' }), realPath: () => null });
+  const asked = user({ toolName: 'shell', input: { command: 'echo $HOME' }, participantId: 'user', sessionId: 's', chain: ['user'] });
+  assert.equal(asked.decision, 'ask');
+  assert.equal(asked.ruleId, 'shell-ask');
+  assert.match(asked.reason, /you decide \(not plain words: parameter expansion "\$HOME" at character 6/);
 });
