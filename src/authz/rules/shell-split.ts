@@ -2,19 +2,16 @@ import { decodeAnsiC } from './shell-ansi-c';
 import { braceHazard, commandWordHazard, type Word } from './shell-hazards';
 
 /**
- * Split a shell command line into the simple commands it would run, for the rule engine.
+ * Split a shell command line into the simple commands it would run, for the deny and ask
+ * rules (allow rules see only the plain-words parse, shell-plain.ts).
  *
  * Separators: `;` `&&` `||` `|` `|&` `&` and newlines. Nested commands are extracted
  * recursively and listed as commands of their own: `$(…)`, backticks (also inside double
  * quotes and `${…}`), `( … )` subshells, `{ …; }` groups and process substitution
  * `<(…)` / `>(…)`.
  *
- * Each command's `text` is what allow rules see: its words in source form (quotes kept)
- * joined by one space, with redirections written without a space before the target
- * (`>out.txt`, `2>&1`, `<<<word`). A redirection is part of the command, so
- * `git status >out.txt` is not `git status`; `fileRedirect` marks a command that redirects
- * to or from a file (anything but fd duplication such as `2>&1`, `>&-` and `/dev/null`),
- * which only an allow rule that itself mentions `>` or `<` may allow (evaluate.ts).
+ * Each command's `text` is its words in source form (quotes kept) joined by one space, with
+ * redirections written without a space before the target (`>out.txt`, `2>&1`, `<<<word`).
  * A subshell or group followed by a redirection is listed once more as a whole
  * (`kind: 'compound'`), so the redirection is never lost.
  *
@@ -34,13 +31,11 @@ import { braceHazard, commandWordHazard, type Word } from './shell-hazards';
  * deny checks).
  */
 export interface ShellCommand {
-  /** Words in source form, one space apart; redirections as `>target`. What allow rules see. */
+  /** Words in source form, one space apart; redirections as `>target`. */
   readonly text: string;
   /** The same words with quotes and escapes removed (best effort); substitutions stay as written. */
   readonly words: readonly string[];
   readonly kind: 'simple' | 'compound';
-  /** Redirects output to, or input from, a file (or a here-string). */
-  readonly fileRedirect: boolean;
 }
 
 export type ShellSplit =
@@ -71,8 +66,6 @@ class ShellSyntaxError {
 interface Piece {
   raw: string;
   value: string;
-  /** Set on redirection tokens that touch a file. */
-  file?: boolean;
   /** The word with every quoted or expanded part replaced by NUL: what bash may brace-expand or glob. */
   bare?: string;
 }
@@ -153,7 +146,7 @@ class Parser {
     }
     if (redirects.length > 0) {
       const text = this.s.slice(start, this.i).trim().replace(/\s+/g, ' ');
-      this.out.push({ text, words: [text], kind: 'compound', fileRedirect: redirects.some((r) => r.file) });
+      this.out.push({ text, words: [text], kind: 'compound' });
     }
   }
 
@@ -195,7 +188,7 @@ class Parser {
     const hazard = commandWordHazard(tokens.filter((t) => t.bare !== undefined) as Word[]);
     if (hazard) this.fail(hazard);
     if (tokens.length > 0) {
-      this.out.push({ text: tokens.map((t) => t.raw).join(' '), words: tokens.map((t) => t.value), kind: 'simple', fileRedirect: tokens.some((t) => t.file) });
+      this.out.push({ text: tokens.map((t) => t.raw).join(' '), words: tokens.map((t) => t.value), kind: 'simple' });
     }
   }
 
@@ -213,9 +206,7 @@ class Parser {
     }
     const target = this.parseWord();
     if (target.raw === '') this.fail(`redirection "${op}" without a target`);
-    const duplication = (op === '>&' || op === '<&') && /^(\d+|-)$/.test(target.value);
-    const file = !duplication && target.value !== '/dev/null';
-    return { raw: fd + op + target.raw, value: fd + op + target.value, file };
+    return { raw: fd + op + target.raw, value: fd + op + target.value };
   }
 
   private parseWord(): Piece {
