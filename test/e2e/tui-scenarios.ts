@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Tmux } from './modals-support';
+import type { ModeContext, ModeOptions } from './tui-modes';
+
+/**
+ * The TUI's end-to-end scenarios, one list run in both modes (tui-both-modes.test.ts): local,
+ * and attached to a real `legion serve` (docs/serve.md#attaching: the TUI is the same code
+ * either way). A scenario says nothing about its mode: what the user sees and what lands on
+ * disk must be the same. What is documented to differ (resuming an older run is not offered
+ * while attached) stays in the local-only suites.
+ */
+export interface Scenario {
+  readonly name: string;
+  /** Extra agents of the workspace (file tools, no approval authority). */
+  readonly agents: readonly { id: string; tools: string[] }[];
+  readonly script: string;
+  /** A new run, and what to do before the mode starts (tui-modes.ts). */
+  readonly options?: ModeOptions;
+  run(ctx: ModeContext): Promise<void>;
+}
+
+const flat = (screen: string): string => screen.replace(/\s+/g, ' ');
+/** The header of the focused lane (it carries the focus mark). */
+const focusedHeader = (screen: string): string => screen.split('\n').find((l) => /▶ \S+ → \S+ · /.test(l))?.replace(/^.*▶ /, '') ?? '';
+/** The line of the screen holding the highlighted queue row. */
+const highlighted = (screen: string): string => screen.split('\n').find((l) => /▶ \[[ x]\]/.test(l)) ?? '';
+
+async function newSession(t: Tmux, participant: string, name: string): Promise<void> {
+  t.keys('C-n');
+  await t.waitFor(/New session/);
+  t.type(participant);
+  t.keys('Tab');
+  t.type(name);
+  await t.waitFor(new RegExp(`Opens user → ${participant} · ${name}`));
+  t.keys('Enter');
+  await t.waitGone(/New session/);
+}
+
+async function approvalLines(dir: string): Promise<Record<string, unknown>[]> {
+  const runs = join(dir, '.legion', 'runs');
+  const out: Record<string, unknown>[] = [];
+  for (const run of await readdir(runs)) {
+    const file = join(runs, run, 'approvals.jsonl');
+    if (!existsSync(file)) continue;
+    for (const line of (await readFile(file, 'utf8')).split('\n')) if (line.trim()) out.push(JSON.parse(line) as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** ur-agent delegates to scribe and scout in parallel; each writes two files (four requests). */
+const TWO_AGENTS = `
+version: 1
+replies:
+  - agent: ur-agent
+    first: true
+    text: "Delegating to scribe and scout."
+    toolCalls:
+      - { name: communicator, input: { targetId: scribe, sessionName: files, message: "write a1 and a2" } }
+      - { name: communicator, input: { targetId: scout, sessionName: files, message: "write b1 and b2" } }
+  - agent: scribe
+    first: true
+    text: "Writing a1 and a2."
+    toolCalls:
+      - { name: file_write, input: { path: a1.txt, content: "alpha one\\n" } }
+      - { name: file_write, input: { path: a2.txt, content: "alpha two\\n" } }
+  - agent: scout
+    first: true
+    text: "Writing b1 and b2."
+    toolCalls:
+      - { name: file_write, input: { path: b1.txt, content: "bravo one\\n" } }
+      - { name: file_write, input: { path: b2.txt, content: "bravo two\\n" } }
+  - { agent: scribe, on: tool-result, repeat: true, text: "scribe finished" }
+  - { agent: scribe, on: tool-error, repeat: true, text: "scribe finished with a refusal" }
+  - { agent: scout, on: tool-result, repeat: true, text: "scout finished" }
+  - { agent: scout, on: tool-error, repeat: true, text: "scout finished with a refusal" }
+  - { agent: ur-agent, on: tool-result, repeat: true, text: "All delegates answered." }
+  - { agent: ur-agent, on: message, repeat: true, text: "ur-agent heard you." }
+`;
+
+const CHAT = `
+version: 1
+replies:
+  - { agent: resource-agent, on: message, repeat: true, text: "resource-agent here." }
+  - { agent: scribe, when: "hello scribe", text: "Hi, scribe here: notes are open.", repeat: true }
+  - { agent: scout, when: "look around", text: "Scout looked around.", repeat: true }
+  - { agent: ur-agent, when: "secret word", text: "The secret word is zanzibar.", repeat: true }
+  - { agent: ur-agent, repeat: true, text: "ur-agent heard you." }
+`;
+const CHAT_AGENTS = [{ id: 'scribe', tools: ['file_read'] }, { id: 'scout', tools: ['file_read'] }];
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'first screen: the empty home lane welcomes and names the workspace; F1 shows the keys, Esc closes it',
+    agents: [],
+    script: CHAT,
+    async run({ dir, openTui }) {
+      const t = await openTui();
+      const s = flat(await t.waitFor(/Welcome to Legion\./));
+      assert.match(s, /Type what you want done and press Enter\./);
+      assert.ok(s.includes(`Workspace: ${dir}`), s);
+      assert.match(focusedHeader(t.screen()), /^user → ur-agent · default/);
+      t.keys('F1');
+      await t.waitFor(/Ctrl\+Y/);
+      await t.waitFor(/Keys/);
+      t.keys('Escape');
+      await t.waitGone(/^\s*│?\s*Keys\b/m);
+      t.type('hello');
+      t.keys('Enter');
+      await t.waitFor(/ur-agent heard you\./, 30_000);
+    },
+  },
+  {
+    name: 'lanes: after `legion run --to resource-agent`, the TUI opens on the home lane, first and focused; typing goes to ur-agent',
+    agents: [],
+    script: CHAT,
+    async run({ cli, dir, openTui }) {
+      const run = cli(['run', '--to', 'resource-agent', 'make a scribe']);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, 'resource-agent here.\n');
+      const t = await openTui();
+      const screen = await t.waitFor(/(?=[\s\S]*user → ur-agent · default)(?=[\s\S]*user → resource-agent · default)/, 15_000);
+      const header = screen.split('\n').find((l) => /user → ur-agent · default/.test(l)) ?? '';
+      assert.match(header, /^▶ user → ur-agent · default/, 'the home lane is first and focused');
+      assert.match(header, /user → resource-agent · default/, 'the resource-agent lane follows beside it');
+      assert.doesNotMatch(screen, /▶ user → resource-agent/);
+      assert.match(screen, /› +message ur-agent…/);
+      t.type('hello home');
+      t.keys('Enter');
+      await t.waitFor(/ur-agent heard you\./, 30_000);
+      assert.match(focusedHeader(t.screen()), /^user → ur-agent · default/);
+      const runs = await readdir(join(dir, '.legion', 'runs'));
+      assert.equal(runs.length, 1, 'one run: the TUI joined the one `legion run` used');
+      assert.match(await readFile(join(dir, '.legion', 'runs', runs[0]!, 'sessions', 'session-user__ur-agent__default.jsonl'), 'utf8'), /hello home/);
+    },
+  },
+  {
+    name: 'approvals: two agents ask at once, the queue opens by itself; approve one, reject one with a reason, Y the rest; text typed into the empty queue goes to the composer',
+    agents: [{ id: 'scribe', tools: ['file_write', 'file_read'] }, { id: 'scout', tools: ['file_write', 'file_read'] }],
+    script: TWO_AGENTS,
+    async run({ dir, openTui }) {
+      const t = await openTui();
+      await t.waitFor(/message ur-agent/);
+      t.type('go');
+      t.keys('Enter');
+      let s = await t.waitFor(/Approval queue · 4 waiting for you/, 30_000);
+      assert.match(s, /user → ur-agent → scribe {2}\(2\)/);
+      assert.match(s, /user → ur-agent → scout {2}\(2\)/);
+      assert.match(highlighted(s), /file_write a1\.txt/);
+      t.type('y');
+      s = await t.waitFor(/3 waiting for you/);
+      assert.match(s, /approved file_write a1\.txt/);
+      assert.match(highlighted(s), /file_write a2\.txt/);
+      t.type('n');
+      await t.waitFor(/Reject 1 request\. Reason \(optional\):/);
+      t.type('name it a3 instead');
+      t.keys('Enter');
+      s = await t.waitFor(/2 waiting for you/);
+      assert.match(s, /rejected file_write a2\.txt \(name it a3 instead\)/);
+      t.type('Y');
+      await t.waitGone(/Approval queue/);
+      await t.waitFor(/All delegates answered\./, 30_000);
+      assert.equal(await readFile(join(dir, 'a1.txt'), 'utf8'), 'alpha one\n');
+      assert.equal(existsSync(join(dir, 'a2.txt')), false);
+      assert.equal(await readFile(join(dir, 'b1.txt'), 'utf8'), 'bravo one\n');
+      assert.equal(await readFile(join(dir, 'b2.txt'), 'utf8'), 'bravo two\n');
+      const lines = await approvalLines(dir);
+      const requests = lines.filter((l) => l.kind === 'request');
+      const decided = lines.filter((l) => l.kind === 'resolve');
+      assert.equal(requests.length, 4, JSON.stringify(lines));
+      assert.equal(decided.length, 4, JSON.stringify(lines));
+      assert.ok(decided.every((d) => d.decidedBy === 'user'));
+      const byPath = new Map(requests.map((r) => [(r.input as { path: string }).path, r.requestId]));
+      const decisionOf = (path: string): Record<string, unknown> | undefined => decided.find((d) => d.requestId === byPath.get(path));
+      assert.equal(decisionOf('a2.txt')?.decision, 'rejected');
+      assert.match(String(decisionOf('a2.txt')?.reason), /name it a3 instead/);
+      // The user opens the empty queue, then types: the text goes to the composer, never eaten.
+      t.keys('C-y');
+      await t.waitFor(/Approval queue · nothing waiting for you/);
+      t.type('thanks all');
+      await t.waitGone(/Approval queue/);
+      await t.waitFor(/› +thanks all/);
+      t.keys('Enter');
+      await t.waitFor(/ur-agent heard you\./, 30_000);
+    },
+  },
+  {
+    name: 'modals: Ctrl+N opens user → scribe · notes focused and chats; Ctrl+P finds a session by typing and focuses it',
+    agents: CHAT_AGENTS,
+    script: CHAT,
+    async run({ openTui }) {
+      const t = await openTui();
+      await t.waitFor(/message ur-agent/);
+      await newSession(t, 'scribe', 'notes');
+      let s = await t.waitFor(/message scribe · notes/);
+      assert.match(focusedHeader(s), /user → scribe · notes/);
+      t.type('hello scribe');
+      t.keys('Enter');
+      await t.waitFor(/Hi, scribe here: notes are open\./, 30_000);
+      await newSession(t, 'scout', 'recon');
+      t.type('look around');
+      t.keys('Enter');
+      await t.waitFor(/Scout looked around\./, 30_000);
+      assert.match(focusedHeader(t.screen()), /user → scout · recon/);
+      t.keys('C-p');
+      s = await t.waitFor(/Sessions · 3/);
+      assert.match(s, /user → scribe · notes/);
+      assert.match(s, /user → scout · recon/);
+      assert.match(s, /user → ur-agent · default/);
+      t.type('notes');
+      s = await t.waitFor(/Sessions · 1 of 3/);
+      assert.match(s, /▶ user → scribe · notes/);
+      t.keys('Enter');
+      await t.waitGone(/Sessions ·/);
+      s = await t.waitFor(/message scribe · notes/);
+      assert.match(focusedHeader(s), /user → scribe · notes/);
+    },
+  },
+  {
+    name: 'history: Ctrl+O lists the runs, finds a word of an earlier run and shows it in its transcript',
+    agents: CHAT_AGENTS,
+    script: CHAT,
+    options: {
+      newRun: true,
+      async before({ cli }) {
+        const earlier = cli(['run', '--no-attach', 'what is the secret word?']);
+        assert.equal(earlier.status, 0, earlier.stderr);
+        assert.equal(earlier.stdout, 'The secret word is zanzibar.\n');
+      },
+    },
+    async run({ dir, openTui }) {
+      const [oldRun] = await readdir(join(dir, '.legion', 'runs'));
+      assert.ok(oldRun);
+      const t = await openTui();
+      let s = await t.waitFor(/message ur-agent/);
+      assert.doesNotMatch(s, /zanzibar/);
+      t.type('hi');
+      t.keys('Enter');
+      await t.waitFor(/ur-agent heard you\./, 30_000);
+      t.keys('C-o');
+      s = await t.waitFor(/History · runs[\s\S]*\(current\)/);
+      assert.match(s, /what is the secret word\?/);
+      t.keys('Down');
+      t.type('/');
+      await t.waitFor(/^\s*│?\s*\/ /m);
+      t.type('ZANZIBAR');
+      t.keys('Enter');
+      s = await t.waitFor(new RegExp(`"ZANZIBAR" in run ${oldRun} · 1 hit`));
+      assert.match(s, /user → ur-agent · default +The secret word is zanzibar\./);
+      t.keys('Enter');
+      await t.waitFor(/History · run [\s\S]*what is the secret word\?/, 20_000);
+      t.keys('Escape');
+      t.keys('Escape');
+      t.keys('Escape');
+      await t.waitGone(/History ·/);
+    },
+  },
+];
