@@ -25,54 +25,8 @@ async function workspace(dir: string): Promise<{ command: string[]; env: Record<
 /** The header line of the focused lane (it carries the focus mark). */
 const focusedHeader = (screen: string): string => screen.split('\n').find((l) => /▶ \S+ → \S+ · /.test(l))?.replace(/^.*▶ /, '') ?? '';
 
-async function newSession(t: Tmux, participant: string, name: string): Promise<void> {
-  t.keys('C-n');
-  await t.waitFor(/New session/);
-  t.type(participant);
-  t.keys('Tab');
-  t.type(name);
-  await t.waitFor(new RegExp(`Opens user → ${participant} · ${name}`));
-  t.keys('Enter');
-  await t.waitGone(/New session/);
-}
-
-test('Ctrl+N opens user → scribe · notes focused and chats; Ctrl+P finds a session by typing', { skip, timeout: 120_000 }, async () => {
-  await withWorkspace(async (dir) => {
-    const { command, env } = await workspace(dir);
-    const t = startTmux(command, env);
-    try {
-      await t.waitFor(/message ur-agent/);
-      await newSession(t, 'scribe', 'notes');
-      let s = await t.waitFor(/message scribe · notes/);
-      assert.match(focusedHeader(s), /user → scribe · notes/);
-      t.type('hello scribe');
-      t.keys('Enter');
-      await t.waitFor(/Hi, scribe here: notes are open\./, 30_000);
-      await newSession(t, 'scout', 'recon');
-      t.type('look around');
-      t.keys('Enter');
-      await t.waitFor(/Scout looked around\./, 30_000);
-      s = t.screen();
-      assert.match(focusedHeader(s), /user → scout · recon/);
-      // The switcher: type to filter, Enter focuses that session's lane.
-      t.keys('C-p');
-      s = await t.waitFor(/Sessions · 3/);
-      assert.match(s, /user → scribe · notes/);
-      assert.match(s, /user → scout · recon/);
-      assert.match(s, /user → ur-agent · default/);
-      t.type('notes');
-      s = await t.waitFor(/Sessions · 1 of 3/);
-      assert.match(s, /▶ user → scribe · notes/);
-      t.keys('Enter');
-      s = await t.waitGone(/Sessions ·/);
-      s = await t.waitFor(/message scribe · notes/);
-      assert.match(focusedHeader(s), /user → scribe · notes/);
-    } finally {
-      t.kill();
-    }
-  });
-});
-
+// Ctrl+N / Ctrl+P and the history search are scenarios of both modes (tui-scenarios.ts); resuming an
+// older run is local only (not offered while attached, docs/serve.md#attaching).
 test('Ctrl+O finds a word from an earlier run and resumes that run', { skip, timeout: 120_000 }, async () => {
   await withWorkspace(async (dir) => {
     const { command, env } = await workspace(dir);

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -132,4 +133,16 @@ export async function grantTools(dir: string, participantId: string, tools: read
   const file = join(dir, '.legion', 'collective', 'participants', `${participantId}.json`);
   const participant = JSON.parse(await readFile(file, 'utf8')) as { tools: string[] };
   await writeFile(file, JSON.stringify({ ...participant, tools: [...participant.tools, ...tools] }, null, 2));
+}
+
+/** Every line of every run's `approvals.jsonl` of the workspace (requests and decisions), parsed. */
+export async function approvalLines(dir: string): Promise<Record<string, unknown>[]> {
+  const runs = join(dir, '.legion', 'runs');
+  const out: Record<string, unknown>[] = [];
+  for (const run of await readdir(runs)) {
+    const file = join(runs, run, 'approvals.jsonl');
+    if (!existsSync(file)) continue;
+    for (const line of (await readFile(file, 'utf8')).split('\n')) if (line.trim()) out.push(JSON.parse(line) as Record<string, unknown>);
+  }
+  return out;
 }

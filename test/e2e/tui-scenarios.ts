@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Tmux } from './modals-support';
+import { approvalLines, type Tmux } from './modals-support';
 import type { ModeContext, ModeOptions } from './tui-modes';
 
 /**
@@ -39,16 +39,6 @@ async function newSession(t: Tmux, participant: string, name: string): Promise<v
   await t.waitGone(/New session/);
 }
 
-async function approvalLines(dir: string): Promise<Record<string, unknown>[]> {
-  const runs = join(dir, '.legion', 'runs');
-  const out: Record<string, unknown>[] = [];
-  for (const run of await readdir(runs)) {
-    const file = join(runs, run, 'approvals.jsonl');
-    if (!existsSync(file)) continue;
-    for (const line of (await readFile(file, 'utf8')).split('\n')) if (line.trim()) out.push(JSON.parse(line) as Record<string, unknown>);
-  }
-  return out;
-}
 
 /** ur-agent delegates to scribe and scout in parallel; each writes two files (four requests). */
 const TWO_AGENTS = `
@@ -250,7 +240,7 @@ export const SCENARIOS: readonly Scenario[] = [
       s = await t.waitFor(new RegExp(`"ZANZIBAR" in run ${oldRun} · 1 hit`));
       assert.match(s, /user → ur-agent · default +The secret word is zanzibar\./);
       t.keys('Enter');
-      await t.waitFor(/History · run [\s\S]*what is the secret word\?/, 20_000);
+      await t.waitFor(new RegExp(`History · user → ur-agent · default · run ${oldRun}[\\s\\S]*what is the secret word\\?`), 20_000);
       t.keys('Escape');
       t.keys('Escape');
       t.keys('Escape');
