@@ -106,11 +106,13 @@ export type WorkflowEvent = EventOf<'workflow-start'> | EventOf<'workflow-step-s
 export const isWorkflowEvent = (e: LegionEvent): e is WorkflowEvent =>
   e.type === 'workflow-start' || e.type === 'workflow-step-start' || e.type === 'workflow-step-end' || e.type === 'workflow-end';
 
-export const EVENT_TYPES: readonly EventType[] = [
-  'run-start', 'run-end', 'session-open', 'message-add', 'text-delta', 'tool-call-start', 'tool-call-end',
-  'approval-request', 'approval-resolve', 'agent-status', 'usage', 'participant-change', 'notice',
-  'checkpoint',
-  'compaction', 'context-size',
-  'mcp-status', 'tool-progress',
-  'workflow-start', 'workflow-step-start', 'workflow-step-end', 'workflow-end',
-];
+/** Every event type once: a record over `EventType`, so a type added to the union and not here does not compile. */
+const EVENT_TYPE_RECORD: Readonly<Record<EventType, true>> = {
+  'run-start': true, 'run-end': true, 'session-open': true, 'message-add': true, 'text-delta': true, 'tool-call-start': true, 'tool-call-end': true,
+  'approval-request': true, 'approval-resolve': true, 'agent-status': true, usage: true, 'participant-change': true, notice: true,
+  checkpoint: true,
+  compaction: true, 'context-size': true,
+  'mcp-status': true, 'tool-progress': true,
+  'workflow-start': true, 'workflow-step-start': true, 'workflow-step-end': true, 'workflow-end': true,
+};
+export const EVENT_TYPES = Object.keys(EVENT_TYPE_RECORD) as readonly EventType[];
