@@ -16,7 +16,7 @@ import type { EventFeed } from '../engine/event-feed';
  * to the turn's start, build the run's core from the shared workspace with the durable steps,
  * send the message, wait for the session to be idle and return the outcome. Each turn builds its
  * core afresh, so a worker always sees the workspace as it is (participants, rules, config).
- * Approvals that would reach the user are denied until they are awakeables (docs/engine.md#status).
+ * A request that reaches the user waits on an awakeable (docs/engine.md#approvals).
  * Its events go to `feed` (the hubs following this worker), not to the run's ledger: the hub
  * records what it receives.
  */
@@ -31,12 +31,29 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
     if (expected !== sessionId) throw new TurnRefused(`the turn for ${expected} was sent to the session ${sessionId}`);
     const root = await realpath(context.workspaceRoot);
     await resetProjection(layoutFor(root).sessionFile(input.runId, sessionId), journal);
-    let app;
+    let app: Awaited<ReturnType<typeof composeApp>> | undefined;
+    // A request for the user waits on an awakeable: any hub resolves it, whichever worker runs the turn then.
+    const awaited = new Set<string>();
+    const awaitDecision = (requestId: string): void => {
+      if (awaited.has(requestId)) return;
+      awaited.add(requestId);
+      const decision = journal.awakeable<{ decision: 'approved' | 'rejected'; reason?: string; allowForSession?: boolean; by?: string }>();
+      feed.publishAwakeable(input.runId, requestId, decision.id);
+      void decision.promise.then((d) => {
+        app?.core.resolveApprovals([requestId], d.decision === 'approved' ? 'approved' : 'rejected', {
+          ...(d.reason ? { reason: d.reason } : {}), ...(d.allowForSession ? { allowForSession: true } : {}), ...(d.by?.startsWith('remote:') ? { by: d.by as `remote:${string}` } : {}),
+        });
+      }, () => undefined);
+    };
     try {
       app = await composeApp(context, {
         runId: input.runId,
-        headless: { approve: 'deny' },
-        onBus: (bus) => bus.subscribeAll((event) => feed.publish(event)),
+        onBus: (bus) => {
+          bus.subscribeAll((event) => feed.publish(event));
+          bus.subscribe('approval-request', (event) => {
+            if (event.approverId === USER_ID && event.sessionId !== undefined) awaitDecision(event.requestId);
+          });
+        },
         worker: { wrapTurn: (deps) => journaledTurn(deps, journal), wrapExecute: (execute) => journaledExecute(execute, journal) },
       });
     } catch (error) {

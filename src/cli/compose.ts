@@ -39,6 +39,7 @@ import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
 import { startEngineHub } from '../engine/hub';
 import { engineTurnRunner } from '../engine/hub-turn';
+import { hubApprovals } from '../engine/hub-approvals';
 import { readSessionFile } from '../session/session-files';
 import { engineUrls, reachEngine } from './engine-settings';
 import type { Core } from '../runtime/commands';
@@ -324,6 +325,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     });
     // The history browser's reads (every run of the workspace) go through the core interface too.
     const core: Core = { ...bare, ...createHistoryService(layout, bare, keyArgumentOf) };
+    if (hub) Object.assign(core, hubApprovals(bare, hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })));
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });

@@ -11,6 +11,11 @@ import type { ToolResult } from '../tools/types';
  */
 export interface DurableJournal {
   run<T>(name: string, action: () => Promise<T>): Promise<T>;
+  /**
+   * A durable promise (docs/engine.md#approvals): its id is the same on every attempt (the n-th
+   * awakeable of the invocation), and it is resolved from outside through the ingress.
+   */
+  awakeable<T>(): { readonly id: string; readonly promise: Promise<T> };
   readonly attempt: string;
 }
 

@@ -4,11 +4,13 @@ import type { EventInput, LegionEvent } from '../events/types';
 /** The path on a worker's endpoint where hubs follow its events (docs/engine.md#streaming-and-the-hub). */
 export const EVENTS_PATH = '/legion/events';
 
-/** One line of the feed: the run the event belongs to, and the event without its stamp. */
-export interface FeedLine {
-  readonly runId: string;
-  readonly event: EventInput;
-}
+/**
+ * One line of the feed: an event of a run without its stamp, or the awakeable a request for the
+ * user waits on (the hub resolves it when a front end decides; docs/engine.md#approvals).
+ */
+export type FeedLine =
+  | { readonly runId: string; readonly event: EventInput }
+  | { readonly runId: string; readonly awakeable: { readonly requestId: string; readonly id: string } };
 
 /**
  * Events of the turns running on this worker, fanned out live to the hubs that follow them.
@@ -22,8 +24,17 @@ export class EventFeed {
   publish(event: LegionEvent): void {
     if (this.listeners.size === 0 || event.type === 'run-start' || event.type === 'run-end') return;
     const { seq: _seq, at: _at, runId, ...input } = event;
-    const line = JSON.stringify({ runId, event: input } satisfies FeedLine) + '\n';
-    for (const listener of this.listeners) listener(line);
+    this.send({ runId, event: input });
+  }
+
+  publishAwakeable(runId: string, requestId: string, id: string): void {
+    this.send({ runId, awakeable: { requestId, id } });
+  }
+
+  private send(line: FeedLine): void {
+    if (this.listeners.size === 0) return;
+    const text = JSON.stringify(line) + '\n';
+    for (const listener of this.listeners) listener(text);
   }
 
   /** Serve the feed on an HTTP/2 stream until the hub goes away. */

@@ -8,6 +8,7 @@ import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
 import { SESSION_OBJECT, type TurnInput } from './session-object';
+import type { PendingApproval } from '../model/approval';
 
 /**
  * The hub's side of engine mode (docs/engine.md#streaming-and-the-hub): turns go to the
@@ -16,7 +17,21 @@ import { SESSION_OBJECT, type TurnInput } from './session-object';
 export interface EngineHub {
   /** Send one turn and wait for its outcome (never rejects: a lost engine is a failed turn). */
   runTurn(input: TurnInput, sessionId: string): Promise<TurnOutcome>;
+  /** Requests for the user raised on workers, still pending as far as the hub has seen. */
+  pendingApprovals(): PendingApproval[];
+  /** Whether the request waits on a worker (its decision goes to the engine). */
+  isRemote(requestId: string): boolean;
+  /** Resolve the awakeable the request waits on; false when the engine refused or is gone. */
+  decide(requestId: string, decision: RemoteDecision): Promise<{ ok: true } | { ok: false; error: string }>;
   close(): void;
+}
+
+/** What a front end decided, as the worker's awakeable receives it. */
+export interface RemoteDecision {
+  readonly decision: 'approved' | 'rejected';
+  readonly reason?: string;
+  readonly allowForSession?: boolean;
+  readonly by?: string;
 }
 
 export interface HubOptions {
@@ -56,6 +71,33 @@ function post(url: string, body: string): Promise<{ status: number; text: string
 export function startEngineHub(options: HubOptions): EngineHub {
   const followed = new Map<string, ClientHttp2Session>();
   let closed = false;
+  const pending = new Map<string, PendingApproval>();
+  const awakeableOf = new Map<string, string>();
+
+  /** Keep the hub's view of the workers' requests; a request replayed by a new worker replaces the dead attempt's. */
+  const take = (line: FeedLine): void => {
+    if ('awakeable' in line) {
+      const { requestId, id } = line.awakeable;
+      for (const [older, awakeable] of awakeableOf) {
+        if (awakeable !== id || older === requestId) continue;
+        awakeableOf.delete(older);
+        if (pending.delete(older)) {
+          options.onEvent({ type: 'approval-resolve', requestId: older, decision: 'rejected', decidedBy: 'cancel', reason: `asked again as ${requestId} after its worker stopped` });
+        }
+      }
+      awakeableOf.set(requestId, id);
+      return;
+    }
+    const event = line.event;
+    if (event.type === 'approval-request') {
+      const { type: _type, ...request } = event;
+      pending.set(event.requestId, { ...request, at: new Date().toISOString() });
+    } else if (event.type === 'approval-resolve') {
+      pending.delete(event.requestId);
+      awakeableOf.delete(event.requestId);
+    }
+    options.onEvent(event);
+  };
 
   const follow = (uri: string): void => {
     const session = connect(uri);
@@ -78,7 +120,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
         if (line.length === 0) continue;
         try {
           const parsed = JSON.parse(line) as FeedLine;
-          if (parsed.runId === options.runId) options.onEvent(parsed.event);
+          if (parsed.runId === options.runId) take(parsed);
         } catch (error) {
           options.log?.(`a worker at ${uri} sent a line that is not JSON (${messageOf(error)}): ignored`);
         }
@@ -117,6 +159,19 @@ export function startEngineHub(options: HubOptions): EngineHub {
       }
       const parsed = outcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
       return parsed.success ? parsed.data : { kind: 'failed', error: 'the engine answered something that is not a turn outcome' };
+    },
+    pendingApprovals: () => [...pending.values()].filter((r) => awakeableOf.has(r.requestId)),
+    isRemote: (requestId) => awakeableOf.has(requestId),
+    async decide(requestId, decision) {
+      const id = awakeableOf.get(requestId);
+      if (!id) return { ok: false, error: `no pending request ${requestId}` };
+      try {
+        const answer = await post(`${options.ingress}/restate/awakeables/${encodeURIComponent(id)}/resolve`, JSON.stringify(decision));
+        if (answer.status < 200 || answer.status >= 300) return { ok: false, error: `the engine refused the decision: HTTP ${answer.status} ${answer.text.slice(0, 200)}` };
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: `the engine at ${options.ingress} was lost (${messageOf(error)})` };
+      }
     },
     close() {
       closed = true;

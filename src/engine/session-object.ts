@@ -44,6 +44,10 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
         const journal: DurableJournal = {
           attempt: randomUUID(),
           run: (name, action) => ctx.run(name, action),
+          awakeable: <T>() => {
+            const { id, promise } = ctx.awakeable<T>();
+            return { id, promise: Promise.resolve(promise) };
+          },
         };
         try {
           return await runTurn(parsed.data, ctx.key, journal);

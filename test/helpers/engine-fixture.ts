@@ -96,10 +96,10 @@ export async function startFakeModel(options: { answerChunks: number; delayMs: n
 export const toolScript = (sleepSeconds: number): string => `echo started >> starts.txt\nsleep ${sleepSeconds}\necho ended >> ends.txt\necho tool-output\n`;
 
 /** A workspace whose agent `builder` holds `shell`, may run `sh tool.sh` unasked, and talks to `modelUrl`. */
-export async function setupEngineWorkspace(dir: string, modelUrl: string, engine: LocalEngine, toolSleepSeconds = 0): Promise<Record<string, string>> {
+export async function setupEngineWorkspace(dir: string, modelUrl: string, engine: LocalEngine, toolSleepSeconds = 0, toolDecision: 'allow' | 'ask' = 'allow'): Promise<Record<string, string>> {
   await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
   await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'] }));
-  await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n');
+  await writeFile(join(dir, '.legion', 'rules.yaml'), `version: 1\nrules:\n  - id: tool-script\n    decision: ${toolDecision}\n    tool: shell\n    match: { command: "sh tool.sh" }\n`);
   await writeFile(join(dir, '.legion', 'config.yaml'), [
     'provider: openai',
     `providers: { openai: { baseUrl: "${modelUrl}", model: fake }, maxRetries: 0 }`,
