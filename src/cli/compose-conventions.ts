@@ -8,6 +8,8 @@ import { secretPathPatterns } from '../authz/rules/secret-paths';
 import { DEFAULT_SECRET_PATTERNS } from '../tools/sandbox/secret-patterns';
 import { createProjectInstructions, type ProjectInstructions, type RefusePath } from '../conventions/instructions';
 import { createNestedInstructions } from '../conventions/nested-instructions';
+import { createSkills, skillRoots, type Skills } from '../conventions/skills';
+import { holdsTool } from '../authz/authorizer';
 import { defaultHookFiles, loadHooks, type HookEntry } from '../conventions/hooks/load';
 import { createHooksTrust, hooksTrustFile } from '../conventions/hooks/trust';
 import { createHookEngine } from '../conventions/hooks/engine';
@@ -18,6 +20,8 @@ import type { PromptExtras } from '../runtime/stream';
 /** What the formats users already have add to a run (docs/conventions.md). */
 export interface ConventionParts {
   readonly instructions: ProjectInstructions;
+  /** The skills for the `skill` tool and every system prompt. */
+  readonly skills: Skills;
   readonly promptExtras: PromptExtras;
   readonly afterCall: AfterCall;
   /** Absent when no layer defines a hook. */
@@ -52,10 +56,14 @@ export async function composeConventions(options: {
   const files = options.config.instructions.files;
   const instructions = createProjectInstructions({ workspaceRoot: root, userDir: options.userDir, files, refuse, notice: options.notice });
   const nested = createNestedInstructions({ workspaceRoot: root, files, refuse, notice: options.notice });
-  const promptExtras: PromptExtras = () => instructions.section();
+  const skills = createSkills(skillRoots(root, options.userDir), { workspaceRoot: root, refuse });
+  const promptExtras: PromptExtras = (agent) => {
+    const parts = [instructions.section(), skills.section(holdsTool(agent.tools, 'skill'))].filter((p) => p !== '');
+    return parts.join('\n\n');
+  };
 
   const loaded = await loadHooks(defaultHookFiles(options.configFiles, root));
-  const warnings = [...loaded.warnings];
+  const warnings = [...loaded.warnings, ...skills.problems()];
   const hookEntries = loaded.hooks;
   const ownHooks = hookEntries.filter((h) => h.fromWorkspace);
   const trust = ownHooks.length > 0 ? createHooksTrust({ file: hooksTrustFile(options.userDir), workspaceRoot: root, env: options.env }) : null;
@@ -84,7 +92,7 @@ export async function composeConventions(options: {
   };
 
   return {
-    instructions, promptExtras, afterCall, hookEntries, warnings,
+    instructions, skills, promptExtras, afterCall, hookEntries, warnings,
     ...(engine ? { hooks: { preToolUse: engine.preToolUse, postToolUse: engine.postToolUse, promptSubmit: engine.promptSubmit, stop: engine.stop } } : {}),
     attach(bus) {
       if (!engine) return;

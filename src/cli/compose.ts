@@ -236,7 +236,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     started = true;
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
-    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, verify: mcpSetup.verify, legionDir: layout.legionDir, clientVersion: VERSION,
       reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,

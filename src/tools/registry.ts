@@ -13,6 +13,7 @@ import { grepTool } from './builtin/grep';
 import { createShellTool } from './builtin/shell';
 import type { ShellSandbox } from './sandbox/sandbox';
 import { createTodoTools } from './builtin/todo';
+import { createSkillTool, NO_SKILLS, type SkillCatalog } from './builtin/skill';
 
 export interface ToolRegistry {
   get(name: string): Tool | undefined;
@@ -72,6 +73,8 @@ export interface BuiltinToolDeps {
   readonly sandbox?: ShellSandbox;
   /** Environment variables passed to shell commands beyond the fixed allow-list (config `sandbox.env`). */
   readonly shellEnv?: readonly string[];
+  /** The run's skills for the `skill` tool (docs/conventions.md#skills); default none. */
+  readonly skills?: SkillCatalog;
 }
 
 /** The workspace tools (docs/design.md#tools) (the collective tools live in src/runtime). */
@@ -86,5 +89,6 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     grepTool,
     createShellTool({ ...(deps.sandbox ? { sandbox: deps.sandbox } : {}), passEnv: deps.shellEnv ?? [] }),
     ...createTodoTools(deps.todoStore),
+    createSkillTool(deps.skills ?? NO_SKILLS),
   ];
 }

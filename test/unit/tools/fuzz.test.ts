@@ -73,6 +73,7 @@ function makeGen(random: () => number, sb: Sandbox) {
     shell: ['command', 'timeoutMs'],
     todo_write: ['todos'],
     todo_read: [],
+    skill: ['name', 'file'],
   };
   const shellCommand = (): string => {
     // Never run random text as a command: print a (quoted) hostile payload instead.

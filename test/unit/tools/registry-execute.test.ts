@@ -26,7 +26,7 @@ function spyTool(execute: Tool['execute'], pathFields?: string[]): Tool<{ path?:
 
 test('registry: builtins, lookup, globs in definitions, duplicate names refused', () => {
   const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore() }));
-  const BUILTIN_TOOL_NAMES = ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read'];
+  const BUILTIN_TOOL_NAMES = ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read', 'skill'];
   assert.deepEqual(registry.list().map((t) => t.name), BUILTIN_TOOL_NAMES);
   assert.equal(registry.get('grep')?.name, 'grep');
   assert.equal(registry.get('nope'), undefined);
