@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
 
@@ -28,7 +28,15 @@ const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
 
 /** The git directories of the workspace that lie inside it (the ones the sandbox could write). */
 export function workspaceGitDirs(root: string): string[] {
-  const dotGit = join(root, '.git');
+  return gitDirsOf(join(root, '.git'), root);
+}
+
+/**
+ * The git directory a `.git` entry stands for, when it lies inside `root`: the directory
+ * itself, the target of a `.git` symlink (git follows it), or the `gitdir:` a `.git` file
+ * names (a linked worktree, a submodule). Outside the workspace everything is read-only.
+ */
+function gitDirsOf(dotGit: string, root: string): string[] {
   let st;
   try {
     st = lstatSync(dotGit);
@@ -36,12 +44,16 @@ export function workspaceGitDirs(root: string): string[] {
     return [];
   }
   if (st.isDirectory()) return [dotGit];
-  if (!st.isFile()) return [];
-  // A linked worktree or submodule: `.git` is a file naming the git directory.
   try {
+    const realRoot = realpathSync(root);
+    if (st.isSymbolicLink()) {
+      const target = realpathSync(dotGit);
+      return isInside(target, realRoot) && statSync(target).isDirectory() ? [target] : [];
+    }
+    if (!st.isFile()) return [];
     const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
     if (!match) return [];
-    const gitDir = resolve(root, match[1]!);
+    const gitDir = resolve(dirname(dotGit), match[1]!);
     return isInside(gitDir, root) && statSync(gitDir).isDirectory() ? [gitDir] : [];
   } catch {
     return [];
@@ -117,13 +129,19 @@ interface Entry {
 
 export interface GitSnapshot {
   readonly root: string;
+  /** The git directories guarded: the workspace's own and those of nested `.git` entries. */
+  readonly gitDirs: readonly string[];
   /** The `.git` entry of the workspace (kind, inode, content when a file). */
   readonly dotGit: string;
   readonly entries: ReadonlyMap<string, Entry>;
 }
 
-/** Every surface of the workspace's git directories as it is now. */
-export function snapshotGit(root: string): GitSnapshot {
+/**
+ * Every surface of the workspace's git directories as it is now; `nested` are the `.git`
+ * entries found below the root (a nested repository becomes a submodule the moment the
+ * index holds a gitlink for it, and `git status` then runs git in it).
+ */
+export function snapshotGit(root: string, nested: readonly string[] = []): GitSnapshot {
   const entries = new Map<string, Entry>();
   let bytes = 0;
   const record = (path: string) => {
@@ -155,9 +173,10 @@ export function snapshotGit(root: string): GitSnapshot {
       entries.set(path, { kind: 'other', mode: st.mode, hash: '' });
     }
   };
-  for (const gitDir of workspaceGitDirs(root)) for (const path of surfaceRoots(gitDir)) record(path);
+  const gitDirs = [...new Set([...workspaceGitDirs(root), ...nested.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
+  for (const gitDir of gitDirs) for (const path of surfaceRoots(gitDir)) record(path);
   for (const path of workspaceHooksPaths(root)) record(path);
-  return { root, dotGit: dotGitIdentity(root), entries };
+  return { root, gitDirs, dotGit: dotGitIdentity(root), entries };
 }
 
 /**
@@ -165,8 +184,8 @@ export function snapshotGit(root: string): GitSnapshot {
  * what changed or vanished is written back. Returns what was found (relative paths), empty
  * when nothing changed; `unrestored` lists what could not be put back.
  */
-export function restoreGit(before: GitSnapshot): { changed: string[]; unrestored: string[] } {
-  const after = snapshotGit(before.root);
+export function restoreGit(before: GitSnapshot, nested: readonly string[] = []): { changed: string[]; unrestored: string[] } {
+  const after = snapshotGit(before.root, nested);
   const changed: string[] = [];
   const unrestored: string[] = [];
   const rel = (path: string) => relative(before.root, path) || '.';
@@ -175,12 +194,12 @@ export function restoreGit(before: GitSnapshot): { changed: string[]; unrestored
     changed.push('.git');
     unrestored.push('.git (replaced)');
   }
-  // A repository made during the call (`git init`) keeps what `git init` writes itself.
-  const fresh = before.dotGit === 'absent' ? workspaceGitDirs(before.root) : [];
+  // A repository made during the call (`git init`, `git clone`) keeps what those write themselves.
+  const fresh = after.gitDirs.filter((gitDir) => !before.gitDirs.includes(gitDir));
   // Appeared: remove, outermost first (removing a directory takes what is inside with it).
   for (const path of [...after.entries.keys()].sort()) {
     if (before.entries.has(path) || !exists(path)) continue;
-    if (fresh.some((gitDir) => isPlainInitEntry(gitDir, path))) continue;
+    if (fresh.some((gitDir) => isPlainNewEntry(gitDir, path))) continue;
     changed.push(rel(path));
     try {
       rmSync(path, { recursive: true, force: true });
@@ -265,17 +284,42 @@ export function describeGitRestore(result: { changed: readonly string[]; unresto
   return `blocked by the sandbox: the command changed git's executable configuration (${shown})${rest} (see docs/sandbox.md#git)`;
 }
 
-/** Keys `git init` writes in a new repository's config: nothing git runs. */
-const INIT_CONFIG_LINE = /^\s*(?:$|[#;]|\[core\]\s*$|(?:repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks)\s*=\s*[\w.-]*\s*$)/i;
+/** Config keys `git init` and `git clone` write, by section: nothing git runs. */
+const PLAIN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  core: ['repositoryformatversion', 'filemode', 'bare', 'logallrefupdates', 'ignorecase', 'precomposeunicode', 'symlinks'],
+  extensions: ['objectformat'],
+  remote: ['url', 'fetch'],
+  branch: ['remote', 'merge'],
+  submodule: ['url', 'active'],
+};
 
-/** Is `path` in the new git directory `gitDir` something a plain `git init` makes (sample hooks, info/exclude, a core-only config)? */
-function isPlainInitEntry(gitDir: string, path: string): boolean {
+/** Does a new repository's config hold only what `git init`/`git clone` write? */
+export function isPlainConfig(text: string): boolean {
+  let section: string | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"\\]*")?\s*\]$/.exec(line);
+    if (header) {
+      section = header[1]!.toLowerCase();
+      if (!PLAIN_KEYS[section]) return false;
+      continue;
+    }
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$)/.exec(line);
+    if (!section || !entry || !PLAIN_KEYS[section]!.includes(entry[1]!.toLowerCase())) return false;
+    if (section === 'remote' && /^url\s*=\s*"?ext::/i.test(line)) return false;
+  }
+  return true;
+}
+
+/** Is `path` in the new git directory `gitDir` something a plain `git init`/`clone` makes (sample hooks, info/exclude, a plain config)? */
+function isPlainNewEntry(gitDir: string, path: string): boolean {
   const rel = relative(gitDir, path);
   if (rel === 'hooks' || rel === 'info' || rel === join('info', 'exclude')) return true;
   if (dirname(rel) === 'hooks' && rel.endsWith('.sample')) return true;
   if (rel !== 'config') return false;
   try {
-    return readFileSync(path, 'utf8').split('\n').every((line) => INIT_CONFIG_LINE.test(line));
+    return isPlainConfig(readFileSync(path, 'utf8'));
   } catch {
     return false;
   }

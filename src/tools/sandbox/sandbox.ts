@@ -140,17 +140,21 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       let held: ReturnType<typeof ensurePlaceholders>;
       let legion: string;
       let git: ReturnType<typeof gitMounts>;
-      let gitBefore: GitSnapshot;
       try {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
         legion = legionDir(root);
         git = gitMounts(root);
-        gitBefore = snapshotGit(root);
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
       const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
+      let gitBefore: GitSnapshot;
+      try {
+        gitBefore = snapshotGit(root, secrets.nestedGit);
+      } catch (error) {
+        return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
+      }
       const fixed = hiddenPaths({
         home: options.home,
         ...(options.xdgConfigHome ? { xdgConfigHome: options.xdgConfigHome } : {}),
@@ -187,7 +191,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         verify: () => {
           const removedMeanwhile = gitWatch.stop();
-          const restored = restoreGit(gitBefore);
+          const restored = restoreGit(gitBefore, secretFinder.find({ workspaceRoot: root, home: options.home }).nestedGit);
           return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
         },
         done: () => cgroup?.remove(),

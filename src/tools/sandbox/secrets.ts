@@ -10,6 +10,8 @@ export interface SecretScan {
 export interface SecretPaths {
   readonly dirs: string[];
   readonly files: string[];
+  /** `.git` entries found in the workspace below its root (nested repositories, submodules' `.git` files). */
+  readonly nestedGit: string[];
 }
 
 export const SECRET_SCAN_LIMIT = 20_000;
@@ -20,6 +22,8 @@ const SKIPPED = new Set(['node_modules', '.git', '.legion', '.cache', '.npm', '.
 interface RootScan {
   readonly dirs: string[];
   readonly files: string[];
+  /** Every entry named `.git` met on the way (not entered). */
+  readonly gitEntries: string[];
   readonly seen: Map<string, number>;
 }
 
@@ -50,7 +54,7 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
     const key = `${root}\0${maxDepth}\0${skip ?? ''}`;
     const cached = cache.get(key);
     if (cached && unchanged(cached.seen)) return cached;
-    const result: RootScan = { dirs: [], files: [], seen: new Map() };
+    const result: RootScan = { dirs: [], files: [], gitEntries: [], seen: new Map() };
     let budget = limit;
     const add = (path: string, into: string[]) => {
       try {
@@ -72,6 +76,7 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
         const abs = join(dir, entry.name);
         if (abs === skip) continue;
         const rel = relative(root, abs).split(sep).join('/');
+        if (entry.name === '.git') result.gitEntries.push(abs);
         if (entry.isDirectory()) {
           // `**/.ssh/**` names everything inside: the directory goes as a whole.
           if (isMatch(`${rel}/x`)) add(abs, result.dirs);
@@ -89,13 +94,18 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
 
   return {
     find(scan) {
-      const roots: RootScan[] = [scanRoot(scan.workspaceRoot, 8, undefined)];
+      const workspace = scanRoot(scan.workspaceRoot, 8, undefined);
+      const roots: RootScan[] = [workspace];
       if (scan.home && !isInside(scan.home, scan.workspaceRoot)) roots.push(scanRoot(scan.home, 3, scan.workspaceRoot));
       for (let dir = dirname(scan.workspaceRoot); ; dir = dirname(dir)) {
         if (dir !== scan.home) roots.push(scanRoot(dir, 1, scan.workspaceRoot));
         if (dirname(dir) === dir) break;
       }
-      return { dirs: [...new Set(roots.flatMap((r) => r.dirs))], files: [...new Set(roots.flatMap((r) => r.files))] };
+      return {
+        dirs: [...new Set(roots.flatMap((r) => r.dirs))],
+        files: [...new Set(roots.flatMap((r) => r.files))],
+        nestedGit: workspace.gitEntries.filter((path) => path !== join(scan.workspaceRoot, '.git')),
+      };
     },
   };
 }

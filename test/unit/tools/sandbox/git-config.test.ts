@@ -142,6 +142,13 @@ test('sandboxed: git init where there was no repository works; a payload in the 
   assert.match(evil.content, /blocked by the sandbox: .*\.git\/config/);
   hostGitStatus(fx.ws);
   assert.equal(existsSync(pwned), false);
+  // A `.git` symlink to a planted repository elsewhere in the workspace: git follows it.
+  rmSync(join(fx.ws, '.git'), { recursive: true, force: true });
+  const linked = await run(`git init -q planted-repo && printf "${payload()}" >> planted-repo/.git/config && ln -s planted-repo/.git .git`);
+  assert.equal(linked.isError, true, linked.content);
+  assert.match(linked.content, /blocked by the sandbox: .*config/);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false, 'the payload behind a .git symlink ran on the host');
 });
 
 test('sandboxed: a commondir planted mid-call is removed at once, before the call ends (a host git meanwhile does not read it)', { skip }, async () => {
@@ -170,4 +177,36 @@ test('sandboxed: hooks under core.hooksPath in the workspace (.husky/) are guard
   const fresh = await run(`mkdir .husky && printf "${hook}" > .husky/pre-commit && chmod +x .husky/pre-commit`);
   assert.match(fresh.content, /blocked by the sandbox: .*\.husky/);
   assert.equal(existsSync(join(fx.ws, '.husky', 'pre-commit')), false);
+});
+
+test('sandboxed: a planted submodule (gitlink + .gitmodules + a .git file naming a planted git dir) does not run its config on the host', { skip }, async () => {
+  const chain = [
+    'git init -q plantsrc && cp -r plantsrc/.git planted',
+    `printf "${payload()}" >> planted/config`,
+    'mkdir s && echo "gitdir: ../planted" > s/.git',
+    `printf '[submodule "s"]\\n\\tpath = s\\n' > .gitmodules`,
+    'git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),s',
+  ].join(' && ');
+  control(chain);
+  const result = await run(chain);
+  assert.equal(result.isError, true, result.content);
+  assert.match(result.content, /blocked by the sandbox: .*planted\/config/);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false, 'the planted submodule ran its payload on the host');
+});
+
+test('sandboxed: the config of a repository nested in the workspace is guarded too (it can be made a submodule)', { skip }, async () => {
+  execFileSync('git', ['init', '-q', join(fx.ws, 'vendor', 'lib')]);
+  const chain = [
+    `printf "${payload()}" >> vendor/lib/.git/config`,
+    `printf '[submodule "lib"]\\n\\tpath = vendor/lib\\n' > .gitmodules`,
+    'git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),vendor/lib',
+  ].join(' && ');
+  control(chain);
+  const result = await run(chain);
+  assert.equal(result.isError, true, result.content);
+  assert.match(result.content, /blocked by the sandbox: .*vendor\/lib\/\.git\/config/);
+  assert.doesNotMatch(readFileSync(join(fx.ws, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false);
 });

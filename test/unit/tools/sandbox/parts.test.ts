@@ -6,6 +6,7 @@ import { explainBlocked } from '../../../../src/tools/sandbox/blocked';
 import { seccompFilter } from '../../../../src/tools/sandbox/seccomp';
 import { createSecretFinder } from '../../../../src/tools/sandbox/secrets';
 import { bwrapArgs } from '../../../../src/tools/sandbox/policy';
+import { isPlainConfig } from '../../../../src/tools/sandbox/git-guard';
 import { secretPathPatterns } from '../../../../src/authz/rules/secret-paths';
 import { loadRuleFiles } from '../../../../src/authz/rules/load';
 import { DEFAULT_SECRET_PATTERNS } from '../../../../src/tools/sandbox/secret-patterns';
@@ -82,4 +83,16 @@ test('secret paths: the shipped rules give the patterns; the scan finds them in 
     await writeFile(join(ws, 'src', 'deep', 'er', 'id_ed25519'), 'k');
     assert.ok(finder.find({ workspaceRoot: ws, home }).files.includes(join(ws, 'src', 'deep', 'er', 'id_ed25519')));
   });
+});
+
+test('git guard: a new repository keeps the config git init and git clone write, nothing git runs', () => {
+  const cloned = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote "origin"]\n\turl = https://github.com/o/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n';
+  assert.equal(isPlainConfig(cloned), true);
+  assert.equal(isPlainConfig('[core]\n\tbare = false\n\tfsmonitor = "touch x"\n'), false);
+  assert.equal(isPlainConfig('[core]\n\thooksPath = .h\n'), false);
+  assert.equal(isPlainConfig('[alias]\n\tst = !sh\n'), false);
+  assert.equal(isPlainConfig('[include]\n\tpath = ../x\n'), false);
+  assert.equal(isPlainConfig('[remote "o"]\n\turl = ext::sh -c touch% /tmp/x\n'), false);
+  assert.equal(isPlainConfig('[submodule "s"]\n\tupdate = !sh\n'), false);
+  assert.equal(isPlainConfig('bare = false\n'), false, 'a key outside any section');
 });
