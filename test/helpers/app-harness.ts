@@ -66,6 +66,8 @@ export interface AppHarness {
   readonly workflows: WorkflowService;
   /** composeApp's `resumeWorkflows`: the workflows a previous start left running resume (the TUI calls it after its first frame, `legion run` before its work). */
   resumeWorkflows(): Promise<void>;
+  /** composeApp's `startBackground` (MCP servers, the sandbox probe…), as a screen calls it once drawn. */
+  startBackground(): void;
   /** The audit lines this start wrote (`.legion/audit/audit-<date>.jsonl`, read from disk; earlier starts' lines left out). */
   audit(): Record<string, unknown>[];
   /** The first event (already seen or coming) that matches; rejects after `timeoutMs`. */
@@ -149,7 +151,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const { approvals, registry, layout } = parts!;
   return {
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
-    workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(),
+    workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(), startBackground: () => app.startBackground(),
     audit: () => auditLines().slice(auditBefore),
     waitFor(match, timeoutMs = 15_000) { // a safety bound only: every wait ends on its event, later on a loaded machine
       const seen = events.find(match);
