@@ -2,7 +2,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LegionConfig } from '../config/schema';
 import type { EventBus } from '../events/bus';
-import type { SessionStore } from '../session/types';
 import type { BeforeBatch } from '../runtime/ports';
 import { messageOf } from '../errors';
 import type { CheckpointStore } from '../checkpoints/store';
@@ -32,10 +31,11 @@ export function composeCheckpoints(options: {
   readonly workspaceRoot: string;
   readonly runId: string;
   readonly bus: EventBus;
-  readonly sessions: SessionStore;
   readonly clock: () => Date;
   /** Whether an agent is at work in the session (late-bound: the core is made after this). */
   readonly isBusy: (sessionId: string) => boolean;
+  /** The core's `appendNote` (journal.append: scrubbed, persisted, `message-add`). */
+  readonly appendNote: (sessionId: string, text: string) => boolean;
 }): CheckpointParts | undefined {
   const { config, bus, clock } = options;
   if (!config.checkpoints.enabled) return undefined;
@@ -62,18 +62,8 @@ export function composeCheckpoints(options: {
         return failed;
       }
       if (closed) store.close();
-      const deliver = (note: UndoNote): boolean => {
-        const session = note.runId === options.runId ? options.sessions.get(note.sessionId) : undefined;
-        if (!session) return false;
-        const message = { role: 'user' as const, content: [{ type: 'text' as const, text: note.text }], at: clock().toISOString() };
-        try {
-          session.append(message);
-        } catch {
-          return false;
-        }
-        bus.emit({ type: 'message-add', sessionId: note.sessionId, message });
-        return true;
-      };
+      // An undo's report goes to the session it concerns, if it is one of this run, through the core's journal.
+      const deliver = (note: UndoNote): boolean => note.runId === options.runId && options.appendNote(note.sessionId, note.text);
       if (!closed) void pruneWhenDue(store, config, clock, warn);
       return {
         store,

@@ -256,8 +256,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
     // Opened in the background (startBackground); the first batch waits for it.
     const parts = composeCheckpoints({
-      config, workspaceRoot, runId: run.id, bus, sessions: loadedRun.sessions, clock,
+      config, workspaceRoot, runId: run.id, bus, clock,
       isBusy: (sessionId) => busy.has(coreRef?.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
+      appendNote: (sessionId, text) => coreRef?.appendNote(sessionId, text) ?? false,
     });
     // What the first frame must not wait for (docs/performance.md): the sandbox probe, then the
     // checkpoint store. Started by the screen once drawn, or by the first turn (the core waits).

@@ -26,6 +26,12 @@ export interface Core extends LegionCore {
   usage(): RunUsage;
   /** How the last finished turn of a session started by the user ended (undefined before any). */
   lastOutcome(sessionId: string): TurnOutcome | undefined;
+  /**
+   * Append a note from Legion (an undo's report, docs/undo.md) to a session of this run as a
+   * user message, through the journal like every message (scrubbed, persisted, `message-add`).
+   * False when the session is unknown or the append fails.
+   */
+  appendNote(sessionId: string, text: string): boolean;
 }
 
 export function lastAssistantText(messages: readonly Message[]): string {
@@ -129,6 +135,17 @@ export function createCommands(deps: CommandDeps): Core {
     },
 
     lastOutcome: (sessionId) => outcomes.get(sessionId),
+
+    appendNote(sessionId, text) {
+      const session = sessions.get(sessionId);
+      if (!session) return false;
+      try {
+        journal.append(session, { role: 'user', content: [{ type: 'text', text }], at: journal.now() });
+        return true;
+      } catch {
+        return false;
+      }
+    },
 
     openSession(responderId, name = DEFAULT_SESSION_NAME) {
       const problem = checkTarget(responderId, name);

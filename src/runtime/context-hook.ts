@@ -1,4 +1,3 @@
-import type { EventBus } from '../events/bus';
 import type { Summarize } from '../context/compact';
 import type { ContextManager, Prepared } from '../context/manager';
 import { isOverflowError, overflowTokensOf } from '../context/overflow';
@@ -6,7 +5,7 @@ import type { Provider } from '../providers/types';
 import type { ToolCatalog } from '../tools/types';
 import { messageOf } from '../errors';
 import type { Journal } from './journal';
-import type { PriceOf, ProviderChoice } from './ports';
+import type { ProviderChoice } from './ports';
 import type { Agent } from '../collective/participant';
 import type { SessionHandle } from '../session/types';
 import { agentToolDefinitions, systemPromptOf, type PromptExtras, type StreamOnce, type StreamResult } from './stream';
@@ -19,8 +18,8 @@ export interface ContextStreamDeps {
   readonly workspaceRoot: string;
   /** The root a session's tools act in (its worktree when isolated, docs/worktrees.md); default the workspace. */
   readonly rootOf?: (sessionId: string) => string;
-  readonly bus: EventBus;
-  readonly priceOf?: PriceOf;
+  /** The `usage` event of the summaries' calls (journal.ts). */
+  readonly usage: Journal['usage'];
   readonly notice: Journal['notice'];
   readonly now: () => string;
   /** Spending limits, checked before each call (budget-gate.ts); a text ends the turn. */
@@ -70,7 +69,7 @@ export function createContextStream(deps: ContextStreamDeps): StreamOnce {
 
 /** Summary requests on the session's own provider and model, with no tools offered; their usage is billed like any call. */
 export function summarizerFor(
-  deps: Pick<ContextStreamDeps, 'bus' | 'priceOf' | 'notice' | 'now'>,
+  deps: Pick<ContextStreamDeps, 'usage' | 'notice' | 'now'>,
   participantId: string,
   sessionId: string,
   choice: { provider: Provider; model: string },
@@ -93,9 +92,7 @@ export function summarizerFor(
       for await (const event of events) {
         if (event.type === 'text-delta') text += event.text;
         else if (event.type === 'usage') {
-          const costUsd = deps.priceOf ? deps.priceOf(event) : null;
-          const { model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event;
-          deps.bus.emit({ type: 'usage', sessionId, participantId, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd });
+          deps.usage(sessionId, participantId, event);
         } else if (event.type === 'error') return { ok: false, error: event.message, aborted: signal.aborted };
       }
     } catch (error) {

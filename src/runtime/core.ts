@@ -136,7 +136,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const state = new RunState();
   const isStopping = (): boolean => state.stopping;
-  const journal = createJournal({ bus, scrub, clock });
+  const journal = createJournal({ bus, scrub, clock, ...(options.priceOf ? { priceOf: options.priceOf } : {}) });
   const { notice } = journal;
   const slots = createSlots(state.slots, sessions, bus);
   const expiry = { approvals, audit };
@@ -207,8 +207,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     maxIterations: config.runtime.maxIterations,
     resolveProvider: options.resolveProvider,
     stream: createContextStream({
-      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, rootOf, scrub, priceOf: options.priceOf, notice, promptExtras: options.promptExtras }),
-      tools, workspaceRoot: options.workspaceRoot, rootOf, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
+      context, stream: createStreamOnce({ bus, tools, workspaceRoot: options.workspaceRoot, rootOf, scrub, usage: journal.usage, notice, promptExtras: options.promptExtras }),
+      tools, workspaceRoot: options.workspaceRoot, rootOf, usage: journal.usage, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       // The usage book is built below; the gate reads it only once turns run.
       budget: createBudgetGate({ settings: config.budgets, usage: () => usage.totals(), approvals, route: router.route, headless, notice }),
     }),
@@ -287,7 +287,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     run: options.run.run,
     usage: () => usage.totals(),
     compact: createCompactNow({
-      context, tools, workspaceRoot: options.workspaceRoot, rootOf, bus, priceOf: options.priceOf, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
+      context, tools, workspaceRoot: options.workspaceRoot, rootOf, usage: journal.usage, notice, now: () => clock().toISOString(), promptExtras: options.promptExtras,
       session: (id) => sessions.get(id),
       agent: (id) => {
         const p = registry.get(id);

@@ -4,6 +4,7 @@ import type { Message } from '../model/message';
 import type { SessionHandle } from '../session/types';
 import type { SecretScrubber } from '../authz/scrub';
 import type { SessionSlot } from './turn';
+import type { PriceOf } from './ports';
 
 /**
  * How the runtime records what happens: every message goes through `append` (persisted, then
@@ -16,10 +17,12 @@ export interface Journal {
   append(session: SessionHandle, message: Message): void;
   setStatus(slot: SessionSlot, status: AgentStatus, detail?: string): void;
   notice(level: NoticeLevel, message: string, sessionId?: string): void;
+  /** A provider's token report as the one `usage` event, priced by the core's `priceOf` (null: no price known). */
+  usage(sessionId: string, participantId: string, usage: Parameters<PriceOf>[0]): void;
 }
 
-export function createJournal(deps: { bus: EventBus; scrub: SecretScrubber; clock: () => Date }): Journal {
-  const { bus, scrub, clock } = deps;
+export function createJournal(deps: { bus: EventBus; scrub: SecretScrubber; clock: () => Date; priceOf?: PriceOf }): Journal {
+  const { bus, scrub, clock, priceOf } = deps;
   return {
     now: () => clock().toISOString(),
     append(session, message) {
@@ -42,6 +45,11 @@ export function createJournal(deps: { bus: EventBus; scrub: SecretScrubber; cloc
     },
     notice(level, message, sessionId) {
       bus.emit({ type: 'notice', level, message, ...(sessionId !== undefined ? { sessionId } : {}) });
+    },
+    usage(sessionId, participantId, usage) {
+      const { model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = usage;
+      const costUsd = priceOf ? priceOf(usage) : null;
+      bus.emit({ type: 'usage', sessionId, participantId, model, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd });
     },
   };
 }

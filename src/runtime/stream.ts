@@ -9,7 +9,7 @@ import type { SecretScrubber } from '../authz/scrub';
 import { messageOf } from '../errors';
 import { holdsTool } from '../authz/authorizer';
 import type { Journal } from './journal';
-import type { ProviderChoice, PriceOf } from './ports';
+import type { ProviderChoice } from './ports';
 import type { Turn } from './turn';
 
 /** What one provider call produced. `error` and `aborted` exclude each other. */
@@ -42,7 +42,8 @@ export interface StreamDeps {
   /** The root a session's tools act in (its worktree when isolated, docs/worktrees.md); default the workspace. */
   readonly rootOf?: (sessionId: string) => string;
   readonly scrub: SecretScrubber;
-  readonly priceOf?: PriceOf;
+  /** The `usage` event of each report (journal.ts). */
+  readonly usage: Journal['usage'];
   readonly notice: Journal['notice'];
   /** Appended to every system prompt (docs/conventions.md); called once per request. */
   readonly promptExtras?: PromptExtras;
@@ -108,7 +109,7 @@ export function systemPromptOf(workspaceRoot: string, turn: Pick<Turn, 'agent' |
  * Never throws: a throwing provider (a contract breach) counts as a provider error.
  */
 export function createStreamOnce(deps: StreamDeps): StreamOnce {
-  const { bus, priceOf } = deps;
+  const { bus } = deps;
   return async (turn, request, context) => {
     const signal = turn.controller.signal;
     const sessionId = turn.session.id;
@@ -151,12 +152,8 @@ export function createStreamOnce(deps: StreamDeps): StreamOnce {
             break;
           }
           case 'usage': {
-            const costUsd = priceOf ? priceOf(event) : null;
             context?.onPromptTokens(event.inputTokens + event.cacheReadTokens + event.cacheWriteTokens);
-            bus.emit({
-              type: 'usage', sessionId, participantId, model: event.model, inputTokens: event.inputTokens,
-              outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheWriteTokens: event.cacheWriteTokens, costUsd,
-            });
+            deps.usage(sessionId, participantId, event);
             break;
           }
           case 'end':

@@ -6,19 +6,16 @@ import { composeCheckpoints } from '../../../src/cli/compose-checkpoints';
 import { configSchema } from '../../../src/config/schema';
 import { createBus } from '../../../src/events/bus';
 import type { LegionEvent } from '../../../src/events/types';
-import type { SessionStore } from '../../../src/session/types';
 import { withTempDir } from '../../helpers/tmp';
 import { put } from './helpers';
 
-/** No session is reachable: undo notes are not delivered (not what this test is about). */
-const noSessions = { get: () => undefined } as unknown as SessionStore;
 
 function compose(root: string, enabled = true) {
   const bus = createBus({ runId: 'run-1' });
   const events: LegionEvent[] = [];
   bus.subscribeAll((e) => events.push(e));
   const parts = composeCheckpoints({
-    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, runId: 'run-1', bus, sessions: noSessions,
+    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, runId: 'run-1', bus, appendNote: () => false,
     clock: () => new Date('2026-11-23T00:00:00Z'), isBusy: () => false,
   });
   return { parts, events };

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createContextManager, type ContextSession } from '../../../src/context/manager';
 import { summarizerFor } from '../../../src/runtime/context-hook';
-import { createBus } from '../../../src/events/bus';
 import type { ContextRecord } from '../../../src/context/records';
 import type { EventInput } from '../../../src/events/types';
 import type { Message } from '../../../src/model/message';
@@ -41,12 +40,11 @@ function sessionOf(messages: Message[], records: ContextRecord[] = []): ContextS
 async function prepareWith(provider: Provider, messages: Message[], records: ContextRecord[] = []) {
   const events: EventInput[] = [];
   const notices: string[] = [];
-  const bus = createBus({ runId: 'r' });
   const manager = createContextManager({
     settings: SETTINGS, windowOf: () => null, emit: (e) => events.push(e), notice: (level, message) => notices.push(`${level}: ${message}`), now: () => 'now',
   });
   const session = sessionOf(messages, records);
-  const summarize = summarizerFor({ bus, notice: () => undefined, now: () => 'now' }, 'coder', session.id, { provider, model: 'm' });
+  const summarize = summarizerFor({ usage: () => undefined, notice: () => undefined, now: () => 'now' }, 'coder', session.id, { provider, model: 'm' });
   const prepared = await manager.prepare({ session, participantId: 'coder', system: 'You code.', tools: [], model: 'm', summarize, signal: new AbortController().signal });
   return { prepared, session, events, notices, state: manager.stateOf(session) };
 }
