@@ -122,20 +122,32 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   }
   if (plain.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
   let checkPath: PathCheck | null = null;
+  let pathsChecked = 0;
+  const countingCheck: PathCheck = (path) => {
+    pathsChecked++;
+    checkPath ??= readablePathCheck(ruleSet, query);
+    return checkPath(path);
+  };
+  // A read-only command's paths are checked before the line runs: another command of the same
+  // line (`cd /etc`, `ln -s /etc/shadow x`, a build script) could change what they name.
+  let readsPaths: string | null = null;
+  let mayChange: string | null = null;
   let first: CompiledRule | null = null;
   for (const part of plain.commands) {
     const text = argvText(part.argv);
     let found: CompiledRule | null = null;
     let refused = '';
+    let checkedHere = false;
     for (const rule of tiers.allow) {
       const field = rule.commandField;
       if (field?.readOnly) {
-        checkPath ??= readablePathCheck(ruleSet, query);
-        const problem = readOnlyProblem(field.readOnly, part, checkPath);
+        const before = pathsChecked;
+        const problem = readOnlyProblem(field.readOnly, part, countingCheck);
         if (problem) {
           if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
           continue;
         }
+        checkedHere = pathsChecked > before;
       } else if (field?.words) {
         if (!startsWithWords(part.argv, field.words)) continue;
       } else if (field && ((field.prefix && !text.startsWith(field.prefix)) || !field.test(text))) {
@@ -146,7 +158,12 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
       break;
     }
     if (!found) return { decision: null, ruleId: null, reason: `no rule allows \`${text}\`${refused}` };
+    if (!found.commandField?.readOnly) mayChange ??= text;
+    else if (checkedHere) readsPaths ??= text;
     first ??= found;
+  }
+  if (readsPaths !== null && mayChange !== null) {
+    return { decision: null, ruleId: null, reason: `\`${readsPaths}\` reads paths checked before the line runs, and \`${mayChange}\` in the same line could change them: run it as a command of its own` };
   }
   const rule = first!;
   return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${plain.commands.length > 1 ? ', …' : ''})` };

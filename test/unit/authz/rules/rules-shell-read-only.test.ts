@@ -1,13 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAuthorizer, workspaceRealPath } from '../../../../src/authz/authorizer';
 import { evaluateRules } from '../../../../src/authz/rules/evaluate';
 import type { Participant } from '../../../../src/collective/participant';
-import { loadError, rulesFrom, shell, shippedRules } from '../../../helpers/rules';
+import { loadError, rulesFrom, shell, shippedRules, SHIPPED_RULES } from '../../../helpers/rules';
 import { makeTempDir, type TempDir } from '../../../helpers/tmp';
 
 /**
@@ -150,4 +150,26 @@ test('readOnly is checked when the rules load', () => {
   assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: deny, tool: shell, match: { command: { readOnly: [cat] } } }\n'), /readOnly only applies to decision: allow/);
   assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: allow, tool: file_read, match: { path: { readOnly: [cat] } } }\n'), /applies only to the command of a rule for the tool shell/);
   assert.match(loadError('version: 1\nrules:\n  - { id: r, decision: allow, tool: "shell|file_read", match: { command: { words: [git] } } }\n'), /applies only to the command of a rule for the tool shell/);
+});
+
+test('a read-only command that reads paths is not allowed in a line with a command that could change them', () => {
+  const rules = rulesFrom(
+    readFileSync(SHIPPED_RULES, 'utf8'),
+    'version: 1\nrules:\n  - { id: cd, decision: allow, tool: shell, match: { command: { words: [cd] } } }\n' +
+      '  - { id: ln, decision: allow, tool: shell, match: { command: { words: [ln] } } }\n  - { id: npm-run, decision: allow, tool: shell, match: { command: "npm run *" } }\n',
+  );
+  const authorizeWith = createAuthorizer({ ruleSet: rules, workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+  const decideWith = (command: string) => authorizeWith({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
+  for (const command of [`cd ${outside} && cat secret.txt`, `ln -s ${join(outside, 'secret.txt')} docs/fresh; cat docs/fresh`, `ln -s ${join(outside, 'secret.txt')} docs/fresh2 | head docs/fresh2`, 'npm run build && cat README.md']) {
+    const verdict = decideWith(command);
+    assert.notEqual(verdict.decision, 'allow', command);
+    assert.match(verdict.reason, /reads paths checked before the line runs, and `(cd|ln|npm) .*` in the same line could change them/, command);
+  }
+  // Alone, or next to read-only commands without paths, they stay allowed.
+  for (const command of ['cd docs', 'npm run build 2>&1 | tail -n 20', 'npm run lint && git status', 'cat README.md | head -n 1']) {
+    assert.equal(decideWith(command).decision, 'allow', command);
+  }
+  // And the attack really reads the secret when run (so the refusal matters).
+  const run = spawnSync('/bin/bash', ['-c', `cd ${outside} && cat secret.txt`], { cwd: ws, encoding: 'utf8' });
+  assert.match(run.stdout, new RegExp(OUTSIDE_SECRET));
 });
