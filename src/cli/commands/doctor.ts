@@ -11,6 +11,7 @@ import { pidIsAlive } from '../../storage/lock-file';
 import { checkKeys, checkLocks, checkMcp, checkModel, checkNode, checkProvider, checkTool, checkWorkspaceFolder, formatChecks, mcpServerNames, type Check, type ToolProbe } from '../doctor/checks';
 import { probeTarget } from '../doctor/probe';
 import { checkEngine } from '../doctor/engine-check';
+import { checkConventions } from '../doctor/conventions-check';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -30,7 +31,7 @@ const toolRunner = (path: string | undefined): ToolProbe => (command, args) => {
 export const doctorCommand: Command = {
   name: 'doctor',
   usage: 'legion doctor [--json] [--timeout <ms>]',
-  summary: 'check Node, keys, the provider, the model, tools, MCP, .legion/ and locks; say how to fix what fails',
+  summary: 'check Node, keys, the provider, the model, tools, MCP, .legion/, locks, instructions, hooks, agent files and skills; say how to fix what fails',
   flags: { json: 'boolean', timeout: 'value' },
   async run(context) {
     const { io, args, appDir, workspaceRoot } = context;
@@ -41,7 +42,8 @@ export const doctorCommand: Command = {
     const home = env.HOME || homedir();
     const checks: Check[] = [checkNode(process.version), checkKeys(env)];
 
-    const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, home));
+    const configFiles = defaultConfigFiles(appDir, workspaceRoot, home);
+    const loaded = await loadConfig(configFiles);
     const config = loaded.ok ? loaded.config : configSchema.parse({});
     if (!loaded.ok) checks.push({ name: 'config', ok: false, detail: `configuration: ${loaded.error}`, fix: 'correct the file and line named' });
 
@@ -72,6 +74,7 @@ export const doctorCommand: Command = {
     const layout = layoutFor(workspaceRoot);
     checks.push(await checkWorkspaceFolder(layout));
     checks.push(await checkLocks(layout, pidIsAlive));
+    checks.push(...(await checkConventions({ appDir, workspaceRoot, env, home, config, configFiles })));
 
     const ok = checks.every((c) => c.ok);
     if (args.flags.has('json')) io.stdout(JSON.stringify({ ok, checks }, null, 2) + '\n');
