@@ -65,7 +65,7 @@ test('doctor: everything fine → ✓ lines only, exit 0; --json says the same; 
     assert.equal(json.code, 0);
     const report = JSON.parse(json.stdout) as { ok: boolean; checks: { name: string; ok: boolean }[] };
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.name), ['node', 'keys', 'provider', 'price', 'context', 'tmux', 'bwrap', 'mcp', 'workspace', 'locks']);
+    assert.deepEqual(report.checks.map((c) => c.name), ['node', 'keys', 'provider', 'price', 'context', 'tmux', 'bwrap', 'mcp', 'workspace', 'locks', 'instructions', 'hooks', 'agents', 'skills']);
     for (const out of [r.stdout, r.stderr, json.stdout]) assert.ok(!out.includes(KEY));
   });
 });
