@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isInside } from './secrets';
@@ -51,6 +51,7 @@ export function hiddenPaths(input: HiddenPathsInput): { dirs: string[]; files: s
   const dirs = new Set<string>();
   const files = new Set<string>();
   for (const path of [...fromHome, ...(input.runtimeDir ? [input.runtimeDir] : []), ...extra]) {
+    if (!existsSync(path)) continue; // most of the list is absent: no exception per path
     try {
       const real = realpathSync(path);
       (statSync(real).isDirectory() ? dirs : files).add(real);

@@ -191,7 +191,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         verify: () => {
           const removedMeanwhile = gitWatch.stop();
-          const restored = restoreGit(gitBefore, secretFinder.find({ workspaceRoot: root, home: options.home }).nestedGit);
+          const restored = restoreGit(gitBefore, secretFinder.nestedGit(root));
           return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
         },
         done: () => cgroup?.remove(),

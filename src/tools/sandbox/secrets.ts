@@ -38,6 +38,8 @@ export interface SecretFinder {
    * directory's mtime), so repeated calls cost a stat per directory.
    */
   find(scan: SecretScan): SecretPaths;
+  /** Only `nestedGit` of the workspace (after a call: its scan alone, from the cache when unchanged). */
+  nestedGit(workspaceRoot: string): string[];
 }
 
 /**
@@ -106,6 +108,9 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
         files: [...new Set(roots.flatMap((r) => r.files))],
         nestedGit: workspace.gitEntries.filter((path) => path !== join(scan.workspaceRoot, '.git')),
       };
+    },
+    nestedGit(workspaceRoot) {
+      return scanRoot(workspaceRoot, 8, undefined).gitEntries.filter((path) => path !== join(workspaceRoot, '.git'));
     },
   };
 }
