@@ -25,25 +25,14 @@ export interface AuditEntry {
   readonly requestId?: string;
 }
 
-/** One line of `.legion/audit/audit-YYYY-MM-DD.jsonl` (UTC date of `at`). */
-export interface AuditLine {
+/** One line of `.legion/audit/audit-YYYY-MM-DD.jsonl` (UTC date of `at`): the entry, its input as digest and preview. */
+export interface AuditLine extends Omit<AuditEntry, 'input'> {
   readonly version: 1;
   readonly at: string;
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly participantId: string;
-  readonly chain: readonly string[];
-  readonly toolName: string;
   /** `sha256:<hex>` of the canonical JSON of the raw input (keys sorted): verifies an input without storing it. */
   readonly inputDigest: string;
   /** Redacted canonical JSON of the input, cut to `PREVIEW_LENGTH` characters. */
   readonly inputPreview: string;
-  readonly decision: AuditDecision;
-  readonly decidedBy: DecidedBy;
-  readonly ruleId: string | null;
-  readonly reason: string;
-  readonly triageReasoning?: string;
-  readonly requestId?: string;
 }
 
 export const PREVIEW_LENGTH = 240;

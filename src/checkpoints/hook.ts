@@ -4,11 +4,13 @@ import { messageOf } from '../errors';
 import { turnNumber } from './policy';
 import type { CheckpointStore } from './store';
 
-/** A batch about to run, as the runtime passes it (runtime/ports.ts `BatchToRun`, same shape). */
+/** A batch about to run, as the runtime passes it (runtime/ports.ts `BatchToRun` is this type). */
 export interface CheckpointBatch {
   readonly sessionId: string;
   readonly participantId: string;
+  /** `changesFiles`: the call may change the workspace's files (its tool's metadata, tools/types.ts `mayChangeFiles`). */
   readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly changesFiles: boolean }[];
+  /** The session's history so far. */
   readonly messages: readonly Message[];
 }
 export type CheckpointHook = (batch: CheckpointBatch) => Promise<(() => Promise<void>) | undefined>;

@@ -1,3 +1,4 @@
+import type { CheckpointBatch } from '../checkpoints/hook';
 import type { Agent } from '../collective/participant';
 import type { Message } from '../model/message';
 import type { Provider } from '../providers/types';
@@ -55,15 +56,8 @@ export type PriceOf = (usage: { model: string; inputTokens: number; outputTokens
 /** "Approve and allow the same for this session" (issue 5). Returns an error text when refused. */
 export type AddAllowance = (request: ApprovalRequest) => string | null;
 
-/** A tool batch about to run (phase 3), as the checkpoint hook sees it. */
-export interface BatchToRun {
-  readonly sessionId: string;
-  readonly participantId: string;
-  /** `changesFiles`: the call may change the workspace's files (its tool's metadata, tools/types.ts `mayChangeFiles`). */
-  readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly changesFiles: boolean }[];
-  /** The session's history so far. */
-  readonly messages: readonly Message[];
-}
+/** A tool batch about to run (phase 3), as the checkpoint hook sees it (defined there, checkpoints/hook.ts). */
+export type BatchToRun = CheckpointBatch;
 /**
  * Called before the calls of a batch run, with what will run; the function it returns (if any)
  * is called once they ended. Checkpoints use it (docs/undo.md). Never rejects.
