@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows', 'engine'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -55,6 +55,8 @@ export const BUDGETS: readonly Budget[] = [
   // `legion serve` (docs/serve.md): the socket path between the core and attached front ends.
   { figure: 'serve.latencyP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event latency server → attached client p95 (±1 ms: `at` resolution)', slack: 1 },
   { figure: 'serve.cpuRatio', budget: 1.3, direction: 'lower', unit: '×', label: 'CPU per streamed delta attached (server + client) ÷ in-process', slack: 0.1 },
+  // Engine mode on Restate (docs/engine.md#performance).
+  { figure: 'engine.overheadMs', budget: 15, direction: 'lower', unit: 'ms', label: 'engine mode: wall time per turn (2 model calls, 1 tool) over in-process', slack: 5 },
   { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
   { figure: 'workflows.fanoutRatio', budget: 0.6, direction: 'lower', unit: '×', label: '8 parallel workflow steps + a join ÷ 9 steps in a chain (parallel steps overlap)', slack: 0.05 },
   { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },

@@ -1,0 +1,79 @@
+/**
+ * engine: what engine mode costs per turn (docs/engine.md#performance). One turn = a message,
+ * one model call answering with one `shell` call (allowed by a rule), the tool run, one model
+ * call with the final text — against a local fake OpenAI-compatible server (no delay).
+ * - inProcessMs: median wall time of a turn with the core in this process (engine.kind in-process).
+ * - engineMs: the same turn driven by a hub in this process through a real restate-server to one
+ *   `legion worker` (a child process on the same machine), the engine's journal on.
+ * - overheadMs: engineMs − inProcessMs. Budget ≤ 15 ms.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { BenchOptions } from './harness';
+import { percentile } from './harness';
+import { composeApp } from '../../src/cli/compose';
+import { freePort } from '../../src/engine/local-engine';
+import { APP_DIR } from '../helpers/crash-workspace';
+import { killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../helpers/engine-fixture';
+import type { CommandContext } from '../../src/cli/command';
+
+function contextFor(dir: string, env: Record<string, string>): CommandContext {
+  return {
+    args: { command: 'run', positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
+    io: { stdout: () => undefined, stderr: () => undefined, env, cwd: dir, isTTY: false },
+    appDir: APP_DIR,
+    workspaceRoot: dir,
+  };
+}
+
+async function timeTurns(context: CommandContext, turns: number): Promise<number[]> {
+  const app = await composeApp(context, { newRun: true, headless: { approve: 'deny' } });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < turns; i++) {
+      const start = performance.now();
+      const sent = app.core.send('builder', `turn ${i}`);
+      if (!sent.ok) throw new Error(sent.error);
+      await app.core.idle(sent.sessionId);
+      const outcome = app.core.lastOutcome(sent.sessionId);
+      if (outcome?.kind !== 'done') throw new Error(`turn ${i}: ${JSON.stringify(outcome)}`);
+      samples.push(performance.now() - start);
+    }
+  } finally {
+    await app.close('bench over');
+  }
+  return samples;
+}
+
+export async function run(options: BenchOptions): Promise<Record<string, number>> {
+  const turns = options.smoke ? 3 : 15;
+  const dir = mkdtempSync(join(tmpdir(), 'legion-bench-engine-'));
+  const model = await startFakeModel({ answerChunks: 5, delayMs: 0 });
+  const engine = await startEngine(dir);
+  try {
+    const env = await setupEngineWorkspace(dir, model.url, engine);
+    const engineConfig = await import('node:fs').then((fs) => fs.readFileSync(join(dir, '.legion', 'config.yaml'), 'utf8'));
+    // In-process: the same workspace with the engine line switched off.
+    await writeFile(join(dir, '.legion', 'config.yaml'), engineConfig.replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
+    const local = await timeTurns(contextFor(dir, env), turns + 1);
+    await writeFile(join(dir, '.legion', 'config.yaml'), engineConfig);
+    const worker = await startWorker(dir, env, await freePort());
+    let remote: number[];
+    try {
+      remote = await timeTurns(contextFor(dir, env), turns + 1);
+    } finally {
+      await killHard(worker.child);
+    }
+    // The first turn of each compiles its path: left out.
+    const inProcessMs = percentile(local.slice(1), 50);
+    const engineMs = percentile(remote.slice(1), 50);
+    options.note?.(`turn wall time, median of ${turns}: in-process ${inProcessMs.toFixed(1)} ms, engine ${engineMs.toFixed(1)} ms (p95 ${percentile(remote.slice(1), 95).toFixed(1)} ms)`);
+    return { inProcessMs, engineMs, overheadMs: engineMs - inProcessMs };
+  } finally {
+    try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
