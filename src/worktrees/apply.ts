@@ -1,4 +1,4 @@
-import { lstat, mkdir, open, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { GitPlace } from '../checkpoints/git';
@@ -53,7 +53,6 @@ export async function applyMerge(place: GitPlace, workspaceRoot: string, journal
 
 /** Finish every merge a killed process left half done (their journals). Returns the sessions finished. */
 export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir: string): Promise<string[]> {
-  const { readdir } = await import('node:fs/promises');
   const names = await readdir(dir).catch(() => [] as string[]);
   const done: string[] = [];
   for (const name of names.filter((n) => n.endsWith('.merge.json'))) {

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { messageOf } from '../errors';
 import { applyMerge, journalOf, mergeOps, recoverMerges, type ApplyHooks } from './apply';
 import { isolate, type Isolated } from './create';
@@ -79,7 +79,6 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
   };
 
   const recover = async (): Promise<string[]> => {
-    const { readdir } = await import('node:fs/promises');
     if (!(await readdir(options.dir).catch(() => [] as string[])).some((n) => n.endsWith('.merge.json'))) return [];
     const r = await repo();
     const done = await recoverMerges(placeOf(r), options.workspaceRoot, options.dir);
