@@ -144,8 +144,9 @@ export interface GitSnapshot {
 export function snapshotGit(root: string, nested: readonly string[] = []): GitSnapshot {
   const entries = new Map<string, Entry>();
   let bytes = 0;
+  const realRoot = realpathSync(root);
   const record = (path: string) => {
-    if (entries.size >= MAX_ENTRIES) return;
+    if (entries.size >= MAX_ENTRIES || !parentUnder(path, realRoot)) return;
     let st;
     try {
       st = lstatSync(path);
@@ -186,8 +187,11 @@ export function snapshotGit(root: string, nested: readonly string[] = []): GitSn
  */
 export function restoreGit(before: GitSnapshot, nested: readonly string[] = []): { changed: string[]; unrestored: string[] } {
   const after = snapshotGit(before.root, nested);
+  const realRoot = realpathSync(before.root);
   const changed: string[] = [];
   const unrestored: string[] = [];
+  // Nothing is removed or written through a symlink leading out of the workspace.
+  const safe = (path: string) => parentUnder(path, realRoot);
   const rel = (path: string) => relative(before.root, path) || '.';
   if (before.dotGit !== 'absent' && dotGitIdentity(before.root) !== before.dotGit) {
     // The mounts make this impossible from inside; if it happens anyway, say so loudly.
@@ -202,6 +206,7 @@ export function restoreGit(before: GitSnapshot, nested: readonly string[] = []):
     if (fresh.some((gitDir) => isPlainNewEntry(gitDir, path))) continue;
     changed.push(rel(path));
     try {
+      if (!safe(path)) throw new Error('outside the workspace');
       rmSync(path, { recursive: true, force: true });
     } catch {
       unrestored.push(rel(path));
@@ -213,6 +218,7 @@ export function restoreGit(before: GitSnapshot, nested: readonly string[] = []):
     if (now && now.kind === was.kind && now.hash === was.hash && (now.mode & 0o7777) === (was.mode & 0o7777)) continue;
     changed.push(rel(path));
     try {
+      if (!safe(path)) throw new Error('outside the workspace');
       if (now && now.kind !== was.kind) rmSync(path, { recursive: true, force: true });
       if (was.kind === 'dir') {
         mkdirSync(path, { recursive: true });
@@ -247,13 +253,19 @@ const REDIRECTS = new Set(['commondir', 'config.worktree', 'alternates', 'http-a
 export function watchGit(root: string): { stop(): string[] } {
   const removed: string[] = [];
   const watchers: FSWatcher[] = [];
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    return { stop: () => removed };
+  }
   for (const gitDir of workspaceGitDirs(root)) {
     for (const dir of [gitDir, join(gitDir, 'objects', 'info')]) {
       try {
         const watcher = watch(dir, { persistent: false }, (_event, name) => {
           if (!name || !REDIRECTS.has(String(name))) return;
           const path = join(dir, String(name));
-          if (!exists(path)) return;
+          if (!exists(path) || !parentUnder(path, realRoot)) return;
           try {
             rmSync(path, { recursive: true, force: true });
             removed.push(relative(root, path));
@@ -315,7 +327,16 @@ export function isPlainConfig(text: string): boolean {
 /** Is `path` in the new git directory `gitDir` something a plain `git init`/`clone` makes (sample hooks, info/exclude, a plain config)? */
 function isPlainNewEntry(gitDir: string, path: string): boolean {
   const rel = relative(gitDir, path);
-  if (rel === 'hooks' || rel === 'info' || rel === join('info', 'exclude')) return true;
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return false;
+  }
+  // Real directories and files only: a symlinked `hooks/` would run what it points at.
+  if (rel === 'hooks' || rel === 'info') return st.isDirectory();
+  if (!st.isFile()) return false;
+  if (rel === join('info', 'exclude')) return true;
   if (dirname(rel) === 'hooks' && rel.endsWith('.sample')) return true;
   if (rel !== 'config') return false;
   try {
@@ -351,6 +372,21 @@ function dotGitIdentity(root: string): string {
     return `${st.isDirectory() ? 'dir' : 'other'}:${st.dev}:${st.ino}`;
   } catch {
     return 'absent';
+  }
+}
+
+/** Does `path`'s parent (its nearest existing ancestor) resolve, symlinks followed, inside `realRoot`? */
+function parentUnder(path: string, realRoot: string): boolean {
+  let dir = dirname(path);
+  while (!exists(dir)) {
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+  try {
+    return isInside(realpathSync(dir), realRoot);
+  } catch {
+    return false;
   }
 }
 

@@ -210,3 +210,16 @@ test('sandboxed: the config of a repository nested in the workspace is guarded t
   hostGitStatus(fx.ws);
   assert.equal(existsSync(pwned), false);
 });
+
+test('sandboxed: the check after the call never removes or writes through a symlink leading out of the workspace', { skip }, async () => {
+  mkdirSync(join(fx.outside, 'victim'));
+  writeFileSync(join(fx.outside, 'victim', 'config'), 'precious\n');
+  writeFileSync(join(fx.outside, 'victim', 'commondir'), 'precious\n');
+  mkdirSync(join(fx.ws, 'evil-hooks'));
+  writeFileSync(join(fx.ws, 'evil-hooks', 'post-checkout'), `#!/bin/sh\ntouch ${pwned}\n`, { mode: 0o755 });
+  const result = await run(`git init -q sub && ln -s ${fx.outside} sub/.git/worktrees && rm -rf sub/.git/hooks && ln -s ../../evil-hooks sub/.git/hooks`);
+  assert.equal(readFileSync(join(fx.outside, 'victim', 'config'), 'utf8'), 'precious\n', 'a file outside was removed through the symlink');
+  assert.equal(readFileSync(join(fx.outside, 'victim', 'commondir'), 'utf8'), 'precious\n');
+  assert.match(result.content, /blocked by the sandbox: .*sub\/\.git\/hooks/, 'a symlinked hooks directory in a new repository is removed');
+  assert.equal(existsSync(join(fx.ws, 'sub', '.git', 'hooks')), false);
+});
