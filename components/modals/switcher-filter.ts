@@ -1,7 +1,7 @@
-import type { AgentStatus } from '../../src/events/types';
 import type { Theme } from '../theme';
 import type { Span } from '../text/line';
 import { parseSessionId } from '../state/lanes';
+import type { SessionView } from '../state/ui-state';
 
 /**
  * Filtering for the session switcher (and the new-session completion): a query is split on
@@ -9,15 +9,8 @@ import { parseSessionId } from '../state/lanes';
  * substring or, failing that, as a subsequence (fuzzy: "usn" finds "user scribe notes").
  * Substring matches rank first, then the most recent activity.
  */
-export interface SwitcherSession {
-  readonly id: string;
-  readonly initiatorId: string;
-  readonly responderId: string;
-  readonly name: string;
-  readonly status: AgentStatus;
-  readonly detail?: string;
-  readonly lastActivity: string;
-}
+/** What the switcher knows of a session: the UI's own view of it (state/ui-state.ts), its entries aside. */
+export type SwitcherSession = Pick<SessionView, 'id' | 'initiatorId' | 'responderId' | 'name' | 'status' | 'detail' | 'lastActivity'>;
 
 export interface Ranked<T> {
   readonly item: T;
