@@ -284,7 +284,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
-      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const, ledger: false } : {}),
+      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const, ledger: false, keepsRunTotals: false } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
         turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),

@@ -108,6 +108,11 @@ export interface CoreOptions {
    * turns running elsewhere and are left alone.
    */
   readonly restartHandling?: 'resume' | 'none';
+  /**
+   * Add this core's usage to the run's totals (`usage.json`; default true). A worker of the engine
+   * does not: the hub counts the usage events it forwards (docs/engine.md#what-is-not-durable).
+   */
+  readonly keepsRunTotals?: boolean;
   /** Worktree isolation of sessions (docs/worktrees.md); absent: isolation is refused. */
   readonly worktrees?: Worktrees;
   /**
@@ -255,7 +260,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const usageFile = options.layout.usage(runId);
   const usageRead = await readRunUsage(usageFile);
   const usage = createUsageBook({ file: usageFile, seed: usageRead.usage, onError: (message) => notice('warn', message) });
-  bus.subscribe('usage', (event) => usage.add(event));
+  if (options.keepsRunTotals !== false) bus.subscribe('usage', (event) => usage.add(event));
   bus.emit({ type: 'run-start', resumed: options.resumed });
   for (const startNotice of options.startNotices ?? []) notice(startNotice.level, startNotice.message);
   if (usageRead.issue) notice('warn', usageRead.issue);

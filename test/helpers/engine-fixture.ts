@@ -32,8 +32,9 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
+/** Every answer reports 10 prompt and 5 completion tokens with its last chunk. */
 const chunk = (delta: unknown, finish: string | null = null): string =>
-  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...(finish ? { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } } : {}) })}\n\n`;
 
 /**
  * The model: to a new user message it answers with one `shell` call running `sh tool.sh`; once

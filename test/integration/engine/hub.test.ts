@@ -44,6 +44,9 @@ test('engine.kind restate: legion run sends the turn to the engine; the worker r
         assert.equal(found.length, 1);
         const lines = readFileSync(sessionFile(found[0]!), 'utf8').trim().split('\n');
         assert.equal(lines.length, 4);
+        // Usage counted once, by the hub (two model calls of 10 + 5 tokens), not again by the worker.
+        const usage = JSON.parse(readFileSync(join(runsDir, found[0]!, 'usage.json'), 'utf8')) as { run: { calls: number; inputTokens: number; outputTokens: number } };
+        assert.deepEqual([usage.run.calls, usage.run.inputTokens, usage.run.outputTokens], [2, 20, 10]);
       } finally {
         await killHard(worker.child);
       }
