@@ -36,6 +36,10 @@ const PATTERNS: readonly Pattern[] = [
         : 'blocked by the sandbox: no network (sandbox.network is none; a workspace can allow it with `sandbox: { network: all }` in .legion/config.yaml, see docs/sandbox.md)',
   },
   {
+    test: /device or resource busy|\bEBUSY\b/i,
+    line: () => 'blocked by the sandbox: .git, .legion/ and the other protected paths are fixed in place (they cannot be moved, removed or replaced)',
+  },
+  {
     test: /bwrap: /,
     line: () => 'the sandbox could not start this command (the bubblewrap error is above)',
   },

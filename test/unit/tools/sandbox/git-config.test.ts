@@ -68,6 +68,7 @@ test('sandboxed: .git cannot be renamed and replaced by a copy with core.fsmonit
   const result = await run(chain);
   assert.equal(result.isError, true, result.content);
   assert.match(result.content, /Device or resource busy/);
+  assert.match(result.content, /blocked by the sandbox: \.git, \.legion\/ and the other protected paths are fixed in place/);
   // The same without stopping at the first failure.
   const loose = await run(chain.replaceAll(' && ', '; '));
   assert.equal(loose.isError, true, loose.content);
