@@ -221,9 +221,12 @@ export const SCENARIOS: readonly Scenario[] = [
       },
     },
     async run({ dir, openTui }) {
-      const [oldRun] = await readdir(join(dir, '.legion', 'runs'));
-      assert.ok(oldRun);
       const t = await openTui();
+      // The earlier run: the one whose home session holds the word (run ids made in the same second sort by chance).
+      const runs = await readdir(join(dir, '.legion', 'runs'));
+      const homeOf = (run: string): Promise<string> => readFile(join(dir, '.legion', 'runs', run, 'sessions', 'session-user__ur-agent__default.jsonl'), 'utf8').catch(() => '');
+      const oldRun = (await Promise.all(runs.map(async (run) => ((await homeOf(run)).includes('zanzibar') ? run : null)))).find((r) => r !== null);
+      assert.ok(oldRun, runs.join(', '));
       let s = await t.waitFor(/message ur-agent/);
       assert.doesNotMatch(s, /zanzibar/);
       t.type('hi');
