@@ -58,6 +58,8 @@ class NotPlain {
 
 const LITERAL = /[A-Za-z0-9_.\/:,=@%+^\-\]]/;
 const PATTERN = /[*?[]/;
+/** `>&2`, `<&0`, `>&-`: the target of a duplication (sticky: matched in place, no copy of the rest). */
+const DUPLICATION = /(\d+|-)(?=$|[\s;&|<>])/y;
 const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Longest excerpt quoted in a reason. */
 const EXCERPT = 40;
@@ -188,7 +190,8 @@ class PlainScanner {
     this.skipBlanks(false);
     const targetStart = this.i;
     if (op === '>&' || op === '<&') {
-      const m = /^(\d+|-)(?=$|[\s;&|<>])/.exec(s.slice(this.i));
+      DUPLICATION.lastIndex = this.i;
+      const m = DUPLICATION.exec(s);
       if (m) {
         this.i += m[0].length;
         return s.slice(from, this.i);
