@@ -29,8 +29,9 @@ const DRIVER = `set -u
 cd "$1"
 for f in cmds/*; do
   n=\${f##*/}
+  IFS= read -r -d '' cmd <"$f" || true # the whole file, trailing newlines kept (unlike $(<file))
   ( cd "run/$n" && ORACLE_LOG="$1/logs/$n" BASH_ENV="$1/handler.sh" HOME="$PWD" PATH="$1/empty" \\
-      /usr/bin/timeout -s KILL 5 /bin/bash -c "$(<"$1/cmds/$n")" </dev/null >/dev/null 2>&1 )
+      /usr/bin/timeout -s KILL 5 /bin/bash -c "$cmd" </dev/null >/dev/null 2>&1 )
 done
 exit 0
 `;

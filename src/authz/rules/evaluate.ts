@@ -84,7 +84,9 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   const views = new Set<string>([command]);
   const defaulted = withExpansionDefaults(command);
   if (defaulted !== null) views.add(defaulted);
-  for (const part of split.commands) for (const view of strictViews(part)) views.add(view);
+  const opaque: string[] = [];
+  for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
+  const splitError = !split.ok ? split.error : opaque.length > 0 ? opaque[0]! : null;
 
   const viewList = [...views];
   const lowerViews = viewList.map((v) => v.toLowerCase());
@@ -106,9 +108,9 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
 
   const denied = strictHit(tiers.deny);
   if (denied) return denied;
-  if (!split.ok) {
+  if (splitError !== null) {
     const asked = strictHit(tiers.ask);
-    const why = `cannot check this shell command safely (${split.error})`;
+    const why = `cannot check this shell command safely (${splitError})`;
     return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
   }
   const asked = strictHit(tiers.ask);

@@ -14,10 +14,11 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
  *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>` and `trap <script> …`, the views of every
- *     command in the script, recursively (the first such script, 4 levels deep).
+ *     command in the script, recursively (the first such script, 4 levels deep). A script that
+ *     cannot be split, or nests deeper, is reported in `opaque`: the caller then asks.
  * Allow rules never see these views: a wrapped command never inherits an allow.
  */
-export function strictViews(command: ShellCommand, depth = 0): string[] {
+export function strictViews(command: ShellCommand, depth = 0, opaque?: string[]): string[] {
   const views = new Set<string>([command.text]);
   if (command.kind === 'compound') return [...views];
   const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
@@ -37,20 +38,23 @@ export function strictViews(command: ShellCommand, depth = 0): string[] {
     }
   }
   const words = command.words;
-  if (depth < MAX_SCRIPT_DEPTH) {
-    for (const script of embeddedScripts(words)) {
-      const split = splitShell(script);
-      views.add(script);
-      for (const inner of split.commands) for (const view of strictViews(inner, depth + 1)) views.add(view);
+  for (const script of embeddedScripts(words)) {
+    views.add(script);
+    if (depth >= MAX_SCRIPT_DEPTH) {
+      opaque?.push(`scripts nested deeper than ${MAX_SCRIPT_DEPTH} levels`);
+      continue;
     }
+    const split = splitShell(script);
+    if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
+    for (const inner of split.commands) for (const view of strictViews(inner, depth + 1, opaque)) views.add(view);
   }
   return [...views];
 }
 
 /**
  * Bounds that keep the work per command linear in its length: wrapper chains longer than
- * this many words, or scripts nested deeper, are not looked into (the command still asks:
- * views only ever add denials and asks).
+ * this many words, or scripts nested deeper, are not looked into (deeper scripts are
+ * reported as opaque, so the command asks).
  */
 const MAX_PREFIX_WORDS = 24;
 const MAX_SCRIPT_DEPTH = 4;

@@ -85,6 +85,7 @@ test('allow differential: the oracle sees what a source-text glob would have all
   const runs = oracle.run(lines);
   assert.deepEqual(runs.map((r) => r.filter((n) => /^m\d$/.test(n))), [['m1'], ['m2'], ['m3'], ['m4']]);
   assert.deepEqual(oracle.run(['"a\nb"']), [['a\\nb']]); // a name with a newline is one name
+  assert.deepEqual(oracle.run(['m1\\\n', 'm2\n\n']), [['m1'], ['m2']]); // trailing newlines reach bash as written
   assert.ok(echoGlob.test(lines[0]!)); // the old text match allowed it
   for (const line of lines) assert.notEqual(shell(USER_RULES, line).decision, 'allow', line);
 });

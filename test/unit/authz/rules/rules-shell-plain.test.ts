@@ -203,3 +203,13 @@ test('through the authorizer: an agent trusted with shell (policy auto) still as
   assert.equal(asked.ruleId, 'shell-ask');
   assert.match(asked.reason, /you decide \(not plain words: parameter expansion "\$HOME" at character 6/);
 });
+
+test('a script given to sh -c, eval or trap that the splitter cannot split makes the line ask, even under an allow for the wrapper', () => {
+  const rules = rulesFrom('version: 1\nrules:\n  - { id: trap, decision: allow, tool: shell, match: { command: "trap *" } }\n  - { id: eval, decision: allow, tool: shell, match: { command: { words: [eval] } } }\n');
+  for (const command of [`trap 'echo \${v:=<(git status)}' EXIT`, `trap '{rm,-rf,x}' EXIT`, `eval 'echo $(( 1 + 2 ))'`, `eval "sh -c 'eval \\"sh -c \\\\\\"eval x\\\\\\"\\"'"`]) {
+    const outcome = shell(rules, command);
+    assert.equal(outcome.decision, 'ask', `${command}: ${outcome.reason}`);
+    assert.match(outcome.reason, /cannot check this shell command safely \((the script|scripts nested deeper)/, command);
+  }
+  assert.equal(shell(rules, `trap 'echo done' EXIT`).decision, 'allow');
+});
