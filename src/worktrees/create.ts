@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { GitPlace } from '../checkpoints/git';
 import { messageOf } from '../errors';
@@ -90,8 +90,12 @@ async function create(request: IsolateRequest, repo: Repo): Promise<WorktreeReco
   const path = request.store.folderOf(request.sessionId);
   await mkdir(request.store.dir, { recursive: true });
   // A folder left from a pruned or lost worktree: git forgets it first (-B resets the branch).
-  await gitOut(place, ['worktree', 'prune']);
-  await gitOut(place, ['worktree', 'add', '--quiet', '-f', '-B', branchOf(request.sessionId), path, snapshot.commit]);
+  if (await stat(path).then(() => true, () => false)) {
+    await rm(path, { recursive: true, force: true });
+    await gitOut(place, ['worktree', 'prune']);
+  }
+  // Parallel checkout (one worker per core): writing the files is most of the cost (docs/worktrees.md#performance).
+  await gitOut(place, ['-c', 'checkout.workers=0', 'worktree', 'add', '--quiet', '-f', '-B', branchOf(request.sessionId), path, snapshot.commit]);
   const record: WorktreeRecord = {
     version: 1,
     sessionId: request.sessionId,

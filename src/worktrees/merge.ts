@@ -41,12 +41,12 @@ export function inWorkspace(repoPath: string, prefix: string): string | null {
 }
 
 /**
- * Commit what the agent left in its worktree (a temporary index again: the agent's own index is
- * not touched) onto its branch `legion/<session-id>` and describe it. Null when nothing changed.
+ * Commit what the agent left in its worktree (through the worktree's own index, which then holds
+ * the work) onto its branch `legion/<session-id>` and describe it. Null when nothing changed.
  */
 export async function collectWork(record: WorktreeRecord, prefix: string): Promise<Work | null> {
   const place = { gitDir: await worktreeGitDir(record.path), workTree: record.path };
-  const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix });
+  const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), inPlace: true, parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix });
   const changes = (await diffTrees(place, record.base, snapshot.tree)).filter((c) => inWorkspace(c.path, prefix) !== null);
   if (changes.length === 0) return null;
   await gitOut(place, ['update-ref', '-m', 'legion: agent work', `refs/heads/${record.branch}`, snapshot.commit]);

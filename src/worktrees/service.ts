@@ -143,9 +143,10 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     list: () => store.list(),
     async prune() {
       const pruned: string[] = [];
+      const finished = (await store.list()).filter((item) => FINISHED_STATES.has(item.state));
+      if (finished.length === 0) return pruned;
       const r = await repo();
-      for (const item of await store.list()) {
-        if (!FINISHED_STATES.has(item.state)) continue;
+      for (const item of finished) {
         await git(placeOf(r), ['worktree', 'remove', '--force', item.path]);
         await rm(item.path, { recursive: true, force: true });
         await git(placeOf(r), ['branch', '-D', item.branch]);

@@ -13,6 +13,11 @@ export const LEGION_IDENTITY: Record<string, string> = {
 export interface SnapshotSpec {
   /** The index to start from (its stat cache makes `git add -A` re-hash only changed files); absent: none. */
   readonly indexFrom?: string;
+  /**
+   * Use `indexFrom` itself rather than a copy (a worktree's own index: keeping it current keeps its
+   * stat cache valid, so later snapshots do not re-hash files checked out in the same second).
+   */
+  readonly inPlace?: boolean;
   /** Parent commit(s) of the snapshot commit. */
   readonly parents: readonly string[];
   readonly message: string;
@@ -23,14 +28,14 @@ export interface SnapshotSpec {
 /**
  * Commit the work tree of `place` as it is (tracked changes, untracked files that are not
  * ignored, deletions) without touching its index: `git add -A` runs on a copy of the index in a
- * temporary file (`GIT_INDEX_FILE`), then `write-tree` and `commit-tree`. Returns the commit and
+ * temporary file (`GIT_INDEX_FILE`; `inPlace`: on a worktree's own index), then `write-tree` and `commit-tree`. Returns the commit and
  * tree; no ref moves. The workspace's `.legion/` is never part of a snapshot.
  */
 export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promise<{ commit: string; tree: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'legion-index-'));
-  const index = join(dir, 'index');
+  const index = spec.inPlace && spec.indexFrom ? spec.indexFrom : join(dir, 'index');
   try {
-    if (spec.indexFrom) await copyFile(spec.indexFrom, index).catch(() => undefined);
+    if (spec.indexFrom && !spec.inPlace) await copyFile(spec.indexFrom, index).catch(() => undefined);
     const env = { GIT_INDEX_FILE: index, ...LEGION_IDENTITY };
     // `.legion/` left out as an ignore pattern (a pathspec naming an ignored folder makes `git add` fail).
     const excludes = join(dir, 'exclude');

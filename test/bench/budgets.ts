@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows', 'engine'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows', 'engine', 'worktrees'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -43,6 +43,8 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'resume.compactedReadyMs', budget: 300, direction: 'lower', unit: 'ms', label: '20,000-message run ready, each session compacted 20 times', slack: 20 },
   { figure: 'checkpoints.noChangeMs', budget: 5, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, nothing changed', slack: 1 },
   { figure: 'checkpoints.fewChangedMs', budget: 50, direction: 'lower', unit: 'ms', label: 'checkpoint before a batch, 10,000 files, 5 changed', slack: 10 },
+  { figure: 'worktrees.createMs', budget: 300, direction: 'lower', unit: 'ms', label: 'isolated session worktree, 10,000-file repository', slack: 30 },
+  { figure: 'worktrees.merge20Ms', budget: 100, direction: 'lower', unit: 'ms', label: 'merge of 20 changed files into the workspace', slack: 10 },
   { figure: 'mcp.overheadMs', budget: 2, direction: 'lower', unit: 'ms', label: "Legion's share of an MCP tool call (server-everything echo, stdio)", slack: 0.5 },
   { figure: 'rules.perDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'rule decision with 500 rules', slack: 0.5 },
   { figure: 'rules.perShellDecisionMicros', budget: 10, direction: 'lower', unit: 'µs', label: 'shell rule decision, plain-words parse and read-only path checks included', slack: 0.5 },

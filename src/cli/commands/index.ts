@@ -16,6 +16,7 @@ import { stopCommand } from './stop';
 import { workflowsCommand } from './workflows';
 import { workerCommand } from './worker';
 import { engineCommand } from './engine';
+import { worktreesCommand } from './worktrees';
 
 /** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, agentsCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
+export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, worktreesCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, agentsCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
