@@ -14,6 +14,8 @@ export interface ComposeWorkflowsDeps {
   readonly headless: boolean;
   /** `budgets.raiseBy`. */
   readonly raiseBy: number;
+  /** `isolation.default` (docs/worktrees.md). */
+  readonly isolationDefault: 'worktree' | 'none';
   readonly appDir: string;
   readonly workspaceRoot: string;
   /** `runs/<runId>/`. */
@@ -22,6 +24,8 @@ export interface ComposeWorkflowsDeps {
 }
 
 const BUSY = new Set(['thinking', 'running-tool', 'waiting-approval']);
+/** Tools that change files: a parallel step whose agent holds one is isolated by default (docs/worktrees.md#workflow-steps). */
+const WRITING_TOOLS = new Set(['file_write', 'file_edit', 'file_delete', 'shell']);
 
 /**
  * The workflows of a run over the core's commands (docs/workflows.md), and the core commands
@@ -73,6 +77,16 @@ async function createService(deps: ComposeWorkflowsDeps): Promise<WorkflowServic
       cancel: (sessionId) => core.cancel(sessionId),
       history: (sessionId) => core.history(sessionId),
       isBusy: (sessionId) => BUSY.has(core.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
+      ...(core.prepareIsolation ? {
+        isolation: {
+          configDefault: deps.isolationDefault,
+          writes: (agent: string) => {
+            const p = deps.registry.list().find((x) => x.id === agent);
+            return p?.kind === 'agent' && p.tools.some((t) => WRITING_TOOLS.has(t));
+          },
+          prepare: core.prepareIsolation.bind(core),
+        },
+      } : {}),
     },
     emit: (event) => bus.emit(event),
     onUsage: (listener) => bus.subscribe('usage', listener),

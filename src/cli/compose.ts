@@ -332,7 +332,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });
     // Workflows (docs/workflows.md): started through the core's commands, resumed after a restart.
     const workflows = composeWorkflows({
-      core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy,
+      core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy, isolationDefault: config.isolation.default,
       appDir, workspaceRoot, runDir: layout.runDir(run.id), clock,
     });
     Object.assign(core, workflows.commands);

@@ -32,6 +32,8 @@ export interface Core extends LegionCore {
    * False when the session is unknown or the append fails.
    */
   appendNote(sessionId: string, text: string): boolean;
+  /** Make a session's git worktree ready before its message (docs/worktrees.md); absent when isolation is off. */
+  prepareIsolation?(sessionId: string, participantId: string, mode: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
 }
 
 export function lastAssistantText(messages: readonly Message[]): string {

@@ -308,5 +308,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
   });
   startResumes({ approvals, slots, notice, headless: headless !== undefined, enqueue }, plan.resumes);
+  if (isolation) core.prepareIsolation = isolation.prepare;
   return core;
 }

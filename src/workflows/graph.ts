@@ -1,4 +1,5 @@
 import type { StepStatus } from './progress';
+import { ancestorsOf } from './validate';
 
 export interface GraphStep {
   readonly id: string;
@@ -22,4 +23,24 @@ export function nextMoves(steps: readonly GraphStep[], status: (id: string) => S
     else if (step.after.every((dep) => status(dep) === 'done')) ready.push(step.id);
   }
   return { ready, skip };
+}
+
+/**
+ * Whether a step works in a git worktree (docs/worktrees.md#workflow-steps): what its file says;
+ * else `worktree` when its agent writes (holds a tool that changes files) and the step may run at
+ * the same time as another (neither comes after the other); else the config's `isolation.default`.
+ * `defaulted`: not written in the file (a workspace that cannot isolate then runs it without).
+ */
+export function isolationOf(
+  steps: readonly (GraphStep & { readonly isolation?: 'worktree' | 'none' })[],
+  id: string,
+  writes: boolean,
+  configDefault: 'worktree' | 'none',
+): { mode: 'worktree' | 'none'; defaulted: boolean } {
+  const step = steps.find((s) => s.id === id);
+  if (step?.isolation) return { mode: step.isolation, defaulted: false };
+  const ancestors = ancestorsOf(steps);
+  const ordered = (a: string, b: string): boolean => ancestors.get(a)!.has(b) || ancestors.get(b)!.has(a);
+  const parallel = steps.some((other) => other.id !== id && !ordered(id, other.id));
+  return { mode: writes && parallel ? 'worktree' : configDefault, defaulted: true };
 }

@@ -3,8 +3,8 @@ import type { EventInput } from '../events/types';
 
 /** How a step's turn ended, as the core reports it (src/runtime/turn.ts `TurnOutcome`). */
 export type StepTurnOutcome =
-  | { kind: 'done'; text: string; incomplete?: string }
-  | { kind: 'failed'; error: string }
+  | { kind: 'done'; text: string; incomplete?: string; merge?: string }
+  | { kind: 'failed'; error: string; merge?: string }
   | { kind: 'interrupted' };
 
 /** The few core commands a workflow uses to run its steps as user turns. */
@@ -20,6 +20,14 @@ export interface StepPort {
   history(sessionId: string): readonly Message[];
   /** True while a turn runs or waits in the session (e.g. one the core resumed after a restart). */
   isBusy(sessionId: string): boolean;
+  /** Worktree isolation (docs/worktrees.md): absent, steps run without it. */
+  readonly isolation?: {
+    readonly configDefault: 'worktree' | 'none';
+    /** Whether the agent holds a tool that changes files. */
+    writes(agent: string): boolean;
+    /** Make the session's worktree ready; the note tells the agent where it works. */
+    prepare(sessionId: string, agent: string, mode: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
+  };
 }
 
 /** A reached workflow budget, as the approval request's input carries it (docs/workflows.md). */

@@ -38,7 +38,9 @@ export const workflowProgressSchema = z.object({
   /** By step id, in the file's order. */
   steps: z.record(z.string(), stepProgressSchema),
   /** The steps as they were when the workflow started: a resume does not depend on the file. */
-  plan: z.array(z.object({ id: z.string(), agent: z.string(), prompt: z.string(), after: z.array(z.string()), session: z.string() })).min(1),
+  plan: z.array(z.object({
+    id: z.string(), agent: z.string(), prompt: z.string(), after: z.array(z.string()), session: z.string(), isolation: z.enum(['worktree', 'none']).optional(),
+  })).min(1),
 });
 
 export type WorkflowProgress = z.infer<typeof workflowProgressSchema>;

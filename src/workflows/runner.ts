@@ -4,7 +4,7 @@ import { messageOf } from '../errors';
 import type { EventBodies } from '../events/types';
 import type { ResolvedStep } from './schema';
 import type { StepStatus, WorkflowProgress } from './progress';
-import { nextMoves } from './graph';
+import { isolationOf, nextMoves } from './graph';
 import { renderTemplate } from './template';
 import type { Emit, RequestBudget, StepPort, StepTurnOutcome } from './ports';
 
@@ -106,6 +106,8 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
       if (answer !== null) return endStep(id, 'done', { output: answer });
       return endStep(id, cancelled ? 'cancelled' : 'failed', { error: cancelled ? 'cancelled' : 'the step\'s turn ended without an answer' });
     }
+    // An isolated step's output ends with what became of its work (docs/worktrees.md): merged, rejected, conflict.
+    if (outcome.kind === 'done' && outcome.merge) text = `${text}\n\n[worktree] ${outcome.merge}`;
     if (outcome.kind === 'done' && !outcome.incomplete) return endStep(id, 'done', { output: text });
     if (outcome.kind === 'done') return endStep(id, 'failed', { error: outcome.incomplete!, output: text });
     if (outcome.kind === 'failed') return endStep(id, 'failed', { error: outcome.error.split('\n', 1)[0]! });
@@ -127,7 +129,14 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
         step.startedAt = deps.now();
         await save();
         deps.emit({ type: 'workflow-step-start', ...base, stepId: id, agent: def.agent, sessionId: step.sessionId, resumed: false });
-        const prompt = renderTemplate(def.prompt, { input: p.input, inputs: p.inputs, outputs: outputs() });
+        let prompt = renderTemplate(def.prompt, { input: p.input, inputs: p.inputs, outputs: outputs() });
+        if (port.isolation) {
+          const { mode, defaulted } = isolationOf(plan, id, port.isolation.writes(def.agent), port.isolation.configDefault);
+          const prepared = await port.isolation.prepare(step.sessionId, def.agent, mode);
+          if (prepared.ok && prepared.note) prompt = `${prepared.note}\n\n${prompt}`;
+          // A step isolated only by default runs without isolation where the workspace cannot isolate (not git).
+          if (!prepared.ok && !defaulted) return endStep(id, 'failed', { error: prepared.error });
+        }
         const sent = port.send(def.agent, prompt, def.session);
         if (!sent.ok) return endStep(id, 'failed', { error: sent.error });
         const text = await port.idle(step.sessionId);

@@ -21,6 +21,8 @@ export const stepSchema = z.strictObject({
   after: z.array(z.string()).optional(),
   /** Session name; default `<workflow>-<step>`. */
   session: z.string().optional(),
+  /** Work in a git worktree (docs/worktrees.md); default: `worktree` for a step that writes and may run beside another. */
+  isolation: z.enum(['worktree', 'none']).optional(),
 });
 
 export const workflowFileSchema = z.strictObject({
@@ -54,4 +56,6 @@ export interface ResolvedStep {
   readonly after: readonly string[];
   /** The session name the step talks in: `user → <agent> · <session>`. */
   readonly session: string;
+  /** As the file says it (absent: the runner decides, see graph.ts `isolationOf`). */
+  readonly isolation?: 'worktree' | 'none';
 }

@@ -51,7 +51,7 @@ export function validateWorkflow(data: WorkflowFile, context: ValidateContext): 
     const sharedWith = sessions.get(`${step.agent} ${session}`);
     if (sharedWith) return fail(['steps', i, step.session === undefined ? 'id' : 'session'], `${label}: shares session "${session}" of ${step.agent} with step ${sharedWith}: give one a session of its own`);
     sessions.set(`${step.agent} ${session}`, step.id);
-    steps.push({ id: step.id, agent: step.agent, prompt: step.prompt, after: [...new Set(after)], session });
+    steps.push({ id: step.id, agent: step.agent, prompt: step.prompt, after: [...new Set(after)], session, ...(step.isolation ? { isolation: step.isolation } : {}) });
   }
   const cycle = findCycle(steps);
   if (cycle) return fail(['steps', firstIndex.get(cycle[0]!)!, 'after'], `steps form a cycle: ${[...cycle, cycle[0]].join(' → ')}`);
@@ -110,7 +110,7 @@ function findCycle(steps: readonly ResolvedStep[]): string[] | null {
 }
 
 /** Every step's transitive `after` set (the graph is acyclic). */
-function ancestorsOf(steps: readonly ResolvedStep[]): Map<string, Set<string>> {
+export function ancestorsOf(steps: readonly { readonly id: string; readonly after: readonly string[] }[]): Map<string, Set<string>> {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const memo = new Map<string, Set<string>>();
   const get = (id: string): Set<string> => {

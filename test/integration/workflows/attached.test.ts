@@ -80,7 +80,7 @@ test('workflows through legion serve: legion run --workflow attached (output, --
       try {
         const seen: LegionEvent[] = [];
         remote.bus.subscribeAll((e) => void seen.push(e));
-        assert.deepEqual((await remote.workflows()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-review', 'plan-implement-review', 'tail']);
+        assert.deepEqual((await remote.workflows()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-implement', 'parallel-review', 'plan-implement-review', 'tail']);
 
         // The output is the last step's recorded one (the workflow-end event carries it), as in a
         // local run, even when its session had another turn before the workflow ended.

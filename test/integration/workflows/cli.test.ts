@@ -108,7 +108,7 @@ test('legion workflows lists the shipped and project workflows; a broken file is
     assert.match(listed.stdout, /^parallel-review\s+setup correctness security tests summary\s+\S+config\/workflows\/parallel-review\.yaml/m);
     assert.match(listed.stdout, /^plan-implement-review\s+plan implement review\s/m);
     const asJson = JSON.parse((await run(['workflows', '--json'], dir, env)).stdout) as { name: string; inputs: string[] }[];
-    assert.deepEqual(asJson.map((w) => w.name), ['doc', 'parallel-review', 'plan-implement-review']);
+    assert.deepEqual(asJson.map((w) => w.name), ['doc', 'parallel-implement', 'parallel-review', 'plan-implement-review']);
     await writeFile(join(dir, '.legion', 'workflows', 'loop.yaml'), `steps:\n  - { id: a, agent: ur-agent, prompt: p, after: [b] }\n  - { id: b, agent: ur-agent, prompt: p, after: [a] }\n`);
     const broken = await run(['workflows'], dir, env);
     assert.equal(broken.code, 1);
@@ -122,7 +122,7 @@ test('legion completion offers workflow names after --workflow', async () => {
     const env = await workspace(dir, { doc: DOC });
     const result = await run(['completion', '__complete', '--', 'run', '--workflow', ''], dir, env);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(result.stdout.trim().split('\n'), ['doc', 'parallel-review', 'plan-implement-review']);
+    assert.deepEqual(result.stdout.trim().split('\n'), ['doc', 'parallel-implement', 'parallel-review', 'plan-implement-review']);
   });
 });
 

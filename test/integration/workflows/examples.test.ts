@@ -16,11 +16,13 @@ test('the shipped workflows are listed without error for the default collective'
     try {
       assert.deepEqual(h.registry.list().filter((p) => p.kind === 'agent').map((p) => p.id).sort(), ['resource-agent', 'ur-agent']);
       const listed = await h.commands.workflows();
-      assert.deepEqual(listed.map((w) => [w.name, w.source, w.error ?? null]), [['parallel-review', 'shipped', null], ['plan-implement-review', 'shipped', null]]);
+      assert.deepEqual(listed.map((w) => [w.name, w.source, w.error ?? null]), [['parallel-implement', 'shipped', null], ['parallel-review', 'shipped', null], ['plan-implement-review', 'shipped', null]]);
       const byName = Object.fromEntries(listed.map((w) => [w.name, w]));
       assert.deepEqual(byName['plan-implement-review']!.steps, ['plan', 'implement', 'review']);
       assert.deepEqual(byName['parallel-review']!.steps, ['setup', 'correctness', 'security', 'tests', 'summary']);
       assert.deepEqual(byName['parallel-review']!.inputs, ['focus']);
+      assert.deepEqual(byName['parallel-implement']!.steps, ['setup', 'part-a', 'part-b', 'review']);
+      assert.deepEqual(byName['parallel-implement']!.inputs, ['part_a', 'part_b']);
       assert.ok(byName['parallel-review']!.budgetUsd && byName['plan-implement-review']!.budgetUsd);
     } finally {
       await h.stop();
