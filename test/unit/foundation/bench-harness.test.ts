@@ -88,6 +88,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     remote: ok({ 'remote.sseP95Ms': 0.4 }),
     serve: ok({ 'serve.latencyP95Ms': 1, 'serve.cpuRatio': 1.1, 'serve.clients20MaxBehindMs': 10 }),
     workflows: ok({ 'workflows.fanoutRatio': 0.45 }),
+    worktrees: ok({ 'worktrees.createMs': 200, 'worktrees.merge20Ms': 50 }),
   });
   const { failures } = checkResults(bad, baseline);
   const text = failures.join('\n');
