@@ -83,9 +83,9 @@ export async function composeConventions(options: {
     if (!result.isError && call.pathFields.length > 0) {
       const input = call.input as Record<string, unknown>;
       const paths = call.pathFields.map((f) => input?.[f]).filter((p): p is string => typeof p === 'string')
-        .map((p) => (isAbsolute(p) ? relative(root, p) : p));
+        .map((p) => (isAbsolute(p) ? relative(turn.root ?? root, p) : p));
       const history = (): string[] => turn.history().flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
-      notes.push(...nested.notesFor(turn.sessionId, paths, history));
+      notes.push(...nested.notesFor(turn.sessionId, paths, history, turn.root));
     }
     if (engine) notes.push(...(await engine.postToolUse({ ...turn, ...call }, result, signal)));
     return notes;

@@ -13,7 +13,7 @@ export interface NestedInstructions {
    * instructions file this session has not been given, one note with the file's text.
    * `history` is the session's text so far (read once per session, to know what it already got).
    */
-  notesFor(sessionId: string, paths: readonly string[], history: () => readonly string[]): string[];
+  notesFor(sessionId: string, paths: readonly string[], history: () => readonly string[], root?: string): string[];
 }
 
 export function createNestedInstructions(deps: Omit<InstructionsDeps, 'userDir'>): NestedInstructions {
@@ -32,7 +32,7 @@ export function createNestedInstructions(deps: Omit<InstructionsDeps, 'userDir'>
   };
 
   return {
-    notesFor(sessionId, paths, history) {
+    notesFor(sessionId, paths, history, root) {
       const notes: string[] = [];
       let set: Set<string> | undefined;
       for (const path of paths) {
@@ -40,7 +40,7 @@ export function createNestedInstructions(deps: Omit<InstructionsDeps, 'userDir'>
           set ??= seen(sessionId, history);
           if (set.has(folder)) continue;
           set.add(folder);
-          const note = noteFor(folder, deps);
+          const note = noteFor(folder, root ? { ...deps, workspaceRoot: root } : deps);
           if (note) notes.push(note);
         }
       }

@@ -151,8 +151,17 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   let scheduler: Scheduler | undefined;
   const enqueue: Scheduler['enqueue'] = (slot, request) => scheduler!.enqueue(slot, request);
 
+  // Hooks and nested instructions see each session's own root (its worktree when isolated); rootOf is read at call time.
+  const rooted = <T extends { sessionId: string }>(t: T): T & { root: string } => ({ ...t, root: rootOf(t.sessionId) });
+  const hooks: TurnHooks | undefined = options.hooks && {
+    preToolUse: (call, verdict, signal) => options.hooks!.preToolUse(rooted(call), verdict, signal),
+    postToolUse: (call, result, signal) => options.hooks!.postToolUse(rooted(call), result, signal),
+    promptSubmit: (turn, text, first, signal) => options.hooks!.promptSubmit(rooted(turn), text, first, signal),
+    stop: (turn, active, signal) => options.hooks!.stop(rooted(turn), active, signal),
+  };
+  const afterCall: AfterCall | undefined = options.afterCall && ((turn, call, result, signal) => options.afterCall!(rooted(turn), call, result, signal));
   const prescan = createPrescan({
-    bus, tools, authorize: options.authorize, audit, denials: options.denials, notice, ...(options.hooks ? { hooks: options.hooks } : {}),
+    bus, tools, authorize: options.authorize, audit, denials: options.denials, notice, ...(hooks ? { hooks } : {}),
     ...(options.worktrees ? { isolatedRoot: options.worktrees.rootOf } : {}),
   });
   // What a restart adds (resume-prepass.ts): the pre-pass, and the resumed turns a resumed batch's calls re-attach to.
@@ -205,7 +214,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const execute = createExecutePhase({
     workspaceRoot: options.workspaceRoot, executeTool: options.executeTool, toolContext,
-    isStopping, closingResumed: resume.closing, beforeBatch: options.beforeBatch, ...(options.afterCall ? { afterCall: options.afterCall } : {}),
+    isStopping, closingResumed: resume.closing, beforeBatch: options.beforeBatch, ...(afterCall ? { afterCall } : {}),
     ...(isolation ? { isolatedRoot: isolation.rootOf } : {}),
   });
   const turnDeps: TurnDeps = {
@@ -235,7 +244,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     isStopping,
     isLeftOpen: (turn) => state.isLeftOpen(turn),
     ...(options.beforeFirstCall ? { beforeFirstCall: options.beforeFirstCall } : {}),
-    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(hooks ? { hooks } : {}),
   };
   const stepsOfTurn = options.wrapTurn ? options.wrapTurn(turnDeps) : turnDeps;
   const turnRunner = options.turnRunner ?? runTurn;

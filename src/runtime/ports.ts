@@ -67,6 +67,8 @@ export type BeforeBatch = (batch: BatchToRun) => Promise<(() => Promise<void>) |
 /** Who a hook runs for: the turn's session and agent (docs/conventions.md#hooks). */
 export interface HookTurn {
   readonly sessionId: string;
+  /** The session's root: the workspace, or its worktree when isolated (set by the core). */
+  readonly root?: string;
   readonly participantId: string;
   readonly initiatorId: string;
   readonly chain: readonly string[];

@@ -72,6 +72,7 @@ export function createHookEngine(deps: HookEngineDeps) {
     if (selected.length === 0) return Object.assign([], changed ? { changed } : {});
     const text = JSON.stringify(input);
     const ran = await Promise.all(selected.map(async (hook): Promise<Ran> => {
+      // The process runs in the workspace root, whose scripts trust covers (a worktree's copies are not checked).
       const outcome = await runHookCommand({ command: hook.command, input: text, cwd: deps.root, env: deps.env, timeoutMs: hook.timeoutMs, signal });
       let json: Json | null = null;
       switch (outcome.kind) {
@@ -99,7 +100,7 @@ export function createHookEngine(deps: HookEngineDeps) {
 
     async preToolUse(call: CallSubject, verdict: Verdict, signal: AbortSignal): Promise<Verdict> {
       if (!deps.hooks.some((h) => h.event === 'PreToolUse')) return verdict;
-      const input = { ...commonInput('PreToolUse', call, where), ...toolInput(call.toolName, call.input, deps.root), tool_use_id: call.toolUseId };
+      const input = { ...commonInput('PreToolUse', call, where), ...toolInput(call.toolName, call.input, call.root ?? deps.root), tool_use_id: call.toolUseId };
       const ran = await run('PreToolUse', toolNames(call.toolName), input, signal, call.sessionId);
       if (ran.changed) {
         return { decision: 'deny', ruleId: null, reason: `the workspace's hooks that guard ${call.toolName} changed since they were trusted (${ran.changed}); refused until the user runs \`legion hooks trust\``, source: 'hook' };
@@ -127,7 +128,7 @@ export function createHookEngine(deps: HookEngineDeps) {
     async postToolUse(call: CallSubject, result: ToolResult, signal: AbortSignal): Promise<string[]> {
       if (!deps.hooks.some((h) => h.event === 'PostToolUse')) return [];
       const input = {
-        ...commonInput('PostToolUse', call, where), ...toolInput(call.toolName, call.input, deps.root), tool_use_id: call.toolUseId,
+        ...commonInput('PostToolUse', call, where), ...toolInput(call.toolName, call.input, call.root ?? deps.root), tool_use_id: call.toolUseId,
         tool_response: { content: result.content, is_error: result.isError === true, success: result.isError !== true, ...(result.failure ? { failure: result.failure } : {}) },
       };
       const notes: string[] = [];

@@ -6,6 +6,8 @@ import { claudeNameOf } from './tool-names';
 /** Who an event is about. */
 export interface EventSubject {
   readonly sessionId: string;
+  /** The session's root (its worktree when isolated): the input's `cwd` and absolute paths. */
+  readonly root?: string;
   readonly participantId: string;
   readonly chain: readonly string[];
 }
@@ -18,7 +20,7 @@ export function commonInput(event: HookEvent, subject: EventSubject | null, wher
   return {
     session_id: subject?.sessionId ?? null,
     transcript_path: subject ? where.transcriptPath(subject.sessionId) : null,
-    cwd: where.root,
+    cwd: subject?.root ?? where.root,
     hook_event_name: event,
     permission_mode: 'default',
     run_id: where.runId,

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { withTempDir } from '../../helpers/tmp';
+import { createHookEngine } from '../../../src/conventions/hooks/engine';
+import type { HookEntry } from '../../../src/conventions/hooks/load';
+import type { Verdict } from '../../../src/authz/types';
+
+const hook = (command: string, file: string): HookEntry => ({ event: 'PreToolUse', command, timeoutMs: 5000, file, fromWorkspace: false });
+const ASK_RULE: Verdict = { decision: 'ask', ruleId: 'git-internals-ask', reason: 'git', source: 'rule' };
+const ASK_FALLBACK: Verdict = { decision: 'ask', ruleId: 'writes-ask', reason: 'writes', source: 'rule', fallback: true };
+const ALLOW: Verdict = { decision: 'allow', ruleId: 'x', reason: 'x', source: 'rule' };
+
+test('a worktree session: the input names the worktree, the hook process runs in the workspace root (whose scripts trust covers)', async () => {
+  await withTempDir(async (dir) => {
+    const root = join(dir, 'work');
+    const tree = join(dir, 'tree');
+    await mkdir(root);
+    await mkdir(tree);
+    const out = join(dir, 'out.json');
+    const engine = createHookEngine({
+      hooks: [hook(`cat > ${out}; pwd > ${out}.pwd`, 'cfg')], root, runId: 'r', transcriptPath: (s) => `/t/${s}`,
+      env: { PATH: process.env.PATH! }, trust: null, notice: () => undefined,
+    });
+    const verdict = await engine.preToolUse({ sessionId: 's', root: tree, participantId: 'a', initiatorId: 'user', chain: ['user', 'a'], toolName: 'file_write', toolUseId: 't', input: { path: 'x.ts', content: '' } }, ALLOW, new AbortController().signal);
+    assert.deepEqual(verdict, ALLOW);
+    const input = JSON.parse(await readFile(out, 'utf8'));
+    assert.equal(input.cwd, tree);
+    assert.equal(input.tool_input.file_path, join(tree, 'x.ts'));
+    assert.equal((await readFile(`${out}.pwd`, 'utf8')).trim(), root);
+  });
+});
+
+test('PreToolUse answers combined: deny wins, ask over allow, allow answers a fallback ask only', async () => {
+  await withTempDir(async (dir) => {
+    await writeFile(join(dir, 'allow.sh'), 'echo \'{"hookSpecificOutput":{"permissionDecision":"allow"}}\'');
+    await writeFile(join(dir, 'ask.sh'), 'echo \'{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"look"}}\'');
+    await writeFile(join(dir, 'deny.sh'), 'echo no >&2; exit 2');
+    const engineOf = (...scripts: string[]) => createHookEngine({
+      hooks: scripts.map((s) => hook(`bash ${join(dir, s)}`, s)), root: dir, runId: 'r', transcriptPath: () => '', env: { PATH: process.env.PATH! }, trust: null, notice: () => undefined,
+    });
+    const call = { sessionId: 's', participantId: 'a', initiatorId: 'user', chain: ['user', 'a'], toolName: 'file_write', toolUseId: 't', input: { path: 'a', content: '' } };
+    const signal = new AbortController().signal;
+    assert.equal((await engineOf('allow.sh', 'ask.sh', 'deny.sh').preToolUse(call, ALLOW, signal)).decision, 'deny');
+    assert.equal((await engineOf('allow.sh', 'ask.sh').preToolUse(call, ALLOW, signal)).decision, 'ask');
+    assert.equal((await engineOf('allow.sh').preToolUse(call, ASK_FALLBACK, signal)).decision, 'allow');
+    assert.deepEqual(await engineOf('allow.sh').preToolUse(call, ASK_RULE, signal), ASK_RULE);
+    const asked = await engineOf('ask.sh').preToolUse(call, ASK_RULE, signal);
+    assert.equal(asked.decision, 'ask');
+    assert.match(asked.reason, /a PreToolUse hook asks: look; git/);
+  });
+});
