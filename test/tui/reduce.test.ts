@@ -161,3 +161,23 @@ test('UI actions: focus wraps, show-session focuses, drafts and scroll are per s
   s = applyAction(s, { type: 'sent', text: 'a' });
   assert.deepEqual(s.sent, ['a'], 'the same text twice is kept once');
 });
+
+test('resync (an attached core rebuilt from a snapshot): the core\'s sessions, queue and totals replace the old; drafts, open lanes, focus and the unused home lane stay', () => {
+  const W = sessionIdOf('user', 'worker');
+  const X = sessionIdOf('user', 'worker', 'x');
+  const Gone = sessionIdOf('user', 'scout');
+  // Before: the home lane (never used: the server does not list it), the worker's lane focused with a draft, scout's lane.
+  let before = replay(events(open('user', 'ur-agent'), open('user', 'worker'), userMessage(W, 'old'), open('user', 'scout'), userMessage(Gone, 'x')));
+  before = applyAction(applyAction(before, { type: 'focus-index', index: 1 }), { type: 'set-draft', sessionId: W, draft: { text: 'half typed', cursor: 10, pastes: [] } });
+  assert.equal(before.lanes[1], W);
+  // The core now: the worker's session has more, a new session, a pending request; scout's session is unknown to it.
+  const fresh = replay(events(open('user', 'worker'), userMessage(W, 'old'), userMessage(W, 'missed'), open('user', 'worker', 'x')));
+  const pending = { requestId: 'apr-9', sessionId: X, participantId: 'worker', chain: ['user', 'worker'], toolUseId: 't', toolName: 'file_write', input: {}, ruleId: null, approverId: 'user', at: 'now' };
+  const after = applyAction(before, { type: 'resync', fresh: { ...fresh, pending: { 'apr-9': pending } } });
+  assert.deepEqual(after.lanes, [U, W, X], 'the open lanes in their order, the unused home lane kept, the new session added, the unknown one gone');
+  assert.equal(after.lanes[after.focus], W, 'the focus stays on the same session');
+  assert.equal(after.views[W]?.draft.text, 'half typed');
+  assert.equal(after.sessions[W]!.entries.length, 2);
+  assert.equal(after.sessions[Gone], undefined);
+  assert.deepEqual(Object.keys(after.pending), ['apr-9']);
+});
