@@ -4,7 +4,6 @@ import type { LegionEvent } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import type { RunUsage } from '../runtime/usage-book';
 import type { Participant } from '../collective/participant';
-import type { ContextRecord } from '../context/records';
 import type { TranscriptLine } from '../session/transcript';
 import type { HistorySearchResult } from '../session/history-search';
 import { USER_ID } from '../collective/participant';
