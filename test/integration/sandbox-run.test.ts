@@ -83,3 +83,34 @@ test('legion run: sandbox auto without bubblewrap says so once and runs unconfin
     assert.equal(readFileSync(targetIn(dir), 'utf8'), 'planted\n');
   });
 });
+
+test('legion run: sandbox.env and sandbox.hide from the workspace config reach the sandboxed call; tokens in Legion\'s environment do not', { skip }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await workspace(dir, 'sandbox:\n  env: [MY_TOOL_MODE]\n  hide: [private]\n');
+    await mkdir(join(dir, 'private'));
+    await writeFile(join(dir, 'private', 'key.txt'), 'HIDDEN-KEY-MATERIAL\n');
+    await writeFile(join(dir, 'script.yaml'), `
+version: 1
+replies:
+  - { agent: builder, on: message, toolCalls: [{ name: shell, input: { command: "echo mode=$MY_TOOL_MODE token=\${GITHUB_TOKEN:-absent}; cat private/key.txt" } }] }
+  - { agent: builder, on: tool-error, text: "failed: {{lastText}}" }
+  - { agent: builder, on: tool-result, text: "done: {{lastText}}" }
+`);
+    // The shell's environment comes from this process (the CLI's own).
+    const saved = { GITHUB_TOKEN: process.env.GITHUB_TOKEN, MY_TOOL_MODE: process.env.MY_TOOL_MODE };
+    process.env.GITHUB_TOKEN = 'ghp_integration_secret';
+    process.env.MY_TOOL_MODE = 'fast';
+    try {
+      const result = await runCli(['run', '--to', 'builder', '--approve', 'all', 'show it'], { cwd: dir, env, appDir: APP_DIR });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /mode=fast token=absent/);
+      assert.doesNotMatch(result.stdout, /ghp_integration_secret|HIDDEN-KEY-MATERIAL/);
+      assert.match(result.stdout, /Permission denied/);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});
