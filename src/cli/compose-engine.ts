@@ -11,6 +11,8 @@ import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
 import type { EventFeed } from '../engine/event-feed';
 
+const PREVIOUS_ATTEMPT_MS = 5000;
+
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
  * to the turn's start, build the run's core from the shared workspace with the durable steps,
@@ -21,7 +23,26 @@ import type { EventFeed } from '../engine/event-feed';
  * records what it receives.
  */
 export function createWorkerTurns(context: CommandContext, feed: EventFeed): RunTurnOnWorker {
+  // An attempt cut off from the engine may still be ending here when its replay arrives (it was
+  // cancelled when the engine lost it): the replay waits for it, so two attempts do not write the
+  // same session's projection at once — at most PREVIOUS_ATTEMPT_MS: a step waiting on a lost
+  // engine may never settle, and then writes nothing more.
+  const ending = new Map<string, Promise<unknown>>();
   return async (input, sessionId, journal): Promise<TurnOutcome> => {
+    const before = ending.get(sessionId);
+    const mine = (async () => {
+      if (before) await Promise.race([before.catch(() => undefined), new Promise((r) => setTimeout(r, PREVIOUS_ATTEMPT_MS).unref())]);
+      return runOne(input, sessionId, journal);
+    })();
+    ending.set(sessionId, mine);
+    try {
+      return await mine;
+    } finally {
+      if (ending.get(sessionId) === mine) ending.delete(sessionId);
+    }
+  };
+
+  async function runOne(input: Parameters<RunTurnOnWorker>[0], sessionId: string, journal: Parameters<RunTurnOnWorker>[2]): Promise<TurnOutcome> {
     let expected: string;
     try {
       expected = sessionIdOf({ initiatorId: USER_ID, responderId: input.responderId, name: input.name });
@@ -61,13 +82,18 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
       if (error instanceof LegionError) throw new TurnRefused(error.message);
       throw error;
     }
+    const core = app.core;
+    // The engine lost this attempt (it will replay the turn): stop working for it.
+    const stop = (): void => core.cancel(sessionId);
+    journal.attemptEnded.addEventListener('abort', stop, { once: true });
     try {
-      const sent = app.core.send(input.responderId, input.text, input.name);
+      const sent = core.send(input.responderId, input.text, input.name);
       if (!sent.ok) throw new TurnRefused(sent.error);
-      await app.core.idle(sessionId);
-      return app.core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
+      await core.idle(sessionId);
+      return core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
     } finally {
+      journal.attemptEnded.removeEventListener('abort', stop);
       await app.close('turn ended');
     }
-  };
+  }
 }

@@ -17,6 +17,8 @@ export interface DurableJournal {
    */
   awakeable<T>(): { readonly id: string; readonly promise: Promise<T> };
   readonly attempt: string;
+  /** Aborts when this attempt ended (its connection to the engine lost, or the handler done). */
+  readonly attemptEnded: AbortSignal;
 }
 
 /** The answer to a tool whose run an earlier attempt started and never finished. */

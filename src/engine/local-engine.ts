@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -46,8 +46,9 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
   const binary = restateServerBinary();
   if (!binary.ok) throw new Error(binary.error);
   mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const [ingressPort, adminPort, nodePort] = [await freePort(), await freePort(), await freePort()];
   const configFile = join(options.dataDir, 'restate.toml');
+  // The same ports as last time when they are free: the URLs in a config stay valid across down/up.
+  const [ingressPort, adminPort, nodePort] = (await previousPorts(configFile)) ?? [await freePort(), await freePort(), await freePort()];
   writeFileSync(configFile, [
     'node-name = "legion"',
     `base-dir = ${JSON.stringify(options.dataDir)}`,
@@ -82,6 +83,34 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The ports of an earlier start (ingress, admin, node) when all three are free (within 3 s). */
+async function previousPorts(configFile: string): Promise<[number, number, number] | null> {
+  let text: string;
+  try {
+    text = readFileSync(configFile, 'utf8');
+  } catch {
+    return null;
+  }
+  const ports = [...text.matchAll(/^bind-address = "127\.0\.0\.1:(\d+)"$/gm)].map((m) => Number(m[1]));
+  if (ports.length !== 3) return null;
+  const [node, admin, ingress] = ports as [number, number, number];
+  // A server just stopped may hold its ports a moment longer.
+  for (let tries = 0; tries < 30; tries++) {
+    const free = await Promise.all([ingress, admin, node].map(portFree));
+    if (free.every(Boolean)) return [ingress, admin, node];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 /** The ingress answers its health check. */

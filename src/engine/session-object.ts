@@ -43,6 +43,7 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
         if (!parsed.success) throw new restate.TerminalError(`bad turn request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
         const journal: DurableJournal = {
           attempt: randomUUID(),
+          attemptEnded: ctx.request().attemptCompletedSignal,
           run: (name, action) => ctx.run(name, action),
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();

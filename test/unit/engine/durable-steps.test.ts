@@ -10,6 +10,7 @@ import type { Tool, ToolContext } from '../../../src/tools/types';
 function fakeJournal(records: Map<string, unknown>, attempt: string, names: string[] = []): DurableJournal {
   return {
     attempt,
+    attemptEnded: new AbortController().signal,
     awakeable: () => { throw new Error('no awakeables here'); },
     async run<T>(name: string, action: () => Promise<T>): Promise<T> {
       names.push(name);
