@@ -77,7 +77,7 @@ test('bench:check: passes within budget and baseline; fails over budget, regress
     idle: ok({ 'idle.cpuMs5s': null }, { notes: ['TUI not built'] }),
     stream: { status: 'not-implemented', date: 'd', smoke: false, notes: [], figures: {} },
     loop: { status: 'error', date: 'd', smoke: false, notes: [], figures: {}, error: 'Error: boom\n  at x' },
-    rules: ok({ 'rules.perDecisionMicros': 12 }),
+    rules: ok({ 'rules.perDecisionMicros': 12, 'rules.perShellDecisionMicros': 5 }),
     resume: ok({ 'resume.readyMs': 10 }, { smoke: true }),
     'long-session': ok({ 'longSession.rssMb100k': 100 }),
     sandbox: ok({ 'sandbox.overheadMs': 20 }),
