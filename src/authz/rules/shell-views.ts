@@ -23,6 +23,7 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
   if (command.kind === 'compound') return [...views];
   const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
   const wordLists = defaulted.some((w, i) => w !== command.words[i]) ? [command.words, defaulted] : [command.words];
+  const scripts = new Set<string>();
   for (const words of wordLists) {
     views.add(words.join(' '));
     const first = words[0] ?? '';
@@ -36,17 +37,19 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
         if (restBase !== rest[0]) views.add([restBase, ...rest.slice(1)].join(' '));
       }
     }
-  }
-  const words = command.words;
-  for (const script of embeddedScripts(words)) {
-    views.add(script);
-    if (depth >= MAX_SCRIPT_DEPTH) {
-      opaque?.push(`scripts nested deeper than ${MAX_SCRIPT_DEPTH} levels`);
-      continue;
+    // `eval echo ${v:-\<(cmd)}` runs `echo <(cmd)`: scripts are read from the defaulted words too.
+    for (const script of embeddedScripts(words)) {
+      if (scripts.has(script)) continue;
+      scripts.add(script);
+      views.add(script);
+      if (depth >= MAX_SCRIPT_DEPTH) {
+        opaque?.push(`scripts nested deeper than ${MAX_SCRIPT_DEPTH} levels`);
+        continue;
+      }
+      const split = splitShell(script);
+      if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
+      for (const inner of split.commands) for (const view of strictViews(inner, depth + 1, opaque)) views.add(view);
     }
-    const split = splitShell(script);
-    if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
-    for (const inner of split.commands) for (const view of strictViews(inner, depth + 1, opaque)) views.add(view);
   }
   return [...views];
 }
@@ -79,14 +82,14 @@ const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
 
 /**
  * `text` with every `${name:-word}`-style expansion replaced by its word (quotes around the
- * word removed), innermost first; null when there is none. Deny rules see what the line
+ * word and backslashes removed, as bash does), innermost first; null when there is none. Deny rules see what the line
  * would run when the variable is unset (or set, for `+`).
  */
 export function withExpansionDefaults(text: string): string | null {
   if (!text.includes('${')) return null;
   let out = text;
   for (let round = 0; round < 8; round++) {
-    const next = out.replace(EXPANSION_WITH_WORD, (_, word: string) => word.replace(/^(['"])(.*)\1$/s, '$2'));
+    const next = out.replace(EXPANSION_WITH_WORD, (_, word: string) => word.replace(/^(['"])(.*)\1$/s, '$2').replace(/\\(.)/gs, '$1'));
     if (next === out) break;
     out = next;
   }
