@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRunStore } from '../../../src/session/run-store';
+import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { layoutFor } from '../../../src/storage/layout';
+import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
+import { registerDeployment } from '../../../src/engine/admin';
+import { withTempDir } from '../../helpers/tmp';
+import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
+
+const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
+
+/** A TCP balancer in front of workers (docs/engine.md#several-machines): each connection to the next backend that accepts it. */
+async function balancer(ports: number[]): Promise<{ port: number; server: Server; used: number[] }> {
+  let next = 0;
+  const used: number[] = [];
+  const server = createServer((client: Socket) => {
+    const tryFrom = (attempt: number): void => {
+      if (attempt >= ports.length) return void client.destroy();
+      const port = ports[(next + attempt) % ports.length]!;
+      const upstream = createConnection({ port, host: '127.0.0.1' });
+      upstream.once('connect', () => {
+        next = (next + attempt + 1) % ports.length;
+        used.push(port);
+        client.pipe(upstream).pipe(client);
+      });
+      upstream.once('error', () => {
+        if (!upstream.readyState || upstream.connecting) tryFrom(attempt + 1);
+        else client.destroy();
+      });
+      client.once('error', () => upstream.destroy());
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+    };
+    tryFrom(0);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as { port: number }).port, server, used };
+}
+
+test('two workers behind one URL, the one running the turn killed with SIGKILL: the other finishes it; nothing finished repeated', { skip, timeout: 180_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel({ answerChunks: 40, delayMs: 50 });
+    const engine = await startEngine(dir);
+    const env = await setupEngineWorkspace(dir, model.url, engine);
+    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const ports = [await freePort(), await freePort()];
+    const workers: WorkerProcess[] = [];
+    for (const port of ports) workers.push(await startWorker(dir, env, port, ['--no-register']));
+    const lb = await balancer(ports);
+    try {
+      const registered = await registerDeployment(engine.admin, `http://127.0.0.1:${lb.port}`);
+      assert.ok(registered.ok, registered.ok ? '' : registered.error);
+      const outcome = sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text: 'build it' });
+      await model.streaming((r) => r.last === 'tool', 10);
+      // The invocation's connection goes through the balancer to one worker: kill that one.
+      const runningOn = lb.used.at(-1)!;
+      const victim = workers[ports.indexOf(runningOn)]!;
+      await killHard(victim.child);
+      const result = await outcome as { kind: string };
+      assert.equal(result.kind, 'done', JSON.stringify(result));
+      const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
+      assert.equal(finished.length, new Set(finished).size, 'a finished model call was made again');
+      assert.equal(readFileSync(join(dir, 'starts.txt'), 'utf8'), 'started\n');
+      const file = layoutFor(dir).sessionFile(run.id, sessionId);
+      assert.ok(existsSync(file));
+      assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 4);
+      assert.notEqual(lb.used.at(-1), runningOn, 'the turn did not move to the other worker');
+    } finally {
+      lb.server.close();
+      for (const w of workers) await killHard(w.child);
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
+});
