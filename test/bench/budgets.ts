@@ -24,7 +24,7 @@ export interface Budget {
 }
 
 /** Every benchmark, in run order. Modules that do not exist yet are reported as not implemented. */
-export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows', 'engine', 'worktrees'] as const;
+export const BENCHMARKS = ['startup', 'idle', 'stream', 'stream-sdk', 'long-session', 'loop', 'append', 'resume', 'rules', 'sandbox', 'checkpoints', 'redact', 'context', 'mcp', 'serve', 'remote', 'workflows', 'engine', 'worktrees', 'day'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export const BUDGETS: readonly Budget[] = [
@@ -62,6 +62,18 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
   { figure: 'workflows.fanoutRatio', budget: 0.6, direction: 'lower', unit: '×', label: '8 parallel workflow steps + a join ÷ 9 steps in a chain (parallel steps overlap)', slack: 0.05 },
   { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },
+  // The working day (docs/performance.md#the-day-bench): 1,500 turns through `legion serve`, no restart.
+  { figure: 'day.notDone', budget: 0, direction: 'lower', unit: 'turns', label: 'day: turns that did not end with their answer (1,500 turns, 12 sessions)' },
+  { figure: 'day.overflows', budget: 0, direction: 'lower', unit: 'errors', label: 'day: "prompt is too long" refusals, 32k window' },
+  { figure: 'day.maxRequestShare', budget: 1, direction: 'lower', unit: '× window', label: 'day: largest request', slack: 0.05 },
+  { figure: 'day.p95RequestShare', budget: 0.75, direction: 'lower', unit: '× window', label: 'day: p95 request size', slack: 0.05 },
+  { figure: 'day.rssGrowth', budget: 1.25, direction: 'lower', unit: '×', label: 'day: serve RSS at the end ÷ after 10% of turns (after a full GC)', slack: 0.05 },
+  { figure: 'day.cpuPerTurnRatio', budget: 1.2, direction: 'lower', unit: '×', label: 'day: serve CPU per turn, last 10% ÷ first 10%', slack: 0.1 },
+  { figure: 'day.legionGrowthRatio', budget: 1.25, direction: 'lower', unit: '×', label: 'day: .legion/ bytes per turn, second half ÷ first half', slack: 0.1 },
+  { figure: 'day.messages', budget: 3000, direction: 'higher', unit: 'messages', label: "day: messages across the attached TUI's sessions" },
+  { figure: 'day.keyToFrameP95Ms', budget: 16, direction: 'lower', unit: 'ms', label: 'day: attached TUI keystroke to frame p95 at the end', slack: 2 },
+  { figure: 'day.serverIdleCpuMs5s', budget: 20, direction: 'lower', unit: 'ms', label: 'day: serve idle CPU over 5 s after the day', slack: 5 },
+  { figure: 'day.tuiIdleCpuMs5s', budget: 20, direction: 'lower', unit: 'ms', label: 'day: attached tmux TUI idle CPU over 5 s after the day', slack: 5 },
   { figure: 'context.decideMicros10k', budget: 200, direction: 'lower', unit: 'µs', label: 'compaction decision per call, 10,000 messages', slack: 20 },
 ];
 

@@ -1,0 +1,26 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runDay } from '../bench/day';
+import { ensureBundle } from '../helpers/bundle';
+
+/**
+ * The working day, shortened (docs/performance.md#the-day-bench): 300 turns through the built
+ * `legion serve` against the local model, 12 sessions of 8 agents on a 32k window, approvals
+ * decided over the socket, the TUI attached in tmux, two `legion run` clients attaching and
+ * leaving. Every check of `npm run bench -- day` except the absolute ones (a machine's figures):
+ * every turn done, requests within the window, no memory or CPU growth per turn, `.legion/`
+ * linear. Ratios, so a loaded machine slows the day without failing it.
+ */
+test('a shortened working day through legion serve: every turn done, requests within the window, no growth per turn', { timeout: 600_000 }, async () => {
+  ensureBundle({ e2e: true });
+  const result = await runDay({ turns: 300, keystrokes: 0, idle: false });
+  const failed = result.checks.filter((c) => !c.absolute && !c.pass);
+  assert.deepEqual(
+    failed.map((c) => `${c.name}: ${c.value} (limit ${c.limit})`),
+    [],
+    `${result.notes.join('\n')}\n${JSON.stringify(result.figures)}`,
+  );
+  assert.equal(result.figures.turns, 300);
+  assert.ok(result.figures.compactions! > 0, 'sessions compacted');
+  assert.ok(result.figures.rejections! > 0 && result.figures.approvals! > 0, 'approvals were decided both ways over the socket');
+});
