@@ -22,7 +22,11 @@ const SURFACE_TREES = ['hooks', 'info'];
 /** Git directories nested in a git directory: linked worktrees' and submodules' own config and hooks. */
 const NESTED = ['worktrees', 'modules'];
 const NESTED_FILES = ['config', 'config.worktree', 'commondir'];
-/** Bounds of one snapshot: beyond them entries are compared by hash only (and cannot be put back). */
+/**
+ * Bounds of one snapshot: entries past MAX_ENTRIES are not recorded (so not checked); file
+ * contents past MAX_CONTENT_BYTES are compared by hash only (a change cannot be put back and
+ * is reported as such). docs/sandbox.md#limits.
+ */
 const MAX_ENTRIES = 4000;
 const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
 
