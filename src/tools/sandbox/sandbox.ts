@@ -191,8 +191,13 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         verify: () => {
           const removedMeanwhile = gitWatch.stop();
-          const restored = restoreGit(gitBefore, secretFinder.nestedGit(root));
-          return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
+          try {
+            const restored = restoreGit(gitBefore, secretFinder.nestedGit(root));
+            return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
+          } catch (error) {
+            // Never silent: a check that could not run is said as loudly as a change.
+            return `blocked by the sandbox: git's configuration could not be checked after the call (${(error as Error).message}): check .git before running git`;
+          }
         },
         done: () => cgroup?.remove(),
       };
