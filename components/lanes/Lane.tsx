@@ -102,6 +102,7 @@ function headerLine(props: LaneProps, scrolled: boolean): Line {
   const title = `${mark} ${session.initiatorId} ${theme.arrow} ${session.responderId} ${theme.dot} ${session.name}`;
   let status = asking ? 'waiting for your answer' : `${busy && spinner ? `${spinner} ` : ''}${statusText(session.status, session.detail)}`;
   const parts: string[] = [];
+  if (session.isolated) parts.push('worktree');
   if (!canType(session)) parts.push('read-only');
   if (scrolled) parts.push(theme.plain ? 'scrolled, End follows' : '↓ End follows');
   if (session.context && session.context.window > 0) parts.push(`ctx ${Math.min(999, Math.round((session.context.tokens / session.context.window) * 100))}%`);

@@ -1,5 +1,5 @@
 import type { LegionCore, PendingApproval } from '../../src/runtime/core-api';
-import { keyArgumentOf } from '../../src/runtime/core-api';
+import { keyArgumentOf, mergeConflictOf } from '../../src/runtime/core-api';
 
 /**
  * The approval queue's data: which requests it shows, in what order, and how a decision is
@@ -58,7 +58,9 @@ export function queueContent(pending: Readonly<Record<string, PendingApproval>>)
 /** `⚙ file_write notes/a.md`-style label: tool and key argument. */
 export function requestLabel(request: PendingApproval): string {
   const arg = keyArgumentOf(request.toolName, request.input);
-  return arg ? `${request.toolName} ${arg}` : request.toolName;
+  const label = arg ? `${request.toolName} ${arg}` : request.toolName;
+  // A merge that conflicts with the workspace cannot be approved (docs/worktrees.md#merge-requests).
+  return mergeConflictOf(request.toolName, request.input) ? `${label} [conflict]` : label;
 }
 
 /** The rule that asked: `rule writes-ask: reason`; without a rule, the core's reason (or the default). */

@@ -5,6 +5,7 @@ import { awaitsUser, newSessionView } from './ui-state';
 import { parseSessionId, placeLane, presentQuestion } from './lanes';
 import { addWorkflowUsage, reduceWorkflow } from './workflows';
 import { decidedByText } from '../../src/remote/event-text';
+import { isIsolationNote } from '../../src/runtime/core-api';
 
 /**
  * The one place where events become UI state. Pure: the same event list always gives the
@@ -155,10 +156,12 @@ export function addMessage(session: SessionView, message: Message): SessionView 
       }
     }
   }
+  const isolated = session.isolated === true || (message.role === 'user' && message.content.some((b) => b.type === 'text' && isIsolationNote(b.text)));
   return {
     ...(message.role === 'assistant' ? endStream(session) : session),
     entries: [...session.entries, message],
     tools,
+    ...(isolated ? { isolated } : {}),
   };
 }
 

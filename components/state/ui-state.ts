@@ -64,6 +64,8 @@ export interface SessionView {
   readonly context?: { readonly tokens: number; readonly window: number };
   /** Messages before this index are summarized (the last summary's `firstKept`). */
   readonly summarizedUpTo?: number;
+  /** The session works in a git worktree (docs/worktrees.md): its lane header says `worktree`. */
+  readonly isolated?: boolean;
 }
 
 /** Top visible line of a lane: following the tail, or anchored at a line of an entry. */

@@ -167,4 +167,6 @@ export interface Screen {
 // check forbids it; docs/architecture.md).
 export { DEFAULT_SESSION_NAME, checkSessionName, sessionIdOf } from '../session/ids';
 export { keyArgumentOf } from '../collective/tools/shipped';
+export { isIsolationNote } from '../model/isolation';
+export { mergeConflictOf } from '../authz/approvals/merge-input';
 export { matchRanges, queryPattern } from '../session/history-search';

@@ -7,6 +7,7 @@ import type { Journal } from './journal';
 import type { ApproverPolicy, AuditSink, BeforeBatch } from './ports';
 import type { Turn, TurnOutcome } from './turn';
 import { rejectionText } from './format';
+import { ISOLATION_MARK } from '../model/isolation';
 
 /**
  * Worktree isolation in the runtime (docs/worktrees.md): preparing an isolated session's worktree
@@ -65,7 +66,7 @@ export function createIsolation(deps: IsolationDeps): Isolation {
       conflicts.delete(sessionId);
     }
     const where =
-      `[isolation] You work in your own git worktree at ${record.root} (branch ${record.branch}): a copy of the workspace ` +
+      `${ISOLATION_MARK} You work in your own git worktree at ${record.root} (branch ${record.branch}): a copy of the workspace ` +
       `as it was when this message was sent, uncommitted changes included. Your file tools and shell act there; relative paths ` +
       `resolve there. Nothing you change reaches the workspace until your caller approves the merge request made of your ` +
       `changes when you finish. Do not commit; just leave your changes in the worktree.`;
