@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandContext } from './command';
@@ -62,6 +61,7 @@ import { composeWorkflows } from './compose-workflows';
 import { composeConventions } from './compose-conventions';
 import type { WorkflowService } from '../workflows/service';
 import { keyArgumentOf } from '../collective/tools/shipped';
+import { realWorkspaceRoot } from './workspace-root';
 
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
@@ -122,12 +122,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const scrubber = createSecretScrubber(secrets);
   const scrub = scrubber.value;
 
-  let workspaceRoot: string;
-  try {
-    workspaceRoot = await realpath(context.workspaceRoot);
-  } catch (error) {
-    throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
-  }
+  const workspaceRoot = await realWorkspaceRoot(context.workspaceRoot);
   const configFiles = defaultConfigFiles(appDir, workspaceRoot, env.HOME || homedir());
   const loaded = await loadConfig(configFiles);
   if (!loaded.ok) throw new LegionError(loaded.error);

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import type { Command, CommandContext } from '../command';
@@ -7,6 +7,7 @@ import { userConfigDir } from '../../storage/private-mode';
 import { RESOURCE_AGENT_ID, USER_ID, UR_AGENT_ID } from '../../collective/participant';
 import { SHIPPED_TOOLS } from '../../collective/tools/shipped';
 import { agentFileDirs, loadAgentFiles, parseAgentFile, type AgentFileOptions } from '../../conventions/agent-files';
+import { realWorkspaceRoot } from '../workspace-root';
 
 const USAGE = 'legion agents list | import <folder> [--force]';
 
@@ -40,12 +41,8 @@ function fileOptions(): AgentFileOptions {
   return { toolExists: (name) => known.has(name), reserved: new Set([USER_ID, UR_AGENT_ID, RESOURCE_AGENT_ID]) };
 }
 
-async function rootOf(context: CommandContext): Promise<string> {
-  try {
-    return await realpath(context.workspaceRoot);
-  } catch (error) {
-    throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
-  }
+function rootOf(context: CommandContext): Promise<string> {
+  return realWorkspaceRoot(context.workspaceRoot);
 }
 
 async function list(context: CommandContext): Promise<number> {

@@ -1,12 +1,12 @@
-import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { relative } from 'node:path';
 import type { Command, CommandContext } from '../command';
-import { LegionError, messageOf } from '../../errors';
+import { LegionError } from '../../errors';
 import { defaultConfigFiles } from '../../config/load';
 import { userConfigDir } from '../../storage/private-mode';
 import { defaultHookFiles, loadHooks, type HookEntry } from '../../conventions/hooks/load';
 import { createHooksTrust, hooksTrustFile, type HooksTrust } from '../../conventions/hooks/trust';
+import { realWorkspaceRoot } from '../workspace-root';
 
 const USAGE = 'legion hooks list [--json] | trust | untrust';
 
@@ -45,12 +45,7 @@ export interface HooksState {
 }
 
 export async function loadHooksState(context: Pick<CommandContext, 'workspaceRoot' | 'appDir' | 'io'>): Promise<HooksState> {
-  let root: string;
-  try {
-    root = await realpath(context.workspaceRoot);
-  } catch (error) {
-    throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
-  }
+  const root = await realWorkspaceRoot(context.workspaceRoot);
   const env = context.io.env;
   const home = env.HOME || homedir();
   const loaded = await loadHooks(defaultHookFiles(defaultConfigFiles(context.appDir, root, home), root));

@@ -1,7 +1,6 @@
-import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Command, CommandContext } from '../command';
-import { LegionError, messageOf } from '../../errors';
+import { LegionError } from '../../errors';
 import { defaultConfigFiles, loadConfig } from '../../config/load';
 import { layoutFor } from '../../storage/layout';
 import { secretsFromEnv } from '../../authz/redact';
@@ -11,6 +10,7 @@ import { describeTransport } from '../../mcp/servers';
 import { createMcpManager, type McpServerStatus } from '../../mcp/manager';
 import { annotationText } from '../../mcp/tool-adapter';
 import { VERSION } from '../version';
+import { realWorkspaceRoot } from '../workspace-root';
 
 const USAGE = 'legion mcp list [--json] | trust <server...> | trust --all | untrust <server>';
 
@@ -41,12 +41,7 @@ export const mcpCommand: Command = {
 };
 
 async function load(context: CommandContext): Promise<{ setup: McpSetup; root: string; legionDir: string }> {
-  let root: string;
-  try {
-    root = await realpath(context.workspaceRoot);
-  } catch (error) {
-    throw new LegionError(`${context.workspaceRoot}: ${messageOf(error)}`);
-  }
+  const root = await realWorkspaceRoot(context.workspaceRoot);
   const env = context.io.env;
   const loaded = await loadConfig(defaultConfigFiles(context.appDir, root, env.HOME || homedir()));
   if (!loaded.ok) throw new LegionError(loaded.error);
