@@ -162,6 +162,12 @@ async function verify(dir: string, server: StrictApiServer, round: number, torn:
       tmpLeftovers.add(f);
       continue;
     }
+    if (f === join('checkpoints', 'lock')) {
+      // The checkpoint repository's lock is "<pid>\n<token>\n" (checkpoints/lock.ts), created whole.
+      const text = await readFile(join(legion, f), 'utf8');
+      assert.match(text, /^\d+\n[0-9a-f]+\n$/, where(`${f} is half-written: ${JSON.stringify(text.slice(-80))}`));
+      continue;
+    }
     if (f.endsWith('.json') || basename(f) === 'lock') {
       const text = await readFile(join(legion, f), 'utf8');
       assert.doesNotThrow(() => JSON.parse(text), where(`${f} is half-written: ${JSON.stringify(text.slice(-80))}`));

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Tool } from '../../../src/tools/types';
+import type { LegionEvent } from '../../../src/events/types';
 import { processGone, until } from '../../helpers/processes';
 import { startAppHarness } from '../../helpers/app-harness';
 import { assertAllValid, eventsOf, toolResults } from '../../helpers/runtime-assert';
@@ -102,6 +103,9 @@ ${AFTER}
     });
     const sent = h.core.send('worker', 'go');
     assert.ok(sent.ok);
+    // A subshell with a background job is not plain words: no allow rule lifts it (docs/shell-rules.md), so the user approves it.
+    const request = (await h.waitFor((e) => e.type === 'approval-request')) as Extract<LegionEvent, { type: 'approval-request' }>;
+    assert.ok(h.core.resolveApprovals([request.requestId], 'approved').ok);
     const pidOf = (name: string): number => Number(readFileSync(join(dir, name), 'utf8').trim());
     await until(() => existsSync(join(dir, 'shell.pid')) && existsSync(join(dir, 'child.pid')) && pidOf('shell.pid') > 0 && pidOf('child.pid') > 0, 'the shell wrote its pids');
     const pids = [pidOf('shell.pid'), pidOf('child.pid')];

@@ -89,7 +89,7 @@ test('legion show --session prints the transcript (with or without the session- 
       '',
       'ur-agent · 2026-11-21 19:30:02',
       '  Asking the scribe.',
-      '  ⚙ communicator scribe',
+      '  ⚙ communicator scribe: haiku',
       '    ↳ ok: Waves fold into foam',
       '',
       'ur-agent · 2026-11-21 19:30:10',
