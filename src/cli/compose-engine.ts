@@ -83,9 +83,11 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
       throw error;
     }
     const core = app.core;
-    // The engine lost this attempt (it will replay the turn): stop working for it.
+    // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
     const stop = (): void => core.cancel(sessionId);
     journal.attemptEnded.addEventListener('abort', stop, { once: true });
+    journal.cancelled.addEventListener('abort', stop, { once: true });
+    feed.publishInvocation(input.runId, sessionId, journal.invocationId);
     try {
       const sent = core.send(input.responderId, input.text, input.name);
       if (!sent.ok) throw new TurnRefused(sent.error);
@@ -93,6 +95,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
       return core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
     } finally {
       journal.attemptEnded.removeEventListener('abort', stop);
+      journal.cancelled.removeEventListener('abort', stop);
       await app.close('turn ended');
     }
   }

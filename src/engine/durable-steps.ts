@@ -19,10 +19,17 @@ export interface DurableJournal {
   readonly attempt: string;
   /** Aborts when this attempt ended (its connection to the engine lost, or the handler done). */
   readonly attemptEnded: AbortSignal;
+  /** Aborts when the invocation was cancelled (a front end cancelled the turn); `run` then rejects. */
+  readonly cancelled: AbortSignal;
+  /** The engine's id of this invocation (the hub cancels it by this id). */
+  readonly invocationId: string;
 }
 
 /** The answer to a tool whose run an earlier attempt started and never finished. */
 export const CUT_BY_WORKER = 'interrupted: the worker running this call stopped; it may or may not have taken effect — check before doing it again';
+
+/** The answer to a tool whose turn was cancelled through the engine while it ran. */
+export const CANCELLED = 'interrupted: the turn was cancelled';
 
 /** A StreamResult as JSON (its Map as entries). */
 interface RecordedStream extends Omit<StreamResult, 'inputErrors'> {
@@ -42,7 +49,14 @@ export function journaledStream(stream: StreamOnce, journal: DurableJournal): St
   return async (turn, choice, context) => {
     const n = (calls.get(turn.session.id) ?? 0) + 1;
     calls.set(turn.session.id, n);
-    return restore(await journal.run(`model ${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context))));
+    try {
+      return restore(await journal.run(`model ${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context))));
+    } catch (error) {
+      // Cancelled through the engine: the turn ends interrupted, as a cancel in-process does.
+      if (!journal.cancelled.aborted) throw error;
+      turn.controller.abort();
+      return { text: '', toolUses: [], inputErrors: new Map(), aborted: true };
+    }
   };
 }
 
@@ -55,11 +69,16 @@ export function journaledStream(stream: StreamOnce, journal: DurableJournal): St
 export function journaledExecute(execute: ExecuteTool, journal: DurableJournal): ExecuteTool {
   return async (tool, input, context) => {
     const id = context.toolUseId;
-    const startedBy = await journal.run(`tool-start ${id}`, async () => journal.attempt);
-    return journal.run<ToolResult>(`tool ${id}`, () =>
-      startedBy === journal.attempt
-        ? execute(tool, input, context)
-        : Promise.resolve({ content: CUT_BY_WORKER, isError: true, summary: 'interrupted (worker stopped)', failure: 'interrupted' }));
+    try {
+      const startedBy = await journal.run(`tool-start ${id}`, async () => journal.attempt);
+      return await journal.run<ToolResult>(`tool ${id}`, () =>
+        startedBy === journal.attempt
+          ? execute(tool, input, context)
+          : Promise.resolve({ content: CUT_BY_WORKER, isError: true, summary: 'interrupted (worker stopped)', failure: 'interrupted' }));
+    } catch (error) {
+      if (!journal.cancelled.aborted) throw error;
+      return { content: CANCELLED, isError: true, summary: 'interrupted (cancelled)', failure: 'interrupted' };
+    }
   };
 }
 

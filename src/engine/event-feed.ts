@@ -10,7 +10,8 @@ export const EVENTS_PATH = '/legion/events';
  */
 export type FeedLine =
   | { readonly runId: string; readonly event: EventInput }
-  | { readonly runId: string; readonly awakeable: { readonly requestId: string; readonly id: string } };
+  | { readonly runId: string; readonly awakeable: { readonly requestId: string; readonly id: string } }
+  | { readonly runId: string; readonly invocation: { readonly sessionId: string; readonly id: string } };
 
 /**
  * Events of the turns running on this worker, fanned out live to the hubs that follow them.
@@ -29,6 +30,11 @@ export class EventFeed {
 
   publishAwakeable(runId: string, requestId: string, id: string): void {
     this.send({ runId, awakeable: { requestId, id } });
+  }
+
+  /** The invocation now running a session's turn (the hub cancels it by this id). */
+  publishInvocation(runId: string, sessionId: string, id: string): void {
+    this.send({ runId, invocation: { sessionId, id } });
   }
 
   private send(line: FeedLine): void {

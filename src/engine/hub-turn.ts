@@ -18,7 +18,7 @@ export function engineTurnRunner(hub: EngineHub, runId: string, readProjection: 
       return { kind: 'failed', error };
     }
     deps.setStatus(turn.slot, 'thinking');
-    const outcome = await hub.runTurn({ runId, responderId: turn.agent.id, name: turn.session.key.name, text: start.text }, turn.session.id);
+    const outcome = await hub.runTurn({ runId, responderId: turn.agent.id, name: turn.session.key.name, text: start.text }, turn.session.id, turn.controller.signal);
     await catchUp(turn.session, readProjection);
     if (outcome.kind === 'failed') {
       deps.setStatus(turn.slot, 'error', outcome.error);

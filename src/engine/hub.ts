@@ -15,8 +15,11 @@ import type { PendingApproval } from '../model/approval';
  * engine's ingress; the events of this run come back from every registered worker's feed.
  */
 export interface EngineHub {
-  /** Send one turn and wait for its outcome (never rejects: a lost engine is a failed turn). */
-  runTurn(input: TurnInput, sessionId: string): Promise<TurnOutcome>;
+  /**
+   * Send one turn and wait for its outcome (never rejects: a lost engine is a failed turn).
+   * `signal` aborting cancels the invocation in the engine (the turn ends interrupted there).
+   */
+  runTurn(input: TurnInput, sessionId: string, signal?: AbortSignal): Promise<TurnOutcome>;
   /** Requests for the user raised on workers, still pending as far as the hub has seen. */
   pendingApprovals(): PendingApproval[];
   /** Whether the request waits on a worker (its decision goes to the engine). */
@@ -75,7 +78,12 @@ export function startEngineHub(options: HubOptions): EngineHub {
   const awakeableOf = new Map<string, string>();
 
   /** Keep the hub's view of the workers' requests; a request replayed by a new worker replaces the dead attempt's. */
+  const invocations = new Map<string, string>();
   const take = (line: FeedLine): void => {
+    if ('invocation' in line) {
+      invocations.set(line.invocation.sessionId, line.invocation.id);
+      return;
+    }
     if ('awakeable' in line) {
       const { requestId, id } = line.awakeable;
       for (const [older, awakeable] of awakeableOf) {
@@ -135,6 +143,19 @@ export function startEngineHub(options: HubOptions): EngineHub {
     if (!deployments.ok || closed) return;
     for (const d of deployments.value) if (d.services.includes(SESSION_OBJECT) && d.uri && !followed.has(d.uri)) follow(d.uri);
   };
+  /** Cancel the session's running invocation through the admin API (it may not be known yet: retried briefly). */
+  const cancelInvocation = async (sessionId: string): Promise<void> => {
+    for (let tries = 0; tries < 40 && !closed; tries++) {
+      const id = invocations.get(sessionId);
+      if (id) {
+        const url = `${options.admin}/invocations/${encodeURIComponent(id)}/cancel`;
+        const sent = await fetch(url, { method: 'PATCH', signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
+        if (!sent) options.log?.(`could not cancel ${id} at ${url}`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
   let polling: NodeJS.Timeout | undefined;
   const poll = (): void => {
     polling = setTimeout(() => void refresh().finally(() => { if (!closed) poll(); }), options.pollMs ?? 250);
@@ -144,14 +165,20 @@ export function startEngineHub(options: HubOptions): EngineHub {
   poll();
 
   return {
-    async runTurn(input, sessionId) {
+    async runTurn(input, sessionId, signal) {
       await refresh();
+      invocations.delete(sessionId);
+      const cancel = (): void => void cancelInvocation(sessionId);
+      signal?.addEventListener('abort', cancel, { once: true });
       let answer: { status: number; text: string };
       try {
         answer = await post(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, JSON.stringify(input));
       } catch (error) {
         return { kind: 'failed', error: `the engine at ${options.ingress} was lost (${messageOf(error)}): the turn may go on there; see legion doctor` };
+      } finally {
+        signal?.removeEventListener('abort', cancel);
       }
+      if (signal?.aborted) return { kind: 'interrupted' };
       if (answer.status === 404) return { kind: 'failed', error: `no worker registered ${SESSION_OBJECT} with the engine: start one with legion worker (or legion engine up)` };
       if (answer.status < 200 || answer.status >= 300) {
         const why = (() => { try { return String((JSON.parse(answer.text) as { message?: unknown }).message ?? answer.text); } catch { return answer.text; } })();

@@ -41,13 +41,20 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
       turn: async (ctx: restate.ObjectContext, raw: unknown): Promise<TurnOutcome> => {
         const parsed = turnInputSchema.safeParse(raw);
         if (!parsed.success) throw new restate.TerminalError(`bad turn request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        const cancel = new AbortController();
+        const watch = <T>(promise: PromiseLike<T>): Promise<T> => Promise.resolve(promise).catch((error: unknown) => {
+          if (error instanceof restate.CancelledError) cancel.abort();
+          throw error;
+        });
         const journal: DurableJournal = {
           attempt: randomUUID(),
           attemptEnded: ctx.request().attemptCompletedSignal,
-          run: (name, action) => ctx.run(name, action),
+          cancelled: cancel.signal,
+          invocationId: String(ctx.request().id),
+          run: (name, action) => watch(ctx.run(name, action)),
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
-            return { id, promise: Promise.resolve(promise) };
+            return { id, promise: watch(promise) };
           },
         };
         try {

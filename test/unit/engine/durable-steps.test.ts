@@ -11,6 +11,8 @@ function fakeJournal(records: Map<string, unknown>, attempt: string, names: stri
   return {
     attempt,
     attemptEnded: new AbortController().signal,
+    cancelled: new AbortController().signal,
+    invocationId: 'inv_test',
     awakeable: () => { throw new Error('no awakeables here'); },
     async run<T>(name: string, action: () => Promise<T>): Promise<T> {
       names.push(name);
