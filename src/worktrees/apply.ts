@@ -44,8 +44,12 @@ export interface ApplyHooks {
   readonly afterOp?: (index: number) => void;
 }
 
-/** Journal, apply, drop the journal. Throws on an I/O failure (the journal then stays for recovery). */
+/**
+ * Check, journal, apply, drop the journal. A path behind a symbolic link refuses the whole merge
+ * before anything is written or journaled; an I/O failure while writing leaves the journal for recovery.
+ */
 export async function applyMerge(place: GitPlace, workspaceRoot: string, journalPath: string, journal: MergeJournal, hooks: ApplyHooks = {}): Promise<void> {
+  for (const op of journal.ops) await checkParents(workspaceRoot, op.path);
   await writeJsonAtomic(journalPath, journal);
   await runOps(place, workspaceRoot, journal.ops, hooks);
   await unlink(journalPath);
@@ -63,7 +67,11 @@ export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir:
     } catch {
       continue; // a torn journal was never complete: nothing was applied from it
     }
-    await runOps(place, workspaceRoot, journal.ops, {});
+    try {
+      await runOps(place, workspaceRoot, journal.ops, {});
+    } catch {
+      continue; // refused or failing again: the journal stays, the others are still finished
+    }
     await unlink(path);
     done.push(journal.sessionId);
   }
@@ -72,6 +80,8 @@ export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir:
 
 async function runOps(place: GitPlace, root: string, ops: readonly MergeOp[], hooks: ApplyHooks): Promise<void> {
   const blobs = await readBlobs(place, ops.flatMap((op) => (op.kind === 'write' && op.oid ? [op.oid] : [])));
+  // Every path is checked before the first file changes: a refused merge changes nothing.
+  for (const op of ops) await checkParents(root, op.path);
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     const target = join(root, op.path);

@@ -136,3 +136,32 @@ test('a workspace that is not a git repository refuses isolation with a clear to
     await h.close();
   });
 });
+
+test("a participant's isolation: worktree applies when the call says nothing; isolation.default in the config too; none in the call wins", async () => {
+  const script = `
+replies:
+  - agent: lead
+    on: message
+    toolCalls:
+      - { name: communicator, input: { targetId: alice, sessionName: a, message: "alice's part" } }
+      - { name: communicator, input: { targetId: bob, sessionName: b, message: "bob's part" } }
+      - { name: communicator, input: { targetId: bob, sessionName: c, isolation: none, message: "bob's part" } }
+  - { agent: alice, on: message, toolCalls: [{ name: file_write, input: { path: alice.txt, content: "A\\n" } }] }
+  - { agent: bob, on: message, toolCalls: [{ name: file_write, input: { path: bob.txt, content: "B\\n" } }], repeat: true }
+  - { agent: alice, on: tool-result, text: "alice finished" }
+  - { agent: bob, on: tool-result, text: "bob finished", repeat: true }
+  - { agent: lead, on: tool-result, text: "lead done" }
+`;
+  await withTempDir(async (dir) => {
+    await makeRepo(dir);
+    const agents = [AGENTS[0]!, { ...AGENTS[1]!, isolation: 'worktree' as const }, AGENTS[2]!];
+    const h = await startAppHarness({ dir, agents, script, config: { isolation: { default: 'worktree' } }, headless: { approve: 'all' } });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'lead done');
+    const merged = h.events.filter((e) => e.type === 'approval-request' && e.toolName === 'merge').map((e) => (e as { sessionId: string }).sessionId).sort();
+    assert.deepEqual(merged, [ALICE, BOB], 'alice by her participant file, bob b by the config default; bob c not isolated');
+    assert.equal(existsSync(join(dir, '.legion/worktrees/session-lead__bob__c')), false);
+    await h.close();
+  });
+});

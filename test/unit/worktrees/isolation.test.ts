@@ -136,3 +136,49 @@ test('a merge applies onto what the workspace holds now (three-way), deletions i
     assert.equal(userGit(root, ['branch', '--list', 'legion/*']).trim(), '');
   });
 });
+
+test('hostile work: a symlink planted in the workspace after delegation does not carry a merge outside it; .legion/ and .git paths never merge', async () => {
+  await withTempDir(async (base) => {
+    const { mkdir, symlink, readdir } = await import('node:fs/promises');
+    const root = join(base, 'ws');
+    const outside = join(base, 'outside');
+    await mkdir(root);
+    await mkdir(outside);
+    await makeRepo(root);
+    const worktrees = worktreesOf(root);
+    const a = await worktrees.isolate(A, 'alice');
+    assert.ok(a.ok);
+    await write(a.record.root, 'a/b.txt', 'through the link?\n');
+    await write(a.record.root, '.legion/evil.json', '{}');
+    const work = await worktrees.collect(A);
+    assert.ok(work);
+    assert.deepEqual(work.files.map((f) => f.path), ['a/b.txt'], '.legion/ of the worktree is never part of the work');
+    await symlink(outside, join(root, 'a'));
+    const merged = await worktrees.merge(A, work);
+    assert.notEqual(merged.kind, 'merged');
+    assert.deepEqual(await readdir(outside), [], 'nothing was written outside the workspace');
+  });
+});
+
+test('applying a merge refuses a path behind a symbolic link in the workspace before writing anything', async () => {
+  await withTempDir(async (base) => {
+    const { mkdir, symlink, readdir } = await import('node:fs/promises');
+    const { execFileSync } = await import('node:child_process');
+    const { applyMerge } = await import('../../../src/worktrees/apply');
+    const root = join(base, 'ws');
+    const outside = join(base, 'outside');
+    await mkdir(root);
+    await mkdir(outside);
+    await makeRepo(root);
+    await symlink(outside, join(root, 'a'));
+    const oid = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: 'payload\n', encoding: 'utf8' }).trim();
+    const journal = join(root, '.legion', 'worktrees', `${A}.merge.json`);
+    await assert.rejects(
+      applyMerge({ gitDir: join(root, '.git'), workTree: root }, root, journal, { version: 1, sessionId: A, merged: oid, ops: [{ path: 'a/b.txt', kind: 'write', mode: '100644', oid }] }),
+      /refused: a\/b\.txt lies behind the symbolic link a/,
+    );
+    assert.deepEqual(await readdir(outside), []);
+    const { existsSync } = await import('node:fs');
+    assert.equal(existsSync(journal), false, 'refused before anything was journaled or written');
+  });
+});
