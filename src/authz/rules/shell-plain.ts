@@ -213,10 +213,14 @@ class PlainScanner {
     let value = '';
     let pattern = false;
     let allUnquoted = true;
+    // The word as bash tokenizes it: raw text with line continuations removed (bash removes
+    // them before anything else, so `a=\<newline>~` is `a=~` and `a\<newline>=1` an assignment).
+    let logical = '';
     for (;;) {
       const c = s[this.i];
       if (c === undefined || c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '|' || c === '<' || c === '>') break;
       const at = this.i;
+      if (c !== '\\' || s[this.i + 1] !== '\n') logical += c === '\\' ? s.slice(at, at + 2) : c;
       if (c === '\\') {
         const n = s[this.i + 1];
         if (n === undefined) this.fail('a backslash at the end of the line', at);
@@ -229,18 +233,22 @@ class PlainScanner {
         const close = s.indexOf("'", this.i + 1);
         if (close === -1) this.fail(`an unclosed quote ${this.excerpt(at, s.length)}`, at);
         value += s.slice(this.i + 1, close);
+        logical += s.slice(this.i + 1, close + 1);
         this.i = close + 1;
         allUnquoted = false;
       } else if (c === '"') {
+        const open = this.i;
         value += this.doubleQuoted();
+        logical += s.slice(open + 1, this.i);
         allUnquoted = false;
       } else if (c === '$') {
         this.fail(`${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
       } else if (c === '`') {
         this.fail(`command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
       } else if (c === '~') {
-        const prev = s[this.i - 1];
-        if (this.i === start || prev === '=' || prev === ':') this.fail(`tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
+        // `logical` already ends with this `~`: what precedes it is what bash sees.
+        const prev = logical[logical.length - 2];
+        if (prev === undefined || prev === '=' || prev === ':') this.fail(`tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
         value += c;
         this.i++;
       } else if (c === '{' && s[this.i + 1] === '}') {
@@ -262,7 +270,7 @@ class PlainScanner {
       value,
       pattern,
       digitsOnly: allUnquoted && /^\d+$/.test(value),
-      assignment: ASSIGNMENT_START.test(s.slice(start, this.i)),
+      assignment: ASSIGNMENT_START.test(logical),
     };
   }
 

@@ -43,6 +43,10 @@ test('plain words: anything else is not plain, and the reason names the part', (
     ['cat ~/.ssh/id_rsa', /^tilde expansion/],
     ['echo a=~', /^tilde expansion/],
     ['echo a:~root', /^tilde expansion/],
+    // bash removes a line continuation before it reads a word: `a=\<newline>~` is `a=~`.
+    ['cat x=\\\n~/secret', /^tilde expansion/],
+    ['cat x=a:\\\n~/secret', /^tilde expansion/],
+    ['a\\\n=1 cat README.md', /^a variable assignment/],
     ['echo {a,b}', /^a group or brace expansion/],
     ['{ ls; }', /^a group or brace expansion/],
     ['(ls)', /^a subshell/],

@@ -127,6 +127,20 @@ test('every read the authorizer allows returns no byte of a secret (bash runs it
   assert.match(spawnSync('/bin/bash', ['-c', 'cat docs/notes.txt'], { cwd: ws, encoding: 'utf8' }).stdout, new RegExp(OUTSIDE_SECRET));
 });
 
+test('a tilde bash expands after a line continuation (`x=\\<newline>~`) is not read as a literal path (bash runs it)', async () => {
+  // A directory the attacker planted earlier: `x=` holding `home` -> outside. bash expands
+  // `x=\<newline>~/secret.txt` to `x=/home/secret.txt` (HOME=/home); Legion must not check the
+  // literal `x=~/secret.txt` (absent, inside the workspace) and allow it.
+  await mkdir(join(ws, 'x=', ''), { recursive: true });
+  await symlink(outside, join(ws, 'x=', 'home'));
+  const command = 'cat x=\\\n~/secret.txt';
+  const run = spawnSync('/bin/bash', ['-c', command], { cwd: ws, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/home' } });
+  assert.match(run.stdout, new RegExp(OUTSIDE_SECRET)); // the attack is real
+  const verdict = decide(command);
+  assert.notEqual(verdict.decision, 'allow', verdict.reason);
+  assert.match(verdict.reason, /tilde expansion/);
+});
+
 test('without a realPath, a read-only command naming a path asks (symlinks cannot be seen)', () => {
   const outcome = evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'cat README.md' }, participantId: 'user', workspaceRoot: ws });
   assert.equal(outcome.decision, null);
