@@ -367,11 +367,13 @@ class Parser {
       else if (c === '`') this.parseBacktick();
       else if (c === '$' && (s[this.i + 1] === '(' || s[this.i + 1] === '{' || s[this.i + 1] === '[')) this.parseDollar();
       else if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
-        // Process substitution inside an unquoted `${x:-<(cmd)}` runs `cmd`.
+        // Unquoted, `${x:-<(cmd)}` runs `cmd` as a process substitution; inside double quotes
+        // the same text is a plain word in which `'$(cmd)'` runs. Both readings are reported:
+        // the substitution parsed as a command list here, then the text scanned on as usual.
+        const sub = new Parser(s, this.depth + 1, this.out);
+        sub.i = this.i + 2;
+        sub.parseList(')');
         this.i += 2;
-        this.nested(() => this.parseList(')'));
-        if (s[this.i] !== ')') this.fail('unclosed "<("');
-        this.i++;
       } else {
         if (c === '{') depth++;
         else if (c === '}') depth--;
