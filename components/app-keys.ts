@@ -166,7 +166,7 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       return;
     case 'compact':
       // The outcome shows in the lane: a folded summary row, or a notice saying why not (docs/context.md).
-      if (!session || !deps.core.compact) return;
+      if (!session) return;
       void deps.core.compact(session.id);
       out.push({ type: 'flash', flash: { level: 'info', text: `compacting ${session.responderId}'s context…` } });
       return;
@@ -201,9 +201,7 @@ function send(state: UiState, session: SessionView, draft: Draft, out: UiAction[
   if (!canType(session)) return void out.push(readOnlyHint(session, deps));
   const text = edit.expandDraft(draft);
   if (text.trim() === '') return;
-  const outcome: SendOutcome = !awaitsUser(session) ? deps.core.send(session.responderId, text, session.name)
-    : deps.core.reply ? deps.core.reply(session.id, text)
-      : { ok: false, error: 'this core cannot take answers to questions' };
+  const outcome: SendOutcome = !awaitsUser(session) ? deps.core.send(session.responderId, text, session.name) : deps.core.reply(session.id, text);
   if (!outcome.ok) return void out.push({ type: 'flash', flash: { level: 'error', text: outcome.error } });
   out.push(
     { type: 'set-draft', sessionId: session.id, draft: EMPTY_DRAFT },

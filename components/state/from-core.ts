@@ -15,9 +15,9 @@ export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: b
   const base = initialUiState(core.runId, settings);
   const sessions: Record<string, SessionView> = {};
   const order: string[] = [];
-  const usage = core.usage?.();
+  const usage = core.usage();
   for (const info of core.sessions()) {
-    const used = usage?.sessions[info.id];
+    const used = usage.sessions[info.id];
     sessions[info.id] = {
       id: info.id, initiatorId: info.initiatorId, responderId: info.responderId, name: info.name,
       status: info.status, entries: core.history(info.id).slice(), streaming: '', streamEpoch: 0, tools: {},
@@ -47,7 +47,7 @@ export function stateFromCore(core: LegionCore, settings: UiSettings, resumed: b
     focus: 0,
     pending: Object.fromEntries(pending.map((p) => [p.requestId, p])),
     participants: core.participants(),
-    ...(usage ? { totals: viewTotals(usage.run) } : {}),
+    totals: viewTotals(usage.run),
   };
 }
 

@@ -64,7 +64,7 @@ export interface CommandDeps {
   /** Token and cost totals of the run and its sessions, since the run began. */
   usage(): RunUsage;
   /** Compact a session now (context-hook.ts `createCompactNow`). */
-  compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+  compact(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   close(): Promise<void>;
 }
 
@@ -127,7 +127,7 @@ export function createCommands(deps: CommandDeps): Core {
     reply,
 
     usage: () => deps.usage(),
-    ...(deps.compact ? { compact: deps.compact } : {}),
+    compact: deps.compact,
 
     idle(sessionId) {
       const slot = slots.get(sessionId);

@@ -63,12 +63,12 @@ export interface LegionCore {
    * Answer the question an agent asked the user in a user lane (responder `user`).
    * `send(agentId, text, name)` does the same when that agent waits in the lane named `name`.
    */
-  reply?(sessionId: string, text: string): SendOutcome;
+  reply(sessionId: string, text: string): SendOutcome;
   /**
    * Token and cost totals of the run and of each session since the run began, restarts
    * included (kept in `runs/<runId>/usage.json`); `usage` events add to them from then on.
    */
-  usage?(): { readonly run: UsageTotals; readonly sessions: Readonly<Record<string, UsageTotals>> };
+  usage(): { readonly run: UsageTotals; readonly sessions: Readonly<Record<string, UsageTotals>> };
   /** Wait until the session has no running or queued turn; resolves with the responder's last text. */
   idle(sessionId: string): Promise<string>;
   /** Create (or reuse) `user → responderId · name` without sending; emits `session-open` when new. */
@@ -86,9 +86,9 @@ export interface LegionCore {
   sessions(): SessionInfo[];
   history(sessionId: string): readonly Message[];
   /** The session's compaction and eviction records (docs/context.md), for marking compaction points. */
-  contextRecords?(sessionId: string): readonly ContextRecord[];
+  contextRecords(sessionId: string): readonly ContextRecord[];
   /** Compact the session now (docs/context.md): refused while a turn runs in it; failures are also notices. */
-  compact?(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+  compact(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   pendingApprovals(): PendingApproval[];
   /**
    * An attached core that missed events (its reconnection was answered with a snapshot only,

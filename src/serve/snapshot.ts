@@ -26,7 +26,7 @@ export function takeSnapshot(core: Core): Snapshot {
   const contextRecords: Record<string, readonly ContextRecord[]> = {};
   for (const s of sessions) {
     histories[s.id] = core.history(s.id);
-    const records = core.contextRecords?.(s.id) ?? [];
+    const records = core.contextRecords(s.id);
     if (records.length > 0) contextRecords[s.id] = records;
   }
   return {

@@ -113,6 +113,8 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     sendError: null,
     calls,
     emit: (input) => bus.emit(input),
+    contextRecords: () => [],
+    compact: async () => ({ ok: false, error: 'the fake core does not compact' }),
     seed({ initiatorId, responderId, name = 'default' }, messages) {
       const id = sessionIdOf(initiatorId, responderId, name);
       const s = ensure(id, initiatorId, responderId, name, messages[messages.length - 1]?.at ?? new Date(0).toISOString());
