@@ -10,7 +10,10 @@ export interface SecretScan {
 export interface SecretPaths {
   readonly dirs: string[];
   readonly files: string[];
-  /** `.git` entries found in the workspace below its root (nested repositories, submodules' `.git` files). */
+  /**
+   * `.git` entries found in the workspace below its root (nested repositories, submodules' `.git`
+   * files) and directories shaped like a git directory (a bare repository; the root included).
+   */
   readonly nestedGit: string[];
 }
 
@@ -22,7 +25,7 @@ const SKIPPED = new Set(['node_modules', '.git', '.legion', '.cache', '.npm', '.
 interface RootScan {
   readonly dirs: string[];
   readonly files: string[];
-  /** Every entry named `.git` met on the way (not entered). */
+  /** Every entry named `.git` met on the way (not entered), and every directory shaped like a git directory (the root included). */
   readonly gitEntries: string[];
   readonly seen: Map<string, number>;
 }
@@ -73,6 +76,9 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
       } catch {
         return;
       }
+      // A directory shaped like a git directory (HEAD with objects/ or a commondir) is one to
+      // git: a `git` run there, or below it, reads its config with no `.git` entry anywhere.
+      if (looksLikeGitDir(entries)) result.gitEntries.push(dir);
       for (const entry of entries) {
         if (--budget < 0) return;
         const abs = join(dir, entry.name);
@@ -113,6 +119,17 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
       return scanRoot(workspaceRoot, 8, undefined).gitEntries.filter((path) => path !== join(workspaceRoot, '.git'));
     },
   };
+}
+
+/** git's own test (setup.c is_git_directory): a HEAD, and objects/ here or through a commondir. */
+function looksLikeGitDir(entries: readonly { name: string; isDirectory(): boolean }[]): boolean {
+  let head = false;
+  let store = false;
+  for (const entry of entries) {
+    if (entry.name === 'HEAD' && !entry.isDirectory()) head = true;
+    else if (entry.name === 'objects' || entry.name === 'commondir') store = true;
+  }
+  return head && store;
 }
 
 function unchanged(seen: ReadonlyMap<string, number>): boolean {

@@ -83,7 +83,7 @@ test('sandboxed: a planted .git/commondir pointing at a config with core.fsmonit
   control(chain);
   const result = await run(chain);
   assert.equal(result.isError, true, result.content);
-  assert.match(result.content, /blocked by the sandbox: the command changed git's executable configuration \(\.git\/commondir\); reverted/);
+  assert.match(result.content, /blocked by the sandbox: the command changed git's executable configuration \(\.git\/commondir(, planted\/config)?\); reverted/);
   assert.match(result.summary ?? '', /blocked by the sandbox/);
   assert.equal(existsSync(join(fx.ws, '.git', 'commondir')), false);
   hostGitStatus(fx.ws);
@@ -210,6 +210,44 @@ test('sandboxed: the config of a repository nested in the workspace is guarded t
   assert.doesNotMatch(readFileSync(join(fx.ws, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
   hostGitStatus(fx.ws);
   assert.equal(existsSync(pwned), false);
+});
+
+/** The user's next command in a subdirectory (`cd src && git status`): git discovers from there. */
+function hostGitStatusIn(dir: string): void {
+  spawnSync('git', ['status', '--short'], { cwd: dir, encoding: 'utf8' });
+}
+
+test('sandboxed: a directory made into a bare-shaped git directory (HEAD, objects, config with core.worktree) does not run its config on the host', { skip }, async () => {
+  // git discovers a directory holding HEAD + objects/ + refs/ as a git directory itself (no
+  // `.git` entry anywhere): the user's next `git status` in that directory reads its config.
+  mkdirSync(join(fx.ws, 'src'));
+  writeFileSync(join(fx.ws, 'src', 'main.c'), 'int main;\n');
+  const chain = (dir: string) =>
+    `git init -q --bare ${dir} && git --git-dir=${dir} config core.bare false && git --git-dir=${dir} config core.worktree . && ` +
+    `git --git-dir=${dir} config core.fsmonitor "touch ${pwned}; false"`;
+  // The control: unconfined, `cd src && git status` on the host runs the payload.
+  const copy = join(fx.base, 'control');
+  cpSync(fx.ws, copy, { recursive: true });
+  execFileSync('bash', ['-c', chain('src')], { cwd: copy, stdio: 'ignore' });
+  hostGitStatusIn(join(copy, 'src'));
+  assert.ok(existsSync(pwned), 'the control: the bare-shaped directory runs its payload');
+  rmSync(pwned, { force: true });
+  rmSync(copy, { recursive: true, force: true });
+
+  const result = await run(chain('src'));
+  assert.equal(result.isError, true, result.content);
+  assert.match(result.content, /blocked by the sandbox: .*src\/config/);
+  hostGitStatusIn(join(fx.ws, 'src'));
+  assert.equal(existsSync(pwned), false, 'the bare-shaped src/ ran its payload on the host');
+  assert.equal(existsSync(join(fx.ws, 'src', 'main.c')), true);
+
+  // A workspace that is not a repository: its root itself made bare-shaped.
+  rmSync(join(fx.ws, '.git'), { recursive: true, force: true });
+  const root = await run(chain('.'));
+  assert.equal(root.isError, true, root.content);
+  assert.match(root.content, /blocked by the sandbox: .*config/);
+  hostGitStatusIn(fx.ws);
+  assert.equal(existsSync(pwned), false, 'the bare-shaped workspace root ran its payload on the host');
 });
 
 test('sandboxed: the check after the call never removes or writes through a symlink leading out of the workspace', { skip }, async () => {
