@@ -10,6 +10,9 @@
  * the first start after a build writes: the warm-up starts do, as a user's first start does.
  * `uncachedFirstFrameMs` is a start without it (LEGION_COMPILE_CACHE=0), as the very first
  * start after an install or upgrade; reported, not judged.
+ * `firstFrameNetMs`: the median first frame minus the median of a bare `node -e` printing the
+ * markers (`bareNodeMs`), started alternately with the app in the same pane: the app's own
+ * share, the machine at that moment in both halves.
  */
 import { hasTmux, launchTui, openTmux, appEnv, prepareWorkspace, screenSummary, stats, waitForScreen, isFirstFrame, legionCommand, exited, stopPaneProcess, FIRST_FRAME_MARKERS, type BenchOptions, type TmuxPane } from './harness';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +41,7 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
       if (r.ok) overhead.push(r.ms);
     }
     const samples: number[] = [];
+    const bareNode: number[] = [];
     for (let i = 0; i < warmup + count; i++) {
       const r = await launchTui(pane, { timeoutMs });
       if (!r.ok) {
@@ -46,6 +50,11 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
       }
       lastPid = r.pid;
       if (i >= warmup) samples.push(r.ms);
+      // Interleaved with the app's starts: a bare Node that prints the marker at once (`node -e`),
+      // the floor no Node program can go below on this machine at this moment.
+      const bare = await launch(pane, BARE_NODE, timeoutMs);
+      lastPid = pane.pid();
+      if (bare.ok && i >= warmup) bareNode.push(bare.ms);
     }
     const cold: number[] = [];
     for (let i = 0; i < uncached; i++) {
@@ -54,8 +63,11 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
       lastPid = pane.pid();
     }
     const s = stats(samples);
+    const bare = stats(bareNode);
     return {
       firstFrameMs: s.median,
+      bareNodeMs: bare.median,
+      firstFrameNetMs: s.median - bare.median,
       firstFrameP95Ms: s.p95,
       firstFrameMinMs: s.min,
       uncachedFirstFrameMs: stats(cold).median,
@@ -67,6 +79,9 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
     ws.cleanup();
   }
 }
+
+/** `node -e` printing the first-frame markers and staying alive (tmux may drop the last output of a process that exits). */
+const BARE_NODE = `exec ${JSON.stringify(process.execPath)} -e ${JSON.stringify(`console.log(${JSON.stringify(FIRST_FRAME_MARKERS.join(' '))}); setTimeout(() => {}, 60000)`).replace(/\$/g, '\\$')}`;
 
 async function launch(pane: TmuxPane, command: string, timeoutMs: number) {
   await stopPaneProcess(pane);

@@ -74,12 +74,12 @@ function resultsWith(benchmarks: Record<string, BenchResult>): Results {
 
 test('bench:check: passes within budget and baseline; fails over budget, regressed, unmeasured, missing', () => {
   const baseline: Baseline = { date: 'd', machine, node: 'v20', figures: { 'append.ratio10kTo10': 1.0, 'startup.firstFrameMs': 100 } };
-  const good = resultsWith({ append: ok({ 'append.ratio10kTo10': 1.05, 'append.at10Micros': 8 }), startup: ok({ 'startup.firstFrameMs': 110 }) });
+  const good = resultsWith({ append: ok({ 'append.ratio10kTo10': 1.05, 'append.at10Micros': 8 }), startup: ok({ 'startup.firstFrameMs': 110, 'startup.firstFrameNetMs': 50 }) });
   assert.deepEqual(checkResults(good, baseline, ['append', 'startup']).failures, []);
 
   const bad = resultsWith({
     append: ok({ 'append.ratio10kTo10': 1.3 }),
-    startup: ok({ 'startup.firstFrameMs': 150 }),
+    startup: ok({ 'startup.firstFrameMs': 150, 'startup.firstFrameNetMs': 50 }),
     idle: ok({ 'idle.cpuMs5s': null }, { notes: ['TUI not built'] }),
     stream: { status: 'not-implemented', date: 'd', smoke: false, notes: [], figures: {} },
     loop: { status: 'error', date: 'd', smoke: false, notes: [], figures: {}, error: 'Error: boom\n  at x' },
