@@ -47,7 +47,10 @@ export function requestLines(tools: ToolCatalog, requests: readonly ApprovalRequ
   return requests
     .map((r) => {
       const key = keyArgumentText(tools.get(r.toolName), r.input);
-      return `- ${r.requestId}: ${r.toolName}${key ? ` ${firstLine(key, 160)}` : ''} (asked by ${r.participantId}; ${r.reason || 'needs approval'})`;
+      const line = `- ${r.requestId}: ${r.toolName}${key ? ` ${firstLine(key, 160)}` : ''} (asked by ${r.participantId}; ${r.reason || 'needs approval'})`;
+      // A merge request shows its diff to an agent approver (docs/worktrees.md#merge-requests).
+      const diff = r.toolName === 'merge' && typeof (r.input as { diff?: unknown } | null)?.diff === 'string' ? (r.input as { diff: string }).diff : '';
+      return diff ? `${line}\n  its diff:\n${diff.replace(/^/gm, '    ')}` : line;
     })
     .join('\n');
 }

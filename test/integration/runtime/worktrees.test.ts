@@ -165,3 +165,34 @@ replies:
     await h.close();
   });
 });
+
+test('a caller with approvalAuthority over merge gets the merge request with its diff in its communicator result and decides it', async () => {
+  const script = `
+replies:
+  - { agent: lead, on: message, toolCalls: [{ name: communicator, input: { targetId: alice, sessionName: a, isolation: worktree, message: "alice's part" } }] }
+  - { agent: alice, on: message, toolCalls: [{ name: file_write, input: { path: alice.txt, content: "alice was here\\n" } }] }
+  - { agent: alice, on: tool-result, text: "alice finished" }
+  - agent: lead
+    on: tool-result
+    when: "its diff"
+    toolCalls: [{ name: resolve_approval, input: { requestId: apr-1, decision: approved, reason: "looks right" } }]
+  - { agent: lead, on: tool-result, when: "approved apr-1", text: "lead done" }
+`;
+  await withTempDir(async (dir) => {
+    await makeRepo(dir);
+    const agents = [{ id: 'lead', tools: ['communicator', 'resolve_approval'], approvalAuthority: ['merge'] }, AGENTS[1]!];
+    const h = await startAppHarness({ dir, agents, script, headless: { approve: 'deny' } });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'lead done');
+    assert.match(JSON.stringify(h.core.history(sent.sessionId)), /\[reply from alice, session session-lead__alice__a\]\\nalice finished\\n\\n\[worktree\] merged into the workspace/);
+    const requests = eventsOf(h.events, 'approval-request').filter((e) => e.toolName === 'merge');
+    assert.deepEqual(requests.map((r) => r.approverId), ["lead"], JSON.stringify(toolResults(h.core.history(sent.sessionId)), null, 1));
+    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((e) => [e.decision, e.decidedBy]), [['approved', 'agent:lead']]);
+    const early = toolResults(h.core.history(sent.sessionId))[0]!.content;
+    assert.match(early, /- apr-1: merge .*\(asked by alice; merge alice's work/);
+    assert.match(early, /its diff:\n {4}diff --git a\/alice\.txt b\/alice\.txt/);
+    assert.equal(readFileSync(join(dir, 'alice.txt'), 'utf8'), 'alice was here\n');
+    await h.close();
+  });
+});
