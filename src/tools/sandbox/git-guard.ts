@@ -25,9 +25,13 @@ const NESTED_FILES = ['config', 'config.worktree', 'commondir'];
 /**
  * Bounds of one snapshot: entries past MAX_ENTRIES are not recorded (so not checked); file
  * contents past MAX_CONTENT_BYTES are compared by hash only (a change cannot be put back and
- * is reported as such). docs/sandbox.md#limits.
+ * is reported as such). docs/sandbox.md#limits. The check after a call whose snapshot before
+ * was complete is not bounded by MAX_ENTRIES (a call must not flood its way past the bound):
+ * past it, entries are recorded by name and kind only, up to MAX_WALK_ENTRIES, and a call that
+ * goes past that too is reported as not checked.
  */
 const MAX_ENTRIES = 4000;
+const MAX_WALK_ENTRIES = 1_000_000;
 const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
 
 /** The git directories of the workspace that lie inside it (the ones the sandbox could write). */
@@ -138,6 +142,8 @@ export interface GitSnapshot {
   /** The `.git` entry of the workspace (kind, inode, content when a file). */
   readonly dotGit: string;
   readonly entries: ReadonlyMap<string, Entry>;
+  /** Entries were left out (MAX_ENTRIES, or MAX_WALK_ENTRIES for a check after a call). */
+  readonly truncated: boolean;
 }
 
 /**
@@ -145,19 +151,29 @@ export interface GitSnapshot {
  * entries found below the root (a nested repository becomes a submodule the moment the
  * index holds a gitlink for it, and `git status` then runs git in it).
  */
-export function snapshotGit(root: string, nested: readonly string[] = []): GitSnapshot {
+export function snapshotGit(root: string, nested: readonly string[] = [], complete?: ReadonlyMap<string, Entry>): GitSnapshot {
   const entries = new Map<string, Entry>();
   let bytes = 0;
+  let truncated = false;
   const realRoot = realpathSync(root);
   const record = (path: string) => {
-    if (entries.size >= MAX_ENTRIES || !parentUnder(path, realRoot)) return;
+    // `complete`: the entries of a snapshot that was not truncated, for the check after a call.
+    // Past MAX_ENTRIES an entry not among them is new whatever it holds: its name and kind suffice.
+    const past = entries.size >= MAX_ENTRIES;
+    if (past && (!complete || entries.size >= MAX_WALK_ENTRIES)) {
+      truncated = true;
+      return;
+    }
+    if (!parentUnder(path, realRoot)) return;
     let st;
     try {
       st = lstatSync(path);
     } catch {
       return;
     }
-    if (st.isSymbolicLink()) {
+    if (past && !complete!.has(path) && !st.isDirectory()) {
+      entries.set(path, { kind: st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other', mode: st.mode, hash: '' });
+    } else if (st.isSymbolicLink()) {
       const target = readlinkSync(path);
       entries.set(path, { kind: 'symlink', mode: st.mode, hash: target, content: Buffer.from(target) });
     } else if (st.isFile()) {
@@ -181,7 +197,7 @@ export function snapshotGit(root: string, nested: readonly string[] = []): GitSn
   const gitDirs = [...new Set([...workspaceGitDirs(root), ...nested.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
   for (const gitDir of gitDirs) for (const path of surfaceRoots(gitDir)) record(path);
   for (const path of workspaceHooksPaths(root)) record(path);
-  return { root, gitDirs, dotGit: dotGitIdentity(root), entries };
+  return { root, gitDirs, dotGit: dotGitIdentity(root), entries, truncated };
 }
 
 /**
@@ -190,10 +206,15 @@ export function snapshotGit(root: string, nested: readonly string[] = []): GitSn
  * when nothing changed; `unrestored` lists what could not be put back.
  */
 export function restoreGit(before: GitSnapshot, nested: readonly string[] = []): { changed: string[]; unrestored: string[] } {
-  const after = snapshotGit(before.root, nested);
+  const after = snapshotGit(before.root, nested, before.truncated ? undefined : before.entries);
   const realRoot = realpathSync(before.root);
   const changed: string[] = [];
   const unrestored: string[] = [];
+  if (after.truncated && !before.truncated) {
+    // The call made more entries than even the check after it walks: what lies past them is unknown.
+    changed.push('.git');
+    unrestored.push(`.git (more than ${MAX_WALK_ENTRIES} entries after the call: not all checked)`);
+  }
   // Nothing is removed or written through a symlink leading out of the workspace.
   const safe = (path: string) => parentUnder(path, realRoot);
   const rel = (path: string) => relative(before.root, path) || '.';
