@@ -216,7 +216,15 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(scrubber.active ? { transform: scrub } : {}),
     });
     options.onBus?.(bus);
-    const hub = engineAt ? startEngineHub({ ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), ...(options.log ? { log: options.log } : {}) }) : undefined;
+    const headless = options.headless;
+    // `legion run` decides what would reach the user per --approve, on workers as here.
+    const decideHeadless = headless ? (requestId: string): void => {
+      void hub!.decide(requestId, { decision: headless.approve === 'all' ? 'approved' : 'rejected', reason: `legion run --approve ${headless.approve}` });
+    } : undefined;
+    const hub = engineAt ? startEngineHub({
+      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event),
+      ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
+    }) : undefined;
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
     // What the files say at start joins the start notices; later changes are notices on the bus.
     let started = false;

@@ -69,6 +69,8 @@ export function journaledStream(stream: StreamOnce, journal: DurableJournal): St
 export function journaledExecute(execute: ExecuteTool, journal: DurableJournal): ExecuteTool {
   return async (tool, input, context) => {
     const id = context.toolUseId;
+    // A delegation runs the target's turn, whose steps are journaled themselves: not a step.
+    if (tool.startsTurns) return execute(tool, input, context);
     try {
       const startedBy = await journal.run(`tool-start ${id}`, async () => journal.attempt);
       return await journal.run<ToolResult>(`tool ${id}`, () =>

@@ -44,6 +44,8 @@ export interface HubOptions {
   /** An event of this run from a worker (its stamp removed; the hub's bus stamps it). */
   onEvent(event: EventInput): void;
   log?(line: string): void;
+  /** A request for the user that waits on a worker arrived (a headless hub decides it at once). */
+  onRemoteRequest?(requestId: string): void;
   /** How often the hub looks for workers it does not follow yet (default 250 ms). */
   readonly pollMs?: number;
 }
@@ -94,6 +96,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
         }
       }
       awakeableOf.set(requestId, id);
+      options.onRemoteRequest?.(requestId);
       return;
     }
     const event = line.event;

@@ -46,6 +46,11 @@ export interface Tool<I = any> {
    *  false when it runs unconfined. Absent for tools that start none. Shown in approvals and tool rows. */
   readonly sandboxed?: boolean;
   /**
+   * The call's effects are turns of other sessions, whose own steps are journaled in engine mode
+   * (docs/engine.md#delegation): the call itself is not a journaled step (a step cannot contain steps).
+   */
+  readonly startsTurns?: boolean;
+  /**
    * Changes nothing (an MCP tool: the server's `readOnlyHint`): no checkpoint before it
    * (docs/undo.md), and a call that was running when Legion stopped runs again at the next start.
    */

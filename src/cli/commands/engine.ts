@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import { LegionError } from '../../errors';
@@ -48,21 +48,24 @@ async function up(context: CommandContext): Promise<number> {
     .catch((error: Error) => { throw new LegionError(error.message); });
   const port = await freePort();
   const worker = `http://127.0.0.1:${port}`;
-  const log = openSync(join(logs, 'worker.log'), 'a', PRIVATE_FILE_MODE);
-  // The same Legion (source or bundle) as this command, detached: it outlives `engine up`.
+  const logFile = join(logs, 'worker.log');
+  const log = openSync(logFile, 'a', PRIVATE_FILE_MODE);
+  const from = statSync(logFile).size;
+  // The same Legion (source or bundle) as this command, detached, its output in its log (a pipe
+  // to this short-lived command would break once it exits): it outlives `engine up`.
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--cwd', context.workspaceRoot, 'worker', '--listen', `127.0.0.1:${port}`, '--admin', engine.admin], {
-    detached: true, stdio: ['ignore', 'pipe', log], env: process.env,
+    detached: true, stdio: ['ignore', log, log], env: process.env,
   });
   closeSync(log);
-  const registered = await new Promise<boolean>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve(true);
-    });
-    child.once('exit', () => resolve(false));
-  });
-  child.stdout!.destroy();
+  let exited = false;
+  child.once('exit', () => { exited = true; });
+  const deadline = Date.now() + 60_000;
+  let registered = false;
+  while (!exited && Date.now() < deadline) {
+    const text = readFileSync(logFile, 'utf8').slice(from);
+    if (/legion worker: registered with /.test(text)) { registered = true; break; }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   child.unref();
   const record: LocalEngineRecord = { serverPid: engine.pid, workerPid: child.pid!, ingress: engine.ingress, admin: engine.admin, worker, startedAt: new Date().toISOString() };
   if (!registered) {

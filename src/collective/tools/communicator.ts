@@ -15,6 +15,7 @@ const schema = z.strictObject({
 /** Talk to another participant; the result is its final answer (docs/design.md#participants-sessions-runs and #tools). */
 export const communicatorTool: Tool<z.infer<typeof schema>> = {
   name: 'communicator',
+  startsTurns: true,
   description:
     'Send a message to another participant of the collective and wait for its answer. Each (you, target, sessionName) ' +
     'is its own conversation that remembers earlier messages; use different session names for parallel work. ' +

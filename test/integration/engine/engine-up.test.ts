@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { initWorkspace } from '../../../src/collective/init';
 import { restateServerBinary } from '../../../src/engine/local-engine';
@@ -26,7 +27,7 @@ function legion(dir: string, args: string[]): Promise<{ code: number | null; std
   });
 }
 
-test('legion engine up starts restate-server and a worker, says what runs where; doctor checks them; down stops both', { skip, timeout: 120_000 }, async () => {
+test('legion engine up starts restate-server and a worker, says what runs where; doctor checks them; legion run answers through them; down stops both', { skip, timeout: 120_000 }, async () => {
   await withTempDir(async (dir) => {
     await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'engine: { kind: restate }\n');
@@ -51,6 +52,11 @@ test('legion engine up starts restate-server and a worker, says what runs where;
       const engineCheck = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks.find((c) => c.name === 'engine');
       assert.ok(engineCheck?.ok, JSON.stringify(engineCheck));
       assert.ok(engineCheck.detail.includes(record.worker));
+      // A new user's first message goes through the engine: the worker of engine up answers it.
+      const first = await legion(dir, ['run', 'hello']);
+      assert.equal(first.code, 0, first.stderr);
+      assert.ok(first.stdout.trim().length > 0, 'no answer printed');
+      assert.ok(readdirSync(join(dir, '.legion', 'runs')).length === 1);
       const again = await legion(dir, ['engine', 'up']);
       assert.equal(again.code, 0);
       assert.match(again.stdout, /^the local engine already runs/);
