@@ -29,8 +29,9 @@ export function shippedRules(): RuleSet {
 
 /** Evaluate one call against a RuleSet in workspace `/ws`. */
 export function decide(ruleSet: RuleSet, toolName: string, input: unknown, participantId = 'agent-a'): RuleOutcome {
-  // Nothing exists in /ws: every path resolves to nothing (tests with real files use a temp workspace).
-  return evaluateRules(ruleSet, { toolName, input, participantId, workspaceRoot: WORKSPACE, realPath: () => null });
+  // Nothing but the repository (`.git`) exists in /ws: every other path resolves to nothing
+  // (tests with real files use a temp workspace).
+  return evaluateRules(ruleSet, { toolName, input, participantId, workspaceRoot: WORKSPACE, realPath: (path) => (path === '.git' ? '.git' : null) });
 }
 
 /** Shorthand for a shell command's outcome. */

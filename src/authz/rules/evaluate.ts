@@ -130,6 +130,14 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
     checkPath ??= readablePathCheck(ruleSet, query);
     return checkPath(path);
   };
+  // git works on the repository it discovers: unless the workspace holds its own `.git`, that is
+  // one above it (a monorepo, a dotfiles repository in the home directory), whose files
+  // `git show HEAD:f`, `git log -p` and `git diff` print by the repository's paths, not ours.
+  // Not counted as a path check: `npm run build && git status` stays allowed (docs/shell-rules.md#read-only-commands).
+  const repositoryTop = (): string | null => {
+    if (!query.realPath) return 'cannot see here whether the workspace is the top of its git repository';
+    return query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null;
+  };
   // A read-only command's paths are checked before the line runs: another command of the same
   // line (`cd /etc`, `ln -s /etc/shadow x`, a build script) could change what they name.
   let readsPaths: string | null = null;
@@ -144,7 +152,7 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
       const field = rule.commandField;
       if (field?.readOnly) {
         const before = pathsChecked;
-        const problem = readOnlyProblem(field.readOnly, part, countingCheck);
+        const problem = readOnlyProblem(field.readOnly, part, countingCheck, repositoryTop);
         if (problem) {
           if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
           continue;

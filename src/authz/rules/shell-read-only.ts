@@ -151,9 +151,12 @@ const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks']);
 
 /**
  * Whether `command` is one of `names` used read-only: its arguments fit the grammar and every
- * path it reads passes `checkPath`. Returns null when allowed, else the reason.
+ * path it reads passes `checkPath`; a git command also needs `repositoryTop` (null when the
+ * workspace is the top of the repository git will use: `rev:path`, `git log -p` and `git diff`
+ * name the repository's files, so a repository above the workspace reaches beyond it).
+ * Returns null when allowed, else the reason.
  */
-export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checkPath: PathCheck): string | null {
+export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checkPath: PathCheck, repositoryTop: () => string | null): string | null {
   const { argv, words } = command;
   let key = argv[0]!;
   let first = 1;
@@ -170,7 +173,9 @@ export function readOnlyProblem(names: ReadonlySet<string>, command: PlainComman
   if (!names.has(key)) return `${JSON.stringify(key)} is not a read-only command of this rule`;
   const grammar = READ_ONLY_COMMANDS[key]!;
   for (let k = first; k < words.length; k++) if (words[k]!.pattern) return `the file-name pattern ${JSON.stringify(argv[k])}`;
-  return argumentsProblem(grammar, argv.slice(first), checkPath);
+  const problem = argumentsProblem(grammar, argv.slice(first), checkPath);
+  if (problem || argv[0] !== 'git') return problem;
+  return repositoryTop();
 }
 
 function argumentsProblem(g: Grammar, args: readonly string[], checkPath: PathCheck): string | null {

@@ -85,6 +85,7 @@ test('legion rules explain: rules and defaults only, human and --json', async ()
     assert.equal(json.decision, 'deny');
     assert.equal(json.ruleId, 'no-secrets');
 
+    await mkdir(join(dir, '.git')); // the workspace is the top of its repository: git's reads stay in it
     run = await cli(dir, ['rules', 'explain', 'shell', '{"command":"git status && npm test"}', '--json']);
     assert.deepEqual(JSON.parse(run.stdout), { decision: 'ask', ruleId: 'shell-ask', reason: 'A shell command can change anything the workspace holds: you decide (no rule allows `npm test`)' });
 

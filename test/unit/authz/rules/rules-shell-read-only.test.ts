@@ -141,11 +141,42 @@ test('a tilde bash expands after a line continuation (`x=\\<newline>~`) is not r
   assert.match(verdict.reason, /tilde expansion/);
 });
 
+test('a workspace inside a larger repository (no .git of its own): git\'s read-only commands ask (bash shows what they would print)', async () => {
+  // The repository above the workspace (a monorepo, a dotfiles repository in $HOME) holds a
+  // file outside the workspace; git's paths are the repository's, so `HEAD:f` names it.
+  const repo = join(temp.dir, 'mono');
+  const inner = join(repo, 'pkg');
+  await mkdir(inner, { recursive: true });
+  await writeFile(join(repo, 'sibling.txt'), `${OUTSIDE_SECRET}\n`);
+  await writeFile(join(inner, 'README.md'), 'pkg\n');
+  const id = ['-c', 'user.email=t@t', '-c', 'user.name=t'];
+  spawnSync('git', ['init', '-q'], { cwd: repo });
+  spawnSync('git', [...id, 'add', '.'], { cwd: repo });
+  spawnSync('git', [...id, 'commit', '-qm', 'init'], { cwd: repo });
+  const decideIn = (command: string) =>
+    createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: inner, getParticipant: () => USER, realPath: workspaceRealPath(inner) })({
+      toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'],
+    });
+  for (const command of ['git show HEAD:sibling.txt', 'git log -p -1', 'git show HEAD', 'git diff HEAD~0', 'git status']) {
+    const verdict = decideIn(command);
+    assert.notEqual(verdict.decision, 'allow', command);
+    assert.match(verdict.reason, /no \.git of its own/, `${command}: ${verdict.reason}`);
+  }
+  // The attack is real: run in the workspace, git prints the file outside it.
+  assert.match(spawnSync('git', ['show', 'HEAD:sibling.txt'], { cwd: inner, encoding: 'utf8' }).stdout, new RegExp(OUTSIDE_SECRET));
+  // Reads that are not git's stay allowed there.
+  assert.equal(decideIn('cat README.md').decision, 'allow');
+});
+
 test('without a realPath, a read-only command naming a path asks (symlinks cannot be seen)', () => {
   const outcome = evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'cat README.md' }, participantId: 'user', workspaceRoot: ws });
   assert.equal(outcome.decision, null);
   assert.match(outcome.reason, /cannot follow symbolic links/);
-  assert.equal(evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'git status' }, participantId: 'user', workspaceRoot: ws }).decision, 'allow');
+  // git needs to see that the workspace is the top of its repository.
+  const git = evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'git status' }, participantId: 'user', workspaceRoot: ws });
+  assert.equal(git.decision, null);
+  assert.match(git.reason, /whether the workspace is the top of its git repository/);
+  assert.equal(evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'pwd' }, participantId: 'user', workspaceRoot: ws }).decision, 'allow');
 });
 
 test('a user rule that denies file_read of a path also keeps the read-only shell commands from it', () => {
