@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type LegionEvent } from '../events/types';
 import { checkEventBody } from './event-schemas';
+import { METHOD_TABLE, type MethodTable } from './method-table';
 
 /**
  * The wire contract of `legion serve` (docs/serve.md): JSON lines over a Unix socket.
@@ -28,9 +29,6 @@ export interface WireError {
 }
 
 const requestId = z.union([z.number().int().nonnegative(), z.string().min(1).max(64)]);
-const sessionId = z.string().min(1).max(400);
-const participantId = z.string().min(1).max(200);
-const text = z.string().max(MAX_CLIENT_LINE_BYTES);
 
 export const helloSchema = z.strictObject({
   hello: z.strictObject({
@@ -43,62 +41,23 @@ export const helloSchema = z.strictObject({
 });
 export type Hello = z.infer<typeof helloSchema>['hello'];
 
-/** Parameters of every method, by name. The methods mirror `LegionCore` (src/runtime/core-api.ts). */
-export const METHOD_PARAMS = {
-  send: z.strictObject({ responderId: participantId, text, name: z.string().max(200).optional() }),
-  reply: z.strictObject({ sessionId, text }),
-  openSession: z.strictObject({ responderId: participantId, name: z.string().max(200).optional() }),
-  resolveApprovals: z.strictObject({
-    requestIds: z.array(z.string().min(1).max(200)).min(1).max(1000),
-    decision: z.enum(['approved', 'rejected']),
-    reason: z.string().max(4000).optional(),
-    allowForSession: z.boolean().optional(),
-  }),
-  cancel: z.strictObject({ sessionId }),
-  idle: z.strictObject({ sessionId }),
-  compact: z.strictObject({ sessionId }),
-  participants: z.strictObject({}),
-  sessions: z.strictObject({}),
-  history: z.strictObject({ sessionId }),
-  contextRecords: z.strictObject({ sessionId }),
-  pendingApprovals: z.strictObject({}),
-  usage: z.strictObject({}),
-  /** Everything a front end shows at start (see `Snapshot`). */
-  snapshot: z.strictObject({}),
-  /** The run's last outcome of a user session (`legion run` reads how its turn ended). */
-  lastOutcome: z.strictObject({ sessionId }),
-  // The history browser (docs/serve.md#history): every run of the workspace, read-only.
-  runs: z.strictObject({}),
-  runSessions: z.strictObject({ runId: z.string().min(1).max(200) }),
-  transcript: z.strictObject({ runId: z.string().min(1).max(200), sessionId }),
-  search: z.strictObject({ runId: z.string().min(1).max(200), query: z.string().max(1000) }),
-  // Workflows (docs/workflows.md#core-interface): list, start, cancel; progress arrives as `workflow-*` events.
-  workflows: z.strictObject({}),
-  startWorkflow: z.strictObject({
-    name: z.string().min(1).max(64), input: text,
-    inputs: z.record(z.string().min(1).max(64), z.string().max(64 * 1024)).refine((r) => Object.keys(r).length <= 64, 'at most 64 inputs').optional(),
-  }),
-  cancelWorkflow: z.strictObject({ workflowId: z.string().min(1).max(200) }),
-} as const;
-
-export type Method = keyof typeof METHOD_PARAMS;
-export type ParamsOf<M extends Method> = z.infer<(typeof METHOD_PARAMS)[M]>;
-export const METHODS = Object.keys(METHOD_PARAMS) as Method[];
+export { METHODS, type Method, type ParamsOf } from './method-table';
 
 export const requestSchema = z.strictObject({ id: requestId, method: z.string().min(1).max(64), params: z.unknown().optional() });
 
 export type ClientMessage =
   | { kind: 'hello'; hello: Hello }
-  | { kind: 'request'; id: number | string; method: Method; params: unknown };
+  | { kind: 'request'; id: number | string; /** A method of the table the line was parsed with. */ method: string; params: unknown };
 
 export type ClientParse = { ok: true; message: ClientMessage } | { ok: false; id?: number | string; error: WireError };
 
 /**
  * Parse one line a client sent (without its newline). Never throws: bad JSON, a wrong shape,
  * an unknown method or bad parameters come back as an error (with the request id when one
- * could be read, so the reply can name it).
+ * could be read, so the reply can name it). Methods and their params come from `table`
+ * (method-table.ts).
  */
-export function parseClientLine(line: string): ClientParse {
+export function parseClientLine(line: string, table: MethodTable = METHOD_TABLE): ClientParse {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -116,10 +75,11 @@ export function parseClientLine(line: string): ClientParse {
     return { ok: false, ...(id.success ? { id: id.data } : {}), error: { kind: 'bad-request', message: `not a request: ${issueOf(request.error)}` } };
   }
   const { id, method } = request.data;
-  if (!Object.hasOwn(METHOD_PARAMS, method)) return { ok: false, id, error: { kind: 'unknown-method', message: `unknown method "${method.slice(0, 64)}"` } };
-  const params = METHOD_PARAMS[method as Method].safeParse(request.data.params ?? {});
+  const entry = Object.hasOwn(table, method) ? table[method] : undefined;
+  if (!entry) return { ok: false, id, error: { kind: 'unknown-method', message: `unknown method "${method.slice(0, 64)}"` } };
+  const params = entry.params.safeParse(request.data.params ?? {});
   if (!params.success) return { ok: false, id, error: { kind: 'bad-params', message: `${method}: ${issueOf(params.error)}` } };
-  return { ok: true, message: { kind: 'request', id, method: method as Method, params: params.data } };
+  return { ok: true, message: { kind: 'request', id, method, params: params.data } };
 }
 
 function issueOf(error: z.ZodError): string {

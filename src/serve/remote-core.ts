@@ -12,9 +12,11 @@ import { messageOf } from '../errors';
 import { connectServer, type Connection } from './connection';
 import { applyEvent, mirrorFrom, refreshFor, usageOf, type Mirror, type Refresh } from './mirror';
 import { createRelayBus, type RelayBus } from './relay-bus';
-import { checkResult } from './results';
+import { createCaller } from './caller';
+import { METHOD_TABLE } from './method-table';
 import type { Snapshot } from './snapshot';
-import type { Method, ParamsOf, Welcome } from './protocol';
+import type { Method, ParamsOf } from './method-table';
+import type { Welcome } from './protocol';
 
 const RECONNECT_TRIES = 5;
 
@@ -60,10 +62,11 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
   let connection: Connection = await connectServer({
     socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, final) => onClose(reason, final),
   });
-  const request = async <M extends Method>(method: M, params: ParamsOf<M>): Promise<unknown> => connection.request(method, params);
+  /** Every request goes through the table's caller: params typed by the entry, the result checked by its schema. */
+  const call = createCaller(METHOD_TABLE, (method, params) => connection.request(method as Method, params as ParamsOf<Method>));
   let snapshot: Snapshot;
   try {
-    snapshot = checkResult('snapshot', await request('snapshot', {}), 'snapshot') as unknown as Snapshot;
+    snapshot = (await call('snapshot', {})) as unknown as Snapshot;
   } catch (error) {
     connection.close();
     throw error;
@@ -80,11 +83,11 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
   const fetchDone = new Set<LegionEvent>();
   const runRefresh = async (refresh: Refresh): Promise<void> => {
     if (refresh.kind === 'participants') {
-      mirror.participants = checkResult('participants', await request('participants', {}), 'participants') as Participant[];
+      mirror.participants = (await call('participants', {})) as Participant[];
     } else if (refresh.kind === 'contextRecords') {
-      mirror.contextRecords.set(refresh.sessionId, checkResult('contextRecords', await request('contextRecords', { sessionId: refresh.sessionId }), 'contextRecords'));
+      mirror.contextRecords.set(refresh.sessionId, await call('contextRecords', { sessionId: refresh.sessionId }));
     } else {
-      const fresh = checkResult('sessions', await request('sessions', {}), 'sessions') as SessionInfo[];
+      const fresh = (await call('sessions', {})) as SessionInfo[];
       for (const s of fresh) {
         const mine = mirror.sessions.get(s.id);
         if (!mine) continue;
@@ -161,7 +164,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       // whole mirror (events that arrive meanwhile wait; those it already covers are skipped).
       resyncing = true;
       try {
-        const fresh = checkResult('snapshot', await request('snapshot', {}), 'snapshot') as unknown as Snapshot;
+        const fresh = (await call('snapshot', {})) as unknown as Snapshot;
         mirror = mirrorFrom(fresh);
         fetching = null;
         fetchDone.clear();
@@ -190,10 +193,11 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
 
   /** Fire a command; a refusal or failure the server reports becomes a notice. */
   const fire = <M extends Method>(method: M, params: ParamsOf<M>, sessionId?: string): void => {
-    request(method, params).then(
-      (value) => {
-        const outcome = value === null ? null : checkResult('outcome', value, method);
-        if (outcome && !outcome.ok) notice('warn', outcome.error, sessionId);
+    call(method, params).then(
+      (value: unknown) => {
+        // Each fired method's result is an outcome (or null, `cancel`), checked by its entry.
+        const outcome = value as { ok: boolean; error?: string } | null;
+        if (outcome && !outcome.ok) notice('warn', outcome.error ?? `${method} was refused`, sessionId);
       },
       (error: unknown) => notice('error', `${method}: ${messageOf(error)}`, sessionId),
     );
@@ -245,7 +249,7 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
       return { ok: true, sessionId, queued: false };
     },
     usage: () => usageOf(mirror),
-    idle: async (sessionId) => checkResult('text', await request('idle', { sessionId }), 'idle'),
+    idle: (sessionId) => call('idle', { sessionId }),
     openSession(responderId, name = DEFAULT_SESSION_NAME) {
       const down = notConnected();
       if (down) return down;
@@ -274,19 +278,19 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     history: (sessionId) => mirror.histories.get(sessionId) ?? [],
     contextRecords: (sessionId) => mirror.contextRecords.get(sessionId) ?? [],
     compact: async (sessionId) => {
-      const r = checkResult('outcome', await request('compact', { sessionId }), 'compact');
+      const r = await call('compact', { sessionId });
       return r.ok ? { ok: true, text: r.text ?? '' } : r;
     },
     pendingApprovals: (): PendingApproval[] => [...mirror.pending.values()],
-    lastOutcome: async (sessionId) => (checkResult('lastOutcome', await request('lastOutcome', { sessionId }), 'lastOutcome') as TurnOutcome | null) ?? undefined,
-    runs: async () => checkResult('runs', await request('runs', {}), 'runs'),
-    runSessions: async (runId) => checkResult('runSessions', await request('runSessions', { runId }), 'runSessions'),
-    transcript: async (runId, sessionId) => checkResult('transcript', await request('transcript', { runId, sessionId }), 'transcript') as TranscriptLine[],
-    searchHistory: async (runId, query) => checkResult('search', await request('search', { runId, query }), 'search') as unknown as HistorySearchResult,
-    workflows: async () => checkResult('workflows', await request('workflows', {}), 'workflows') as WorkflowInfo[],
+    lastOutcome: async (sessionId) => ((await call('lastOutcome', { sessionId })) as TurnOutcome | null) ?? undefined,
+    runs: () => call('runs', {}),
+    runSessions: (runId) => call('runSessions', { runId }),
+    transcript: async (runId, sessionId) => (await call('transcript', { runId, sessionId })) as TranscriptLine[],
+    searchHistory: async (runId, query) => (await call('search', { runId, query })) as unknown as HistorySearchResult,
+    workflows: async () => (await call('workflows', {})) as WorkflowInfo[],
     startWorkflow: async (name, input, inputs = {}) => {
       if (!connection.isOpen) return { ok: false, error: 'not connected to the Legion server' };
-      return checkResult('workflowStart', await request('startWorkflow', { name, input, inputs: { ...inputs } }), 'startWorkflow');
+      return await call('startWorkflow', { name, input, inputs: { ...inputs } });
     },
     cancelWorkflow(workflowId) {
       if (!connection.isOpen) return false;

@@ -8,32 +8,39 @@ export const agentStatusSchema = z.enum(['idle', 'thinking', 'running-tool', 'wa
 
 /**
  * The shapes of the results a client reads (protocol.ts checks the envelope; these check the
- * payload of the methods a remote core depends on). A result that does not parse is a
- * protocol failure of the server, reported, never trusted.
+ * payload). Each method's entry in method-table.ts names its shape; a result that does not
+ * parse is a protocol failure of the server, reported, never trusted (caller.ts).
  */
 const count = z.number().int().min(0);
 const totals = z.looseObject({
   calls: count, inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count,
   costUsd: z.number().nullable(), partial: z.boolean(), unpricedModels: z.array(z.string()),
 });
-const sessionInfo = z.looseObject({
+export const sessionInfo = z.looseObject({
   id: z.string(), initiatorId: z.string(), responderId: z.string(), name: z.string(),
   status: agentStatusSchema, lastActivity: z.string(), messageCount: count,
   awaitingUser: z.boolean().optional(),
 });
-const pendingApproval = z.looseObject({
+export const pendingApproval = z.looseObject({
   requestId: z.string(), sessionId: z.string(), participantId: z.string(), chain: z.array(z.string()), toolUseId: z.string(),
   toolName: z.string(), input: z.unknown(), ruleId: z.string().nullable(), approverId: z.string(), at: z.string(),
   reason: z.string().optional(), sandboxed: z.boolean().optional(),
 });
 
+/** Token and cost totals of the run and of each session (`usage`, and in the snapshot). */
+export const runUsage = z.looseObject({ run: totals, sessions: z.record(z.string(), totals) });
+
 export const RESULT_SCHEMAS = {
   snapshot: z.looseObject({
     runId: z.string(), lastSeq: count, participants: z.array(participantSchema), sessions: z.array(sessionInfo),
     histories: z.record(z.string(), z.array(messageSchema)), contextRecords: z.record(z.string(), z.array(contextRecord)),
-    pendingApprovals: z.array(pendingApproval), usage: z.looseObject({ run: totals, sessions: z.record(z.string(), totals) }),
+    pendingApprovals: z.array(pendingApproval), usage: runUsage,
   }),
   participants: z.array(participantSchema),
+  history: z.array(messageSchema),
+  pendingApprovals: z.array(pendingApproval),
+  usage: runUsage,
+  none: z.null(),
   sessions: z.array(sessionInfo),
   contextRecords: z.array(contextRecord),
   outcome: z.union([z.strictObject({ ok: z.literal(true), sessionId: z.string().optional(), queued: z.boolean().optional(), text: z.string().optional() }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
@@ -57,13 +64,3 @@ export const RESULT_SCHEMAS = {
     truncated: z.boolean(), sessionsSearched: count,
   }),
 } as const;
-
-export type ResultKind = keyof typeof RESULT_SCHEMAS;
-
-/** Parse a result; a bad one throws with one line naming the method (the caller reports it). */
-export function checkResult<K extends ResultKind>(kind: K, value: unknown, method: string): z.infer<(typeof RESULT_SCHEMAS)[K]> {
-  const parsed = RESULT_SCHEMAS[kind].safeParse(value);
-  if (parsed.success) return parsed.data as z.infer<(typeof RESULT_SCHEMAS)[K]>;
-  const first = parsed.error.issues[0];
-  throw new Error(`the server's answer to ${method} is malformed: ${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'}`);
-}

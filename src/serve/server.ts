@@ -5,8 +5,9 @@ import type { LegionEvent } from '../events/types';
 import { messageOf } from '../errors';
 import { createLineReader } from './line-reader';
 import { createEventRing } from './event-ring';
-import { createMethods } from './methods';
-import { line, MAX_CLIENT_LINE_BYTES, parseClientLine, PROTOCOL_VERSION, type Method, type WireError } from './protocol';
+import { createDispatch } from './methods';
+import { METHOD_TABLE, type MethodTable } from './method-table';
+import { line, MAX_CLIENT_LINE_BYTES, parseClientLine, PROTOCOL_VERSION, type WireError } from './protocol';
 import { removeSocket } from './discovery';
 
 /** Limits of the server (docs/serve.md#limits). */
@@ -42,6 +43,8 @@ export interface ServerOptions {
   /** Told to every client in its welcome, for its status bar. */
   readonly providerLabel?: string;
   readonly demo?: boolean;
+  /** The methods it serves: METHOD_TABLE (method-table.ts) unless a test extends it. */
+  readonly methods?: MethodTable;
 }
 
 export interface LegionServer {
@@ -87,7 +90,8 @@ function closeSocket(socket: Socket, lastLine?: string): void {
 export async function startServer(options: ServerOptions): Promise<LegionServer> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { core, log } = options;
-  const methods = createMethods(core);
+  const table = options.methods ?? METHOD_TABLE;
+  const dispatch = createDispatch(core, table);
   const ring = createEventRing({ maxEvents: limits.ringEvents, maxBytes: limits.ringBytes, lastSeq: core.bus.lastSeq() });
   const clients = new Set<Client>();
   let counter = 0;
@@ -123,11 +127,11 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
     for (const client of clients) if (client.live) write(client, text);
   });
 
-  const onRequest = (client: Client, id: number | string, method: Method, params: unknown): void => {
+  const onRequest = (client: Client, id: number | string, method: string, params: unknown): void => {
     if (client.pending >= limits.maxPendingPerClient) return fail(client, id, { kind: 'refused', message: `more than ${limits.maxPendingPerClient} requests waiting` });
     let result: unknown;
     try {
-      result = (methods[method] as (p: unknown) => unknown)(params);
+      result = dispatch(method, params);
     } catch (error) {
       return fail(client, id, { kind: 'failed', message: messageOf(error) });
     }
@@ -140,7 +144,7 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
   };
 
   const onLine = (client: Client, text: string): void => {
-    const parsed = parseClientLine(text);
+    const parsed = parseClientLine(text, table);
     if (!parsed.ok) return fail(client, parsed.id, parsed.error);
     const message = parsed.message;
     if (message.kind === 'hello') {
