@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Command, CommandContext } from '../command';
 import { LegionError } from '../../errors';
@@ -46,7 +47,10 @@ async function up(context: CommandContext): Promise<number> {
   mkdirSync(logs, { recursive: true, mode: PRIVATE_DIR_MODE });
   const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log') })
     .catch((error: Error) => { throw new LegionError(error.message); });
-  const port = await freePort();
+  // The worker keeps its port across down/up when it can: turns in flight stay pinned to the URL they started on.
+  const portFile = join(engineDir(layout.legionDir), 'worker-port');
+  const port = (await reusablePort(portFile)) ?? await freePort();
+  writeFileSync(portFile, `${port}\n`, { mode: PRIVATE_FILE_MODE });
   const worker = `http://127.0.0.1:${port}`;
   const logFile = join(logs, 'worker.log');
   const log = openSync(logFile, 'a', PRIVATE_FILE_MODE);
@@ -75,6 +79,22 @@ async function up(context: CommandContext): Promise<number> {
   writeLocalEngine(layout.legionDir, record);
   io.stdout(describe(record, layout.legionDir));
   return 0;
+}
+
+/** The port recorded in `file` when it is free now. */
+async function reusablePort(file: string): Promise<number | null> {
+  let port: number;
+  try {
+    port = Number(readFileSync(file, 'utf8').trim());
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(port)));
+  });
 }
 
 /** SIGTERM the worker, then the engine's process group; SIGKILL what is left after 10 s. */

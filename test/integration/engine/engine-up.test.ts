@@ -64,6 +64,14 @@ test('legion engine up starts restate-server and a worker, says what runs where;
       assert.equal(down.code, 0, down.stderr);
       assert.ok(pids.every((pid) => !pidIsAlive(pid)), 'a process of the engine still runs');
       assert.equal(readLocalEngine(join(dir, '.legion')), null);
+      // Up again: the same URLs (turns pinned to the worker's URL find it again).
+      const back = await legion(dir, ['engine', 'up']);
+      assert.equal(back.code, 0, back.stderr);
+      const again2 = readLocalEngine(join(dir, '.legion'));
+      assert.ok(again2);
+      pids = [again2.serverPid, again2.workerPid];
+      assert.deepEqual([again2.ingress, again2.admin, again2.worker], [record.ingress, record.admin, record.worker]);
+      assert.equal((await legion(dir, ['engine', 'down'])).code, 0);
     } finally {
       for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
     }
