@@ -240,8 +240,10 @@ function positionalProblem(kind: PositionalKind, word: string, checkPath: PathCh
   const problem = checkPath(word);
   if (problem) return problem;
   if (kind === 'git') {
-    // `rev:path` names a file of the repository (`HEAD:.legion/x`, `HEAD:../outside`).
-    const colon = word.indexOf(':');
+    // `rev:path` names a file of the repository (`HEAD:.legion/x`, `HEAD:../outside`), and so do
+    // the index forms `:path` and `:<stage>:path` (`:0:private/x`).
+    const index = /^:[0-3]:/.exec(word);
+    const colon = index ? index[0].length - 1 : word.indexOf(':');
     if (colon !== -1 && colon + 1 < word.length) return checkPath(word.slice(colon + 1).replace(/^\//, ''));
   }
   return null;

@@ -92,6 +92,19 @@ test('the issue\'s reads outside the workspace or into .legion/ are not allowed'
   }
 });
 
+test('an index path (`:0:private/x`, `:private/x`) is checked as the path it names: a user\'s file_read deny holds', () => {
+  const rules = rulesFrom(
+    'version: 1\nrules:\n  - { id: read, decision: allow, tool: file_read }\n  - { id: no-private, decision: deny, tool: file_read, match: { path: "private/**" } }\n' +
+      '  - { id: ro, decision: allow, tool: shell, match: { command: { readOnly: [git show, git diff] } } }\n',
+  );
+  for (const command of ['git show HEAD:private/a.txt', 'git show :0:private/a.txt', 'git show :2:private/a.txt', 'git show :private/a.txt', 'git diff :0:private/a.txt HEAD:src/a.ts']) {
+    assert.equal(shell(rules, command).decision, null, command);
+    assert.match(shell(rules, command).reason, /file_read of "private\/a.txt" is not allowed/, command);
+  }
+  assert.equal(shell(rules, 'git show :0:src/a.ts').decision, 'allow');
+  assert.equal(shell(rules, 'git show :src/a.ts').decision, 'allow');
+});
+
 test('ordinary reads of the workspace stay allowed', () => {
   for (const command of [
     'cat README.md', 'head -n 5 README.md', 'head -5 README.md', 'tail -n +2 README.md', 'wc -l README.md docs', 'ls -la docs', 'ls',
