@@ -24,5 +24,18 @@ export function shellEnvironment(source: Readonly<Record<string, string | undefi
     if (value === undefined || CREDENTIAL_VARIABLES.includes(name)) continue;
     if (exact.has(name) || prefixes.some((p) => name.startsWith(p))) out[name] = value;
   }
+  if (out.PATH !== undefined) out.PATH = absolutePath(out.PATH);
   return { ...out, ...FIXED };
+}
+
+/**
+ * PATH without the entries that name the working directory — an empty entry (`/usr/bin:`,
+ * `::`), `.` or any relative one: commands run in the workspace, so with those bash would run
+ * a `git` or `cat` planted there (a cloned repository's file) for an allowed `git status`.
+ */
+function absolutePath(path: string): string {
+  return path
+    .split(':')
+    .filter((entry) => entry.startsWith('/'))
+    .join(':');
 }

@@ -1,5 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createShellTool } from '../../../../src/tools/builtin/shell';
 import { createBuiltinTools } from '../../../../src/tools/registry';
 import { executeTool } from '../../../../src/tools/execute-tool';
@@ -83,4 +86,29 @@ test('the composed tools pass sandbox.env to shell', async () => {
   const shell = tools.find((t) => t.name === 'shell')!;
   const result = await run(shell, 'echo "mode=$MY_TOOL_MODE level=$MY_TOOL_LEVEL token=$GITHUB_TOKEN"');
   assert.match(result.content, /mode=fast level= token=$/m);
+});
+
+test('PATH entries that name the working directory (empty, `.`, relative) are dropped: a `git` planted in the workspace does not run for `git status`', async () => {
+  // A cloned repository can hold an executable named `git` (or `cat`, `ls`…) at its root; with
+  // an empty PATH entry (`/usr/bin:`, a common slip) or `.`, bash finds it first, so the
+  // auto-allowed `git status` would run it, with no approval.
+  const marker = join(fx.base, 'PLANTED-RAN');
+  writeFileSync(join(fx.ws, 'git'), `#!/bin/sh\ntouch ${marker}\necho planted\n`, { mode: 0o755 });
+  try {
+    for (const path of [`:${process.env.PATH}`, `.:${process.env.PATH}`, `${process.env.PATH}:`, `bin:./x:${process.env.PATH}`.replace('bin', '.')]) {
+      const control = spawnSync('/bin/bash', ['-c', 'git status'], { cwd: fx.ws, env: { PATH: path }, encoding: 'utf8' });
+      if (!path.endsWith(':')) assert.match(control.stdout, /planted/, `the control: bash runs the planted git with PATH=${path}`);
+      rmSync(marker, { force: true });
+      const shells = [createShellTool({ env: { PATH: path, HOME: fx.home } })];
+      if (!skip) shells.push(createShellTool({ sandbox, env: { PATH: path, HOME: fx.home } }));
+      for (const shell of shells) {
+        const result = await run(shell, 'git status; echo "PATH=$PATH"');
+        assert.doesNotMatch(result.content, /planted/, `PATH=${path}: ${result.content}`);
+        assert.equal(existsSync(marker), false, `PATH=${path}: the planted git ran`);
+        assert.doesNotMatch(result.content, /PATH=(.*:)?(\.?|\.\/x)(:|$)/m, result.content);
+      }
+    }
+  } finally {
+    rmSync(join(fx.ws, 'git'), { force: true });
+  }
 });
