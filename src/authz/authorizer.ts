@@ -122,7 +122,7 @@ function withRealPaths(input: unknown, workspaceRoot: string, realPath: (p: stri
   for (const [field, value] of Object.entries(input)) {
     if (!isPathField(field) || typeof value !== 'string') continue;
     const lexical = normalizeRulePath(value, workspaceRoot);
-    const real = realPath(lexical);
+    const real = realPath(value);
     if (real === null || normalizeRulePath(real, workspaceRoot) === lexical) continue;
     changed ??= { ...(input as Record<string, unknown>) };
     changed[field] = real;
@@ -141,15 +141,17 @@ function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
  * returns it relative to the real workspace root (or absolute when it leads out), null
  * when it does not exist yet. Synchronous filesystem access; pass it from the composition root.
  */
-export function workspaceRealPath(workspaceRoot: string): (relativePath: string) => string | null {
+export function workspaceRealPath(workspaceRoot: string): (written: string) => string | null {
   let realRoot: string;
   try {
     realRoot = realpathSync(workspaceRoot);
   } catch {
     realRoot = workspaceRoot;
   }
-  return (relativePath) => {
-    const path = join(realRoot, relativePath);
+  return (written) => {
+    // As written, never normalized first: `docs/link/../x` goes through the link and then up
+    // from its target, as the kernel resolves it (join() would drop `link/..` and check `docs/x`).
+    const path = isAbsolute(written) ? written : `${realRoot}${sep}${written}`;
     // existsSync does not throw: a missing path (the common case for new files) costs no exception.
     if (!existsSync(path)) return null;
     try {

@@ -16,8 +16,10 @@ export interface RuleQuery {
   /** Absolute workspace root, for path normalization. */
   readonly workspaceRoot: string;
   /**
-   * The workspace-relative real path of a workspace-relative path (symlinks followed; absolute
-   * when it leads out), null when it does not exist (authorizer.ts `workspaceRealPath`). Without
+   * The workspace-relative real path of a path as written (relative to the workspace, or
+   * absolute), resolved as the kernel does — symlinks followed in order, so `link/..` is the
+   * parent of the link's target — absolute when it leads out, null when it does not exist
+   * (authorizer.ts `workspaceRealPath`). Without
    * it a `{ readOnly }` rule allows no command that names a path: it cannot see symlinks.
    */
   readonly realPath?: (relativePath: string) => string | null;
@@ -234,7 +236,7 @@ function readablePathCheck(ruleSet: RuleSet, query: RuleQuery): PathCheck {
     const problem = readable(lexical);
     if (problem) return problem;
     if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
-    const real = realPath(lexical);
+    const real = realPath(value); // as written: `link/..` is the link's target's parent
     if (real === null) return null; // nothing there to read
     const resolved = normalizeRulePath(real, workspaceRoot);
     if (resolved === lexical) return null;

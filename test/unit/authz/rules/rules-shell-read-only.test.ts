@@ -83,6 +83,8 @@ test('the issue\'s reads outside the workspace or into .legion/ are not allowed'
     ['cat .e?v', /file-name pattern/],
     ['git branch new-branch', /the argument "new-branch"/],
     ['tail --follow=name /etc/passwd', /outside the workspace/],
+    ['cat docs/more/../outside/secret.txt', /outside the workspace \(through a symbolic link from "docs\/outside\/secret.txt"\)/],
+    ['ls docs/more/..', /outside the workspace/],
   ];
   if (existsSync('/etc/shadow')) table.push(['cat docs/shadow', /outside the workspace \(through a symbolic link/]);
   for (const [command, why] of table) {
@@ -127,6 +129,9 @@ test('every read the authorizer allows returns no byte of a secret (bash runs it
     'cat README.md docs/notes.txt', 'cat README.md; cat docs/token', 'grep -r SECRET docs', 'cat "docs/notes.txt"', "cat 'docs'/notes.txt",
     'cat docs/not\\es.txt', 'cat ./docs/../docs/notes.txt', 'cat docs//notes.txt', 'cat docs/./token', 'git show HEAD:docs/notes.txt',
     'tail -n 1 docs/config', 'cat .legion/../docs/notes.txt', 'cat $(echo docs/notes.txt)', 'cat ${x:-docs/notes.txt}',
+    // `..` after a link is the parent of the link's target (the kernel's order), not `docs/`.
+    'cat docs/more/../outside/secret.txt', 'head -n 1 docs/more/../outside/secret.txt', `cat ${join(ws, 'docs', 'more', '..', 'outside', 'secret.txt')}`,
+    'git blame --contents=docs/more/../outside/secret.txt README.md', 'cat docs/more/../ws/docs/notes.txt',
   ];
   const leaked: string[] = [];
   for (const command of attempts) {
