@@ -36,7 +36,6 @@ import { createCore } from '../runtime/core';
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
-import { startEngineHub } from '../engine/hub';
 import { engineTurnRunner } from '../engine/hub-turn';
 import { hubApprovals } from '../engine/hub-approvals';
 import { readSessionFile } from '../session/session-files';
@@ -221,7 +220,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const decideHeadless = headless ? (requestId: string): void => {
       void hub!.decide(requestId, { decision: headless.approve === 'all' ? 'approved' : 'rejected', reason: `legion run --approve ${headless.approve}` });
     } : undefined;
-    const hub = engineAt ? startEngineHub({
+    // The engine's client (and the Restate SDK behind it) loads only when an engine is configured.
+    const hub = engineAt ? (await import('../engine/hub')).startEngineHub({
       ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event),
       ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
     }) : undefined;
