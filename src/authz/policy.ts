@@ -34,9 +34,11 @@ export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthor
  */
 export function applyPolicy(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {
   const verdict = combine(rules, policy, unmatched);
-  // A shell command that is not plain words is never allowed without a person (docs/shell-rules.md).
-  if (verdict.decision === 'allow' && rules.notPlain) return { ...verdict, decision: 'ask', reason: `${verdict.reason}; but ${rules.notPlain}` };
-  return verdict;
+  if (!rules.notPlain) return verdict;
+  // A shell command that is not plain words is never allowed without a person (docs/shell-rules.md):
+  // its ask says so (`notPlain`), so that nothing later (a PreToolUse hook's allow) answers it either.
+  if (verdict.decision === 'allow') return { ...verdict, decision: 'ask', reason: `${verdict.reason}; but ${rules.notPlain}`, notPlain: rules.notPlain };
+  return verdict.decision === 'ask' ? { ...verdict, notPlain: rules.notPlain } : verdict;
 }
 
 function combine(rules: RuleOutcome, policy: PolicyHit | null, unmatched: Decision): Verdict {

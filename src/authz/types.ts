@@ -13,6 +13,8 @@ export interface Verdict {
   readonly fallback?: boolean;
   /** Explicit approver named by the rule, if any. */
   readonly approver?: string;
+  /** An ask for a shell line that is not plain words (why): only a person may answer it, never a hook. */
+  readonly notPlain?: string;
 }
 
 /** One tool call to authorize. */

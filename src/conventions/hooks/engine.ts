@@ -118,8 +118,9 @@ export function createHookEngine(deps: HookEngineDeps) {
       if (ask !== null) {
         return { decision: 'ask', ruleId: verdict.ruleId, reason: `a PreToolUse hook asks${ask ? `: ${ask}` : ''}${verdict.decision === 'ask' ? `; ${verdict.reason}` : ''}`, source: 'hook', ...(verdict.approver ? { approver: verdict.approver } : {}) };
       }
-      // A hook's allow answers only what no rule or policy decided (a fallback rule, the `unmatched` default).
-      if (allow !== null && verdict.decision === 'ask' && (verdict.source === 'default' || verdict.fallback === true)) {
+      // A hook's allow answers only what no rule or policy decided (a fallback rule, the `unmatched`
+      // default), and never a shell line that is not plain words (only a person does: docs/shell-rules.md).
+      if (allow !== null && verdict.decision === 'ask' && verdict.notPlain === undefined && (verdict.source === 'default' || verdict.fallback === true)) {
         return { decision: 'allow', ruleId: null, reason: `allowed by a PreToolUse hook${allow ? `: ${allow}` : ''}`, source: 'hook' };
       }
       return verdict;
