@@ -94,35 +94,48 @@ export function gitMounts(root: string): { readonly writable: string[]; readonly
 }
 
 /**
- * `core.hooksPath` directories of the workspace's git config that lie inside the workspace but
- * outside `.git` (husky's `.husky/`, `.githooks/`): the hooks there run at the user's next
- * commit, so they are guarded like `.git/hooks`. Read from the config files themselves
- * (`[core] hooksPath = …`); a relative path is relative to the workspace root.
+ * What the workspace's git config points at inside the workspace but outside `.git`, which a
+ * later git runs or reads as configuration, so it is guarded like `.git/hooks` and `.git/config`:
+ * `core.hooksPath` directories (husky's `.husky/`, `.githooks/`: the hooks run at the user's
+ * next commit) and the files of `include.path` / `includeIf.*.path` (a shared `../.gitconfig`
+ * is config: a `core.fsmonitor` written there runs at the next `git status`), followed
+ * through the files they include. Read from the config files themselves; an include's
+ * relative path is relative to the including file's directory, a hooksPath's to the root.
  */
 export function workspaceHooksPaths(root: string): string[] {
   const out: string[] = [];
-  for (const gitDir of workspaceGitDirs(root)) {
-    for (const file of ['config', 'config.worktree']) {
-      let text: string;
-      try {
-        text = readFileSync(join(gitDir, file), 'utf8');
-      } catch {
-        continue;
-      }
-      let section = '';
-      for (const line of text.split('\n')) {
-        const header = /^\s*\[\s*([^\]\s"]+)/.exec(line);
-        if (header) section = header[1]!.toLowerCase();
-        const entry = /^\s*hookspath\s*=\s*(?:"([^"]*)"|([^#;]*?))\s*(?:[#;].*)?$/i.exec(line);
-        if (!header && section === 'core' && entry) {
-          const value = (entry[1] ?? entry[2] ?? '').trim();
-          if (!value) continue;
-          const path = resolve(root, value.startsWith('~/') ? join(process.env.HOME ?? '/', value.slice(2)) : value);
-          if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
-        }
+  const seen = new Set<string>();
+  const home = process.env.HOME ?? '/';
+  const expand = (value: string, base: string) => resolve(base, value.startsWith('~/') ? join(home, value.slice(2)) : value);
+  const readConfig = (file: string, gitDir: string, depth: number) => {
+    if (seen.has(file) || depth > 8) return;
+    seen.add(file);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return;
+    }
+    let section = '';
+    for (const line of text.split('\n')) {
+      const header = /^\s*\[\s*([^\]\s"]+)/.exec(line);
+      if (header) section = header[1]!.toLowerCase();
+      const entry = /^\s*(hookspath|path)\s*=\s*(?:"([^"]*)"|([^#;]*?))\s*(?:[#;].*)?$/i.exec(line);
+      if (header || !entry) continue;
+      const value = (entry[2] ?? entry[3] ?? '').trim();
+      if (!value) continue;
+      const key = entry[1]!.toLowerCase();
+      if (section === 'core' && key === 'hookspath') {
+        const path = expand(value, root);
+        if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
+      } else if ((section === 'include' || section === 'includeif') && key === 'path') {
+        const path = expand(value, dirname(file));
+        if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
+        readConfig(path, gitDir, depth + 1);
       }
     }
-  }
+  };
+  for (const gitDir of workspaceGitDirs(root)) for (const file of ['config', 'config.worktree']) readConfig(join(gitDir, file), gitDir, 0);
   return [...new Set(out)];
 }
 

@@ -180,6 +180,26 @@ test('sandboxed: hooks under core.hooksPath in the workspace (.husky/) are guard
   assert.equal(existsSync(join(fx.ws, '.husky', 'pre-commit')), false);
 });
 
+test('sandboxed: a config file the workspace\'s config includes (include.path, includeIf) is guarded like .git/config', { skip }, async () => {
+  // A shared team config kept in the repository: `git config include.path ../.gitconfig`.
+  git(fx.ws, 'config', 'include.path', '../.gitconfig');
+  git(fx.ws, 'config', 'includeIf.gitdir:/.path', '../tools/git/extra.cfg');
+  writeFileSync(join(fx.ws, '.gitconfig'), '[core]\n\tautocrlf = false\n');
+  const existing = `printf "${payload()}" >> .gitconfig`;
+  control(existing);
+  const written = await run(existing);
+  assert.equal(written.isError, true, written.content);
+  assert.match(written.content, /Read-only file system/);
+  // Not there when the call starts: what the command plants is removed after it.
+  const planted = `mkdir -p tools/git && printf "${payload()}" > tools/git/extra.cfg`;
+  control(planted);
+  const fresh = await run(planted);
+  assert.equal(fresh.isError, true, fresh.content);
+  assert.match(fresh.content, /blocked by the sandbox: .*tools\/git\/extra\.cfg/);
+  hostGitStatus(fx.ws);
+  assert.equal(existsSync(pwned), false, 'an included config ran its payload on the host');
+});
+
 test('sandboxed: a planted submodule (gitlink + .gitmodules + a .git file naming a planted git dir) does not run its config on the host', { skip }, async () => {
   const chain = [
     'git init -q plantsrc && cp -r plantsrc/.git planted',
