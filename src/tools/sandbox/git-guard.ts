@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -139,6 +140,37 @@ export function workspaceHooksPaths(root: string): string[] {
   return [...new Set(out)];
 }
 
+/**
+ * The `.git` entries of the workspace repository's submodules, as git lists them (the gitlinks
+ * of its index, `git ls-files --stage`): `git status` runs git in each wherever it lies —
+ * under `node_modules`, deeper than the workspace scan reaches — so the scan alone cannot
+ * find them all. git runs with `core.fsmonitor` off and no optional locks (it reads the index
+ * and runs nothing); a listing that fails adds nothing (the scan still applies).
+ */
+export function submoduleDotGits(root: string): string[] {
+  if (workspaceGitDirs(root).length === 0) return [];
+  let listing: string;
+  try {
+    listing = execFileSync('git', ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'ls-files', '--stage', '-z'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 10_000,
+    });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const record of listing.split('\0')) {
+    if (!record.startsWith('160000 ')) continue;
+    const tab = record.indexOf('\t');
+    if (tab !== -1) out.push(join(root, record.slice(tab + 1), '.git'));
+  }
+  return out;
+}
+
 /** One entry of a snapshot. */
 interface Entry {
   readonly kind: 'file' | 'dir' | 'symlink' | 'other';
@@ -207,7 +239,8 @@ export function snapshotGit(root: string, nested: readonly string[] = [], comple
       entries.set(path, { kind: 'other', mode: st.mode, hash: '' });
     }
   };
-  const gitDirs = [...new Set([...workspaceGitDirs(root), ...nested.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
+  const dotGits = [...nested, ...submoduleDotGits(root)];
+  const gitDirs = [...new Set([...workspaceGitDirs(root), ...dotGits.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
   for (const gitDir of gitDirs) for (const path of surfaceRoots(gitDir)) record(path);
   for (const path of workspaceHooksPaths(root)) record(path);
   return { root, gitDirs, dotGit: dotGitIdentity(root), entries, truncated };

@@ -216,6 +216,24 @@ test('sandboxed: a planted submodule (gitlink + .gitmodules + a .git file naming
   assert.equal(existsSync(pwned), false, 'the planted submodule ran its payload on the host');
 });
 
+test('sandboxed: a planted submodule where the workspace scan does not look (node_modules/, deeper than 8 levels) does not run its config on the host', { skip }, async () => {
+  for (const dir of ['node_modules/s', 'a/b/c/d/e/f/g/h/i/s']) {
+    const chain = [
+      `git init -q plantsrc && mkdir -p ${dir} && cp -r plantsrc/.git ${dir}/.git`,
+      `printf "${payload()}" >> ${dir}/.git/config`,
+      `printf '[submodule "s"]\\n\\tpath = ${dir}\\n' > .gitmodules`,
+      `git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),${dir}`,
+    ].join(' && ');
+    control(chain);
+    const result = await run(chain);
+    assert.equal(result.isError, true, `${dir}: ${result.content}`);
+    assert.match(result.content, new RegExp(`blocked by the sandbox: .*${dir.replaceAll('/', '\\/')}\\/\\.git\\/config`));
+    hostGitStatus(fx.ws);
+    assert.equal(existsSync(pwned), false, `the submodule planted at ${dir} ran its payload on the host`);
+    rmSync(join(fx.ws, 'plantsrc'), { recursive: true, force: true });
+  }
+});
+
 test('sandboxed: the config of a repository nested in the workspace is guarded too (it can be made a submodule)', { skip }, async () => {
   execFileSync('git', ['init', '-q', join(fx.ws, 'vendor', 'lib')]);
   const chain = [
