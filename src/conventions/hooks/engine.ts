@@ -6,7 +6,7 @@ import type { HookEntry } from './load';
 import type { HooksTrust } from './trust';
 import { runHookCommand, type CommandOutcome } from './run-command';
 import { commonInput, toolInput, type EventSubject } from './input';
-import { claudeNameOf, matcherSelects } from './tool-names';
+import { claudeNamesOf, matcherSelects } from './tool-names';
 
 type Json = Record<string, unknown>;
 
@@ -181,10 +181,8 @@ export function createHookEngine(deps: HookEngineDeps) {
 
 export type HookEngine = ReturnType<typeof createHookEngine>;
 
-const toolNames = (name: string): string[] => {
-  const claude = claudeNameOf(name);
-  return claude ? [name, claude] : [name];
-};
+/** The names a matcher may select a call by: Legion's, and every Claude Code name of the tool. */
+const toolNames = (name: string): string[] => [name, ...claudeNamesOf(name)];
 
 function matcherOk(hook: HookEntry, names: readonly string[]): boolean {
   // Events without a subject to match (UserPromptSubmit, Stop…) ignore matchers, as in Claude Code.

@@ -27,6 +27,11 @@ export function claudeNameOf(legionName: string): string | undefined {
   return LEGION_TO_CLAUDE.get(legionName);
 }
 
+/** Every Claude Code name that stands for a Legion tool (`file_edit`: `Edit`, `MultiEdit`): what a hook matcher may name it by. */
+export function claudeNamesOf(legionName: string): string[] {
+  return Object.entries(CLAUDE_TOOL_NAMES).filter(([, legion]) => legion.includes(legionName)).map(([claude]) => claude);
+}
+
 /**
  * Whether a hook matcher selects a value: missing, empty or `*` select everything; otherwise
  * the matcher is a regular expression that must match the whole of one of `names` (as Claude

@@ -81,3 +81,20 @@ test('a PreToolUse hook\'s allow does not allow a shell line that is not plain w
     assert.equal((await engine.preToolUse(call, plain, signal)).decision, 'allow');
   });
 });
+
+test('every Claude Code name of a Legion tool selects it (docs/conventions.md#tool-names): a MultiEdit or Agent guard is not skipped', async () => {
+  await withTempDir(async (dir) => {
+    const signal = new AbortController().signal;
+    const guarded = async (matcher: string, toolName: string): Promise<string> => {
+      const engine = createHookEngine({
+        hooks: [{ ...hook('echo guarded >&2; exit 2', 'cfg'), matcher }], root: dir, runId: 'r', transcriptPath: () => '', env: { PATH: process.env.PATH! }, trust: null, notice: () => undefined,
+      });
+      const call = { sessionId: 's', participantId: 'a', initiatorId: 'user', chain: ['user', 'a'], toolName, toolUseId: 't', input: {} };
+      return (await engine.preToolUse(call, ALLOW, signal)).decision;
+    };
+    for (const [matcher, tool] of [['MultiEdit', 'file_edit'], ['Edit', 'file_edit'], ['Agent', 'communicator'], ['Task', 'communicator'], ['TodoWrite', 'todo_write'], ['TodoWrite', 'todo_read'], ['Bash', 'shell']] as const) {
+      assert.equal(await guarded(matcher, tool), 'deny', `${matcher} → ${tool}`);
+    }
+    assert.equal(await guarded('Write', 'file_edit'), 'allow');
+  });
+});
