@@ -148,7 +148,27 @@ export function workspaceHooksPaths(root: string): string[] {
  * and runs nothing); a listing that fails adds nothing (the scan still applies).
  */
 export function submoduleDotGits(root: string): string[] {
-  if (workspaceGitDirs(root).length === 0) return [];
+  const gitDir = workspaceGitDirs(root)[0];
+  if (gitDir === undefined) return [];
+  // Listed again only when the index changed (a call that leaves it alone costs a stat).
+  let key: string;
+  try {
+    const st = statSync(join(gitDir, 'index'), { bigint: true });
+    key = `${gitDir}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}`;
+  } catch {
+    return [];
+  }
+  const cached = submoduleCache.get(root);
+  if (cached?.key === key) return cached.dotGits;
+  const dotGits = listSubmoduleDotGits(root);
+  if (submoduleCache.size > 64) submoduleCache.clear();
+  submoduleCache.set(root, { key, dotGits });
+  return dotGits;
+}
+
+const submoduleCache = new Map<string, { readonly key: string; readonly dotGits: string[] }>();
+
+function listSubmoduleDotGits(root: string): string[] {
   let listing: string;
   try {
     listing = execFileSync('git', ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'ls-files', '--stage', '-z'], {
