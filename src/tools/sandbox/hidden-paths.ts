@@ -6,12 +6,13 @@ import { isInside } from './secrets';
 /**
  * Credentials of the usual tools, hidden from every sandboxed command whatever the rules say
  * (docs/sandbox.md#what-is-hidden), relative to the home directory. `config/` stands for
- * `$XDG_CONFIG_HOME` (default `~/.config`). A directory hides everything in it.
+ * `$XDG_CONFIG_HOME` and for `~/.config` (a tool may have written either). A directory hides
+ * everything in it.
  */
 export const HIDDEN_HOME_PATHS: readonly string[] = [
   // keys and cloud credentials
   '.ssh', '.gnupg', '.aws', '.azure', 'config/gcloud', '.oci', '.kube/config', '.docker/config.json',
-  '.terraform.d/credentials.tfrc.json', '.vault-token', '.config/doctl', '.s3cfg', '.boto', 'config/rclone/rclone.conf',
+  '.terraform.d/credentials.tfrc.json', '.vault-token', 'config/doctl', '.s3cfg', '.boto', 'config/rclone/rclone.conf',
   // forges and package registries
   'config/gh/hosts.yml', 'config/hub', 'config/glab-cli', '.git-credentials', '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc',
   '.m2/settings.xml', '.m2/settings-security.xml', '.gradle/gradle.properties', '.cargo/credentials', '.cargo/credentials.toml',
@@ -22,7 +23,7 @@ export const HIDDEN_HOME_PATHS: readonly string[] = [
   '.bash_history', '.zsh_history', '.sh_history', '.history', '.local/share/fish/fish_history', '.python_history',
   '.node_repl_history', '.psql_history', '.mysql_history', '.sqlite_history', '.rediscli_history', '.lesshst',
   // password stores and key rings
-  '.password-store', '.local/share/keyrings', '.pki', 'config/op', '.config/Bitwarden CLI',
+  '.password-store', '.local/share/keyrings', '.pki', 'config/op', 'config/Bitwarden CLI',
   // browser and mail profiles (session cookies, saved passwords)
   '.mozilla', '.thunderbird', 'config/google-chrome', 'config/chromium', 'config/BraveSoftware', 'config/microsoft-edge',
   // Legion's own user config (its tokens)
@@ -46,7 +47,8 @@ export interface HiddenPathsInput {
  */
 export function hiddenPaths(input: HiddenPathsInput): { dirs: string[]; files: string[] } {
   const config = input.xdgConfigHome && input.xdgConfigHome.length > 0 ? input.xdgConfigHome : join(input.home, '.config');
-  const fromHome = HIDDEN_HOME_PATHS.map((p) => (p.startsWith('config/') ? join(config, p.slice('config/'.length)) : join(input.home, p)));
+  const configDirs = [...new Set([config, join(input.home, '.config')])];
+  const fromHome = HIDDEN_HOME_PATHS.flatMap((p) => (p.startsWith('config/') ? configDirs.map((dir) => join(dir, p.slice('config/'.length))) : [join(input.home, p)]));
   const extra = input.extra.map((p) => (p.startsWith('~/') ? join(input.home, p.slice(2)) : isAbsolute(p) ? p : resolve(input.workspaceRoot, p)));
   const dirs = new Set<string>();
   const files = new Set<string>();
