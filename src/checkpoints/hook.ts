@@ -8,6 +8,8 @@ import type { CheckpointStore } from './store';
 export interface CheckpointBatch {
   readonly sessionId: string;
   readonly participantId: string;
+  /** The tree the batch acts in when it is not the workspace: an isolated session's worktree (docs/worktrees.md). */
+  readonly root?: string;
   /** `changesFiles`: the call may change the workspace's files (its tool's metadata, tools/types.ts `mayChangeFiles`). */
   readonly calls: readonly { readonly toolUseId: string; readonly name: string; readonly changesFiles: boolean }[];
   /** The session's history so far. */

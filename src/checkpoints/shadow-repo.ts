@@ -3,7 +3,10 @@ import { mkdir, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit, type GitPlace } from './git';
 
-/** Where the checkpoints of a workspace live: `.legion/checkpoints/` (docs/undo.md). */
+/**
+ * Where the checkpoints of a workspace live: `.legion/checkpoints/` (docs/undo.md), or `dir` when
+ * given (an isolated session's worktree keeps them outside itself, docs/worktrees.md#checkpoints-and-undo).
+ */
 export interface CheckpointPaths {
   readonly dir: string;
   readonly place: GitPlace;
@@ -13,8 +16,7 @@ export interface CheckpointPaths {
   readonly lock: string;
 }
 
-export function checkpointPaths(workspaceRoot: string): CheckpointPaths {
-  const dir = join(workspaceRoot, '.legion', 'checkpoints');
+export function checkpointPaths(workspaceRoot: string, dir = join(workspaceRoot, '.legion', 'checkpoints')): CheckpointPaths {
   return {
     dir,
     place: { gitDir: join(dir, 'git'), workTree: workspaceRoot },

@@ -14,7 +14,10 @@ import { newCheckpointId } from './ids';
  * reachable by refs `refs/legion/before/<id>` and `refs/legion/after/<id>`.
  */
 export interface CheckpointStoreOptions {
+  /** The tree snapshotted and restored: the workspace, or an isolated session's worktree. */
   readonly workspaceRoot: string;
+  /** Where the shadow repository and records live; default `<workspaceRoot>/.legion/checkpoints`. */
+  readonly dir?: string;
   readonly maxFileBytes: number;
   /** Watch the workspace so a snapshot with nothing changed costs no git call (long-lived processes). */
   readonly watch?: boolean;
@@ -60,7 +63,7 @@ export interface CheckpointStore {
 }
 
 export async function openCheckpointStore(options: CheckpointStoreOptions): Promise<CheckpointStore> {
-  const paths = checkpointPaths(options.workspaceRoot);
+  const paths = checkpointPaths(options.workspaceRoot, options.dir);
   const clock = options.clock ?? (() => new Date());
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const lock = createRepoLock({ lockFile: paths.lock, gitDir: paths.place.gitDir });

@@ -7,6 +7,7 @@ import { messageOf } from '../errors';
 import type { CheckpointStore } from '../checkpoints/store';
 import type { UndoService } from '../checkpoints/undo-service';
 import type { UndoNote } from '../checkpoints/undo';
+import { worktreeCheckpointsDir, worktreesWithCheckpoints } from '../worktrees/checkpoints';
 
 /**
  * Checkpoints of one run (docs/undo.md): the runtime hook, undo for the front end, daily pruning.
@@ -14,7 +15,8 @@ import type { UndoNote } from '../checkpoints/undo';
  * `start()`, which a screen calls once its first frame is out; the first batch and the first
  * undo request call it too and wait for it, so nothing is snapshotted or listed before it.
  * When it cannot be opened, that is said once (a `warn` notice) and each hook call runs the
- * batch without a checkpoint; undo answers with the same reason.
+ * batch without a checkpoint; undo answers with the same reason. An isolated session's batches
+ * are checkpointed in a store rooted at its worktree, and undo sees those stores too.
  */
 export interface CheckpointParts {
   readonly beforeBatch: BeforeBatch;
@@ -29,6 +31,8 @@ const PRUNE_EVERY_MS = 86_400_000;
 export function composeCheckpoints(options: {
   readonly config: LegionConfig;
   readonly workspaceRoot: string;
+  /** `.legion/worktrees`: isolated sessions keep their checkpoints there (docs/worktrees.md#checkpoints-and-undo). */
+  readonly worktreesDir: string;
   readonly runId: string;
   readonly bus: EventBus;
   readonly clock: () => Date;
@@ -43,44 +47,61 @@ export function composeCheckpoints(options: {
     bus.emit({ type: 'notice', level: 'warn', message, ...(sessionId ? { sessionId } : {}) });
   };
   let closed = false;
-  let opening: Promise<Opened | { readonly error: string }> | undefined;
-  const open = (): Promise<Opened | { readonly error: string }> => {
-    opening ??= (async () => {
-      // The checkpoint code (git, the watcher, records, undo, pruning) loads here, after the
-      // first frame, not with the app (docs/performance.md).
-      const [{ openCheckpointStore }, { checkpointHook }, { createUndoService }] = await Promise.all([
-        import('../checkpoints/store'), import('../checkpoints/hook'), import('../checkpoints/undo-service'),
-      ]);
-      let store: CheckpointStore;
-      try {
-        store = await openCheckpointStore({
-          workspaceRoot: options.workspaceRoot, maxFileBytes: config.checkpoints.maxFileBytes, watch: true, clock, warn: (m) => warn(m),
-        });
-      } catch (error) {
-        const failed = { error: `checkpoints are off for this run: ${messageOf(error)}` };
-        warn(failed.error);
-        return failed;
-      }
-      if (closed) store.close();
-      // An undo's report goes to the session it concerns, if it is one of this run, through the core's journal.
-      const deliver = (note: UndoNote): boolean => note.runId === options.runId && options.appendNote(note.sessionId, note.text);
-      if (!closed) void pruneWhenDue(store, config, clock, warn);
-      return {
-        store,
-        beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }),
-        undo: createUndoService({ store, runId: options.runId, isBusy: options.isBusy, deliver }),
-      };
-    })();
-    return opening;
+  /** A store and its hook and undo; `dir` for an isolated session's worktree (no watcher, no daily pruning: pruned with its worktree). */
+  const openOne = async (root: string, dir?: string): Promise<Opened | { readonly error: string }> => {
+    // The checkpoint code (git, the watcher, records, undo, pruning) loads here, after the
+    // first frame, not with the app (docs/performance.md).
+    const [{ openCheckpointStore }, { checkpointHook }, { createUndoService }] = await Promise.all([
+      import('../checkpoints/store'), import('../checkpoints/hook'), import('../checkpoints/undo-service'),
+    ]);
+    let store: CheckpointStore;
+    try {
+      store = await openCheckpointStore({
+        workspaceRoot: root, ...(dir ? { dir } : {}), maxFileBytes: config.checkpoints.maxFileBytes, watch: !dir, clock, warn: (m) => warn(m),
+      });
+    } catch (error) {
+      const failed = { error: `checkpoints are off ${dir ? `in the worktree ${root}` : 'for this run'}: ${messageOf(error)}` };
+      warn(failed.error);
+      return failed;
+    }
+    if (closed) store.close();
+    // An undo's report goes to the session it concerns, if it is one of this run, through the core's journal.
+    const deliver = (note: UndoNote): boolean => note.runId === options.runId && options.appendNote(note.sessionId, note.text);
+    if (!closed && !dir) void pruneWhenDue(store, config, clock, warn);
+    return {
+      store,
+      beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }),
+      undo: createUndoService({ store, runId: options.runId, isBusy: options.isBusy, deliver }),
+    };
   };
+  let opening: Promise<Opened | { readonly error: string }> | undefined;
+  const open = (): Promise<Opened | { readonly error: string }> => (opening ??= openOne(options.workspaceRoot));
+  // Isolated sessions' checkpoints are rooted in their worktrees (docs/worktrees.md#checkpoints-and-undo).
+  const inWorktrees = new Map<string, Promise<Opened | { readonly error: string }>>();
+  const openWorktree = (sessionId: string, root: string): Promise<Opened | { readonly error: string }> => {
+    let found = inWorktrees.get(sessionId);
+    if (!found) inWorktrees.set(sessionId, found = openOne(root, worktreeCheckpointsDir(options.worktreesDir, sessionId)));
+    return found;
+  };
+  let combined: UndoService | undefined;
   const undoOf = async (): Promise<UndoService | string> => {
     const opened = await open();
-    return 'error' in opened ? opened.error : opened.undo;
+    if ('error' in opened) return opened.error;
+    const { combinedUndo } = await import('../checkpoints/undo-combined');
+    combined ??= combinedUndo(async (sessionId) => {
+      const services: UndoService[] = [opened.undo];
+      for (const found of await worktreesWithCheckpoints(options.worktreesDir, sessionId)) {
+        const one = await openWorktree(found.sessionId, found.root);
+        if (!('error' in one)) services.push(one.undo);
+      }
+      return services;
+    });
+    return combined;
   };
   return {
     start: async () => void (await open()),
     beforeBatch: async (batch) => {
-      const opened = await open();
+      const opened = batch.root !== undefined && batch.root !== options.workspaceRoot ? await openWorktree(batch.sessionId, batch.root) : await open();
       return 'error' in opened ? undefined : opened.beforeBatch(batch);
     },
     undo: {
@@ -100,9 +121,11 @@ export function composeCheckpoints(options: {
     },
     close: () => {
       closed = true;
-      void opening?.then((opened) => {
-        if (!('error' in opened)) opened.store.close();
-      });
+      for (const one of [opening, ...inWorktrees.values()]) {
+        void one?.then((opened) => {
+          if (!('error' in opened)) opened.store.close();
+        });
+      }
     },
   };
 }

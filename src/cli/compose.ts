@@ -259,7 +259,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
     // Opened in the background (startBackground); the first batch waits for it.
     const parts = composeCheckpoints({
-      config, workspaceRoot, runId: run.id, bus, clock,
+      config, workspaceRoot, worktreesDir: layout.worktreesDir, runId: run.id, bus, clock,
       isBusy: (sessionId) => busy.has(coreRef?.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
       appendNote: (sessionId, text) => coreRef?.appendNote(sessionId, text) ?? false,
     });

@@ -33,7 +33,7 @@ export interface ExecuteDeps {
   readonly beforeBatch?: BeforeBatch;
   /** After each call that ran: notes for the agent, added to the batch's (nested instructions, PostToolUse hooks). */
   readonly afterCall?: AfterCall;
-  /** The worktree of an isolated session (docs/worktrees.md): its batches change nothing in the workspace, so no checkpoint. */
+  /** The worktree of an isolated session (docs/worktrees.md): its batches run there, and are checkpointed there (`root`). */
   readonly isolatedRoot?: (sessionId: string) => string | undefined;
 }
 
@@ -43,8 +43,8 @@ export function createExecutePhase(deps: ExecuteDeps): ExecutePhase {
       const signal = turn.controller.signal;
       const runs = batch.of('run');
       const isolated = deps.isolatedRoot?.(turn.session.id);
-      const ran = runs.length > 0 && !signal.aborted && isolated === undefined ? await deps.beforeBatch?.({
-        sessionId: turn.session.id, participantId: turn.agent.id, messages: turn.session.messages(),
+      const ran = runs.length > 0 && !signal.aborted ? await deps.beforeBatch?.({
+        sessionId: turn.session.id, participantId: turn.agent.id, messages: turn.session.messages(), ...(isolated !== undefined ? { root: isolated } : {}),
         calls: runs.map((c) => ({ toolUseId: c.use.id, name: c.use.name, changesFiles: mayChangeFiles(c.tool) })),
       }) : undefined;
       await runScheduled(isolated ?? deps.workspaceRoot, runs, signal, async (call) => {

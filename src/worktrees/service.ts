@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { messageOf } from '../errors';
 import { applyMerge, journalOf, mergeOps, recoverMerges, type ApplyHooks } from './apply';
 import { isolate, type Isolated } from './create';
+import { worktreeCheckpointsDir } from './checkpoints';
 import { checkMerge, collectWork, type MergeCheck, type Work } from './merge';
 import { findRepo, git, placeOf, type Repo } from './repo';
 import { FINISHED_STATES, worktreeStore, type WorktreeRecord, type WorktreeState } from './store';
@@ -37,7 +38,7 @@ export interface Worktrees {
   /** Record a conflict (kept for the rebase the next message to the session starts). */
   conflict(sessionId: string, merge: Extract<MergeCheck, { kind: 'conflict' }>): Promise<void>;
   list(): Promise<WorktreeRecord[]>;
-  /** Remove finished worktrees (merged, rejected) with their branches; returns the sessions pruned. */
+  /** Remove finished worktrees (merged, rejected) with their branches and checkpoints; returns the sessions pruned. */
   prune(): Promise<string[]>;
   /** Finish merges a killed process left half done; returns their sessions. */
   recover(): Promise<string[]>;
@@ -149,6 +150,7 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       for (const item of finished) {
         await git(placeOf(r), ['worktree', 'remove', '--force', item.path]);
         await rm(item.path, { recursive: true, force: true });
+        await rm(worktreeCheckpointsDir(options.dir, item.sessionId), { recursive: true, force: true });
         await git(placeOf(r), ['branch', '-D', item.branch]);
         await store.remove(item.sessionId);
         roots.delete(item.sessionId);

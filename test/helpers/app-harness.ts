@@ -1,3 +1,4 @@
+import type { UndoService } from '../../src/checkpoints/undo-service';
 import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeApp } from '../../src/cli/compose';
@@ -68,6 +69,8 @@ export interface AppHarness {
   resumeWorkflows(): Promise<void>;
   /** composeApp's `startBackground` (MCP servers, the sandbox probe…), as a screen calls it once drawn. */
   startBackground(): void;
+  /** composeApp's undo (docs/undo.md), as the TUI's checkpoint list uses it; absent when checkpoints are off. */
+  readonly undo?: UndoService;
   /** The audit lines this start wrote (`.legion/audit/audit-<date>.jsonl`, read from disk; earlier starts' lines left out). */
   audit(): Record<string, unknown>[];
   /** The first event (already seen or coming) that matches; rejects after `timeoutMs`. */
@@ -152,6 +155,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   return {
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
     workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(), startBackground: () => app.startBackground(),
+    ...(app.undo ? { undo: app.undo } : {}),
     audit: () => auditLines().slice(auditBefore),
     waitFor(match, timeoutMs = 15_000) { // a safety bound only: every wait ends on its event, later on a loaded machine
       const seen = events.find(match);

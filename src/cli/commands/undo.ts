@@ -11,6 +11,8 @@ import { formatStamp, formatTable } from '../../session/format';
 import type { LoadedRun, RunLock } from '../../session/types';
 import { CHECKPOINT_ID } from '../../checkpoints/ids';
 import type { UndoNote } from '../../checkpoints/undo';
+import type { CheckpointStore } from '../../checkpoints/store';
+import type { UndoService } from '../../checkpoints/undo-service';
 import type { CliIo } from '../io';
 
 /**
@@ -37,10 +39,14 @@ export const undoCommand: Command = {
     if (!loaded.ok) throw new LegionError(loaded.error);
     const config = loaded.config.checkpoints;
     // The checkpoint code loads with this command only, not with every start of Legion.
-    const [{ openCheckpointStore }, { createUndoService }, { planLines }, { pruneCheckpoints }] = await Promise.all([
+    const [{ openCheckpointStore }, { createUndoService }, { planLines }, { pruneCheckpoints }, { combinedUndo }, { worktreesWithCheckpoints }] = await Promise.all([
       import('../../checkpoints/store'), import('../../checkpoints/undo-service'), import('../../checkpoints/checkpoint-text'), import('../../checkpoints/prune'),
+      import('../../checkpoints/undo-combined'), import('../../worktrees/checkpoints'),
     ]);
-    const store = await openCheckpointStore({ workspaceRoot, maxFileBytes: config.maxFileBytes, warn: (m) => io.stderr(`legion: ${m}\n`) });
+    const warn = (m: string): void => io.stderr(`legion: ${m}\n`);
+    const store = await openCheckpointStore({ workspaceRoot, maxFileBytes: config.maxFileBytes, warn });
+    // Isolated sessions' checkpoints are rooted in their worktrees (docs/worktrees.md#checkpoints-and-undo).
+    const stores: CheckpointStore[] = [store];
     try {
       if (args.flags.get('prune') === true) {
         const pruned = await pruneCheckpoints(store, { keepDays: config.keepDays, maxRepoBytes: config.maxRepoBytes }, systemClock());
@@ -48,9 +54,20 @@ export const undoCommand: Command = {
         return 0;
       }
       const locks: RunLock[] = [];
-      const service = createUndoService({
-        store, runId: 'cli', isBusy: () => false,
-        deliver: noteDelivery(layout),
+      const deliver = noteDelivery(layout);
+      const inWorktrees = new Map<string, UndoService>();
+      const service = combinedUndo(async (session) => {
+        const services = [createUndoService({ store, runId: 'cli', isBusy: () => false, deliver })];
+        for (const found of await worktreesWithCheckpoints(layout.worktreesDir, session)) {
+          let one = inWorktrees.get(found.sessionId);
+          if (!one) {
+            const inWorktree = await openCheckpointStore({ workspaceRoot: found.root, dir: found.dir, maxFileBytes: config.maxFileBytes, warn });
+            stores.push(inWorktree);
+            inWorktrees.set(found.sessionId, one = createUndoService({ store: inWorktree, runId: 'cli', isBusy: () => false, deliver }));
+          }
+          services.push(one);
+        }
+        return services;
       });
       if (args.flags.get('list') === true) return await list(io, await service.list(sessionId));
       const shown = await service.preview({ ...(typeof to === 'string' ? { id: to } : {}), ...(sessionId ? { sessionId } : {}) });
@@ -89,7 +106,7 @@ export const undoCommand: Command = {
         for (const lock of locks) lock.release();
       }
     } finally {
-      store.close();
+      for (const one of stores) one.close();
     }
   },
 };

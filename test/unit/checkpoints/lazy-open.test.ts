@@ -15,7 +15,7 @@ function compose(root: string, enabled = true) {
   const events: LegionEvent[] = [];
   bus.subscribeAll((e) => events.push(e));
   const parts = composeCheckpoints({
-    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, runId: 'run-1', bus, appendNote: () => false,
+    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, worktreesDir: join(root, '.legion', 'worktrees'), runId: 'run-1', bus, appendNote: () => false,
     clock: () => new Date('2026-11-23T00:00:00Z'), isBusy: () => false,
   });
   return { parts, events };
