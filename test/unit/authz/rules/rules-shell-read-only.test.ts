@@ -57,6 +57,9 @@ test('the issue\'s reads outside the workspace or into .legion/ are not allowed'
     ['git blame --contents /etc/shadow README.md', /--contents: "\/etc\/shadow" is outside/],
     ['git blame -S /etc/passwd README.md', /-S: "\/etc\/passwd" is outside/],
     ['cat docs/notes.txt', /outside the workspace \(through a symbolic link from "docs\/notes.txt"\)/],
+    ['ABS/docs/notes.txt', /outside the workspace \(through a symbolic link from "docs\/notes.txt"\)/],
+    ['ABS/docs/more/secret.txt', /through a symbolic link/],
+    ['ABS/docs/token', /inside .legion\/.*through a symbolic link/],
     ['head -n 3 docs/more/secret.txt', /through a symbolic link/],
     ['cat docs/token', /inside .legion\/.*through a symbolic link/],
     ['cat docs/config', /file_read of ".env" is not allowed.*through a symbolic link/],
@@ -87,7 +90,9 @@ test('the issue\'s reads outside the workspace or into .legion/ are not allowed'
     ['ls docs/more/..', /outside the workspace/],
   ];
   if (existsSync('/etc/shadow')) table.push(['cat docs/shadow', /outside the workspace \(through a symbolic link/]);
-  for (const [command, why] of table) {
+  for (const [written, why] of table) {
+    // `ABS/x`: `cat` of the absolute path of workspace file x.
+    const command = written.startsWith('ABS/') ? `cat ${join(ws, written.slice(4))}` : written;
     const verdict = decide(command);
     assert.notEqual(verdict.decision, 'allow', command);
     assert.match(verdict.reason, why, `${command}: ${verdict.reason}`);
