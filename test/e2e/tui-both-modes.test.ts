@@ -7,7 +7,7 @@ import { SCENARIOS } from './tui-scenarios';
 
 /**
  * Every TUI scenario (tui-scenarios.ts: first screen, lanes, approvals, modals and switcher,
- * history) in both modes: local, and attached to a real `legion serve` (docs/serve.md#attaching).
+ * history, a worktree merge request) in both modes: local, and attached to a real `legion serve` (docs/serve.md#attaching).
  * The built CLI in tmux; each test a fresh workspace.
  */
 const skip = hasTmux() ? false : 'tmux is not installed';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { approvalLines, type Tmux } from './modals-support';
+import { userGit } from '../unit/checkpoints/helpers';
 import type { ModeContext, ModeOptions } from './tui-modes';
 
 /**
@@ -80,6 +81,27 @@ replies:
   - { agent: ur-agent, repeat: true, text: "ur-agent heard you." }
 `;
 const CHAT_AGENTS = [{ id: 'scribe', tools: ['file_read'] }, { id: 'scout', tools: ['file_read'] }];
+
+/** ur-agent delegates to scribe in its own git worktree; scribe edits a tracked file and adds one (docs/worktrees.md). */
+const ISOLATED = `
+version: 1
+replies:
+  - agent: ur-agent
+    first: true
+    text: "Delegating to scribe in a worktree."
+    toolCalls:
+      - { name: communicator, input: { targetId: scribe, sessionName: iso, isolation: worktree, message: "edit shared.txt and add notes.txt" } }
+  - agent: scribe
+    first: true
+    text: "Writing in my worktree."
+    toolCalls:
+      - { name: file_write, input: { path: shared.txt, content: "one\\ntwo by scribe\\nthree\\n" } }
+      - { name: file_write, input: { path: notes.txt, content: "scribe was here\\n" } }
+  - { agent: scribe, on: tool-result, repeat: true, text: "scribe finished" }
+  - { agent: ur-agent, on: tool-result, repeat: true, text: "The delegate answered." }
+  - { agent: ur-agent, on: message, repeat: true, text: "ur-agent heard you." }
+`;
+const ISOLATED_SESSION = 'session-ur-agent__scribe__iso';
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -248,6 +270,51 @@ export const SCENARIOS: readonly Scenario[] = [
       t.keys('Escape');
       t.keys('Escape');
       await t.waitGone(/History ·/);
+    },
+  },
+  {
+    name: 'worktrees: ur-agent delegates with isolation worktree, the agent writes; its merge request shows the diff, `y` approves, the files land uncommitted',
+    agents: [{ id: 'scribe', tools: ['file_write', 'file_read'] }],
+    script: ISOLATED,
+    options: {
+      async before({ dir }) {
+        // The workspace is a git repository with one commit on main; Legion's folder and the script are ignored.
+        userGit(dir, ['init', '-q', '-b', 'main']);
+        await writeFile(join(dir, '.gitignore'), '.legion/\nscript.yaml\n');
+        await writeFile(join(dir, 'shared.txt'), 'one\ntwo\nthree\n');
+        userGit(dir, ['add', '-A']);
+        userGit(dir, ['commit', '-q', '-m', 'initial']);
+      },
+    },
+    async run({ dir, openTui }) {
+      const head = userGit(dir, ['rev-parse', 'HEAD']).trim();
+      const t = await openTui();
+      await t.waitFor(/message ur-agent/);
+      t.type('go');
+      t.keys('Enter');
+      // The writes in the worktree ask nothing; the one request is the merge, and the workspace is untouched until then.
+      let s = await t.waitFor(/Approval queue · 1 waiting for you/, 30_000);
+      assert.match(highlighted(s), new RegExp(`merge ${ISOLATED_SESSION} +· merge scribe's work from its worktree`));
+      assert.equal(await readFile(join(dir, 'shared.txt'), 'utf8'), 'one\ntwo\nthree\n');
+      assert.equal(existsSync(join(dir, 'notes.txt')), false);
+      assert.equal(await readFile(join(dir, '.legion', 'worktrees', ISOLATED_SESSION, 'notes.txt'), 'utf8'), 'scribe was here\n');
+      t.keys('Enter');
+      s = await t.waitFor(/\+scribe was here/, 20_000);
+      assert.match(s, /Request 1 of 1 · merge/);
+      assert.match(s, /2 files changed, 2 insertions\(\+\), 1 deletion\(-\)/);
+      assert.match(s, /-two\b/);
+      assert.match(s, /\+two by scribe/);
+      t.type('y');
+      await t.waitFor(/The delegate answered\./, 30_000);
+      assert.equal(await readFile(join(dir, 'shared.txt'), 'utf8'), 'one\ntwo by scribe\nthree\n');
+      assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'scribe was here\n');
+      // Uncommitted: git sees a modified and an untracked file, and the user's branch has no new commit.
+      assert.equal(userGit(dir, ['status', '--porcelain']), ' M shared.txt\n?? notes.txt\n');
+      assert.equal(userGit(dir, ['rev-parse', 'HEAD']).trim(), head);
+      assert.equal(userGit(dir, ['rev-list', '--count', 'main']).trim(), '1');
+      assert.equal(userGit(dir, ['show', `legion/${ISOLATED_SESSION}:notes.txt`]), 'scribe was here\n', 'the branch holds the work');
+      const decided = (await approvalLines(dir)).filter((l) => l.kind === 'resolve');
+      assert.deepEqual(decided.map((d) => [d.decision, d.decidedBy]), [['approved', 'user']]);
     },
   },
 ];
