@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAppHarness } from '../../helpers/app-harness';
 import { runCli } from '../../helpers/cli';
-import { eventsOf } from '../../helpers/runtime-assert';
+import { eventsOf, toolResults } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 import { makeRepo, userGit } from '../../unit/worktrees/helpers';
 
@@ -120,5 +120,37 @@ test('legion undo --session after a merge: the merge (workspace) first, then --t
     assert.equal(existsSync(join(tree, 'alice.txt')), false);
     assert.equal(readFileSync(join(tree, 'shared.txt'), 'utf8'), ORIGINAL);
     assert.equal(userGit(dir, ['status', '--porcelain']), status);
+  });
+});
+
+test("the isolated agent cannot reach its checkpoints: they are beside its worktree, outside the root its file tools are confined to", async () => {
+  await withTempDir(async (raw) => {
+    await makeRepo(raw);
+    const dir = realpathSync(raw);
+    const records = join(dir, '.legion/worktrees', `${ALICE}.checkpoints`, 'checkpoints.jsonl');
+    const script = `
+replies:
+  - { agent: lead, on: message, toolCalls: [{ name: communicator, input: { targetId: alice, sessionName: a, isolation: worktree, message: "alice's part" } }] }
+  - { agent: alice, on: message, toolCalls: [{ name: file_write, input: { path: alice.txt, content: "first\\n" } }] }
+  - agent: alice
+    on: tool-result
+    toolCalls:
+      - { name: file_write, input: { path: "${records}", content: "forged\\n" } }
+      - { name: file_write, input: { path: "../${ALICE}.checkpoints/checkpoints.jsonl", content: "forged\\n" } }
+  - { agent: alice, on: tool-result, text: "alice finished" }
+  - { agent: alice, on: tool-error, text: "alice finished" }
+  - { agent: lead, on: tool-result, text: "lead done" }
+`;
+    const h = await startAppHarness({ dir, agents: AGENTS, script, headless: { approve: 'deny' } });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'lead done');
+    const refused = toolResults(h.core.history(ALICE)).slice(1);
+    assert.equal(refused.length, 2, JSON.stringify(refused));
+    for (const result of refused) assert.match(result.content, /^denied: path: .* is outside the workspace/, JSON.stringify(result));
+    const text = readFileSync(records, 'utf8');
+    assert.doesNotMatch(text, /forged/);
+    assert.match(text, /"kind":"after"/, 'the first batch was checkpointed');
+    await h.close();
   });
 });
