@@ -20,6 +20,8 @@ export function composeSandbox(options: {
   readonly ruleSet: RuleSet;
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
+  /** The files trusted hooks and MCP servers run or are defined in, asked per call (trusted-run-files.ts). */
+  readonly trustedFiles: () => readonly string[];
   /** Injected by tests to simulate a machine without bubblewrap, or a slow probe. */
   readonly probeDeps?: ProbeDeps;
 }): DeferredSandbox {
@@ -43,6 +45,7 @@ export function composeSandbox(options: {
         secretPatterns: fromRules.length > 0 ? fromRules : DEFAULT_SECRET_PATTERNS,
         ...(pids ? { pids } : {}),
         tempDir: tmpdir(),
+        trustedFiles: options.trustedFiles,
       });
     },
   });

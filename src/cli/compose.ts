@@ -30,6 +30,9 @@ import { defaultPricingFiles, loadPricing } from '../providers/pricing';
 import { createBuiltinTools, createToolRegistry } from '../tools/registry';
 import { SHIPPED_TOOLS } from '../collective/tools/shipped';
 import { composeSandbox } from './compose-sandbox';
+import { trustedRunFiles } from './trusted-run-files';
+import { trustFilePath } from '../mcp/trust';
+import { hooksTrustFile } from '../conventions/hooks/trust';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
 import { createCore } from '../runtime/core';
@@ -157,9 +160,6 @@ export async function composeApp(context: CommandContext, options: ComposeOption
 
   const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
   if (!rules.ok) throw new LegionError(rules.error);
-  // Shell commands run in bubblewrap when they can (docs/sandbox.md); said once when they cannot.
-  // Probed in the background (startBackground), or by the first turn, which waits for it.
-  const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir() });
   const mcpSetup = await setupMcp({ config, layout, env });
   warnings.push(...mcpSetup.warnings);
 
@@ -239,6 +239,13 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     started = true;
     let approvalCounter = 0;
     // Short ids people and agents can type (apr-1, apr-2…); the queue skips ids the run already holds.
+    // Shell commands run in bubblewrap when they can (docs/sandbox.md); said once when they cannot.
+    // Probed in the background (startBackground), or by the first turn, which waits for it.
+    // What trusted hooks and MCP servers run is read-only in it (docs/sandbox.md#trusted-files).
+    const trustedFiles = trustedRunFiles({
+      workspaceRoot, mcpTrustFile: trustFilePath(env, env.HOME || homedir()), hooksTrustFile: hooksTrustFile(userConfigDir(env, env.HOME || homedir())),
+    });
+    const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir(), trustedFiles });
     const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, verify: mcpSetup.verify, legionDir: layout.legionDir, clientVersion: VERSION,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -88,4 +89,25 @@ export function createTrustStore(file: string): TrustStore {
       return true;
     },
   };
+}
+
+/**
+ * The workspace-relative files the approvals of `workspaceRoot` in the trust file `file` vouch
+ * for (the scripts trusted servers or hooks run), and whether any approval exists there at all.
+ * Read synchronously, per shell call, by the sandbox's list of read-only files
+ * (docs/sandbox.md#trusted-files). A missing or unreadable store approves nothing, so nothing
+ * it would vouch for runs either (`check` reads it the same way).
+ */
+export function approvedFiles(file: string, workspaceRoot: string): { readonly any: boolean; readonly files: string[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { any: false, files: [] };
+  }
+  const checked = trustFileSchema.safeParse(parsed);
+  const approvals = checked.success ? checked.data.workspaces[workspaceRoot] : undefined;
+  if (!approvals) return { any: false, files: [] };
+  const files = Object.values(approvals).flatMap((a) => (typeof a === 'string' ? [] : Object.keys(a.files)));
+  return { any: Object.keys(approvals).length > 0, files };
 }

@@ -72,7 +72,7 @@ export function realSandbox(
     secretPatterns: DEFAULT_SECRET_PATTERNS,
     ...(pids ? { pids } : {}),
     ...(maxProcesses !== undefined ? { maxProcesses } : {}),
-    tempDir: tmpdir(),
+    tempDir: tmpdir(), trustedFiles: () => [],
     ...more,
   });
 }

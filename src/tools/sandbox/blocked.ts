@@ -25,7 +25,7 @@ const PATTERNS: readonly Pattern[] = [
   },
   {
     test: /read-only file system|\bEROFS\b/i,
-    line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are the config and hooks of .git/)',
+    line: () => 'blocked by the sandbox: write outside the workspace (everything but the workspace is read-only, and so are the config and hooks of .git/ and the files that trusted hooks and MCP servers run or are defined in)',
   },
   {
     test: /failed to connect|couldn't connect to server|network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|\bEAI_AGAIN\b|name or service not known|getaddrinfo|connection refused|\bECONNREFUSED\b/i,

@@ -6,6 +6,7 @@ import { createSecretFinder } from './secrets';
 import { enclosingLegionPaths, hiddenPaths } from './hidden-paths';
 import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
+import { trustedFileMounts } from './trusted-mounts';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
 import { SANDBOX_MAX_PROCESSES } from './pids-cgroup';
@@ -78,6 +79,12 @@ export interface ShellSandboxOptions {
   readonly maxProcesses?: number;
   /** The seccomp program (default: `seccompFilter()` for this CPU). */
   readonly seccomp?: Buffer;
+  /**
+   * The files trusted hooks and MCP servers run or are defined in (absolute; src/cli/trusted-run-files.ts),
+   * asked on every call and bound read-only (docs/sandbox.md#trusted-files). Required: a sandbox
+   * that forgot them would let a command rewrite what later runs unsandboxed.
+   */
+  readonly trustedFiles: () => readonly string[];
 }
 
 /** A plain `bash -c`, as shell ran before there was a sandbox. */
@@ -140,11 +147,13 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       let held: ReturnType<typeof ensurePlaceholders>;
       let legion: string;
       let git: ReturnType<typeof gitMounts>;
+      let trusted: ReturnType<typeof trustedFileMounts>;
       try {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
         legion = legionDir(root);
         git = gitMounts(root);
+        trusted = trustedFileMounts(root, options.trustedFiles());
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
@@ -165,8 +174,8 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       const enclosing = enclosingLegionPaths(root);
       const args = bwrapArgs({
         workspaceRoot: root,
-        pinned: git.writable,
-        readOnly: git.readOnly,
+        pinned: [...git.writable, ...trusted.pinned],
+        readOnly: [...git.readOnly, ...trusted.readOnly],
         hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...enclosing.dirs, ...fixed.dirs, ...secrets.dirs],
         hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...enclosing.files, ...fixed.files, ...secrets.files],
         emptyDir: held.emptyDir,
