@@ -6,12 +6,22 @@ import { layoutFor } from '../storage/layout';
 import { sessionIdOf } from '../session/ids';
 import { USER_ID } from '../collective/participant';
 import type { TurnOutcome } from '../runtime/turn';
-import { journaledExecute, journaledTurn } from '../engine/durable-steps';
+import type { DurableJournal } from '../engine/durable-steps';
+import { turnSteps, type TurnSteps } from '../engine/turn-steps';
+import { workspaceFingerprint, sameExcept } from './worker-fingerprint';
+import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
 import type { EventFeed } from '../engine/event-feed';
 
 const PREVIOUS_ATTEMPT_MS = 5000;
+
+/** A run's core a worker keeps between turns, with what it was built from (or last saw). */
+interface KeptCore {
+  readonly app: AppSession;
+  readonly steps: TurnSteps;
+  fingerprint: string;
+}
 
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
@@ -28,6 +38,8 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
   // same session's projection at once — at most PREVIOUS_ATTEMPT_MS: a step waiting on a lost
   // engine may never settle, and then writes nothing more.
   const ending = new Map<string, Promise<unknown>>();
+  // The last core of each run, idle between turns; a turn takes it (a concurrent one builds its own).
+  const kept = new Map<string, KeptCore>();
   return async (input, sessionId, journal): Promise<TurnOutcome> => {
     const before = ending.get(sessionId);
     const mine = (async () => {
@@ -42,7 +54,9 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
     }
   };
 
-  async function runOne(input: Parameters<RunTurnOnWorker>[0], sessionId: string, journal: Parameters<RunTurnOnWorker>[2]): Promise<TurnOutcome> {
+  async function runOne(input: Parameters<RunTurnOnWorker>[0], sessionId: string, journal: DurableJournal): Promise<TurnOutcome> {
+    const timing = context.io.env.LEGION_ENGINE_TIMING === '1';
+    const t0 = performance.now();
     let expected: string;
     try {
       expected = sessionIdOf({ initiatorId: USER_ID, responderId: input.responderId, name: input.name });
@@ -52,51 +66,80 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
     if (expected !== sessionId) throw new TurnRefused(`the turn for ${expected} was sent to the session ${sessionId}`);
     const root = await realpath(context.workspaceRoot);
     await resetProjection(layoutFor(root).sessionFile(input.runId, sessionId), journal);
-    let app: Awaited<ReturnType<typeof composeApp>> | undefined;
-    // A request for the user waits on an awakeable: any hub resolves it, whichever worker runs the turn then.
-    const awaited = new Set<string>();
-    const awaitDecision = (requestId: string): void => {
-      if (awaited.has(requestId)) return;
-      awaited.add(requestId);
-      const decision = journal.awakeable<{ decision: 'approved' | 'rejected'; reason?: string; allowForSession?: boolean; by?: string }>();
-      feed.publishAwakeable(input.runId, requestId, decision.id);
-      void decision.promise.then((d) => {
-        app?.core.resolveApprovals([requestId], d.decision === 'approved' ? 'approved' : 'rejected', {
-          ...(d.reason ? { reason: d.reason } : {}), ...(d.allowForSession ? { allowForSession: true } : {}), ...(d.by?.startsWith('remote:') ? { by: d.by as `remote:${string}` } : {}),
-        });
-      }, () => undefined);
-    };
-    try {
-      app = await composeApp(context, {
-        runId: input.runId,
-        onBus: (bus) => {
-          bus.subscribeAll((event) => feed.publish(event));
-          bus.subscribe('approval-request', (event) => {
-            if (event.approverId === USER_ID && event.sessionId !== undefined) awaitDecision(event.requestId);
-          });
-        },
-        worker: { wrapTurn: (deps) => journaledTurn(deps, journal), wrapExecute: (execute) => journaledExecute(execute, journal) },
-      });
-    } catch (error) {
-      // A workspace the worker cannot use (bad config, unknown run) will not improve by retrying.
-      if (error instanceof LegionError) throw new TurnRefused(error.message);
-      throw error;
+    const t1 = performance.now();
+    // A core kept from an earlier turn serves only if nothing it was built from changed since
+    // (another worker's turn, a replay's reset, a config edit): otherwise it is built afresh.
+    const sessionFile = layoutFor(root).sessionFile(input.runId, sessionId);
+    const before = await workspaceFingerprint(root, input.runId, context.io.env);
+    let worker = kept.get(input.runId);
+    kept.delete(input.runId);
+    const reused = worker !== undefined && worker.fingerprint === before;
+    if (worker && !reused) {
+      await worker.app.close('workspace changed');
+      worker = undefined;
     }
+    if (!worker) worker = await buildCore(input.runId);
+    const t2 = performance.now();
+    const { app, steps } = worker;
+    steps.begin(input.runId, journal);
     const core = app.core;
     // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
     const stop = (): void => core.cancel(sessionId);
     journal.attemptEnded.addEventListener('abort', stop, { once: true });
     journal.cancelled.addEventListener('abort', stop, { once: true });
     feed.publishInvocation(input.runId, sessionId, journal.invocationId);
+    let keep = false;
     try {
       const sent = core.send(input.responderId, input.text, input.name);
       if (!sent.ok) throw new TurnRefused(sent.error);
       await core.idle(sessionId);
-      return core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
+      const outcome = core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
+      // Kept only after a turn that ran to its end undisturbed, with nothing else running in the core.
+      keep = !journal.attemptEnded.aborted && !journal.cancelled.aborted && outcome.kind !== 'interrupted'
+        && core.sessions().every((s) => s.status === 'idle' || s.status === 'error');
+      return outcome;
     } finally {
       journal.attemptEnded.removeEventListener('abort', stop);
       journal.cancelled.removeEventListener('abort', stop);
-      await app.close('turn ended');
+      steps.end();
+      const t3 = performance.now();
+      // Kept when the turn changed nothing but its own session file (which its core holds):
+      // a file another turn or process wrote meanwhile may differ from the core's memory.
+      const after = keep && !kept.has(input.runId) ? await workspaceFingerprint(root, input.runId, context.io.env) : undefined;
+      if (after !== undefined && sameExcept(before, after, sessionFile)) {
+        worker.fingerprint = after;
+        kept.set(input.runId, worker);
+      } else {
+        await app.close('turn ended');
+      }
+      if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
     }
+  }
+
+  /** The run's core with its steps journaled in whichever turn it serves (`steps.begin`). */
+  async function buildCore(runId: string): Promise<KeptCore> {
+    const steps = turnSteps(feed);
+    let app: AppSession;
+    try {
+      app = await composeApp(context, {
+        runId,
+        onBus: (bus) => {
+          bus.subscribeAll((event) => feed.publish(event));
+          bus.subscribe('approval-request', (event) => {
+            if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId);
+          });
+        },
+        worker: steps,
+      });
+    } catch (error) {
+      // A workspace the worker cannot use (bad config, unknown run) will not improve by retrying.
+      if (error instanceof LegionError) throw new TurnRefused(error.message);
+      throw error;
+    }
+    steps.resolve = (ids, decision) => app.core.resolveApprovals(ids, decision.decision === 'approved' ? 'approved' : 'rejected', {
+      ...(decision.reason ? { reason: decision.reason } : {}), ...(decision.allowForSession ? { allowForSession: true } : {}),
+      ...(decision.by?.startsWith('remote:') ? { by: decision.by as `remote:${string}` } : {}),
+    });
+    return { app, steps, fingerprint: '' };
   }
 }

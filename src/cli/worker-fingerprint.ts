@@ -1,0 +1,52 @@
+import { readdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { layoutFor } from '../storage/layout';
+
+/**
+ * What a worker's kept core was built from (docs/engine.md#a-turn-on-a-worker), as one string of
+ * each file's inode, size and mtime (ns): every session file of the run, the run's approvals,
+ * usage and todos, the workspace's `.legion/` files (config, rules, prices, MCP), the
+ * participants and agent files, the user's Legion config dir. Two equal fingerprints: none of
+ * those files changed in between (a file rewritten or appended changes its mtime or inode).
+ */
+export async function workspaceFingerprint(workspaceRoot: string, runId: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
+  const layout = layoutFor(workspaceRoot);
+  const userDir = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'legion');
+  const parts = await Promise.all([
+    filesOf(layout.sessionsDir(runId)),
+    ...[layout.approvals(runId), layout.usage(runId), layout.todos(runId), layout.runFile(runId)].map(one),
+    filesOf(layout.legionDir),
+    filesOf(layout.participantsDir),
+    filesOf(join(layout.legionDir, 'agents')),
+    filesOf(userDir),
+    filesOf(join(userDir, 'agents')),
+  ]);
+  return parts.join('\n');
+}
+
+async function one(file: string): Promise<string> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return `${file} ${s.ino} ${s.size} ${s.mtimeNs}`;
+  } catch {
+    return `${file} -`;
+  }
+}
+
+/** The files directly in `dir` (sorted), each as `one` says; a missing dir is one line. */
+async function filesOf(dir: string): Promise<string> {
+  let names: string[];
+  try {
+    names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
+  } catch {
+    return `${dir} -`;
+  }
+  return (await Promise.all(names.map((name) => one(join(dir, name))))).join('\n');
+}
+
+/** Two fingerprints equal but for the line of `file` (the one file a turn may have changed). */
+export function sameExcept(a: string, b: string, file: string): boolean {
+  const others = (fp: string): string => fp.split('\n').filter((line) => !line.startsWith(`${file} `)).join('\n');
+  return others(a) === others(b);
+}
