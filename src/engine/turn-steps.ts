@@ -39,11 +39,11 @@ export function turnSteps(feed: EventFeed): TurnSteps {
   const steps: TurnSteps = {
     wrapTurn: (deps) => {
       base = { ...base, stream: deps.stream };
-      return { ...deps, stream: (turn, choice, context) => now().stream(turn, choice, context) };
+      return { ...deps, stream: async (turn, choice, context) => now().stream(turn, choice, context) };
     },
     wrapExecute: (execute) => {
       base = { ...base, execute };
-      return (tool, input, context) => now().execute(tool, input, context);
+      return async (tool, input, context) => now().execute(tool, input, context);
     },
     begin: (runId, journal) => {
       if (!base.stream || !base.execute) throw new Error('the core was built without its steps');

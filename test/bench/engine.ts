@@ -59,12 +59,15 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
     await writeFile(join(dir, '.legion', 'config.yaml'), engineConfig.replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
     const local = await timeTurns(contextFor(dir, env), turns + 1);
     await writeFile(join(dir, '.legion', 'config.yaml'), engineConfig);
-    const worker = await startWorker(dir, env, await freePort());
+    // LEGION_ENGINE_TIMING=1: the worker's phases of each turn (docs/engine.md#performance) go to stderr.
+    const timing = process.env.LEGION_ENGINE_TIMING === '1';
+    const worker = await startWorker(dir, { ...env, ...(timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort());
     let remote: number[];
     try {
       remote = await timeTurns(contextFor(dir, env), turns + 1);
     } finally {
       await killHard(worker.child);
+      if (timing) process.stderr.write(worker.log.join(''));
     }
     // The first turn of each compiles its path: left out.
     const inProcessMs = percentile(local.slice(1), 50);

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { createRunStore } from '../../../src/session/run-store';
+import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { layoutFor } from '../../../src/storage/layout';
+import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
+import { withTempDir } from '../../helpers/tmp';
+import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
+
+/**
+ * A worker keeps the run's core between turns (docs/engine.md#a-turn-on-a-worker) and builds it
+ * afresh when the session file changed elsewhere: a turn of the session that ran on another
+ * worker must be in the history the next turn sends to the model.
+ */
+const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
+
+test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
+    const engine = await startEngine(dir);
+    const env = await setupEngineWorkspace(dir, model.url, engine);
+    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
+    const turn = async (text: string): Promise<void> => {
+      const outcome = await sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text }) as { kind: string };
+      assert.equal(outcome.kind, 'done', JSON.stringify(outcome));
+    };
+    const sentWith = (text: string): string => model.requests.filter((r) => r.last === 'user' && r.history.includes(text)).at(-1)!.history;
+    const cores = (): string[] => worker.log.join('').split('\n').filter((l) => l.includes(`turn ${sessionId}:`)).map((l) => / core (kept|built)/.exec(l)![1]!);
+    try {
+      await turn('first');
+      await turn('second');
+      assert.match(sentWith('second'), /first/);
+      // Another worker's turn of this session: its user message and answer appended to the projection.
+      const file = layoutFor(dir).sessionFile(run.id, sessionId);
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const user = lines[0]!.replace('first', 'ran elsewhere');
+      const answer = lines.at(-1)!.replace(/piece 0\./, 'answered elsewhere.');
+      assert.notEqual(answer, lines.at(-1));
+      appendFileSync(file, `${user}\n${answer}\n`);
+      await turn('third');
+      const third = sentWith('third');
+      assert.match(third, /ran elsewhere/, 'the worker sent a history without the turn that ran elsewhere');
+      assert.match(third, /answered elsewhere/);
+      await turn('fourth');
+      assert.match(sentWith('fourth'), /third/);
+      assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 4 * 4 + 2);
+      assert.deepEqual(cores(), ['built', 'kept', 'built', 'kept']);
+    } finally {
+      await killHard(worker.child);
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
+});
