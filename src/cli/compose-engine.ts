@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CommandContext } from './command';
 import { composeApp } from './compose';
 import { LegionError, messageOf } from '../errors';
@@ -8,7 +9,7 @@ import { USER_ID } from '../collective/participant';
 import type { TurnOutcome } from '../runtime/turn';
 import type { DurableJournal } from '../engine/durable-steps';
 import { turnSteps, type TurnSteps } from '../engine/turn-steps';
-import { workspaceFingerprint, sameExcept } from './worker-fingerprint';
+import { workspaceFingerprint, sameExcept, changedFiles } from './worker-fingerprint';
 import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
@@ -25,12 +26,15 @@ interface KeptCore {
 
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
- * to the turn's start, build the run's core from the shared workspace with the durable steps,
- * send the message, wait for the session to be idle and return the outcome. Each turn builds its
- * core afresh, so a worker always sees the workspace as it is (participants, rules, config).
- * A request that reaches the user waits on an awakeable (docs/engine.md#approvals).
- * Its events go to `feed` (the hubs following this worker), not to the run's ledger: the hub
- * records what it receives.
+ * to the turn's start, take the run's core this worker kept from its last turn if nothing it was
+ * built from changed since (workspaceFingerprint: the run's session files, approvals, usage,
+ * config, rules, participants, agent files), else build it afresh from the shared workspace with
+ * the durable steps; send the message, wait for the session to be idle and return the outcome.
+ * The core is kept after a turn that ran to its end and changed no file but its own session's;
+ * any other turn closes it. A request that reaches the user waits on an awakeable
+ * (docs/engine.md#approvals). Its events go to `feed` (the hubs following this worker), not to
+ * the run's ledger: the hub records what it receives. LEGION_ENGINE_TIMING=1: each turn's phases
+ * go to stderr.
  */
 export function createWorkerTurns(context: CommandContext, feed: EventFeed): RunTurnOnWorker {
   // An attempt cut off from the engine may still be ending here when its replay arrives (it was
@@ -65,11 +69,12 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
     }
     if (expected !== sessionId) throw new TurnRefused(`the turn for ${expected} was sent to the session ${sessionId}`);
     const root = await realpath(context.workspaceRoot);
-    await resetProjection(layoutFor(root).sessionFile(input.runId, sessionId), journal);
+    const layout = layoutFor(root);
+    resetProjection(layout.sessionFile(input.runId, sessionId), join(layout.runDir(input.runId), 'projection', `${sessionId}.base.json`), journal.invocationId);
     const t1 = performance.now();
     // A core kept from an earlier turn serves only if nothing it was built from changed since
     // (another worker's turn, a replay's reset, a config edit): otherwise it is built afresh.
-    const sessionFile = layoutFor(root).sessionFile(input.runId, sessionId);
+    const sessionFile = layout.sessionFile(input.runId, sessionId);
     const before = await workspaceFingerprint(root, input.runId, context.io.env);
     let worker = kept.get(input.runId);
     kept.delete(input.runId);
@@ -111,6 +116,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
         kept.set(input.runId, worker);
       } else {
         await app.close('turn ended');
+        if (timing && after !== undefined) context.io.stderr(`legion worker: not kept, changed: ${changedFiles(before, after, sessionFile).join(', ')}\n`);
       }
       if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
     }

@@ -6,7 +6,7 @@ import { layoutFor } from '../storage/layout';
 /**
  * What a worker's kept core was built from (docs/engine.md#a-turn-on-a-worker), as one string of
  * each file's inode, size and mtime (ns): every session file of the run, the run's approvals,
- * usage and todos, the workspace's `.legion/` files (config, rules, prices, MCP), the
+ * usage and todos (not run.json: its title and time are not what a turn runs on), the workspace's `.legion/` files (config, rules, prices, MCP), the
  * participants and agent files, the user's Legion config dir. Two equal fingerprints: none of
  * those files changed in between (a file rewritten or appended changes its mtime or inode).
  */
@@ -15,7 +15,7 @@ export async function workspaceFingerprint(workspaceRoot: string, runId: string,
   const userDir = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'legion');
   const parts = await Promise.all([
     filesOf(layout.sessionsDir(runId)),
-    ...[layout.approvals(runId), layout.usage(runId), layout.todos(runId), layout.runFile(runId)].map(one),
+    ...[layout.approvals(runId), layout.usage(runId), layout.todos(runId)].map(one),
     filesOf(layout.legionDir),
     filesOf(layout.participantsDir),
     filesOf(join(layout.legionDir, 'agents')),
@@ -34,19 +34,26 @@ async function one(file: string): Promise<string> {
   }
 }
 
-/** The files directly in `dir` (sorted), each as `one` says; a missing dir is one line. */
+/** The files directly in `dir` (sorted), each as `one` says; a missing dir holds none. */
 async function filesOf(dir: string): Promise<string> {
   let names: string[];
   try {
     names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
   } catch {
-    return `${dir} -`;
+    return '';
   }
   return (await Promise.all(names.map((name) => one(join(dir, name))))).join('\n');
 }
 
 /** Two fingerprints equal but for the line of `file` (the one file a turn may have changed). */
 export function sameExcept(a: string, b: string, file: string): boolean {
-  const others = (fp: string): string => fp.split('\n').filter((line) => !line.startsWith(`${file} `)).join('\n');
-  return others(a) === others(b);
+  return changedFiles(a, b, file).length === 0;
+}
+
+/** The files whose lines differ between two fingerprints, `file` left out. */
+export function changedFiles(a: string, b: string, file: string): string[] {
+  const linesOf = (fp: string): Set<string> => new Set(fp.split('\n').filter((line) => !line.startsWith(`${file} `)));
+  const [left, right] = [linesOf(a), linesOf(b)];
+  const differ = [...left].filter((l) => !right.has(l)).concat([...right].filter((l) => !left.has(l)));
+  return [...new Set(differ.map((line) => line.slice(0, line.lastIndexOf(' ', line.lastIndexOf(' ', line.lastIndexOf(' ') - 1) - 1))))];
 }

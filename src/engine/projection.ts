@@ -1,5 +1,6 @@
-import { statSync, truncateSync } from 'node:fs';
-import type { DurableJournal } from './durable-steps';
+import { readFileSync, statSync, truncateSync } from 'node:fs';
+import { z } from 'zod';
+import { writeJsonAtomicSync } from '../storage/atomic';
 
 function sizeOf(file: string): number {
   try {
@@ -9,14 +10,32 @@ function sizeOf(file: string): number {
   }
 }
 
+/** `runs/<run>/projection/<session>.base.json`: which invocation's turn started the file at which size. */
+const baseSchema = z.strictObject({ invocationId: z.string().min(1), size: z.number().int().nonnegative() });
+
+function readBase(baseFile: string): z.infer<typeof baseSchema> | null {
+  try {
+    const parsed = baseSchema.safeParse(JSON.parse(readFileSync(baseFile, 'utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null; // none yet
+  }
+}
+
 /**
  * The session file as it was when the turn started (docs/engine.md#a-turn-on-a-worker): the
- * first attempt records the file's size (step `projection-base`); every attempt cuts the file
- * back to it, so what a dead attempt appended is dropped and the replay appends it again from
- * the journaled steps. Only this session's file is touched; the engine runs one turn of a
- * session at a time.
+ * first attempt of an invocation records the file's size in `baseFile` (written and synced
+ * before anything of the turn is appended); a later attempt of the same invocation finds its
+ * record there and cuts the file back to it, so what a dead attempt appended is dropped and the
+ * replay appends it again from the journaled steps. The record sits in the shared workspace
+ * beside the projection it describes (not in the engine's journal: one round trip less per
+ * turn). Only this session's files are touched; the engine runs one turn of a session at a time.
  */
-export async function resetProjection(file: string, journal: DurableJournal): Promise<void> {
-  const base = await journal.run('projection-base', async () => sizeOf(file));
-  if (sizeOf(file) > base) truncateSync(file, base);
+export function resetProjection(file: string, baseFile: string, invocationId: string): void {
+  const recorded = readBase(baseFile);
+  if (recorded?.invocationId !== invocationId) {
+    writeJsonAtomicSync(baseFile, { invocationId, size: sizeOf(file) });
+    return;
+  }
+  if (sizeOf(file) > recorded.size) truncateSync(file, recorded.size);
 }

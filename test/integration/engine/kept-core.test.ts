@@ -15,7 +15,7 @@ import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, 
  */
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
-test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 120_000 }, async () => {
+test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 60_000 }, async () => {
   await withTempDir(async (dir) => {
     const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
     const engine = await startEngine(dir);
@@ -48,6 +48,8 @@ test('a worker reuses its core between turns, and rebuilds it when the session f
       assert.match(sentWith('fourth'), /third/);
       assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 4 * 4 + 2);
       assert.deepEqual(cores(), ['built', 'kept', 'built', 'kept']);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nworker log:\n${worker.log.join('')}\nmodel requests: ${model.requests.map((r) => r.history).join('\n')}`);
     } finally {
       await killHard(worker.child);
       try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
