@@ -36,7 +36,7 @@ interface KeptCore {
  * the run's ledger: the hub records what it receives. LEGION_ENGINE_TIMING=1: each turn's phases
  * go to stderr.
  */
-export function createWorkerTurns(context: CommandContext, feed: EventFeed): RunTurnOnWorker {
+export function createWorkerTurns(context: CommandContext, feed: EventFeed): { runTurn: RunTurnOnWorker; closeKept(): Promise<void> } {
   // An attempt cut off from the engine may still be ending here when its replay arrives (it was
   // cancelled when the engine lost it): the replay waits for it, so two attempts do not write the
   // same session's projection at once — at most PREVIOUS_ATTEMPT_MS: a step waiting on a lost
@@ -44,7 +44,13 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
   const ending = new Map<string, Promise<unknown>>();
   // The last core of each run, idle between turns; a turn takes it (a concurrent one builds its own).
   const kept = new Map<string, KeptCore>();
-  return async (input, sessionId, journal): Promise<TurnOutcome> => {
+  // The worker stops: its kept cores close as a turn's core does (run.json's time, the sandbox, checkpoints).
+  const closeKept = async (): Promise<void> => {
+    const cores = [...kept.values()];
+    kept.clear();
+    await Promise.all(cores.map((core) => core.app.close('worker stopped').catch(() => undefined)));
+  };
+  const runTurn: RunTurnOnWorker = async (input, sessionId, journal): Promise<TurnOutcome> => {
     const before = ending.get(sessionId);
     const mine = (async () => {
       if (before) await Promise.race([before.catch(() => undefined), new Promise((r) => setTimeout(r, PREVIOUS_ATTEMPT_MS).unref())]);
@@ -57,6 +63,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): Run
       if (ending.get(sessionId) === mine) ending.delete(sessionId);
     }
   };
+  return { runTurn, closeKept };
 
   async function runOne(input: Parameters<RunTurnOnWorker>[0], sessionId: string, journal: DurableJournal): Promise<TurnOutcome> {
     const timing = context.io.env.LEGION_ENGINE_TIMING === '1';

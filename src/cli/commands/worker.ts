@@ -26,7 +26,8 @@ export const workerCommand: Command = {
     const stamp = (): string => new Date().toISOString().slice(0, 19).replace('T', ' ');
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
     const feed = new EventFeed();
-    const endpoint = await startWorkerEndpoint({ ...listen, feed, runTurn: createWorkerTurns(context, feed) }).catch((error: Error) => {
+    const turns = createWorkerTurns(context, feed);
+    const endpoint = await startWorkerEndpoint({ ...listen, feed, runTurn: turns.runTurn }).catch((error: Error) => {
       throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
     });
     log(`serving Legion's services at ${endpoint.url}`);
@@ -44,6 +45,7 @@ export const workerCommand: Command = {
     });
     log(`stopping (${reason}); turns in flight are retried by the engine on another worker`);
     await endpoint.close();
+    await turns.closeKept();
     return 0;
   },
 };
