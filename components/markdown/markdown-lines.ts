@@ -35,6 +35,23 @@ export function markdownLines(text: string, width: number, glyphs: MarkdownGlyph
   return out;
 }
 
+/**
+ * The styled spans of `text` when it lexes as exactly one paragraph (what `markdownLines`
+ * wraps for it), else null. For incremental rendering of a streamed paragraph (lanes/paragraph-tail.ts).
+ */
+export function paragraphSpans(text: string): Span[] | null {
+  let tokens: Token[];
+  try {
+    tokens = new Lexer({ gfm: true }).lex(text);
+  } catch {
+    return null;
+  }
+  const t = tokens.length === 1 ? tokens[0]! : null;
+  if (!t || t.type !== 'paragraph') return null;
+  const p = t as Tokens.Paragraph;
+  return p.tokens ? inline(p.tokens, {}) : [{ text: p.text }];
+}
+
 function blocks(tokens: readonly Token[], width: number, g: MarkdownGlyphs, out: Line[], first: Span[], rest: Span[]): void {
   let lead = first;
   const take = (): Span[] => { const l = lead; lead = rest; return l; };

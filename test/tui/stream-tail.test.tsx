@@ -1,0 +1,119 @@
+/**
+ * The streamed tail is rendered incrementally (components/lanes/paragraph-tail.ts): completed
+ * lines of the growing paragraph are kept and only its growing line is lexed and wrapped. These
+ * tests stream long texts delta by delta and require every frame to be what rendering the same
+ * text from scratch gives, byte for byte.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderApp } from '../helpers/tui-app';
+import { sessionIdOf, text, userMessage } from '../helpers/fake-core';
+import { prng } from '../helpers/prng';
+import { markdownLines } from '../../components/markdown/markdown-lines';
+import { sanitize } from '../../components/text/ansi';
+import { lineText } from '../../components/text/line';
+import { newParagraphTail, paragraphTailLines } from '../../components/lanes/paragraph-tail';
+
+const U = sessionIdOf('user', 'ur-agent');
+
+const WORDS = ['alpha', 'beta', 'gamma', 'the', 'a', 'of', 'delta', 'supercalifragilisticexpialidocious', '界面',
+  '`code`', '`a b`', '**bold**', '**two words**', '*em*', '_u_', '~~del~~', '&amp;', 'end.', '1984'];
+/** Things a paragraph's lines can hold that must defeat the incremental path (or render the same). */
+const HOSTILE = ['**open', 'close**', '`tick', '[link](https://x.dev)', '<b>', 'a | b', '\\', '  ', '\t', '\x1b[31m', '*', '_', 'www.x.dev', '[ref]', 'snake_case', 'x*y', '42.'];
+const LINE_STARTS = ['', '', '', '', '- ', '1. ', '# ', '> ', '---', '===', '```', '    ', '2026) ', '|', '<div>', ' ', '12 '];
+
+/** A long message: mostly plain multi-line paragraphs (the fast path), with every hazard mixed in. */
+function message(seed: number, length: number, hostility: number): string {
+  const rnd = prng(seed);
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  let out = '';
+  while (out.length < length) {
+    const start = rnd() < hostility ? pick(LINE_STARTS) : '';
+    const words: string[] = [];
+    const n = 1 + Math.floor(rnd() * 14);
+    for (let i = 0; i < n; i++) words.push(rnd() < hostility / 3 ? pick(HOSTILE) : pick(WORDS));
+    out += start + words.join(' ');
+    const r = rnd();
+    out += rnd() < hostility / 4 ? '  \n' : r < 0.7 ? '\n' : r < 0.95 ? '\n\n' : '\n\n\n';
+  }
+  return out;
+}
+
+/** Random delta sizes, as a model streams (1 to 9 characters). */
+function deltas(seed: number, body: string): string[] {
+  const rnd = prng(seed ^ 0x9e3779b9);
+  const out: string[] = [];
+  for (let i = 0; i < body.length;) {
+    const n = 1 + Math.floor(rnd() * 9);
+    out.push(body.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}
+
+test('paragraph tail: every prefix of a streamed paragraph gives exactly markdownLines of it', () => {
+  let fast = 0;
+  let fastPlain = 0;
+  let frames = 0;
+  let framesPlain = 0;
+  for (const [seed, hostility] of [[1, 0], [2, 0.1], [3, 0.3], [4, 0.6], [5, 0.05]] as const) {
+    // One paragraph region (no blank line): the part after the stable cut.
+    const body = message(seed, 1800, hostility).replace(/\n{2,}/g, '\n');
+    for (const width of [4, 9, 23, 61]) {
+      const state = newParagraphTail();
+      let streamed = '';
+      for (const d of deltas(seed + width, body)) {
+        streamed += d;
+        frames += 1;
+        if (hostility === 0) framesPlain += 1;
+        const got = paragraphTailLines(state, streamed, width);
+        if (got === null) continue;
+        fast += 1;
+        if (hostility === 0) fastPlain += 1;
+        const want = markdownLines(sanitize(streamed), width);
+        assert.deepEqual(got.map(lineText), want.map(lineText), `seed ${seed} width ${width} after ${streamed.length} chars`);
+        assert.deepEqual(got, want, `styles: seed ${seed} width ${width} after ${streamed.length} chars`);
+      }
+    }
+  }
+  // Not vacuous: a plain paragraph takes the incremental path on most frames (not where its
+  // growing line starts with something else), and hostile ones on some.
+  assert.ok(fastPlain > framesPlain * 0.8, `${fastPlain} of ${framesPlain} plain frames incremental`);
+  assert.ok(fast > fastPlain, `${fast - fastPlain} hostile frames incremental`);
+});
+
+test('paragraph tail: kept lines are the same objects from frame to frame (rows are not redrawn)', () => {
+  const state = newParagraphTail();
+  const body = 'The quick brown fox jumps over the lazy dog while the `agent` writes **markdown**.\n'.repeat(20);
+  const first = paragraphTailLines(state, body, 40)!;
+  const next = paragraphTailLines(state, `${body}More`, 40)!;
+  assert.ok(first.length > 10);
+  for (let i = 0; i < first.length - 2; i++) assert.equal(next[i], first[i], `line ${i}`);
+});
+
+test('a long message streamed delta by delta: every frame equals a fresh render of the same text', async () => {
+  const columns = 72;
+  const rows = 30;
+  for (const [seed, hostility] of [[11, 0.02], [12, 0.25]] as const) {
+    const stream = await renderApp({ columns, rows });
+    try {
+      await stream.emit(userMessage(U, 'Please write a long answer.'));
+      const body = `${message(seed, 1400, hostility)}\nThe last words.`;
+      let streamed = '';
+      let step = 0;
+      for (const d of deltas(seed, body)) {
+        streamed += d;
+        await stream.emit(text(U, 'ur-agent', d));
+        // Every third frame, and the last: a fresh App given the whole text at once.
+        if (step++ % 3 !== 0 && streamed !== body) continue;
+        const fresh = await renderApp({ columns, rows });
+        try {
+          await fresh.emit(userMessage(U, 'Please write a long answer.'), text(U, 'ur-agent', streamed));
+          assert.equal(stream.rawFrame(), fresh.rawFrame(), `seed ${seed} after ${streamed.length} chars:\n${stream.frame()}\n---\n${fresh.frame()}`);
+        } finally { fresh.unmount(); }
+      }
+      // The end of the text is on screen (nothing dropped at the tail).
+      assert.match(stream.frame(), /The last words\./);
+    } finally { stream.unmount(); }
+  }
+});
