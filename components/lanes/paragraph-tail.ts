@@ -7,32 +7,37 @@ import { sanitize } from '../text/ansi';
  * The growing last paragraph of a streamed message, rendered incrementally.
  *
  * A streamed message's text after its last paragraph break (line-source.ts) grows by appends
- * and was lexed and wrapped in full on every frame. When it is a plain paragraph (every source
- * line starts with a letter or a digit that opens no list, and every complete line is closed:
- * no unmatched `*` `_` `~` or backtick, no `[` `]` `<` `>` `|`, no trailing space or backslash,
- * which make hard breaks), its lines are those of wrapping the spans of each source line
- * joined by one space (a soft break). Wrapping is greedy, so only the last output line of the
- * complete source lines can still change: the lines before it are kept (`frozen`, the same
- * objects every frame: their rows are not re-rendered nor re-measured) and wrapping resumes
- * from that last line. Per frame: the growing source line only.
+ * and was lexed and wrapped in full on every frame. Its complete source lines are committed in
+ * runs: a run is committed when it lexes as one paragraph in which nothing is left open (no
+ * literal `*` `_` `~` backtick `[` `]` `<` `>` `|` outside code and links, an intraword `_`
+ * aside), its last line ends in neither a space nor a backslash (a hard break), and the line
+ * after it can only continue a paragraph (PLAIN_START: no list, heading, rule, fence, setext
+ * underline, table row or indent). The paragraph's spans are then those of its runs joined by
+ * one space (a soft break), and since wrapping is greedy only the last output line of the
+ * committed runs can still change: the lines before it are kept (`frozen`, the same objects
+ * every frame, so their rows are neither re-rendered nor re-measured) and wrapping resumes from
+ * that last line (`pending`). Per frame: the lines held since the last commit, usually the
+ * growing line alone.
  *
  * Contract: `paragraphTailLines` returns exactly `markdownLines(sanitize(region), width)`, or
  * null when the region is not such a paragraph (the caller then renders it in full);
  * test/tui/stream-tail.test.tsx compares every frame of long streams with a fresh render.
  */
 export interface ParagraphTail {
-  /** Offset in the raw region just after the last complete source line taken in (its '\n' included). */
+  /** Offset in the raw region just after the last committed source line (its '\n' included). */
   done: number;
+  /** Offset just after the last complete source line seen: lines from `done` to here are held. */
+  scan: number;
   /** Output lines that can no longer change. */
   readonly frozen: Line[];
   /** The last output line of the complete source lines: wrapping resumes from it (null before the first). */
   pending: Line | null;
-  /** A complete line is not plain: this region is rendered in full from now on. */
+  /** The region's first line is not a paragraph's: it is rendered in full from now on. */
   unsafe: boolean;
 }
 
 export function newParagraphTail(): ParagraphTail {
-  return { done: 0, frozen: [], pending: null, unsafe: false };
+  return { done: 0, scan: 0, frozen: [], pending: null, unsafe: false };
 }
 
 const SOFT_BREAK: Span = { text: ' ' };
@@ -42,46 +47,52 @@ const SOFT_BREAK: Span = { text: ' ' };
  * text, never a list bullet (`* `), a rule (`***`, `_ _ _`) or a fence (three backticks or tildes).
  */
 const PLAIN_START = /^(?:\p{L}|\d(?!\d*[.)])|[*_~`&("'](?=\S)(?![*_~`]{2}))/u;
-/** Links, references, HTML, autolinks in angle brackets, tables. */
-const STRUCTURE = /[[\]<>|]/;
-/** A delimiter left literal in a line: it could pair with one in a later line. */
-const OPEN_DELIMITER = /[*_~`]/;
+/** Left literal in rendered text: an opener that a later line could close (an intraword `_` cannot). */
+const OPEN = /[*_~`[\]<>|]/;
+const INTRAWORD_UNDERSCORE = /(?<=[\p{L}\p{N}])_+(?=[\p{L}\p{N}])/gu;
 
-/** Spans of a complete source line, or null when it is not plain and closed. */
-function closedLineSpans(raw: string): Span[] | null {
-  const line = sanitize(raw);
-  if (!PLAIN_START.test(line) || /[\s\\]$/.test(line) || STRUCTURE.test(line)) return null;
-  const spans = paragraphSpans(line);
+/** Spans of a run of complete lines that nothing after them can change, or null. */
+function closedSpans(raw: string): Span[] | null {
+  const text = sanitize(raw);
+  if (/[\s\\]$/.test(text)) return null; // a trailing space or backslash makes a hard break with the next line
+  const spans = paragraphSpans(text);
   if (!spans) return null;
-  for (const span of spans) if (span.tone !== 'code' && OPEN_DELIMITER.test(span.text)) return null;
+  for (const span of spans) {
+    if (span.tone === 'code' || span.tone === 'link' || span.tone === 'muted') continue; // code, a link and its address
+    if (OPEN.test(span.text.replace(INTRAWORD_UNDERSCORE, ''))) return null;
+  }
   return spans;
 }
 
-/** Spans of the growing line (anything after it may still close what it opens), or null. */
-function growingLineSpans(raw: string): Span[] | null {
-  const line = sanitize(raw);
-  if (!PLAIN_START.test(line)) return null;
-  return paragraphSpans(line);
+function resume(state: ParagraphTail, spans: readonly Span[], w: number): Line[] {
+  return wrapSpans(state.pending ? [...state.pending, SOFT_BREAK, ...spans] : spans, w);
 }
 
 export function paragraphTailLines(state: ParagraphTail, region: string, width: number): Line[] | null {
   if (state.unsafe) return null;
   const w = Math.max(4, width); // as markdownLines
-  for (let end = region.indexOf('\n', state.done); end !== -1; end = region.indexOf('\n', state.done)) {
-    const spans = closedLineSpans(region.slice(state.done, end));
-    if (!spans) {
-      state.unsafe = true;
-      return null;
+  for (let end = region.indexOf('\n', state.scan); end !== -1; end = region.indexOf('\n', state.scan)) {
+    const line = region.slice(state.scan, end);
+    if (state.scan === state.done) {
+      // Only the region's first line starts a segment unchecked (later ones were checked before the commit).
+      if (!PLAIN_START.test(sanitize(line))) { state.unsafe = true; return null; }
+    } else if (PLAIN_START.test(sanitize(line))) {
+      // The held lines are followed by a line that only continues the paragraph: commit them if closed.
+      const spans = closedSpans(region.slice(state.done, state.scan - 1));
+      if (spans) {
+        const lines = resume(state, spans, w);
+        for (let i = 0; i < lines.length - 1; i++) state.frozen.push(lines[i]!);
+        state.pending = lines[lines.length - 1]!;
+        state.done = state.scan;
+      }
     }
-    const lines = wrapSpans(state.pending ? [...state.pending, SOFT_BREAK, ...spans] : spans, w);
-    for (let i = 0; i < lines.length - 1; i++) state.frozen.push(lines[i]!);
-    state.pending = lines[lines.length - 1]!;
-    state.done = end + 1;
+    state.scan = end + 1;
   }
-  const growing = region.slice(state.done);
-  if (growing === '') return state.pending ? [...state.frozen, state.pending] : null;
-  const spans = growingLineSpans(growing);
+  const open = region.slice(state.done);
+  if (open === '') return state.pending ? [...state.frozen, state.pending] : null;
+  if (state.scan === state.done && !PLAIN_START.test(sanitize(open))) return null;
+  const spans = paragraphSpans(sanitize(open));
   if (!spans) return null;
-  const lines = wrapSpans(state.pending ? [...state.pending, SOFT_BREAK, ...spans] : spans, w);
+  const lines = resume(state, spans, w);
   return state.frozen.length === 0 ? lines : [...state.frozen, ...lines];
 }
