@@ -17,6 +17,7 @@ import type { AddAllowance } from './ports';
 import { answerQuestion } from './user-questions';
 import { turnsToLeaveOpen } from './restart';
 import type { TurnOutcome } from './turn';
+import type { IsolationPrepared } from '../model/isolation';
 import type { RunUsage } from './usage-book';
 
 /** The core as the composition root sees it: `LegionCore` plus what `legion run` needs. */
@@ -33,7 +34,7 @@ export interface Core extends LegionCore {
    */
   appendNote(sessionId: string, text: string): boolean;
   /** Make a session's git worktree ready before its message (docs/worktrees.md); absent when isolation is off. */
-  prepareIsolation?(sessionId: string, participantId: string, mode: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
+  prepareIsolation?(sessionId: string, participantId: string, mode: 'worktree' | 'none'): Promise<IsolationPrepared>;
 }
 
 export function lastAssistantText(messages: readonly Message[]): string {

@@ -3,6 +3,7 @@ import type { CollectiveRegistry } from '../collective/registry';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
 import type { ResumeChild } from './call-state';
 import type { Journal } from './journal';
+import type { IsolationPrepared } from '../model/isolation';
 import type { Router } from './approval-route';
 import type { Slots } from './run-state';
 import { Delegation, nextNews, type SessionSlot, type Turn, type TurnRequest } from './turn';
@@ -39,7 +40,7 @@ export interface CommunicatorDeps {
   /** `isolation.default` of the config. */
   readonly isolationDefault: 'worktree' | 'none';
   /** Make an isolated session's worktree ready (merge-request.ts `prepare`, passed in); the note tells the agent where it works. */
-  prepareIsolation?(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
+  prepareIsolation?(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<IsolationPrepared>;
 }
 
 const fail = (content: string): ToolResult => ({ content, isError: true });

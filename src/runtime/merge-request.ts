@@ -7,7 +7,7 @@ import type { Journal } from './journal';
 import type { ApproverPolicy, AuditSink, BeforeBatch } from './ports';
 import type { Turn, TurnOutcome } from './turn';
 import { rejectionText } from './format';
-import { ISOLATION_MARK } from '../model/isolation';
+import { ISOLATION_MARK, type IsolationPrepared } from '../model/isolation';
 
 /**
  * Worktree isolation in the runtime (docs/worktrees.md): preparing an isolated session's worktree
@@ -24,7 +24,7 @@ export interface Isolation {
    * Make the session's worktree ready for a message (`requested`: the caller's / participant's / config's
    * choice). Returns the text that tells the agent where it works (empty when not isolated), or an error.
    */
-  prepare(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
+  prepare(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<IsolationPrepared>;
   /** After an isolated session's turn: its merge request, decided; the outcome says what happened. */
   afterTurn(turn: Turn, outcome: TurnOutcome): Promise<TurnOutcome>;
 }
@@ -56,9 +56,9 @@ export function createIsolation(deps: IsolationDeps): Isolation {
   const prepare: Isolation['prepare'] = async (sessionId, participantId, requested) => {
     const isolated = worktrees.rootOf(sessionId) !== undefined;
     if (requested === 'none' && !isolated) return { ok: true, note: '' };
-    if (requested === 'none') return { ok: false, error: `refused: session ${sessionId} works in a git worktree; use another sessionName for work without isolation` };
+    if (requested === 'none') return { ok: false, kind: 'failed', error: `refused: session ${sessionId} works in a git worktree; use another sessionName for work without isolation` };
     const result = await worktrees.isolate(sessionId, participantId);
-    if (!result.ok) return { ok: false, error: `refused: ${result.error}. Send the message without isolation, or ask the user to make the workspace a git repository.` };
+    if (!result.ok) return { ok: false, kind: result.kind, error: `refused: ${result.error}. Send the message without isolation, or ask the user to make the workspace a git repository.` };
     const { record, how } = result;
     const pendingConflict = conflicts.get(sessionId);
     if (pendingConflict) {

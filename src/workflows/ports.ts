@@ -1,4 +1,5 @@
 import type { Message } from '../model/message';
+import type { IsolationPrepared } from '../model/isolation';
 import type { EventInput } from '../events/types';
 
 /** How a step's turn ended, as the core reports it (src/runtime/turn.ts `TurnOutcome`). */
@@ -26,7 +27,7 @@ export interface StepPort {
     /** Whether the agent holds a tool that changes files. */
     writes(agent: string): boolean;
     /** Make the session's worktree ready; the note tells the agent where it works. */
-    prepare(sessionId: string, agent: string, mode: 'worktree' | 'none'): Promise<{ ok: true; note: string } | { ok: false; error: string }>;
+    prepare(sessionId: string, agent: string, mode: 'worktree' | 'none'): Promise<IsolationPrepared>;
   };
 }
 

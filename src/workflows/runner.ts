@@ -134,8 +134,9 @@ export function startWorkflowRun(progress: WorkflowProgress, plan: readonly Reso
           const { mode, defaulted } = isolationOf(plan, id, port.isolation.writes(def.agent), port.isolation.configDefault);
           const prepared = await port.isolation.prepare(step.sessionId, def.agent, mode);
           if (prepared.ok && prepared.note) prompt = `${prepared.note}\n\n${prompt}`;
-          // A step isolated only by default runs without isolation where the workspace cannot isolate (not git).
-          if (!prepared.ok && !defaulted) return endStep(id, 'failed', { error: prepared.error });
+          // A step isolated only by default runs without isolation where the workspace cannot isolate (not
+          // a git repository); any other failure fails the step: it never writes unisolated instead.
+          if (!prepared.ok && !(defaulted && prepared.kind === 'no-repository')) return endStep(id, 'failed', { error: prepared.error });
         }
         const sent = port.send(def.agent, prompt, def.session);
         if (!sent.ok) return endStep(id, 'failed', { error: sent.error });

@@ -19,7 +19,7 @@ export interface IsolateRequest {
 
 export type Isolated =
   | { readonly ok: true; readonly record: WorktreeRecord; readonly how: 'created' | 'continued' | 'refreshed' | 'rebased' }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: false; readonly error: string; readonly kind: 'no-repository' | 'failed' };
 
 /** The git directory of a linked worktree (its `.git` file names it). */
 export async function worktreeGitDir(path: string): Promise<string> {
@@ -49,7 +49,7 @@ export async function worktreePlace(record: Pick<WorktreeRecord, 'path'>): Promi
  */
 export async function isolate(request: IsolateRequest, conflictTree?: { ours: string; merged: string }): Promise<Isolated> {
   const found = await findRepo(request.workspaceRoot);
-  if (!found.ok) return { ok: false, error: `isolation needs a git repository: ${found.error}` };
+  if (!found.ok) return { ok: false, kind: 'no-repository', error: `isolation needs a git repository: ${found.error}` };
   const repo = found.repo;
   try {
     const existing = await request.store.get(request.sessionId);
@@ -74,7 +74,7 @@ export async function isolate(request: IsolateRequest, conflictTree?: { ours: st
     await request.store.put(record);
     return { ok: true, record, how: 'refreshed' };
   } catch (error) {
-    return { ok: false, error: `could not prepare the worktree: ${messageOf(error)}` };
+    return { ok: false, kind: 'failed', error: `could not prepare the worktree: ${messageOf(error)}` };
   }
 }
 

@@ -108,12 +108,13 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
   };
 
   return {
-    async isolate(sessionId, participantId) {
+    // One at a time, with merges: parallel sessions snapshot the same workspace and add worktrees to one repository.
+    isolate: (sessionId, participantId) => serial(async () => {
       const existing = await store.get(sessionId);
       const result = await isolate({ workspaceRoot: options.workspaceRoot, store, sessionId, participantId, runId: options.runId, now: options.now }, existing?.rebase);
       if (result.ok) roots.set(sessionId, result.record.root);
       return result;
-    },
+    }),
     rootOf: (sessionId) => roots.get(sessionId),
     async collect(sessionId) {
       const current = await record(sessionId);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 import { startWorkflowHarness, type WorkflowEndEvent } from '../../helpers/workflow-harness';
@@ -67,6 +67,28 @@ test('the same workflow in a workspace that is not a git repository runs without
       assert.equal(end.status, 'done');
       assert.equal(readFileSync(join(dir, 'a.txt'), 'utf8'), 'A\n');
       assert.equal(h.events.some((e) => e.type === 'approval-request' && e.toolName === 'merge'), false);
+    } finally {
+      await h.stop();
+    }
+  });
+});
+
+test('in a git workspace, a worktree that cannot be made fails the step: the work never runs unisolated instead', async () => {
+  await withTempDir(async (dir) => {
+    await makeRepo(dir);
+    // A file where the worktrees' folder must go: making any worktree fails (not "not a repository").
+    mkdirSync(join(dir, '.legion'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, '.legion', 'worktrees'), 'in the way\n', { mode: 0o600 });
+    const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { duo: WORKFLOW }, headless: { approve: 'all' } });
+    try {
+      const started = await h.commands.startWorkflow('duo', 'x');
+      assert.ok(started.ok, started.ok ? '' : started.error);
+      const end = (await h.waitFor((e) => e.type === 'workflow-end', 30_000)) as WorkflowEndEvent;
+      assert.notEqual(end.status, 'done');
+      const failedSteps = h.events.filter((e) => e.type === 'workflow-step-end' && (e as { status?: string }).status === 'failed').map((e) => (e as { stepId: string }).stepId).sort();
+      assert.deepEqual(failedSteps, ['part-a', 'part-b']);
+      assert.equal(existsSync(join(dir, 'a.txt')), false, 'part A wrote nothing into the workspace');
+      assert.equal(existsSync(join(dir, 'b.txt')), false, 'part B wrote nothing into the workspace');
     } finally {
       await h.stop();
     }
