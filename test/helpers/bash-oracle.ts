@@ -25,13 +25,27 @@ export interface BashOracle {
 const HANDLER = `command_not_found_handle() { local n="$1"; printf '%s\\n' "\${n//$'\\n'/'\\n'}" >>"$ORACLE_LOG"; return 127; }\n`;
 
 // The driver runs inside the sandbox: one bash per command file, each in its own directory.
+// bash does not wait for a process substitution, so one may still be about to log when its
+// command returns (and the sandbox, at the end, kills what is left): in its own pid namespace
+// (sandbox mode, "$2" = settle) the driver waits, up to 5 s, until no process but bwrap's init
+// and itself is left before the next command.
 const DRIVER = `set -u
 cd "$1"
+settle() {
+  local i p others
+  for ((i = 0; i < 100; i++)); do
+    others=0
+    for p in /proc/[0-9]*; do p=\${p#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] || others=$((others + 1)); done
+    [ $others -eq 0 ] && return
+    /bin/sleep 0.05
+  done
+}
 for f in cmds/*; do
   n=\${f##*/}
   IFS= read -r -d '' cmd <"$f" || true # the whole file, trailing newlines kept (unlike $(<file))
   ( cd "run/$n" && ORACLE_LOG="$1/logs/$n" BASH_ENV="$1/handler.sh" HOME="$PWD" PATH="$1/empty" \\
       /usr/bin/timeout -s KILL 5 /bin/bash -c "$cmd" </dev/null >/dev/null 2>&1 )
+  [ "\${2:-}" = settle ] && settle
 done
 exit 0
 `;
@@ -52,7 +66,7 @@ export function bashOracle(dir: string): BashOracle {
         writeFileSync(join(work, 'cmds', name), text);
         mkdirSync(join(work, 'run', name));
       });
-      const argv = ['/bin/bash', join(work, 'driver.sh'), work];
+      const argv = ['/bin/bash', join(work, 'driver.sh'), work, ...(mode === 'sandbox' ? ['settle'] : [])];
       const result = mode === 'sandbox' ? spawnSync('bwrap', [...sandboxArgs(work), ...argv], { encoding: 'utf8' }) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
       if (result.status !== 0) throw new Error(`bash oracle driver failed (${result.status}): ${result.stderr}`);
       return commands.map((_, i) => {
