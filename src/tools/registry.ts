@@ -69,8 +69,8 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
 
 export interface BuiltinToolDeps {
   readonly todoStore: TodoStore;
-  /** Confines `shell` (docs/sandbox.md); without it shell runs unconfined. */
-  readonly sandbox?: ShellSandbox;
+  /** Confines `shell` (docs/sandbox.md); `'none'` (chosen on purpose) runs it unconfined. Required: see createShellTool. */
+  readonly sandbox: ShellSandbox | 'none';
   /** Environment variables passed to shell commands beyond the fixed allow-list (config `sandbox.env`). */
   readonly shellEnv?: readonly string[];
   /** The run's skills for the `skill` tool (docs/conventions.md#skills); default none. */
@@ -87,7 +87,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     fileDeleteTool,
     globTool,
     grepTool,
-    createShellTool({ ...(deps.sandbox ? { sandbox: deps.sandbox } : {}), passEnv: deps.shellEnv ?? [] }),
+    createShellTool({ sandbox: deps.sandbox, passEnv: deps.shellEnv ?? [] }),
     ...createTodoTools(deps.todoStore),
     createSkillTool(deps.skills ?? NO_SKILLS),
   ];

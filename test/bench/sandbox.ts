@@ -40,7 +40,7 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
     ...(pids ? { pids } : {}), tempDir: tmpdir(), trustedFiles: () => [],
   });
   const confined = createShellTool({ sandbox, drainMs: 50 });
-  const plain = createShellTool({ drainMs: 50 });
+  const plain = createShellTool({ drainMs: 50, sandbox: 'none' });
   const context: ToolContext = {
     workspaceRoot: dir, runId: 'bench', sessionId: 'bench', participantId: 'bench', chain: ['bench'], toolUseId: 'tu',
     signal: new AbortController().signal, limits: { shellTimeoutMs: 30_000, toolOutputLimit: 30_000 },

@@ -16,7 +16,7 @@ const DEFINITIONS_ONLY: TodoStore = {
  * (authz/rules/known-tools.ts) and the key argument front ends show (`keyArgumentOf`). The run's
  * catalog holds working instances of the same definitions (compose.ts).
  */
-export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY }), ...createCollectiveTools()];
+export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY, sandbox: 'none' }), ...createCollectiveTools()];
 
 const byName = new Map(SHIPPED_TOOLS.map((tool) => [tool.name, tool]));
 

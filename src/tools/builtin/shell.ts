@@ -28,8 +28,13 @@ export interface ShellToolOptions {
   readonly killGraceMs?: number;
   /** Wait for the pipes after bash exits (default SHELL_DRAIN_MS). */
   readonly drainMs?: number;
-  /** Confines every call (docs/sandbox.md); without it, calls run unconfined as plain `bash -c`. */
-  readonly sandbox?: ShellSandbox;
+  /**
+   * Required, so that no caller gets an unconfined shell by leaving it out: the sandbox that
+   * confines every call (docs/sandbox.md; the app's, which itself honours `sandbox: off`), or
+   * `'none'`, chosen on purpose, for a plain `bash -c` confined only by its cwd (tests, benches,
+   * definitions that never run).
+   */
+  readonly sandbox: ShellSandbox | 'none';
   /** Variable names (or `PREFIX*`) passed to commands beyond SHELL_ENV_ALLOWED: the config's `sandbox.env`. */
   readonly passEnv?: readonly string[];
   /** Where commands' variables are taken from (default process.env); only allowed names pass. */
@@ -47,10 +52,13 @@ export interface ShellToolOptions {
  * With a sandbox (options.sandbox, state sandboxed) bash runs under bubblewrap: writes only
  * in the workspace, secrets hidden, no network unless allowed, its own pid namespace (so
  * killing the group ends every process it started, background ones included). A failure
- * that looks caused by the sandbox gets a line saying so. Without one, the shell is NOT
- * confined (only its cwd is); rules and approvals gate it.
+ * that looks caused by the sandbox gets a line saying so. With `sandbox: 'none'` the shell is
+ * NOT confined (only its cwd is); rules and approvals gate it. Throws when `sandbox` is missing
+ * (a caller that bypassed the type).
  */
-export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
+export function createShellTool(options: ShellToolOptions): Tool<Input> {
+  if (options?.sandbox === undefined) throw new Error("createShellTool: sandbox is required (a ShellSandbox, or 'none' on purpose)");
+  const sandbox = options.sandbox === 'none' ? undefined : options.sandbox;
   const timing = { killGraceMs: options.killGraceMs ?? SHELL_KILL_GRACE_MS, drainMs: options.drainMs ?? SHELL_DRAIN_MS };
   const passEnv = options.passEnv ?? [];
   return {
@@ -62,7 +70,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
     keyArgument: (input) => input.command,
     // Read when a call starts (the sandbox may still be probing when the tool is made).
     get sandboxed() {
-      return options.sandbox?.state.kind === 'sandboxed';
+      return sandbox?.state.kind === 'sandboxed';
     },
     async execute(input, context) {
       if (input.command.trim().length === 0) return errorResult('command is empty');
@@ -72,19 +80,16 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<Input> {
       if (input.command.includes('\0')) return errorResult('command contains a NUL byte');
       if (context.signal.aborted) return errorResult('shell interrupted before it started');
       // Never before the probe has answered: a call must not run unconfined because it came early.
-      if (options.sandbox && options.sandbox.state.kind === 'pending') await options.sandbox.ready();
+      if (sandbox && sandbox.state.kind === 'pending') await sandbox.ready();
       if (context.signal.aborted) return errorResult('shell interrupted before it started');
-      const prepared = options.sandbox ? options.sandbox.launch(input.command, context.workspaceRoot) : { ok: true as const, launch: plainLaunch(input.command) };
+      const prepared = sandbox ? sandbox.launch(input.command, context.workspaceRoot) : { ok: true as const, launch: plainLaunch(input.command) };
       if (!prepared.ok) return errorResult(prepared.error, `shell ${prepared.error.split(':')[0]}`);
-      const sandboxed = options.sandbox?.state.kind === 'sandboxed';
+      const sandboxed = sandbox?.state.kind === 'sandboxed';
       const env = shellEnvironment(options.env ?? process.env, passEnv);
       return runShell(prepared.launch, env, input.command, input.timeoutMs ?? context.limits.shellTimeoutMs, context.workspaceRoot, context.limits.toolOutputLimit, context.signal, timing, sandboxed);
     },
   };
 }
-
-/** `shell` with the default kill grace and drain times. */
-export const shellTool: Tool<Input> = createShellTool();
 
 function runShell(
   launch: Launch,

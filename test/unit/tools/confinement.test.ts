@@ -14,7 +14,7 @@ import { fileReadTool } from '../../../src/tools/builtin/file-read';
 import { fileDeleteTool } from '../../../src/tools/builtin/file-delete';
 import type { Tool } from '../../../src/tools/types';
 
-const tools = new Map(createBuiltinTools({ todoStore: createMemoryTodoStore() }).map((t) => [t.name, t] as const));
+const tools = new Map(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }).map((t) => [t.name, t] as const));
 
 /** Each path-taking tool with an input that would do harm if `path` escaped. */
 const PATH_TOOLS: [string, (path: string) => Record<string, unknown>][] = [

@@ -107,8 +107,8 @@ test(`fuzz: ${ITERATIONS} hostile inputs to every tool (seed ${SEED})`, { timeou
   const sb = await makeSandbox('legion-fuzz-');
   const random = rng(SEED);
   const gen = makeGen(random, sb);
-  const tools: Tool[] = createBuiltinTools({ todoStore: createFileTodoStore(sb.root) }).map((t) =>
-    t.name === 'grep' ? createGrepTool({ regexTimeoutMs: 200 }) : t.name === 'shell' ? createShellTool({ killGraceMs: 100, drainMs: 50 }) : t,
+  const tools: Tool[] = createBuiltinTools({ todoStore: createFileTodoStore(sb.root), sandbox: 'none' }).map((t) =>
+    t.name === 'grep' ? createGrepTool({ regexTimeoutMs: 200 }) : t.name === 'shell' ? createShellTool({ killGraceMs: 100, drainMs: 50, sandbox: 'none' }) : t,
   );
   await mkdir(join(sb.root, 'dir'), { recursive: true });
   await writeFile(join(sb.root, 'ok.txt'), 'needle\ndo not touch? no, this one is inside\n');

@@ -25,7 +25,7 @@ function spyTool(execute: Tool['execute'], pathFields?: string[]): Tool<{ path?:
 }
 
 test('registry: builtins, lookup, globs in definitions, duplicate names refused', () => {
-  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore() }));
+  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }));
   const BUILTIN_TOOL_NAMES = ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read', 'skill'];
   assert.deepEqual(registry.list().map((t) => t.name), BUILTIN_TOOL_NAMES);
   assert.equal(registry.get('grep')?.name, 'grep');
@@ -38,7 +38,7 @@ test('registry: builtins, lookup, globs in definitions, duplicate names refused'
 });
 
 test('definitions are JSON Schema objects of the zod input schemas', () => {
-  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore() }));
+  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }));
   for (const def of registry.definitions()) {
     assert.equal(def.inputSchema.type, 'object', def.name);
     assert.equal(def.inputSchema.$schema, undefined);

@@ -11,7 +11,7 @@ import type { ToolContext, ToolResult } from '../../../src/tools/types';
 // drainMs 2 s: a loaded machine can run the drain timer before reading the pipe's last bytes (timers come first in
 // libuv's loop), which cut outputs short; it only costs time when a background job holds the pipe. killGraceMs is
 // safe short: SIGKILL follows it whatever the load.
-const shell = createShellTool({ killGraceMs: 300, drainMs: 2_000 });
+const shell = createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox: 'none' });
 
 async function withSandbox(fn: (sb: Sandbox, run: (input: unknown, overrides?: Partial<ToolContext>) => Promise<ToolResult>) => Promise<void>): Promise<void> {
   const sb = await makeSandbox();

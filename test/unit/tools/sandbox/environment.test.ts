@@ -71,18 +71,18 @@ test('sandboxed: the environment is an allow-list; /proc/1/environ holds no secr
 });
 
 test('unsandboxed: the same allow-list; a listed provider key still does not pass', async () => {
-  const result = await run(createShellTool({ passEnv: ['GITHUB_TOKEN', 'ANTHROPIC_API_KEY'] }), 'env');
+  const result = await run(createShellTool({ passEnv: ['GITHUB_TOKEN', 'ANTHROPIC_API_KEY'], sandbox: 'none' }), 'env');
   assert.equal(result.isError, undefined, result.content);
   assert.doesNotMatch(result.content, /telegram-secret-value|aws-secret-value|sk-ant-secret-value/);
   assert.match(result.content, /^GITHUB_TOKEN=ghp_githubsecretvalue$/m, 'a name the user lists in sandbox.env passes');
   assert.match(result.content, /^PATH=/m);
-  const plain = await run(createShellTool({}), 'env');
+  const plain = await run(createShellTool({ sandbox: 'none' }), 'env');
   assert.doesNotMatch(plain.content, SECRET_VALUES);
   assert.doesNotMatch(plain.content, /^MY_TOOL_MODE=/m);
 });
 
 test('the composed tools pass sandbox.env to shell', async () => {
-  const tools = createBuiltinTools({ todoStore: createFileTodoStore(fx.ws), shellEnv: ['MY_TOOL_MODE'] });
+  const tools = createBuiltinTools({ todoStore: createFileTodoStore(fx.ws), shellEnv: ['MY_TOOL_MODE'], sandbox: 'none' });
   const shell = tools.find((t) => t.name === 'shell')!;
   const result = await run(shell, 'echo "mode=$MY_TOOL_MODE level=$MY_TOOL_LEVEL token=$GITHUB_TOKEN"');
   assert.match(result.content, /mode=fast level= token=$/m);
@@ -99,7 +99,7 @@ test('PATH entries that name the working directory (empty, `.`, relative) are dr
       const control = spawnSync('/bin/bash', ['-c', 'git status'], { cwd: fx.ws, env: { PATH: path }, encoding: 'utf8' });
       if (!path.endsWith(':')) assert.match(control.stdout, /planted/, `the control: bash runs the planted git with PATH=${path}`);
       rmSync(marker, { force: true });
-      const shells = [createShellTool({ env: { PATH: path, HOME: fx.home } })];
+      const shells = [createShellTool({ env: { PATH: path, HOME: fx.home }, sandbox: 'none' })];
       if (!skip) shells.push(createShellTool({ sandbox, env: { PATH: path, HOME: fx.home } }));
       for (const shell of shells) {
         const result = await run(shell, 'git status; echo "PATH=$PATH"');
