@@ -7,11 +7,11 @@ const SRC_LAYERS = ['errors', 'model', 'storage', 'config', 'events', 'providers
 
 /** src/runtime/ files by tier, lowest first: the turn reads top to bottom (core → scheduler → turn → phases → delegation → state). */
 const RUNTIME_TIERS = [
-  ['turn', 'call-state', 'run-state', 'journal', 'open-calls', 'format', 'resume-plan', 'ports', 'env', 'defaults', 'core-api', 'usage-book', 'ledger-seq'],
+  ['turn', 'call-state', 'run-state', 'journal', 'open-calls', 'format', 'resume-plan', 'ports', 'env', 'core-api', 'usage-book', 'ledger-seq'],
   ['approval-route', 'approver-turn', 'delegation', 'user-questions', 'agent-approval', 'merge-request'],
   ['prescan', 'resume-prepass', 'approval-phase', 'execute-phase', 'parallel', 'stream', 'context-hook', 'budget-gate'],
   ['agent-loop'],
-  ['scheduler'],
+  ['scheduler', 'turn-parts'],
   ['commands', 'restart'],
   ['core'],
 ];

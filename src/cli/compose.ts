@@ -12,7 +12,6 @@ import { loadTemplates } from '../collective/templates';
 import { createRegistry } from '../collective/registry';
 import { RESOURCE_AGENT_ID, USER_ID, UR_AGENT_ID } from '../collective/participant';
 import { agentFileDirs, loadAgentFiles } from '../conventions/agent-files';
-import { createCollectiveTools } from '../collective/tools';
 import { createBus, type EventBus } from '../events/bus';
 import { createRunStore } from '../session/run-store';
 import { acquireRunLock, releaseOnExit } from '../session/lock';
@@ -27,8 +26,8 @@ import { secretsFromEnv } from '../authz/redact';
 import { createSecretScrubber } from '../authz/scrub';
 import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
-import { createBuiltinTools, createToolRegistry } from '../tools/registry';
-import { SHIPPED_TOOLS } from '../collective/tools/shipped';
+import { createBuiltinTools, createToolRegistry, withDynamicTools } from '../tools/registry';
+import { COLLECTIVE_TOOL_NAMES, SHIPPED_TOOLS } from '../collective/tools/shipped';
 import { composeSandbox } from './compose-sandbox';
 import { trustedRunFiles } from './trusted-run-files';
 import { trustFilePath } from '../mcp/trust';
@@ -54,7 +53,6 @@ import { withoutYoungGrowth } from './young-generation';
 import { setupMcp } from '../mcp/compose-mcp';
 import { createMcpTurnWait } from '../mcp/first-turn-wait';
 import { createMcpManager, type McpManager } from '../mcp/manager';
-import { withDynamicTools } from '../mcp/registry-hook';
 import { VERSION } from './version';
 import { createHistoryService } from '../session/history-service';
 import { startRemoteParts } from './compose-remote';
@@ -246,17 +244,18 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       workspaceRoot, mcpTrustFile: trustFilePath(env, env.HOME || homedir()), hooksTrustFile: hooksTrustFile(userConfigDir(env, env.HOME || homedir())),
     });
     const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir(), trustedFiles });
-    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...createCollectiveTools(), ...(options.testHooks?.tools ?? [])]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, verify: mcpSetup.verify, legionDir: layout.legionDir, clientVersion: VERSION,
-      reservedNames: new Set(fixedTools.list().map((t) => t.name)), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
+      reservedNames: new Set([...fixedTools.list().map((t) => t.name), ...COLLECTIVE_TOOL_NAMES]), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,
     });
+    // The workspace's tools; the core adds the collective tools, built with what they use (runtime/turn-parts.ts).
     const tools = withDynamicTools(fixedTools, mcp.tools);
     const mcpTurnWait = createMcpTurnWait({ mcp, emit: (event) => bus.emit(event) });
     const approvals: ApprovalQueue = createApprovalQueue({
       layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
     });
-    const registry = createRegistry({ store: participantStore, participants, toolNames: () => tools.list().map((t) => t.name), guard: grantGuard, bus });
+    const registry = createRegistry({ store: participantStore, participants, toolNames: () => [...tools.list().map((t) => t.name), ...COLLECTIVE_TOOL_NAMES], guard: grantGuard, bus });
     const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
     warnings.push(...authz.warnings);
     options.testHooks?.onParts?.({ approvals, registry, layout });

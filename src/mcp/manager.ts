@@ -1,7 +1,5 @@
 import type { EventInput } from '../events/types';
 import type { Tool, ToolContext } from '../tools/types';
-import { USER_ID } from '../collective/participant';
-import { servicesOf } from '../collective/tools/services';
 import type { ConnectionDeps, ElicitAnswer, McpState, ServerConnection } from './connection';
 import { elicitationQuestion, parseElicitationAnswer } from './elicit';
 import { assignToolNames } from './names';
@@ -102,11 +100,8 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 
   const elicitFor = (server: string) => async (params: { message: string; requestedSchema?: unknown }, signal: AbortSignal): Promise<ElicitAnswer> => {
     const context = active.get(server)?.at(-1);
-    const services = context ? servicesOf(context) : undefined;
-    if (!options.canAskUser || !context || !services) return { action: 'decline' };
-    const asked = await services.communicate({ ...context, signal: anySignal(signal, context.signal) }, {
-      targetId: USER_ID, message: elicitationQuestion(server, params), sessionName: 'mcp',
-    });
+    if (!options.canAskUser || !context) return { action: 'decline' };
+    const asked = await context.askUser(elicitationQuestion(server, params), { sessionName: 'mcp', signal: anySignal(signal, context.signal) });
     if (asked.isError) return { action: context.signal.aborted || signal.aborted ? 'cancel' : 'decline' };
     return parseElicitationAnswer(asked.content, params.requestedSchema);
   };

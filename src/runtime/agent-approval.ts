@@ -1,5 +1,5 @@
 import type { ToolContext, ToolResult } from '../tools/types';
-import type { ResolveApprovalInput } from '../collective/tools/services';
+import type { ResolveApprovalInput } from '../collective/tools/deps';
 import type { ApprovalQueue } from '../authz/approvals';
 import type { ToolCatalog } from '../tools/types';
 import { keyArgumentText } from '../tools/key-argument';

@@ -25,8 +25,11 @@ export interface RouterDeps {
   readonly headless?: HeadlessMode;
   /** The asking turn of each request raised by this process. */
   readonly askers: ReadonlyMap<string, Turn>;
-  /** Hand a request to an agent approver outside the chain (approver-turn.ts, passed in: it starts a turn). */
-  deliverOutsideChain(request: ApprovalRequest): void;
+  /**
+   * Builds, once and given the router's `climb`, how a request reaches an agent approver outside
+   * the chain (approver-turn.ts, passed in: it starts a turn; what it leaves undecided climbs).
+   */
+  outsideChain(climb: (request: ApprovalRequest) => void): (request: ApprovalRequest) => void;
 }
 
 /**
@@ -60,7 +63,7 @@ export function createRouter(deps: RouterDeps): Router {
       link.deliver(request);
       return;
     }
-    if (!request.chain.includes(request.approverId)) return deps.deliverOutsideChain(request);
+    if (!request.chain.includes(request.approverId)) return deliverOutsideChain(request);
     climb(request);
   };
 
@@ -71,6 +74,8 @@ export function createRouter(deps: RouterDeps): Router {
     const updated = approvals.get(request.requestId)?.request;
     if (updated) route(deps.askers.get(request.requestId), updated);
   };
+
+  const deliverOutsideChain = deps.outsideChain(climb);
 
   const undecided = (turn: Turn): ApprovalRequest[] => {
     const out: ApprovalRequest[] = [];

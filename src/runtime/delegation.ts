@@ -1,5 +1,6 @@
 import type { ToolContext, ToolResult, ToolCatalog } from '../tools/types';
 import type { CollectiveRegistry } from '../collective/registry';
+import type { CommunicateInput } from '../collective/tools/deps';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
 import type { ResumeChild } from './call-state';
 import type { Journal } from './journal';
@@ -9,13 +10,6 @@ import type { Slots } from './run-state';
 import { Delegation, nextNews, type SessionSlot, type Turn, type TurnRequest } from './turn';
 import { approvalsBlock, firstLine, outcomeText } from './format';
 
-export interface CommunicateInput {
-  readonly targetId: string;
-  readonly message: string;
-  readonly sessionName?: string;
-  /** Work in a git worktree (docs/worktrees.md); default: the target's `isolation`, else `isolation.default`. */
-  readonly isolation?: 'worktree' | 'none';
-}
 
 /** The communicator, and the news of detached delegations a turn collects. */
 export interface Communicator {

@@ -16,17 +16,28 @@ export interface Scheduler {
   cancel(slot: SessionSlot): void;
 }
 
-export interface SchedulerDeps {
-  readonly state: Pick<RunState, 'nextTurnId' | 'turnStarted' | 'turnEnded'>;
-  participant(id: string): Participant | undefined;
-  readonly notice: Journal['notice'];
+/** What runs the turns a scheduler starts. */
+export interface TurnRunning {
   /** Run one turn (agent-loop.ts `runTurn` with the core's deps). */
   runTurn(turn: Turn, start: TurnStart): Promise<TurnOutcome>;
   /** What the finished turn's agent left undecided climbs on (approval-route.ts). */
   climbUnanswered(turn: Turn): void;
 }
 
-export function createScheduler(deps: SchedulerDeps): Scheduler {
+export interface SchedulerDeps<T extends TurnRunning> {
+  readonly state: Pick<RunState, 'nextTurnId' | 'turnStarted' | 'turnEnded'>;
+  participant(id: string): Participant | undefined;
+  readonly notice: Journal['notice'];
+  /**
+   * Builds what runs turns, given the scheduler's `enqueue`: a turn's own steps start turns
+   * (delegation, approver turns) through it. Called once, inside `createScheduler`; it must not
+   * enqueue while building. The one cycle of the core (turns start turns), closed here.
+   */
+  turns(enqueue: Scheduler['enqueue']): T;
+}
+
+/** The scheduler and what `deps.turns` built with its `enqueue`. */
+export function createScheduler<T extends TurnRunning>(deps: SchedulerDeps<T>): { scheduler: Scheduler; turns: T } {
   const { state } = deps;
 
   const enqueue = (slot: SessionSlot, request: TurnRequest): boolean => {
@@ -92,7 +103,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     if (request.signal?.aborted) controller.abort();
     slot.running = turn;
     state.turnStarted(turn);
-    void deps.runTurn(turn, request.start)
+    void turns.runTurn(turn, request.start)
       .catch((error: unknown) => {
         // runTurn handles its own failures; reaching here is a bug. Keep the session usable.
         deps.notice('error', `internal error in ${key.responderId}'s turn: ${messageOf(error)}`, slot.handle.id);
@@ -107,14 +118,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           for (const delegation of turn.delegations) delegation.settle({ kind: 'interrupted' });
           controller.abort('turn ended');
         }
-        deps.climbUnanswered(turn);
+        turns.climbUnanswered(turn);
         slot.running = undefined;
         request.settle(outcome);
         startNext(slot);
       });
   };
 
-  return {
+  const turns = deps.turns(enqueue);
+  const scheduler: Scheduler = {
     enqueue,
     cancel(slot) {
       for (const request of slot.queue.splice(0)) {
@@ -127,4 +139,5 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       slot.settleIdle();
     },
   };
+  return { scheduler, turns };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import micromatch from 'micromatch';
-import type { Tool } from './types';
+import type { Tool, ToolCatalog } from './types';
 import type { ToolDefinition } from '../providers/types';
 import type { TodoStore } from './todo-store';
 import { fileReadTool } from './builtin/file-read';
@@ -91,4 +91,53 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     ...createTodoTools(deps.todoStore),
     createSkillTool(deps.skills ?? NO_SKILLS),
   ];
+}
+
+/**
+ * A fixed registry with tools that come and go behind it (MCP tools as servers start and stop;
+ * the run's workspace catalog behind the collective tools, runtime/core.ts). `list()` returns the
+ * same array until `extra()` returns a different one, so per-catalogue caches (the runtime's tool
+ * definitions) stay valid between changes and refresh after one. Fixed tools win a name clash
+ * (the MCP names are assigned around them anyway).
+ */
+export function withDynamicTools(base: ToolRegistry, extra: () => readonly Tool[]): ToolRegistry {
+  let seen: readonly Tool[] | null = null;
+  let all: readonly Tool[] = base.list();
+  let byName = new Map<string, Tool>();
+  const current = (): readonly Tool[] => {
+    const added = extra();
+    if (added !== seen) {
+      seen = added;
+      all = added.length === 0 ? base.list() : [...base.list(), ...added.filter((t) => !base.get(t.name))];
+      byName = new Map(added.map((t) => [t.name, t]));
+    }
+    return all;
+  };
+  return {
+    get: (name) => base.get(name) ?? (current(), byName.get(name)),
+    list: () => current(),
+    definitions(names) {
+      const tools = current();
+      if (names === undefined) return tools.map(toolDefinition);
+      return tools.filter((t) => names.some((n) => n === t.name || micromatch.isMatch(t.name, n))).map(toolDefinition);
+    },
+  };
+}
+
+/**
+ * A catalog holding tools built from it (list_tools lists the catalog it is in; the collective
+ * tools' dependencies format requests of any tool): `build` gets the catalog and returns the
+ * fixed tools, with whatever else it built; the workspace's tools (`workspace`, MCP tools coming
+ * and going) follow them, as in `withDynamicTools`. `build` runs once, here, and must not read
+ * the catalog while building (its tools and parts read it when called).
+ */
+export function catalogWith<T>(workspace: ToolCatalog, build: (catalog: ToolRegistry) => { tools: readonly Tool[]; parts: T }): { catalog: ToolRegistry; parts: T } {
+  const view: ToolRegistry = {
+    get: (name) => catalog.get(name),
+    list: () => catalog.list(),
+    definitions: (names) => catalog.definitions(names),
+  };
+  const built = build(view);
+  const catalog = withDynamicTools(createToolRegistry(built.tools), () => workspace.list());
+  return { catalog, parts: built.parts };
 }

@@ -25,8 +25,12 @@ export interface ToolContext {
   /** Aborted on cancel: a tool must stop promptly (kill processes, stop reading). */
   readonly signal: AbortSignal;
   readonly limits: { readonly shellTimeoutMs: number; readonly toolOutputLimit: number };
-  /** Services of the collective/runtime for the collective tools; undefined in plain tool tests. */
-  readonly services?: unknown;
+  /**
+   * Ask the user on behalf of this call, in the calling agent's user lane (`<agent> → user ·
+   * <sessionName>`), and wait for the reply (an MCP server's elicitation, docs/mcp.md). An error
+   * result when nobody answers (cancelled, a participant outside the runtime).
+   */
+  askUser(question: string, ask: { readonly sessionName: string; readonly signal: AbortSignal }): Promise<ToolResult>;
 }
 
 /**

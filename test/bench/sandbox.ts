@@ -44,6 +44,7 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
   const context: ToolContext = {
     workspaceRoot: dir, runId: 'bench', sessionId: 'bench', participantId: 'bench', chain: ['bench'], toolUseId: 'tu',
     signal: new AbortController().signal, limits: { shellTimeoutMs: 30_000, toolOutputLimit: 30_000 },
+    askUser: async () => ({ content: 'no user in a bench', isError: true }),
   };
   const samples = options.smoke ? 3 : 30;
   const plainMs: number[] = [];

@@ -14,6 +14,7 @@ export function makeToolContext(workspaceRoot: string, overrides: Partial<ToolCo
     toolUseId: 'tu-1',
     signal: new AbortController().signal,
     limits: { shellTimeoutMs: 10_000, toolOutputLimit: 30_000 },
+    askUser: async () => ({ content: 'no user to ask in a plain tool test', isError: true }),
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from '../../tools/types';
-import { NO_SERVICES, servicesOf } from './services';
+import type { CollectiveToolDeps } from './deps';
 
 const schema = z.strictObject({
   targetId: z.string().min(1).describe('id of the participant to talk to (an agent, or "user" to ask the human)'),
@@ -13,20 +13,18 @@ const schema = z.strictObject({
 });
 
 /** Talk to another participant; the result is its final answer (docs/design.md#participants-sessions-runs and #tools). */
-export const communicatorTool: Tool<z.infer<typeof schema>> = {
-  name: 'communicator',
-  startsTurns: true,
-  description:
-    'Send a message to another participant of the collective and wait for its answer. Each (you, target, sessionName) ' +
-    'is its own conversation that remembers earlier messages; use different session names for parallel work. ' +
-    'targetId "user" asks the human and waits for the reply.',
-  schema,
-  keyArgument: (input) => `${input.targetId}${input.sessionName && input.sessionName !== 'default' ? ` · ${input.sessionName}` : ''}: ${input.message}`,
-  // The collective's writes are under .legion/, never the workspace's files.
-  keepsWorkspaceFiles: true,
-  async execute(input, context) {
-    const services = servicesOf(context);
-    if (!services) return NO_SERVICES;
-    return services.communicate(context, input);
-  },
-};
+export function createCommunicatorTool(deps: Pick<CollectiveToolDeps, 'communicate'>): Tool<z.infer<typeof schema>> {
+  return {
+    name: 'communicator',
+    startsTurns: true,
+    description:
+      'Send a message to another participant of the collective and wait for its answer. Each (you, target, sessionName) ' +
+      'is its own conversation that remembers earlier messages; use different session names for parallel work. ' +
+      'targetId "user" asks the human and waits for the reply.',
+    schema,
+    keyArgument: (input) => `${input.targetId}${input.sessionName && input.sessionName !== 'default' ? ` · ${input.sessionName}` : ''}: ${input.message}`,
+    // The collective's writes are under .legion/, never the workspace's files.
+    keepsWorkspaceFiles: true,
+    execute: (input, context) => deps.communicate(context, input),
+  };
+}

@@ -1,17 +1,20 @@
 import type { Tool } from '../../tools/types';
-import { communicatorTool } from './communicator';
-import { listParticipantsTool } from './list-participants';
-import { listToolsTool } from './list-tools';
-import { spawnAgentTool } from './spawn-agent';
-import { modifyAgentTool } from './modify-agent';
-import { retireAgentTool } from './retire-agent';
-import { resolveApprovalTool } from './resolve-approval';
-import { recallTool } from '../../context/recall-tool';
+import { createCommunicatorTool } from './communicator';
+import { createListParticipantsTool } from './list-participants';
+import { createListToolsTool } from './list-tools';
+import { createSpawnAgentTool } from './spawn-agent';
+import { createModifyAgentTool } from './modify-agent';
+import { createRetireAgentTool } from './retire-agent';
+import { createResolveApprovalTool } from './resolve-approval';
+import { createRecallTool } from '../../context/recall-tool';
+import type { CollectiveToolDeps } from './deps';
 
-export type { CollectiveServices, ResolveApprovalInput } from './services';
-export { servicesOf } from './services';
+export type { CollectiveToolDeps, CommunicateInput, ResolveApprovalInput } from './deps';
 
-/** The collective tools (docs/design.md#tools) (they reach the runtime through `ToolContext.services`). */
-export function createCollectiveTools(): Tool[] {
-  return [communicatorTool, listParticipantsTool, listToolsTool, spawnAgentTool, modifyAgentTool, retireAgentTool, resolveApprovalTool, recallTool];
+/** The collective tools (docs/design.md#tools), built with what they use (the runtime core passes it: runtime/core.ts). */
+export function createCollectiveTools(deps: CollectiveToolDeps): Tool[] {
+  return [
+    createCommunicatorTool(deps), createListParticipantsTool(deps), createListToolsTool(deps), createSpawnAgentTool(deps),
+    createModifyAgentTool(deps), createRetireAgentTool(deps), createResolveApprovalTool(deps), createRecallTool(deps),
+  ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../../tools/types';
 import type { Participant } from '../participant';
-import { NO_SERVICES, servicesOf } from './services';
+import type { CollectiveToolDeps } from './deps';
 
 const schema = z.strictObject({});
 
@@ -13,19 +13,19 @@ function describe(p: Participant): string {
 }
 
 /** Who is in the collective, with tools and approval authority. */
-export const listParticipantsTool: Tool<z.infer<typeof schema>> = {
-  name: 'list_participants',
-  description: 'List the participants of the collective (agents and the user) with their descriptions, tools and approval authority.',
-  schema,
-  keyArgument: () => undefined,
-  readOnly: true,
-  async execute(_input, context) {
-    const services = servicesOf(context);
-    if (!services) return NO_SERVICES;
-    const all = services.registry.list();
-    const active = all.filter((p) => p.status === 'active');
-    const retired = all.length - active.length;
-    const text = active.map(describe).join('\n') + (retired ? `\n(${retired} retired participant${retired > 1 ? 's' : ''} not shown)` : '');
-    return { content: text, summary: `${active.length} participants` };
-  },
-};
+export function createListParticipantsTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.infer<typeof schema>> {
+  return {
+    name: 'list_participants',
+    description: 'List the participants of the collective (agents and the user) with their descriptions, tools and approval authority.',
+    schema,
+    keyArgument: () => undefined,
+    readOnly: true,
+    async execute() {
+      const all = deps.registry.list();
+      const active = all.filter((p) => p.status === 'active');
+      const retired = all.length - active.length;
+      const text = active.map(describe).join('\n') + (retired ? `\n(${retired} retired participant${retired > 1 ? 's' : ''} not shown)` : '');
+      return { content: text, summary: `${active.length} participants` };
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from '../../tools/types';
-import { NO_SERVICES, servicesOf } from './services';
+import type { CollectiveToolDeps } from './deps';
 
 const schema = z.strictObject({
   requestId: z.string().min(1).describe('the id of a pending approval request addressed to you (e.g. "apr-3")'),
@@ -9,18 +9,16 @@ const schema = z.strictObject({
 });
 
 /** An agent approver decides one request delivered to it (docs/design.md#authorization, step 4). */
-export const resolveApprovalTool: Tool<z.infer<typeof schema>> = {
-  name: 'resolve_approval',
-  description:
-    'Approve or reject one pending approval request that was delivered to you in a communicator result. ' +
-    'Call it once per request. Requests you leave undecided go to the next approver when your turn ends.',
-  schema,
-  keyArgument: (input) => `${input.requestId} ${input.decision}`,
-  // The collective's writes are under .legion/, never the workspace's files.
-  keepsWorkspaceFiles: true,
-  async execute(input, context) {
-    const services = servicesOf(context);
-    if (!services) return NO_SERVICES;
-    return services.resolveApproval(context, input);
-  },
-};
+export function createResolveApprovalTool(deps: Pick<CollectiveToolDeps, 'resolveApproval'>): Tool<z.infer<typeof schema>> {
+  return {
+    name: 'resolve_approval',
+    description:
+      'Approve or reject one pending approval request that was delivered to you in a communicator result. ' +
+      'Call it once per request. Requests you leave undecided go to the next approver when your turn ends.',
+    schema,
+    keyArgument: (input) => `${input.requestId} ${input.decision}`,
+    // The collective's writes are under .legion/, never the workspace's files.
+    keepsWorkspaceFiles: true,
+    execute: async (input, context) => deps.resolveApproval(context, input),
+  };
+}

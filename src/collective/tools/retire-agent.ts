@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import type { Tool } from '../../tools/types';
 import { outcome } from './registry-result';
-import { NO_SERVICES, servicesOf } from './services';
+import type { CollectiveToolDeps } from './deps';
 
 const retireSchema = z.strictObject({ id: z.string().min(1) });
 
 /** Retire an agent: it stays in the record but takes no more messages. */
-export const retireAgentTool: Tool<z.infer<typeof retireSchema>> = {
-  name: 'retire_agent',
-  description: 'Retire an agent: it keeps its history but takes no more messages. The user and ur-agent cannot be retired.',
-  schema: retireSchema,
-  keyArgument: (input) => input.id,
-  // The collective's writes are under .legion/, never the workspace's files.
-  keepsWorkspaceFiles: true,
-  async execute(input, context) {
-    const services = servicesOf(context);
-    if (!services) return NO_SERVICES;
-    return outcome(await services.registry.retire(context.participantId, input.id), 'retire', input.id);
-  },
-};
+export function createRetireAgentTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.infer<typeof retireSchema>> {
+  return {
+    name: 'retire_agent',
+    description: 'Retire an agent: it keeps its history but takes no more messages. The user and ur-agent cannot be retired.',
+    schema: retireSchema,
+    keyArgument: (input) => input.id,
+    // The collective's writes are under .legion/, never the workspace's files.
+    keepsWorkspaceFiles: true,
+    async execute(input, context) {
+      return outcome(await deps.registry.retire(context.participantId, input.id), 'retire', input.id);
+    },
+  };
+}

@@ -2,13 +2,26 @@ import { createBuiltinTools } from '../../tools/registry';
 import type { TodoStore } from '../../tools/todo-store';
 import { keyArgumentText, type KeyArgumentOf } from '../../tools/key-argument';
 import type { Tool } from '../../tools/types';
-import { createCollectiveTools } from './index';
+import { createCollectiveTools, type CollectiveToolDeps } from './index';
+
+const NEVER_RUNS = (): never => {
+  throw new Error('a shipped tool definition does not run');
+};
 
 /** The todo tools' definitions need a store; these instances never run, so it is never used. */
-const DEFINITIONS_ONLY: TodoStore = {
-  read: () => Promise.reject(new Error('a shipped tool definition does not run')),
-  write: () => Promise.reject(new Error('a shipped tool definition does not run')),
+const DEFINITIONS_ONLY: TodoStore = { read: NEVER_RUNS, write: NEVER_RUNS };
+
+/** The collective tools' definitions need their dependencies; never used either. */
+const COLLECTIVE_DEFINITIONS_ONLY: CollectiveToolDeps = {
+  registry: { get: NEVER_RUNS, list: NEVER_RUNS, spawn: NEVER_RUNS, modify: NEVER_RUNS, retire: NEVER_RUNS },
+  tools: { get: NEVER_RUNS, list: NEVER_RUNS },
+  communicate: NEVER_RUNS,
+  resolveApproval: NEVER_RUNS,
+  sessionHistory: NEVER_RUNS,
 };
+
+/** The names of the collective tools the runtime core adds to a run's catalog (reserved: no MCP tool takes one). */
+export const COLLECTIVE_TOOL_NAMES: readonly string[] = createCollectiveTools(COLLECTIVE_DEFINITIONS_ONLY).map((tool) => tool.name);
 
 /**
  * Every tool Legion ships (docs/tools.md), as definitions: what is known of a tool without a
@@ -16,7 +29,7 @@ const DEFINITIONS_ONLY: TodoStore = {
  * (authz/rules/known-tools.ts) and the key argument front ends show (`keyArgumentOf`). The run's
  * catalog holds working instances of the same definitions (compose.ts).
  */
-export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY, sandbox: 'none' }), ...createCollectiveTools()];
+export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY, sandbox: 'none' }), ...createCollectiveTools(COLLECTIVE_DEFINITIONS_ONLY)];
 
 const byName = new Map(SHIPPED_TOOLS.map((tool) => [tool.name, tool]));
 

@@ -2,23 +2,23 @@ import { z } from 'zod';
 import type { Tool } from '../../tools/types';
 import { spawnSpecSchema } from '../registry';
 import { outcome } from './registry-result';
-import { NO_SERVICES, servicesOf } from './services';
+import type { CollectiveToolDeps } from './deps';
 
 /** Create an agent; usable at once. No participant can grant more than it holds. */
-export const spawnAgentTool: Tool<z.input<typeof spawnSpecSchema>> = {
-  name: 'spawn_agent',
-  description:
-    'Create a new agent. id: short lowercase id; systemPrompt: its job description; tools: the narrowest set it needs ' +
-    '(see list_tools); without tools it gets communicator and list_participants, so it can talk to others. ' +
-    'provider/model default to the run\'s. isolation "worktree": its sessions work in their own git worktree and their changes ' +
-    'come back as one merge request. You cannot grant tools or approvalAuthority you do not hold.',
-  schema: spawnSpecSchema,
-  keyArgument: (input) => input.id,
-  // The collective's writes are under .legion/, never the workspace's files.
-  keepsWorkspaceFiles: true,
-  async execute(input, context) {
-    const services = servicesOf(context);
-    if (!services) return NO_SERVICES;
-    return outcome(await services.registry.spawn(context.participantId, input), 'spawn', String(input.id));
-  },
-};
+export function createSpawnAgentTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.input<typeof spawnSpecSchema>> {
+  return {
+    name: 'spawn_agent',
+    description:
+      'Create a new agent. id: short lowercase id; systemPrompt: its job description; tools: the narrowest set it needs ' +
+      '(see list_tools); without tools it gets communicator and list_participants, so it can talk to others. ' +
+      'provider/model default to the run\'s. isolation "worktree": its sessions work in their own git worktree and their changes ' +
+      'come back as one merge request. You cannot grant tools or approvalAuthority you do not hold.',
+    schema: spawnSpecSchema,
+    keyArgument: (input) => input.id,
+    // The collective's writes are under .legion/, never the workspace's files.
+    keepsWorkspaceFiles: true,
+    async execute(input, context) {
+      return outcome(await deps.registry.spawn(context.participantId, input), 'spawn', String(input.id));
+    },
+  };
+}

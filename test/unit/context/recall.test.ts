@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recallTool } from '../../../src/context/recall-tool';
+import { createRecallTool } from '../../../src/context/recall-tool';
 import type { ContextRecord } from '../../../src/context/records';
 import { makeToolContext } from '../../helpers/tool-context';
 import { assistant, call, result, user } from './helpers';
@@ -11,9 +11,10 @@ const history = [
 ];
 const records: ContextRecord[] = [{ type: 'compaction', at: 't', summary: 'read config', firstKept: 4, tokensBefore: 10, tokensAfter: 2 }];
 
-async function recall(input: Record<string, unknown>, withServices = true) {
-  const services = withServices ? { sessionHistory: (id: string) => (id === 's1' ? { messages: history, records } : undefined) } : undefined;
-  const context = makeToolContext('/tmp', { sessionId: 's1', services });
+const recallTool = createRecallTool({ sessionHistory: (id) => (id === 's1' ? { messages: history, records } : undefined) });
+
+async function recall(input: Record<string, unknown>, sessionId = 's1') {
+  const context = makeToolContext('/tmp', { sessionId });
   const parsed = recallTool.schema.safeParse(input);
   if (!parsed.success) return { content: parsed.error.issues[0]!.message, isError: true };
   return recallTool.execute(parsed.data, context);
@@ -37,11 +38,11 @@ test('recall { message } pages through a long (evicted) output whole', async () 
   assert.match(second.content, /secret_flag = ON$/);
 });
 
-test('recall: no match, a bad message number, bad input and no runtime are clear one-line answers', async () => {
+test('recall: no match, a bad message number, bad input and an unknown session are clear one-line answers', async () => {
   assert.match((await recall({ query: 'kubernetes' })).content, /^nothing in this session's 6 messages contains all of: kubernetes$/);
   const bad = await recall({ message: 99 });
   assert.ok(bad.isError);
   assert.equal(bad.content, 'no message 99: this session has messages 0–5');
   assert.match((await recall({})).content, /give a query or a message number/);
-  assert.ok((await recall({ query: 'x' }, false)).isError);
+  assert.ok((await recall({ query: 'x' }, 's2')).isError);
 });

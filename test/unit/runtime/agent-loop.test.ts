@@ -98,6 +98,7 @@ function setup(options: Setup) {
     toolContext: (t, toolUseId) => ({
       workspaceRoot: '/ws', runId: 'run-1', sessionId: t.session.id, participantId: t.agent.id, chain: t.chain, toolUseId,
       signal: t.controller.signal, limits: { shellTimeoutMs: 1000, toolOutputLimit: 10_000 },
+      askUser: async () => ({ content: 'no user in this test', isError: true }),
     }),
   });
   const script = [...options.script];
