@@ -70,7 +70,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     const t0 = performance.now();
     let expected: string;
     try {
-      expected = sessionIdOf({ initiatorId: USER_ID, responderId: input.responderId, name: input.name });
+      expected = sessionIdOf({ initiatorId: input.initiatorId ?? USER_ID, responderId: input.responderId, name: input.name });
     } catch (error) {
       throw new TurnRefused(messageOf(error));
     }
@@ -102,7 +102,10 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     feed.publishInvocation(input.runId, sessionId, journal.invocationId);
     let keep = false;
     try {
-      const sent = core.send(input.responderId, input.text, input.name);
+      // A delegation (docs/engine.md#delegation) goes on with its caller's chain; the user's message starts one.
+      const sent = input.initiatorId !== undefined && input.chain && input.sessionChain
+        ? core.delegated({ sessionId, initiatorId: input.initiatorId, responderId: input.responderId, name: input.name, text: input.text, chain: input.chain, sessionChain: input.sessionChain })
+        : core.send(input.responderId, input.text, input.name);
       if (!sent.ok) throw new TurnRefused(sent.error);
       await core.idle(sessionId);
       const outcome = core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };

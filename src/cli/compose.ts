@@ -34,7 +34,7 @@ import { trustFilePath } from '../mcp/trust';
 import { hooksTrustFile } from '../conventions/hooks/trust';
 import { executeTool } from '../tools/execute-tool';
 import { createFileTodoStore } from '../tools/todo-store';
-import { createCore } from '../runtime/core';
+import { createCore, type CoreOptions } from '../runtime/core';
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
@@ -82,6 +82,8 @@ export interface ComposeOptions {
   readonly worker?: {
     wrapTurn(deps: TurnDeps): TurnDeps;
     wrapExecute(execute: ExecuteTool): ExecuteTool;
+    /** A delegation as a durable call to the target session's object (docs/engine.md#delegation). */
+    delegate: NonNullable<CoreOptions['delegateElsewhere']>;
   };
   /** Tests only (test/helpers/app-harness.ts): a provider, extra tools, a triage; see compose-test-hooks.ts. */
   readonly testHooks?: ComposeTestHooks;
@@ -293,7 +295,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const bare = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
-      ...(worker ? { wrapTurn: worker.wrapTurn, restartHandling: 'none' as const, ledger: false, keepsRunTotals: false } : {}),
+      ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, restartHandling: 'none' as const, ledger: false, keepsRunTotals: false } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
         turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),

@@ -2,6 +2,7 @@ import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import type { StreamOnce, StreamResult } from '../runtime/stream';
 import type { ToolResult } from '../tools/types';
+import type { TurnInput } from './session-object';
 
 /**
  * The engine's journal as a turn's steps see it (docs/engine.md#a-turn-on-a-worker). `run`
@@ -23,6 +24,13 @@ export interface DurableJournal {
   readonly cancelled: AbortSignal;
   /** The engine's id of this invocation (the hub cancels it by this id). */
   readonly invocationId: string;
+  /**
+   * A durable call of another session's turn (docs/engine.md#delegation): journaled in this
+   * invocation, so a replay gets its result, or waits on the same callee, instead of calling
+   * again. `result` rejects when the callee failed for good or was cancelled; `cancel` cancels
+   * the callee's invocation.
+   */
+  call(sessionId: string, input: TurnInput): { readonly result: Promise<unknown>; cancel(): void };
 }
 
 /** The answer to a tool whose run an earlier attempt started and never finished. */

@@ -1,13 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type ClientHttp2Session } from 'node:http2';
-import { z } from 'zod';
 import { messageOf } from '../errors';
 import type { EventInput } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
-import { SESSION_OBJECT, type TurnInput } from './session-object';
+import { SESSION_OBJECT, turnOutcomeSchema, type TurnInput } from './session-object';
 import type { PendingApproval } from '../model/approval';
 
 /**
@@ -50,11 +49,6 @@ export interface HubOptions {
   readonly pollMs?: number;
 }
 
-const outcomeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('done'), text: z.string(), incomplete: z.string().optional() }),
-  z.object({ kind: z.literal('failed'), error: z.string() }),
-  z.object({ kind: z.literal('interrupted') }),
-]);
 
 /** POST without a deadline: a turn may run for an hour (fetch would give up on the headers after 5 minutes). */
 function post(url: string, body: string): Promise<{ status: number; text: string }> {
@@ -187,7 +181,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
         const why = (() => { try { return String((JSON.parse(answer.text) as { message?: unknown }).message ?? answer.text); } catch { return answer.text; } })();
         return { kind: 'failed', error: `the engine ended the turn: ${why.split('\n')[0]!.slice(0, 500)}` };
       }
-      const parsed = outcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
+      const parsed = turnOutcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
       return parsed.success ? parsed.data : { kind: 'failed', error: 'the engine answered something that is not a turn outcome' };
     },
     pendingApprovals: () => [...pending.values()].filter((r) => awakeableOf.has(r.requestId)),

@@ -13,8 +13,24 @@ export const turnInputSchema = z.strictObject({
   responderId: z.string().min(1).max(200),
   name: z.string().min(1).max(200),
   text: z.string().max(1_000_000),
+  /**
+   * A delegation (docs/engine.md#delegation): the calling agent (the session's initiator; absent:
+   * the user) and the chain its core had, ending with this responder and this session.
+   */
+  initiatorId: z.string().min(1).max(200).optional(),
+  chain: z.array(z.string().min(1).max(200)).min(2).max(100).optional(),
+  sessionChain: z.array(z.string().min(1).max(1000)).min(1).max(100).optional(),
+}).refine((input) => (input.initiatorId === undefined) === (input.chain === undefined) && (input.chain === undefined) === (input.sessionChain === undefined), {
+  message: 'a delegation names its initiator, chain and session chain together',
 });
 export type TurnInput = z.infer<typeof turnInputSchema>;
+
+/** What `turn` answers (the hub and a delegating caller read it back: checked). */
+export const turnOutcomeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('done'), text: z.string(), incomplete: z.string().optional(), merge: z.string().optional() }),
+  z.object({ kind: z.literal('failed'), error: z.string(), merge: z.string().optional() }),
+  z.object({ kind: z.literal('interrupted') }),
+]);
 
 /** Runs one turn on this worker for `sessionId`, its steps journaled in `journal`. */
 export type RunTurnOnWorker = (input: TurnInput, sessionId: string, journal: DurableJournal) => Promise<TurnOutcome>;
@@ -55,6 +71,16 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
             return { id, promise: watch(promise) };
+          },
+          call: (sessionId, input) => {
+            const call = ctx.genericCall<TurnInput, unknown>({
+              service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
+            });
+            return {
+              // Not `watch`ed: the callee's cancellation is the callee's outcome, not this turn's cancel.
+              result: Promise.resolve(call),
+              cancel: () => void call.invocationId.then((id) => ctx.invocation(id).cancel()).catch(() => undefined),
+            };
           },
         };
         try {

@@ -3,6 +3,11 @@ import type { ExecuteTool } from '../runtime/ports';
 import type { StreamOnce } from '../runtime/stream';
 import { journaledExecute, journaledStream, type DurableJournal } from './durable-steps';
 import type { EventFeed } from './event-feed';
+import type { DelegatedTurn } from '../runtime/delegation';
+import type { TurnOutcome } from '../runtime/turn';
+import { messageOf } from '../errors';
+import * as restate from '@restatedev/restate-sdk';
+import { turnOutcomeSchema } from './session-object';
 
 /** A decision on a request that reached the user, as a hub resolves its awakeable. */
 export interface RemoteDecision {
@@ -25,6 +30,13 @@ export interface TurnSteps {
   end(): void;
   /** A request for the user: wait for its decision on an awakeable of the current turn (once per request). */
   awaitDecision(requestId: string): void;
+  /**
+   * A delegation of the current turn as a durable call to the target session's object
+   * (docs/engine.md#delegation). Never rejects: a callee that failed for good is a failed turn,
+   * a cancelled one an interrupted turn. `signal` aborting (the caller's turn cancelled or
+   * ended) cancels the callee, unless this attempt was lost: its replay waits on the same callee.
+   */
+  delegate(call: DelegatedTurn, signal: AbortSignal): Promise<TurnOutcome>;
   /** Where a decision goes (set once the core is built). */
   resolve?: (requestIds: string[], decision: RemoteDecision) => void;
 }
@@ -51,6 +63,24 @@ export function turnSteps(feed: EventFeed): TurnSteps {
     },
     end: () => {
       current = undefined;
+    },
+    delegate: async (call, signal) => {
+      const { journal } = now();
+      const { sessionId, ...rest } = call;
+      const pending = journal.call(sessionId, { runId: now().runId, ...rest, chain: [...rest.chain], sessionChain: [...rest.sessionChain] });
+      const cancel = (): void => {
+        if (!journal.attemptEnded.aborted) pending.cancel();
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        const parsed = turnOutcomeSchema.safeParse(await pending.result);
+        return parsed.success ? parsed.data : { kind: 'failed', error: `${call.responderId} answered something that is not a turn outcome` };
+      } catch (error) {
+        if (error instanceof restate.CancelledError) return { kind: 'interrupted' };
+        return { kind: 'failed', error: messageOf(error) };
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
     },
     awaitDecision: (requestId) => {
       const turn = current;

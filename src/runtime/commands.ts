@@ -19,6 +19,7 @@ import { turnsToLeaveOpen } from './restart';
 import type { TurnOutcome } from './turn';
 import type { IsolationPrepared } from '../model/isolation';
 import type { RunUsage } from './usage-book';
+import type { DelegatedTurn } from './delegation';
 
 /** The core as the composition root sees it: `LegionCore` plus what `legion run` needs. */
 export interface Core extends LegionCore {
@@ -35,6 +36,12 @@ export interface Core extends LegionCore {
   appendNote(sessionId: string, text: string): boolean;
   /** Make a session's git worktree ready before its message (docs/worktrees.md); absent when isolation is off. */
   prepareIsolation?(sessionId: string, participantId: string, mode: 'worktree' | 'none'): Promise<IsolationPrepared>;
+  /**
+   * Start a turn another invocation delegated here (engine mode, docs/engine.md#delegation): the
+   * caller's message in `session-<caller>__<target>__<name>`, with the caller's chain (its depth
+   * and re-entry checks go on from there). Its outcome is `lastOutcome(call.sessionId)`.
+   */
+  delegated(call: DelegatedTurn): SendOutcome;
 }
 
 export function lastAssistantText(messages: readonly Message[]): string {
@@ -126,6 +133,24 @@ export function createCommands(deps: CommandDeps): Core {
     },
 
     reply,
+
+    delegated(call) {
+      if (state.stopping) return { ok: false, error: 'Legion is stopping' };
+      const problem = checkTarget(call.responderId, call.name);
+      if (problem) return { ok: false, error: problem };
+      const key = { initiatorId: call.initiatorId, responderId: call.responderId, name: call.name };
+      if (sessionIdOf(key) !== call.sessionId || call.chain.at(-1) !== call.responderId || call.sessionChain.at(-1) !== call.sessionId) {
+        return { ok: false, error: `a delegation to ${call.sessionId} that names another session or chain` };
+      }
+      const { slot } = slots.open(key);
+      const queued = scheduler.enqueue(slot, {
+        start: { kind: 'message', text: call.text },
+        chain: call.chain,
+        sessionChain: call.sessionChain,
+        settle: (outcome) => void outcomes.set(call.sessionId, outcome),
+      });
+      return { ok: true, sessionId: call.sessionId, queued };
+    },
 
     usage: () => deps.usage(),
     compact: deps.compact,

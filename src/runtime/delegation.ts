@@ -7,9 +7,27 @@ import type { Journal } from './journal';
 import type { IsolationPrepared } from '../model/isolation';
 import type { Router } from './approval-route';
 import type { Slots } from './run-state';
-import { Delegation, nextNews, type SessionSlot, type Turn, type TurnRequest } from './turn';
+import { Delegation, nextNews, type SessionSlot, type Turn, type TurnOutcome, type TurnRequest } from './turn';
 import { approvalsBlock, firstLine, outcomeText } from './format';
+import { RESOLVE_APPROVAL_TOOL } from '../authz/approver';
 
+
+/**
+ * A delegated turn as another invocation runs it (engine mode, docs/engine.md#delegation): the
+ * target's session, the message, and the chain the target's core needs for its own checks
+ * (the depth cap, re-entry, the approvers' ladder).
+ */
+export interface DelegatedTurn {
+  readonly sessionId: string;
+  readonly initiatorId: string;
+  readonly responderId: string;
+  readonly name: string;
+  readonly text: string;
+  /** Participants along the call chain, outermost first, ending with the responder. */
+  readonly chain: readonly string[];
+  /** Session ids along the call chain, ending with the target's (the re-entry check). */
+  readonly sessionChain: readonly string[];
+}
 
 /** The communicator, and the news of detached delegations a turn collects. */
 export interface Communicator {
@@ -35,6 +53,27 @@ export interface CommunicatorDeps {
   readonly isolationDefault: 'worktree' | 'none';
   /** Make an isolated session's worktree ready (merge-request.ts `prepare`, passed in); the note tells the agent where it works. */
   prepareIsolation?(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<IsolationPrepared>;
+  /**
+   * Engine mode (docs/engine.md#delegation): run the target's turn as a durable call to its
+   * session's object, not in this core. Used only when nothing raised below must reach a turn
+   * of this core (`runsElsewhere`). Must never reject; `signal` aborting cancels the call.
+   */
+  delegateElsewhere?(call: DelegatedTurn, signal: AbortSignal): Promise<TurnOutcome>;
+}
+
+/**
+ * Whether a delegation may run in another invocation (docs/engine.md#delegation): not when an
+ * approval request raised below could be for an agent of this chain (the request is delivered
+ * to that agent's waiting communicator call, a turn of this core: approval-route.ts), nor for
+ * worktree isolation (the worktree and its merge request belong to the core that prepared it),
+ * nor when re-attaching to a turn resumed after a restart.
+ */
+export function runsElsewhere(registry: CollectiveRegistry, callers: readonly string[], isolation: 'worktree' | 'none', resumed: boolean): boolean {
+  if (resumed || isolation === 'worktree') return false;
+  return !callers.some((id) => {
+    const p = registry.get(id);
+    return p?.kind === 'agent' && p.tools.includes(RESOLVE_APPROVAL_TOOL) && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0);
+  });
 }
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
@@ -94,8 +133,8 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
     const delegation = new Delegation(turn, sessionId, target.id);
     turn.delegations.add(delegation); // before the await below: a second call to this session is refused above
     let text = input.message;
+    const requested = input.isolation ?? target.isolation ?? deps.isolationDefault;
     if (!child) {
-      const requested = input.isolation ?? target.isolation ?? deps.isolationDefault;
       const prepared = deps.prepareIsolation
         ? await deps.prepareIsolation(sessionId, target.id, requested)
         : requested === 'worktree' ? { ok: false as const, error: 'refused: worktree isolation is not available in this run' } : { ok: true as const, note: '' };
@@ -106,15 +145,21 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
       if (prepared.note) text = `${prepared.note}\n\n${input.message}`;
     }
 
-    const { slot } = slots.open(key);
-    deps.enqueue(slot, {
-      start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text },
-      chain,
-      sessionChain: [...turn.sessionChain, sessionId],
-      parent: delegation,
-      signal: turn.controller.signal,
-      settle: (outcome) => delegation.settle(outcome),
-    });
+    const sessionChain = [...turn.sessionChain, sessionId];
+    if (deps.delegateElsewhere && runsElsewhere(registry, turn.chain, requested, child !== undefined)) {
+      const call = { sessionId, initiatorId: callerId, responderId: target.id, name, text, chain, sessionChain };
+      void deps.delegateElsewhere(call, turn.controller.signal).then((outcome) => delegation.settle(outcome));
+    } else {
+      const { slot } = slots.open(key);
+      deps.enqueue(slot, {
+        start: child ? { kind: 'resume', point: child.point } : { kind: 'message', text },
+        chain,
+        sessionChain,
+        parent: delegation,
+        signal: turn.controller.signal,
+        settle: (outcome) => delegation.settle(outcome),
+      });
+    }
 
     for (;;) {
       if (delegation.outcome) {

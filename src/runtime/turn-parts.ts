@@ -23,7 +23,7 @@ import type { RunUsage } from './usage-book';
 import { abandon } from './open-calls';
 import { createRouter } from './approval-route';
 import { createApproverTurns } from './approver-turn';
-import { createCommunicator } from './delegation';
+import { createCommunicator, type CommunicatorDeps } from './delegation';
 import { resolveByAgent } from './agent-approval';
 import { askUser } from './user-questions';
 import { createIsolation } from './merge-request';
@@ -88,6 +88,11 @@ export interface TurnOptions {
    * (docs/engine.md#streaming-and-the-hub). Must never reject and must settle once the turn ended.
    */
   readonly turnRunner?: (turn: Turn, start: TurnStart, deps: TurnDeps) => Promise<TurnOutcome>;
+  /**
+   * Engine mode on a worker (docs/engine.md#delegation): a delegation runs as a durable call to
+   * the target session's object instead of in this core (delegation.ts `runsElsewhere` says when).
+   */
+  readonly delegateElsewhere?: CommunicatorDeps['delegateElsewhere'];
 }
 
 /** The run's records the turn parts write to (built first by the core). */
@@ -164,6 +169,7 @@ export function createTurnParts(options: TurnOptions, records: TurnRecords, enqu
       askUser: (turn, context, name, text) => askUser({ headless, slots, journal }, turn, context, name, text),
       isolationDefault: config.isolation.default,
       ...(isolation ? { prepareIsolation: isolation.prepare } : {}),
+      ...(options.delegateElsewhere ? { delegateElsewhere: options.delegateElsewhere } : {}),
     });
     const collective = createCollectiveTools({
       registry,

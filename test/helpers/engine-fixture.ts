@@ -21,8 +21,16 @@ export interface ModelRequest {
   readonly history: string;
   /** The last message's role: `user` (a new message) or `tool` (results came back). */
   readonly last: string;
+  /** The system prompt (which agent asks). */
+  readonly system: string;
   finished: boolean;
 }
+
+/** What a scripted model answers to one request: a tool call, or a text streamed in pieces. */
+export type ScriptedAnswer = { readonly call: { readonly name: string; readonly args: unknown } } | { readonly text: string };
+
+/** Asked per request (the last message's text as `lastText`); undefined: the default answer. */
+export type ModelScript = (request: { readonly system: string; readonly last: string; readonly lastText: string }) => ScriptedAnswer | undefined;
 
 export interface FakeModel {
   readonly url: string;
@@ -40,7 +48,7 @@ const chunk = (delta: unknown, finish: string | null = null): string =>
  * The model: to a new user message it answers with one `shell` call running `sh tool.sh`; once
  * the result is back it streams `answerChunks` pieces of text, `delayMs` apart.
  */
-export async function startFakeModel(options: { answerChunks: number; delayMs: number }): Promise<FakeModel> {
+export async function startFakeModel(options: { answerChunks: number; delayMs: number; script?: ModelScript }): Promise<FakeModel> {
   const requests: ModelRequest[] = [];
   const waiters: (() => void)[] = [];
   const progress = new Map<ModelRequest, number>();
@@ -50,11 +58,21 @@ export async function startFakeModel(options: { answerChunks: number; delayMs: n
     req.on('end', () => {
       const parsed = JSON.parse(body) as { messages: { role: string; content: unknown }[] };
       const messages = parsed.messages.filter((m) => m.role !== 'system');
-      const request: ModelRequest = { history: JSON.stringify(messages.map((m) => [m.role, m.content])), last: messages.at(-1)?.role ?? '', finished: false };
+      const system = JSON.stringify(parsed.messages.filter((m) => m.role === 'system').map((m) => m.content));
+      const request: ModelRequest = { history: JSON.stringify(messages.map((m) => [m.role, m.content])), last: messages.at(-1)?.role ?? '', system, finished: false };
       requests.push(request);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const pieces: string[] = [chunk({ role: 'assistant', content: '' })];
-      if (request.last === 'user') {
+      const content = messages.at(-1)?.content;
+      const lastText = typeof content === 'string' ? content : JSON.stringify(content ?? '');
+      const scripted = options.script?.({ system, last: request.last, lastText });
+      if (scripted && 'call' in scripted) {
+        pieces.push(chunk({ tool_calls: [{ index: 0, id: `call_${requests.length}`, type: 'function', function: { name: scripted.call.name, arguments: JSON.stringify(scripted.call.args) } }] }));
+        pieces.push(chunk({}, 'tool_calls'));
+      } else if (scripted) {
+        for (let i = 0; i < scripted.text.length; i += 40) pieces.push(chunk({ content: scripted.text.slice(i, i + 40) }));
+        pieces.push(chunk({}, 'stop'));
+      } else if (request.last === 'user') {
         pieces.push(chunk({ tool_calls: [{ index: 0, id: `call_${requests.length}`, type: 'function', function: { name: 'shell', arguments: JSON.stringify({ command: 'sh tool.sh' }) } }] }));
         pieces.push(chunk({}, 'tool_calls'));
       } else {

@@ -14,6 +14,7 @@ function fakeJournal(records: Map<string, unknown>, attempt: string, names: stri
     cancelled: new AbortController().signal,
     invocationId: 'inv_test',
     awakeable: () => { throw new Error('no awakeables here'); },
+    call: () => { throw new Error('no calls here'); },
     async run<T>(name: string, action: () => Promise<T>): Promise<T> {
       names.push(name);
       if (records.has(name)) return JSON.parse(JSON.stringify(records.get(name))) as T;

@@ -4,6 +4,8 @@ import { turnSteps } from '../../../src/engine/turn-steps';
 import type { DurableJournal } from '../../../src/engine/durable-steps';
 import type { TurnDeps } from '../../../src/runtime/agent-loop';
 import type { EventFeed } from '../../../src/engine/event-feed';
+import * as restate from '@restatedev/restate-sdk';
+import type { TurnInput } from '../../../src/engine/session-object';
 
 /** A journal that records the names of the steps run in it. */
 function journal(names: string[]): DurableJournal {
@@ -11,6 +13,7 @@ function journal(names: string[]): DurableJournal {
     attempt: 'a', attemptEnded: new AbortController().signal, cancelled: new AbortController().signal, invocationId: 'inv',
     run: async (name, action) => { names.push(name); return action(); },
     awakeable: () => ({ id: 'awk', promise: new Promise(() => undefined) }),
+    call: () => { throw new Error('no calls here'); },
   };
 }
 
@@ -35,4 +38,70 @@ test('a kept core journals each turn in its own journal, its model steps counted
   assert.deepEqual(first, ['model s1 1', 'model s1 2', 'tool-start t1', 'tool t1']);
   assert.deepEqual(second, ['model s1 1']);
   await assert.rejects(() => deps.stream(turn, {} as never, {} as never), /outside a turn/);
+});
+
+/** A journal whose calls are recorded, answered by `answer`; `ended` aborts when the attempt is lost. */
+function callingJournal(calls: { sessionId: string; input: TurnInput }[], cancels: string[], answer: Promise<unknown>, ended = new AbortController()): DurableJournal {
+  return {
+    ...journal([]),
+    attemptEnded: ended.signal,
+    call: (sessionId, input) => {
+      calls.push({ sessionId, input });
+      return { result: answer, cancel: () => void cancels.push(sessionId) };
+    },
+  };
+}
+
+const delegation = {
+  sessionId: 'session-lead__builder__default', initiatorId: 'lead', responderId: 'builder', name: 'default', text: 'build it',
+  chain: ['user', 'lead', 'builder'], sessionChain: ['session-user__lead__default', 'session-lead__builder__default'],
+};
+
+test('a delegation is a durable call of the target session\'s turn with the run and the chain; its outcome comes back checked', async () => {
+  const steps = turnSteps(feed);
+  steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  steps.wrapExecute(async () => ({ content: 'done', isError: false }));
+  const calls: { sessionId: string; input: TurnInput }[] = [];
+  const cancels: string[] = [];
+  steps.begin('run-1', callingJournal(calls, cancels, Promise.resolve({ kind: 'done', text: 'built' })));
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'done', text: 'built' });
+  const { sessionId: _id, ...rest } = delegation;
+  assert.deepEqual(calls, [{ sessionId: delegation.sessionId, input: { runId: 'run-1', ...rest } }]);
+  steps.end();
+  steps.begin('run-1', callingJournal(calls, cancels, Promise.resolve({ kind: 'maybe' })));
+  assert.equal((await steps.delegate(delegation, new AbortController().signal)).kind, 'failed');
+  steps.end();
+  steps.begin('run-1', callingJournal(calls, cancels, Promise.reject(new restate.TerminalError('no such agent'))));
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'failed', error: 'no such agent' });
+  steps.end();
+  steps.begin('run-1', callingJournal(calls, cancels, Promise.reject(new restate.CancelledError())));
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'interrupted' });
+  steps.end();
+  assert.deepEqual(cancels, []);
+});
+
+test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it running for the replay to wait on', async () => {
+  const steps = turnSteps(feed);
+  steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  steps.wrapExecute(async () => ({ content: 'done', isError: false }));
+  const cancels: string[] = [];
+  let settle: (value: unknown) => void = () => undefined;
+  steps.begin('run-1', callingJournal([], cancels, new Promise((r) => { settle = r; })));
+  const caller = new AbortController();
+  const running = steps.delegate(delegation, caller.signal);
+  caller.abort();
+  settle({ kind: 'interrupted' });
+  assert.deepEqual(await running, { kind: 'interrupted' });
+  assert.deepEqual(cancels, [delegation.sessionId]);
+  steps.end();
+  const ended = new AbortController();
+  steps.begin('run-1', callingJournal([], cancels, new Promise((r) => { settle = r; }), ended));
+  const lost = new AbortController();
+  const again = steps.delegate(delegation, lost.signal);
+  ended.abort();
+  lost.abort();
+  settle({ kind: 'interrupted' });
+  await again;
+  assert.deepEqual(cancels, [delegation.sessionId], 'a lost attempt cancelled the callee');
+  steps.end();
 });

@@ -1,0 +1,163 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRunStore } from '../../../src/session/run-store';
+import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { layoutFor } from '../../../src/storage/layout';
+import { createParticipantStore } from '../../../src/collective/store';
+import { agentSchema } from '../../../src/collective/participant';
+import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
+import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
+import { withTempDir } from '../../helpers/tmp';
+import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+
+/**
+ * Delegation on the engine (docs/engine.md#delegation): `lead` delegates to `builder` through
+ * the communicator; the builder's turn is a call to its own session object, an invocation of its
+ * own with its own journal. A worker killed with SIGKILL mid-chain: the chain finishes on a new
+ * worker, no finished model call is made again, no tool runs twice, the builder's session holds
+ * its turn once, and the lead's answer carries the builder's.
+ */
+const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
+
+const LEAD = 'You lead.';
+const BUILD = 'You build.';
+const S1 = sessionIdOf({ initiatorId: 'user', responderId: 'lead', name: 'default' });
+const S2 = sessionIdOf({ initiatorId: 'lead', responderId: 'builder', name: 'default' });
+const S3 = sessionIdOf({ initiatorId: 'builder', responderId: 'lead', name: 'default' });
+
+const lines = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+
+function repeatedFinished(model: FakeModel): number {
+  const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
+  return finished.length - new Set(finished).size;
+}
+
+/** The lead delegates to the builder; an agent whose call came back answers with what it heard. */
+const leadScript = (builderDelegatesBack: boolean): ModelScript => ({ system, last, lastText }) => {
+  const lead = system.includes(LEAD);
+  if (last === 'user' && lead) return { call: { name: 'communicator', args: { targetId: 'builder', message: 'build it' } } };
+  if (last === 'user' && builderDelegatesBack) return { call: { name: 'communicator', args: { targetId: 'lead', message: 'ask back' } } };
+  if (last === 'tool' && (lead || builderDelegatesBack)) return { text: `${lead ? 'lead' : 'builder'} heard: ${lastText}` };
+  return undefined; // the builder: `sh tool.sh`, then 60 pieces of text
+};
+
+interface Scene {
+  dir: string;
+  env: Record<string, string>;
+  engine: LocalEngine;
+  model: FakeModel;
+  runId: string;
+  port: number;
+}
+
+async function withScene(toolSleep: number, script: ModelScript, body: (scene: Scene) => Promise<void>): Promise<void> {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel({ answerChunks: 60, delayMs: 50, script });
+    const engine = await startEngine(dir);
+    try {
+      const env = await setupEngineWorkspace(dir, model.url, engine, toolSleep);
+      const store = createParticipantStore(layoutFor(dir));
+      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+      await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell', 'communicator'] }));
+      const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+      await body({ dir, env: { ...env, LEGION_ENGINE_TIMING: '1' }, engine, model, runId: run.id, port: await freePort() });
+    } finally {
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
+}
+
+function roles(scene: Scene, sessionId: string): string[] {
+  const file = layoutFor(scene.dir).sessionFile(scene.runId, sessionId);
+  return readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role);
+}
+
+/** The turns the workers ran as invocations of their own (LEGION_ENGINE_TIMING's line per turn). */
+const turnsRun = (workers: WorkerProcess[], sessionId: string): number =>
+  workers.flatMap((w) => w.log.join('').split('\n')).filter((l) => l.includes(`turn ${sessionId}:`)).length;
+
+const sendLead = (scene: Scene): Promise<unknown> =>
+  sendTurn(scene.engine.ingress, S1, { runId: scene.runId, responderId: 'lead', name: 'default', text: 'start' });
+
+test('a chain lead → builder, the worker killed while the builder\'s model streams: finished on a new worker, nothing finished repeated', { skip, timeout: 180_000 }, async () => {
+  await withScene(0, leadScript(false), async (scene) => {
+    const first = await startWorker(scene.dir, scene.env, scene.port);
+    const outcome = sendLead(scene);
+    // The builder's answer after its tool is streaming: kill the worker in the middle of it.
+    await scene.model.streaming((r) => r.system.includes(BUILD) && r.last === 'tool', 10);
+    await killHard(first.child);
+    let second: WorkerProcess | undefined;
+    try {
+      second = await startWorker(scene.dir, scene.env, scene.port);
+      const result = await outcome as { kind: string; text?: string };
+      assert.equal(result.kind, 'done', JSON.stringify(result));
+      assert.match(result.text ?? '', /^lead heard: piece 0\. .*piece 59\. $/s, 'the lead\'s answer carries the builder\'s');
+      assert.equal(repeatedFinished(scene.model), 0, 'a finished model call was made again');
+      const calls = scene.model.requests.map((r) => [r.system.includes(LEAD) ? 'lead' : 'builder', r.last, r.finished]);
+      assert.deepEqual(calls, [['lead', 'user', true], ['builder', 'user', true], ['builder', 'tool', false], ['builder', 'tool', true], ['lead', 'tool', true]]);
+      assert.equal(lines(join(scene.dir, 'starts.txt')), 1, 'the tool ran again');
+      // Each session holds its turn once (a replay of the lead does not run the builder's turn again).
+      assert.deepEqual(roles(scene, S2), ['user', 'assistant', 'user', 'assistant']);
+      assert.deepEqual(roles(scene, S1), ['user', 'assistant', 'user', 'assistant']);
+      // The builder's turn was an invocation of its own (replayed on the second worker; the first died before its line).
+      assert.equal(turnsRun([first, second], S2), 1, `the builder's turn did not run as its own invocation:\n${first.log.join('')}\n${second.log.join('')}`);
+    } finally {
+      if (second) await killHard(second.child);
+    }
+  });
+});
+
+test('a chain lead → builder, the worker killed while the builder\'s tool runs: answered "interrupted", not run again; the chain ends', { skip, timeout: 180_000 }, async () => {
+  await withScene(4, leadScript(false), async (scene) => {
+    const first = await startWorker(scene.dir, scene.env, scene.port);
+    const outcome = sendLead(scene);
+    const starts = join(scene.dir, 'starts.txt');
+    const deadline = Date.now() + 90_000;
+    while (lines(starts) === 0) {
+      assert.ok(Date.now() < deadline, `the tool never started: ${first.log.join('')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await killHard(first.child);
+    let second: WorkerProcess | undefined;
+    try {
+      second = await startWorker(scene.dir, scene.env, scene.port);
+      const result = await outcome as { kind: string; text?: string };
+      assert.equal(result.kind, 'done', JSON.stringify(result));
+      assert.match(result.text ?? '', /^lead heard: piece 0\. .*piece 59\. $/s);
+      assert.equal(lines(starts), 1, 'the tool ran again');
+      assert.equal(repeatedFinished(scene.model), 0, 'a finished model call was made again');
+      const calls = scene.model.requests.map((r) => [r.system.includes(LEAD) ? 'lead' : 'builder', r.last, r.finished]);
+      assert.deepEqual(calls, [['lead', 'user', true], ['builder', 'user', true], ['builder', 'tool', true], ['lead', 'tool', true]]);
+      assert.deepEqual(roles(scene, S2), ['user', 'assistant', 'user', 'assistant']);
+      const builder = readFileSync(layoutFor(scene.dir).sessionFile(scene.runId, S2), 'utf8');
+      assert.ok(builder.includes(CUT_BY_WORKER), builder);
+    } finally {
+      if (second) await killHard(second.child);
+    }
+  });
+});
+
+test('a delegation back to a session already on the chain is refused as in-process, not a deadlock of the session objects', { skip, timeout: 180_000 }, async () => {
+  await withScene(0, leadScript(true), async (scene) => {
+    const worker = await startWorker(scene.dir, scene.env, scene.port);
+    try {
+      // lead (S1) → builder (S2) → lead (S3) → builder in S2: S2's object is busy with the turn that waits on this call.
+      const result = await Promise.race([
+        sendLead(scene),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`deadlock: no answer in 120 s\n${worker.log.join('')}`)), 120_000).unref()),
+      ]) as { kind: string; text?: string };
+      assert.equal(result.kind, 'done', JSON.stringify(result));
+      // The in-process communicator's refusal (src/runtime/delegation.ts), climbing back up as each agent's answer.
+      const refusal = `refused: ${S2} is already waiting on this call chain (${S1} → ${S2} → ${S3}); a message there would wait on itself.`;
+      assert.ok(result.text?.startsWith('lead heard: builder heard: lead heard: '), result.text);
+      assert.ok(result.text?.includes(refusal), result.text);
+      // Three turns, each an invocation of its own.
+      for (const id of [S1, S2, S3]) assert.equal(turnsRun([worker], id), 1, `${id}:\n${worker.log.join('')}`);
+    } finally {
+      await killHard(worker.child);
+    }
+  });
+});
