@@ -21,14 +21,23 @@ export interface Journal {
   usage(sessionId: string, participantId: string, usage: Parameters<PriceOf>[0]): void;
 }
 
+/**
+ * Scrub a message of the known secrets, then append it (memory and disk hold the same): the one
+ * way a message is written to a session. The journal's `append` emits it next; `legion undo`,
+ * with no Legion running, has no bus to tell.
+ */
+export function persistScrubbed(session: Pick<SessionHandle, 'append'>, message: Message, scrub: SecretScrubber): Message {
+  const stored = scrub.value(message);
+  session.append(stored);
+  return stored;
+}
+
 export function createJournal(deps: { bus: EventBus; scrub: SecretScrubber; clock: () => Date; priceOf?: PriceOf }): Journal {
   const { bus, scrub, clock, priceOf } = deps;
   return {
     now: () => clock().toISOString(),
     append(session, message) {
-      // Secrets scrubbed: what is kept in memory is what is on disk.
-      const stored = scrub.value(message);
-      session.append(stored);
+      const stored = persistScrubbed(session, message, scrub);
       bus.emit({ type: 'message-add', sessionId: session.id, message: stored });
     },
     setStatus(slot, status, detail) {

@@ -14,6 +14,9 @@ import type { UndoNote } from '../../checkpoints/undo';
 import type { CheckpointStore } from '../../checkpoints/store';
 import type { UndoService } from '../../checkpoints/undo-service';
 import type { CliIo } from '../io';
+import { persistScrubbed } from '../../runtime/journal';
+import { secretsFromEnv } from '../../authz/redact';
+import { createSecretScrubber, type SecretScrubber } from '../../authz/scrub';
 
 /**
  * `legion undo` (docs/undo.md): without --yes it only shows what would be restored (the diff);
@@ -54,7 +57,7 @@ export const undoCommand: Command = {
         return 0;
       }
       const locks: RunLock[] = [];
-      const deliver = noteDelivery(layout);
+      const deliver = noteDelivery(layout, createSecretScrubber(secretsFromEnv(io.env)));
       const inWorktrees = new Map<string, UndoService>();
       const service = combinedUndo(async (session) => {
         const services = [createUndoService({ store, runId: 'cli', isBusy: () => false, deliver })];
@@ -124,9 +127,11 @@ async function list(io: CliIo, checkpoints: readonly import('../../checkpoints/r
 
 /**
  * Tell agents in their sessions: each run is loaded once (its lock is held by the caller; open
- * calls are left as they are, a pending approval still resumes) and the note appended.
+ * calls are left as they are, a pending approval still resumes) and the note appended, scrubbed of
+ * the environment's secrets as a running Legion's journal would (a note names files, and a file's
+ * name can be anything an agent chose).
  */
-function noteDelivery(layout: Layout): (note: UndoNote) => Promise<boolean> {
+function noteDelivery(layout: Layout, scrub: SecretScrubber): (note: UndoNote) => Promise<boolean> {
   const runs = createRunStore(layout, systemClock, randomIds);
   const loaded = new Map<string, Promise<LoadedRun | undefined>>();
   const load = async (runId: string): Promise<LoadedRun | undefined> => {
@@ -139,7 +144,7 @@ function noteDelivery(layout: Layout): (note: UndoNote) => Promise<boolean> {
     const session = (await loaded.get(note.runId))?.sessions.get(note.sessionId);
     if (!session) return false;
     try {
-      session.append({ role: 'user', content: [{ type: 'text', text: note.text }], at: systemClock().toISOString() });
+      persistScrubbed(session, { role: 'user', content: [{ type: 'text', text: note.text }], at: systemClock().toISOString() }, scrub);
       return true;
     } catch {
       return false;
