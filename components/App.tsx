@@ -1,6 +1,7 @@
 import React, { memo, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
-import type { LegionCore } from '../src/runtime/core-api';
+import type { LegionCore, WorkflowCommands } from '../src/runtime/core-api';
+import type { HistorySource } from './modals/history-source';
 import type { Keymap } from './keymap';
 import { formatKey } from './keymap';
 import type { Theme } from './theme';
@@ -27,6 +28,10 @@ import type { Span } from './text/line';
 
 export interface AppProps {
   readonly core: LegionCore;
+  /** The run history beside the core (the history browser). */
+  readonly history: HistorySource;
+  /** The workflows beside the core (the new-session dialog, Esc in a workflow's lane). */
+  readonly workflows: WorkflowCommands;
   readonly store: UiStore;
   readonly keymap: Keymap;
   readonly theme: Theme;
@@ -50,7 +55,7 @@ export const DEMO_BANNER = 'DEMO — no API key: set ANTHROPIC_API_KEY or OPENAI
  * status bar. Renders one row less than the terminal so Ink never clears the screen per frame.
  */
 export function App(props: AppProps) {
-  const { core, store, keymap, theme, providerLabel, demo } = props;
+  const { core, history, workflows, store, keymap, theme, providerLabel, demo } = props;
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const { columns, rows } = useTerminalSize();
   const width = Math.max(20, columns);
@@ -80,7 +85,7 @@ export function App(props: AppProps) {
   }, [onQuit]);
 
   useKeys((key) => handleKey(key, {
-    store, core, keymap, theme, now, quit, modalKeys,
+    store, core, workflows, keymap, theme, now, quit, modalKeys,
     laneBox: (index) => laneBox(geometry.current.state, geometry.current.width, geometry.current.lanesHeight, index, theme),
   }));
 
@@ -101,7 +106,7 @@ export function App(props: AppProps) {
       <Box flexDirection="column" width={width} height={height}>
         {demo ? <Text>{lineToAnsi([{ text: truncate(theme.plain ? DEMO_BANNER.replace('—', '-') : ` ${DEMO_BANNER} `, width), tone: 'warn', bold: true, inverse: theme.color }], theme)}</Text> : null}
         {state.modal ? (
-          <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} store={store} close={close} />
+          <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} history={history} workflows={workflows} store={store} close={close} />
         ) : (
           <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} welcome={welcome} />
         )}

@@ -1,4 +1,4 @@
-import type { LegionCore, SendOutcome } from '../src/runtime/core-api';
+import type { LegionCore, SendOutcome, WorkflowCommands } from '../src/runtime/core-api';
 import type { KeyPress } from './input/decode-keys';
 import { typesText } from './input/decode-keys';
 import { queueContent } from './modals/approval-queue-model';
@@ -37,6 +37,7 @@ export const QUIT_WINDOW_MS = 2000;
 export interface KeyDeps {
   readonly store: UiStore;
   readonly core: LegionCore;
+  readonly workflows: WorkflowCommands;
   readonly keymap: Keymap;
   readonly theme: Theme;
   readonly now: () => number;
@@ -142,12 +143,12 @@ function runAction(action: Action, state: UiState, session: SessionView | undefi
       if (!session) return;
       // A lane of a running workflow (docs/workflows.md#tui): Esc interrupts its step; Esc in it with nothing to interrupt cancels the whole workflow.
       // Interrupting the only running step ends the workflow (its dependants are skipped), so "Esc again" is offered only while other steps run.
-      const workflow = deps.core.cancelWorkflow ? runningWorkflowOf(state, session.id) : null;
+      const workflow = runningWorkflowOf(state, session.id);
       if (isBusy(session.status) || session.streaming !== '') {
         deps.core.cancel(session.id);
         const what = awaitsUser(session) ? `dismissing ${session.initiatorId}'s question…` : `interrupting ${session.responderId}…`;
         out.push({ type: 'flash', flash: { level: 'info', text: workflow?.othersRunning ? `${what} (Esc again cancels workflow ${workflow.name})` : what } });
-      } else if (workflow && deps.core.cancelWorkflow!(workflow.id)) {
+      } else if (workflow && deps.workflows.cancel(workflow.id)) {
         out.push({ type: 'flash', flash: { level: 'info', text: `cancelling workflow ${workflow.name}: its running steps stop, the rest are skipped` } });
       } else {
         out.push({ type: 'flash', flash: { level: 'info', text: 'nothing to interrupt in this lane' } });

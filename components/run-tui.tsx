@@ -12,6 +12,7 @@ import { terminalModes } from './terminal';
 import { INK_MAX_FPS } from './render-options';
 import { installInkOutputCache } from './text/ink-output';
 import { ModalServices } from './modals/history-providers';
+import { createHistorySource } from './modals/history-source';
 import { watchApprovals } from './modals/approval-watch';
 import { watchQuestions } from './question-watch';
 
@@ -85,6 +86,9 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
     void shutdown('switch run', 0);
   };
 
+  // Attached, the server holds its run: older runs are browsed read-only, never resumed here.
+  const history = createHistorySource({ runId: core.runId, history: app.history, ...(app.attached ? {} : { switchRun }) });
+
   installInkOutputCache(); // frames cost their changed rows, not the whole screen
   modes.enter();
   process.on('exit', onExit);
@@ -92,9 +96,8 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   process.on('unhandledRejection', onCrash);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
-    // Attached, the server holds its run: older runs are browsed read-only, never resumed here.
-    <ModalServices workspaceRoot={context.workspaceRoot} core={core} {...(app.attached ? {} : { switchRun })} {...(app.undo ? { undo: app.undo } : {})}>
-      <App core={core} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} mode={app.attached ? 'attached' : 'local'}
+    <ModalServices workspaceRoot={context.workspaceRoot} {...(app.undo ? { undo: app.undo } : {})}>
+      <App core={core} history={history} workflows={app.workflows} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} mode={app.attached ? 'attached' : 'local'}
         workspaceRoot={context.workspaceRoot} onQuit={() => void shutdown('quit', 0)} />
     </ModalServices>,
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },

@@ -1,4 +1,4 @@
-import React, { useCallback, useContext, useEffect, useMemo, useRef } from 'react';
+import React, { useCallback, useEffect, useRef } from 'react';
 import type { HistorySearchResult, TranscriptLine } from '../../src/runtime/core-api';
 import type { KeyPress } from '../input/decode-keys';
 import type { Draft } from '../state/ui-state';
@@ -7,7 +7,7 @@ import { draftOf } from '../composer/draft-edit';
 import { cellWidth } from '../text/width';
 import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
-import { HistorySourceContext, createHistorySource, type HistorySource, type RunSummary, type SessionSummary } from './history-source';
+import type { HistorySource, RunSummary, SessionSummary } from './history-source';
 import { highlighted, transcriptRows } from './history-view';
 import { sessionLabel } from './switcher-filter';
 import { closeAndShow } from './switcher-show';
@@ -58,9 +58,7 @@ const INITIAL: Local = {
 const clampIndex = (i: number, n: number): number => Math.max(0, Math.min(n - 1, i));
 
 export function HistoryBrowser(props: ModalProps) {
-  const { theme, width, height, core } = props;
-  const provided = useContext(HistorySourceContext);
-  const source: HistorySource = useMemo(() => provided ?? createHistorySource({ core }), [provided, core]);
+  const { theme, width, height, history: source } = props;
   const [get, set] = useSyncState<Local>(() => INITIAL);
   const latest = useLatest(props);
   const token = useRef(0);
@@ -78,7 +76,7 @@ export function HistoryBrowser(props: ModalProps) {
     );
   }, [update]);
   useEffect(() => {
-    load('reading runs', () => source.listRuns(), (runs) => ({ runs, runIndex: Math.max(0, runs.findIndex((r) => r.id === source.currentRunId)) }));
+    load('reading runs', () => source.runs(), (runs) => ({ runs, runIndex: Math.max(0, runs.findIndex((r) => r.id === source.currentRunId)) }));
     return () => { token.current = -1; };
   }, [source, load]);
 
@@ -87,7 +85,7 @@ export function HistoryBrowser(props: ModalProps) {
 
   const openSessions = useCallback((runId: string) => {
     update({ level: 'sessions', runId, sessions: null, sessionIndex: 0 });
-    load('reading sessions', () => source.listSessions(runId), (sessions) => ({ sessions }));
+    load('reading sessions', () => source.runSessions(runId), (sessions) => ({ sessions }));
   }, [update, load, source]);
 
   const openTranscript = useCallback((runId: string, sessionId: string, back: 'sessions' | 'hits', line: number | null) => {
@@ -113,7 +111,7 @@ export function HistoryBrowser(props: ModalProps) {
 
   const search = useCallback((runId: string, query: string, from: Level) => {
     update({ searching: false, query, level: 'hits', hits: null, hitIndex: 0, hitsBack: from === 'hits' ? get().hitsBack : from, runId });
-    load(`searching "${query}"`, () => source.search(runId, query), (hits) => ({ hits }));
+    load(`searching "${query}"`, () => source.searchHistory(runId, query), (hits) => ({ hits }));
   }, [update, load, source, get]);
 
   const onKey = useCallback((key: KeyPress): boolean => {

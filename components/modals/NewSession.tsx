@@ -20,7 +20,7 @@ import { ModalFrame, editField, emptyField, fieldSpans, innerSize, listWindow, m
  * lane. An unknown participant, an invalid name or a refusal of the core is shown inline and
  * the dialog stays open. Shift+Tab goes back to the participant; Esc closes.
  * Workflows (docs/workflows.md#tui) are listed below the agents: choosing one turns the second
- * field into its input line (`<input> | name=value…`) and Enter starts it with `core.startWorkflow`.
+ * field into its input line (`<input> | name=value…`) and Enter starts it with `workflows.start`.
  */
 type Field = 'participant' | 'name';
 
@@ -30,7 +30,7 @@ interface Local {
   readonly field: Field;
   readonly pick: number;
   readonly error: string | null;
-  /** The core's workflows, once read (null: not yet, or the core has none). */
+  /** The workflows, once read (null: not yet, or reading them failed). */
   readonly workflows: readonly WorkflowInfo[] | null;
   readonly starting: boolean;
 }
@@ -54,19 +54,19 @@ export function candidates(participants: readonly Participant[], typed: string):
 }
 
 export function NewSession(props: ModalProps) {
-  const { theme, width, height, core } = props;
+  const { theme, width, height, core, workflows: service } = props;
   const [get, set] = useSyncState<Local>(() => ({ participant: emptyField(), name: emptyField(), field: 'participant', pick: 0, error: null, workflows: null, starting: false }));
   const latest = useLatest(props);
   const inner = innerSize(theme, width, height);
   useEffect(() => {
     let live = true;
-    void core.workflows?.().then((workflows) => { if (live) set({ ...get(), workflows }); }, () => undefined);
+    void service.list().then((workflows) => { if (live) set({ ...get(), workflows }); }, () => undefined);
     return () => { live = false; };
-  }, [core, get, set]);
+  }, [service, get, set]);
 
   const onKey = useCallback((key: KeyPress): boolean => {
     const local = get();
-    const { core: c, store } = latest.current;
+    const { core: c, workflows, store } = latest.current;
     const list = choices(c.participants(), local.workflows, local.participant.text);
     const chosenChoice = (): Choice | null => {
       const typed = local.participant.text.trim();
@@ -76,9 +76,8 @@ export function NewSession(props: ModalProps) {
     const startWorkflow = (name: string): void => {
       const parsed = parseWorkflowLine(local.name.text);
       if (!parsed.ok) { set({ ...local, participant: draftOf(name), field: 'name', error: parsed.error }); return; }
-      if (!c.startWorkflow) { set({ ...local, error: 'this core cannot start workflows' }); return; }
       set({ ...local, participant: draftOf(name), starting: true, error: null });
-      void c.startWorkflow(name, parsed.input, parsed.inputs).then((started) => {
+      void workflows.start(name, parsed.input, parsed.inputs).then((started) => {
         if (started.ok) latest.current.store.dispatch({ type: 'close-modal' });
         else set({ ...get(), starting: false, field: 'name', error: started.error });
       }, (error: unknown) => set({ ...get(), starting: false, error: String(error) }));

@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect } from 'react';
-import type { LegionCore } from '../../src/runtime/core-api';
+import type { LegionCore, WorkflowCommands } from '../../src/runtime/core-api';
+import type { HistorySource } from './history-source';
 import type { KeyPress } from '../input/decode-keys';
 import type { Keymap } from '../keymap';
 import type { Theme } from '../theme';
@@ -20,6 +21,10 @@ export interface ModalProps {
   readonly theme: Theme;
   readonly keymap: Keymap;
   readonly core: LegionCore;
+  /** The history service beside the core, for the history browser. */
+  readonly history: HistorySource;
+  /** The workflows beside the core, for the new-session dialog. */
+  readonly workflows: WorkflowCommands;
   readonly store: UiStore;
   close(): void;
 }

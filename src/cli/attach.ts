@@ -6,7 +6,7 @@ import { layoutFor } from '../storage/layout';
 import type { ScreenSession } from '../runtime/core-api';
 import { locateServer } from '../serve/locate';
 import type { ServerInfo } from '../serve/discovery';
-import type { RemoteCore } from '../serve/remote-core';
+import type { RemoteSession } from '../serve/remote-core';
 
 /** `--attach` requires a server, `--no-attach` ignores one, neither: attach when one runs (docs/serve.md#attaching). */
 export type AttachChoice = 'auto' | 'require' | 'never';
@@ -43,11 +43,12 @@ export async function serverToAttach(context: CommandContext, choice: AttachChoi
   return info;
 }
 
-export async function attachCore(info: ServerInfo, client: string): Promise<RemoteCore> {
+/** The server's core and the services beside it (serve/remote-core.ts). */
+export async function attachServer(info: ServerInfo, client: string): Promise<RemoteSession> {
   try {
     // Loaded only when a server runs: the socket client, its protocol and schemas cost a local start nothing.
-    const { attachRemoteCore } = await import('../serve/remote-core');
-    return await attachRemoteCore({ socket: info.socket, client });
+    const { attachRemote } = await import('../serve/remote-core');
+    return await attachRemote({ socket: info.socket, client });
   } catch (error) {
     throw new LegionError(`could not attach to the Legion server (pid ${info.pid}, ${info.socket}): ${messageOf(error)}`);
   }
@@ -58,10 +59,10 @@ export async function attachedScreenSession(context: CommandContext, info: Serve
   const env = context.io.env;
   const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir()));
   if (!loaded.ok) throw new LegionError(loaded.error);
-  const core = await attachCore(info, 'tui');
+  const { core, history, workflows } = await attachServer(info, 'tui');
   const { welcome } = core;
   return {
-    core, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,
+    core, history, workflows, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,
     warnings: [...loaded.warnings, `attached to the Legion server (pid ${info.pid}): quitting leaves its agents working; \`legion stop\` ends it`],
     attached: true,
     // Checkpoints and undo stay with the server (docs/serve.md#attaching): `legion undo` works beside it.

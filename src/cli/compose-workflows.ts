@@ -3,7 +3,7 @@ import type { ApprovalQueue } from '../authz/approvals';
 import type { CollectiveRegistry } from '../collective/registry';
 import type { EventBus } from '../events/bus';
 import type { Core } from '../runtime/commands';
-import type { LegionCore } from '../runtime/core-api';
+import type { WorkflowCommands } from '../runtime/core-api';
 import type { WorkflowService } from '../workflows/service';
 
 export interface ComposeWorkflowsDeps {
@@ -28,11 +28,11 @@ const BUSY = new Set(['thinking', 'running-tool', 'waiting-approval']);
 const WRITING_TOOLS = new Set(['file_write', 'file_edit', 'file_delete', 'shell']);
 
 /**
- * The workflows of a run over the core's commands (docs/workflows.md), and the core commands
- * that reach them. The workflow code (loader, schemas, runner, progress files) loads at the
+ * The workflows of a run over the core's commands (docs/workflows.md): the service `legion run`
+ * drives, and the front ends' `WorkflowCommands` over it. The workflow code (loader, schemas, runner, progress files) loads at the
  * first use — a list, a start, the resume after the first frame — not with the app.
  */
-export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: WorkflowService; commands: Required<Pick<LegionCore, 'workflows' | 'startWorkflow' | 'cancelWorkflow'>> } {
+export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: WorkflowService; commands: WorkflowCommands } {
   let loaded: WorkflowService | undefined;
   let loading: Promise<WorkflowService> | undefined;
   const real = (): Promise<WorkflowService> => (loading ??= createService(deps).then((made) => (loaded = made)));
@@ -48,15 +48,15 @@ export function composeWorkflows(deps: ComposeWorkflowsDeps): { service: Workflo
   return {
     service,
     commands: {
-      workflows: async () => {
+      list: async () => {
         const [entries, { workflowInfo }] = await Promise.all([service.list(), import('../workflows/info')]);
         return entries.map(workflowInfo);
       },
-      startWorkflow: async (name, input, inputs) => {
+      start: async (name, input, inputs) => {
         const started = await service.start(name, input, inputs);
         return started.ok ? { ok: true, workflowId: started.run.workflowId } : started;
       },
-      cancelWorkflow: (workflowId) => service.cancel(workflowId),
+      cancel: (workflowId) => service.cancel(workflowId),
     },
   };
 }

@@ -98,8 +98,8 @@ export interface AppSession extends ScreenSession {
   readonly core: Core;
   /** MCP servers (docs/mcp.md): nothing runs until a front end calls `mcp.start()` (the TUI: after its first frame). */
   readonly mcp: McpManager;
-  /** Workflows of the run (docs/workflows.md). */
-  readonly workflows: WorkflowService;
+  /** Workflows of the run (docs/workflows.md) as `legion run --workflow` drives them; front ends use `workflows`, over it. */
+  readonly workflowService: WorkflowService;
   /** Resume the workflows a previous process left running (once; `startBackground` calls it too). */
   resumeWorkflows(): Promise<void>;
   /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`, `resumeWorkflows()`. For a screen to call once drawn. */
@@ -335,9 +335,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
         lock.release();
       },
     });
-    // The history browser's reads (every run of the workspace) go through the core interface too.
-    const core: Core = { ...bare, ...createHistoryService(layout, bare, keyArgumentOf) };
-    if (hub) Object.assign(core, hubApprovals(bare, hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })));
+    const core: Core = hub ? { ...bare, ...hubApprovals(bare, hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })) } : bare;
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });
@@ -346,14 +344,14 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       core, bus, approvals, registry, headless: options.headless !== undefined, raiseBy: config.budgets.raiseBy, isolationDefault: config.isolation.default,
       appDir, workspaceRoot, runDir: layout.runDir(run.id), clock,
     });
-    Object.assign(core, workflows.commands);
     let resumedWorkflows: Promise<void> | undefined;
     const resumeWorkflows = (): Promise<void> => (resumedWorkflows ??= workflows.service.resume().then(({ issues }) => {
       for (const issue of issues) bus.emit({ type: 'notice', level: 'warn', message: issue });
     }));
     return {
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
-      workflows: workflows.service, resumeWorkflows,
+      // Named services beside the core (core-api.ts ScreenSession): the history browser's reads, workflows, undo.
+      history: createHistoryService(layout, core, keyArgumentOf), workflows: workflows.commands, workflowService: workflows.service, resumeWorkflows,
       ...(parts ? { undo: parts.undo } : {}),
       startBackground: () => {
         void startBackground();

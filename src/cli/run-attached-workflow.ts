@@ -2,7 +2,7 @@ import { LegionError } from '../errors';
 import type { CliIo } from './io';
 import { isWorkflowEvent, type EventOf, type WorkflowEvent } from '../events/types';
 import type { ServerInfo } from '../serve/discovery';
-import { attachCore } from './attach';
+import { attachServer } from './attach';
 import { onAttachedSigint } from './attached-sigint';
 import { reportWorkflowEnd, type WorkflowRunExit } from './workflow-end';
 
@@ -24,9 +24,9 @@ export interface AttachedWorkflowRun {
  * Ctrl+C cancels the workflow on the server; a second one detaches.
  */
 export async function runAttachedWorkflow(io: Pick<CliIo, 'stdout' | 'stderr'>, server: ServerInfo, run: AttachedWorkflowRun): Promise<number> {
-  const core = await attachCore(server, 'run');
+  const { core, workflows } = await attachServer(server, 'run');
   let workflowId: string | undefined;
-  // Events of the workflow may arrive before startWorkflow's answer names it: kept, then filtered.
+  // Events of the workflow may arrive before the start's answer names it: kept, then filtered.
   const seen: WorkflowEvent[] = [];
   let ended: ((event: EventOf<'workflow-end'>) => void) | undefined;
   const mine = (): WorkflowEvent[] => seen.filter((e) => e.workflowId === workflowId);
@@ -45,17 +45,17 @@ export async function runAttachedWorkflow(io: Pick<CliIo, 'stdout' | 'stderr'>, 
   const offSigint = onAttachedSigint(io.stderr, {
     interrupt: () => {
       interrupted = true;
-      if (workflowId) core.cancelWorkflow(workflowId);
+      if (workflowId) workflows.cancel(workflowId);
     },
     detach: () => void core.shutdown('detach'),
     code: run.exit.interrupted,
   });
   try {
-    const started = await core.startWorkflow(run.name, run.input, run.inputs);
+    const started = await workflows.start(run.name, run.input, run.inputs);
     if (!started.ok) throw new LegionError(run.clean(started.error));
     workflowId = started.workflowId;
     // A Ctrl+C that came while the start was on its way.
-    if (interrupted) core.cancelWorkflow(workflowId);
+    if (interrupted) workflows.cancel(workflowId);
     const already = mine().find((e): e is EventOf<'workflow-end'> => e.type === 'workflow-end');
     const end = already ?? await Promise.race([
       new Promise<EventOf<'workflow-end'>>((resolve) => { ended = resolve; }),

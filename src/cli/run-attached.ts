@@ -3,7 +3,7 @@ import type { CliIo } from './io';
 import type { LegionEvent } from '../events/types';
 import type { ServerInfo } from '../serve/discovery';
 import { createDeltaCoalescer } from '../events/coalesce';
-import { attachCore } from './attach';
+import { attachServer } from './attach';
 import { onAttachedSigint } from './attached-sigint';
 
 export interface AttachedRun {
@@ -24,7 +24,7 @@ export interface AttachedRun {
  * line on stderr says so). Ctrl+C interrupts the turn on the server; a second one detaches.
  */
 export async function runAttached(io: CliIo, server: ServerInfo, run: AttachedRun): Promise<number> {
-  const core = await attachCore(server, 'run');
+  const { core } = await attachServer(server, 'run');
   let sessionId: string | undefined;
   const print = (event: LegionEvent): void => io.stdout(run.clean(JSON.stringify(event)) + '\n');
   const printer = run.coalesce ? createDeltaCoalescer(print) : { push: print, close: () => undefined };

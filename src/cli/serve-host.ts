@@ -60,7 +60,7 @@ export async function hostServer(context: CommandContext, options: ServeHostOpti
     claimed = true;
     const dirProblem = prepareSocketDir(socketPath, appLayout.legionDir, uid);
     if (dirProblem) throw new LegionError(dirProblem);
-    server = await startServer({ core: app.core, socketPath, workspace: context.workspaceRoot, version: VERSION, log: options.log, providerLabel: app.providerLabel, demo: app.demo, ...(options.limits ? { limits: options.limits } : {}) });
+    server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath, workspace: context.workspaceRoot, version: VERSION, log: options.log, providerLabel: app.providerLabel, demo: app.demo, ...(options.limits ? { limits: options.limits } : {}) });
     for (const warning of app.warnings) options.log(`warning: ${warning}`);
     app.startBackground();
     for (const addon of options.addons) {

@@ -1,20 +1,18 @@
 import type { ContextRecord } from '../context/records';
 import type { EventBus } from '../events/bus';
 import type { UndoService } from '../checkpoints/undo-service';
+import type { HistoryService } from '../session/history-service';
 import type { LegionConfig } from '../config/schema';
 import type { Message } from '../model/message';
 import type { Participant } from '../collective/participant';
 import type { AgentStatus, RemoteActor } from '../events/types';
 import type { UsageTotals } from '../providers/usage-totals';
 import type { PendingApproval } from '../model/approval';
-import type { TranscriptLine } from '../session/transcript';
-import type { HistorySearchResult } from '../session/history-search';
-import type { RunSummary, SessionSummary } from '../session/history-service';
 
 export type { PendingApproval } from '../model/approval';
 export type { TranscriptLine } from '../session/transcript';
 export type { HistorySearchResult, HistoryHit } from '../session/history-search';
-export type { RunSummary, SessionSummary } from '../session/history-service';
+export type { RunSummary, SessionSummary, HistoryService } from '../session/history-service';
 
 /** One directional named session of the run (docs/design.md#participants-sessions-runs). */
 export interface SessionInfo {
@@ -45,14 +43,28 @@ export interface WorkflowInfo {
   readonly error?: string;
 }
 
+/**
+ * Workflows as a front end drives them (docs/workflows.md#core-interface), beside the core:
+ * progress arrives as `workflow-*` events on the core's bus.
+ */
+export interface WorkflowCommands {
+  /** Workflows that can run; a broken file is listed with its one-line error. */
+  list(): Promise<readonly WorkflowInfo[]>;
+  /** Start workflow `name`. Refuses unknown names, missing inputs, a second copy of a running one… */
+  start(name: string, input: string, inputs?: Readonly<Record<string, string>>): Promise<{ ok: true; workflowId: string } | { ok: false; error: string }>;
+  /** Cancel a running workflow's steps; false when no workflow of that id runs (attached: when not connected). */
+  cancel(workflowId: string): boolean;
+}
+
 export type SendOutcome =
   | { ok: true; sessionId: string; queued: boolean }
   | { ok: false; error: string };
 
 /**
- * The one command interface between a front end (TUI, `legion run`) and the core.
- * Everything that happens is reported on `bus`; commands return at once (work runs in
- * the background) except where they return a promise for a result.
+ * The one command interface between a front end (TUI, `legion run`) and the core: the run's
+ * commands. Everything that happens is reported on `bus`; commands return at once (work runs in
+ * the background) except where they return a promise for a result. History, workflows and undo
+ * are named services beside it (`ScreenSession`), not methods of it.
  */
 export interface LegionCore {
   readonly runId: string;
@@ -97,20 +109,6 @@ export interface LegionCore {
    * A local core never misses events and has no such method. Returns the unsubscribe function.
    */
   onResync?(listener: () => void): () => void;
-  // The history browser (docs/serve.md#history): every run of the workspace, read-only; the
-  // current run live from the core. A front end reads history only through these.
-  /** Newest first; the current run is always there. */
-  runs?(): Promise<RunSummary[]>;
-  /** The sessions of `runId`, most recently active first. */
-  runSessions?(runId: string): Promise<SessionSummary[]>;
-  transcript?(runId: string, sessionId: string): Promise<TranscriptLine[]>;
-  searchHistory?(runId: string, query: string): Promise<HistorySearchResult>;
-  /** Workflows that can run (docs/workflows.md); a broken file is listed with its one-line error. */
-  workflows?(): Promise<readonly WorkflowInfo[]>;
-  /** Start workflow `name`; progress arrives as `workflow-*` events. Refuses unknown names, missing inputs… */
-  startWorkflow?(name: string, input: string, inputs?: Readonly<Record<string, string>>): Promise<{ ok: true; workflowId: string } | { ok: false; error: string }>;
-  /** Cancel a running workflow's steps; false when no workflow of that id runs. */
-  cancelWorkflow?(workflowId: string): boolean;
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
 }
@@ -130,6 +128,10 @@ export interface ScreenSession {
   readonly resumed: boolean;
   /** Config warnings, stale-lock recovery, the demo notice…: show once at start. */
   readonly warnings: string[];
+  /** Every run of the workspace, read-only, the current one live (docs/serve.md#history): the history browser reads only this. */
+  readonly history: HistoryService;
+  /** The workflows of the run: list, start, cancel. */
+  readonly workflows: WorkflowCommands;
   /** Checkpoints and undo (docs/undo.md); absent when `checkpoints.enabled` is false. Opened on first use when not yet. */
   readonly undo?: UndoService;
   /** The core runs in `legion serve` and this front end is attached to it (docs/serve.md#attaching): closing detaches. */

@@ -1,11 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LegionCore, PendingApproval, RunSummary, SendOutcome, SessionInfo, SessionSummary, WorkflowInfo } from '../runtime/core-api';
+import type { HistoryService, LegionCore, PendingApproval, SendOutcome, SessionInfo, WorkflowCommands } from '../runtime/core-api';
 import type { LegionEvent } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import type { RunUsage } from '../runtime/usage-book';
 import type { Participant } from '../collective/participant';
-import type { TranscriptLine } from '../session/transcript';
-import type { HistorySearchResult } from '../session/history-search';
 import { USER_ID } from '../collective/participant';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
 import { messageOf } from '../errors';
@@ -17,6 +15,7 @@ import { METHOD_TABLE } from './method-table';
 import type { Snapshot } from './snapshot';
 import type { Method, ParamsOf } from './method-table';
 import type { Welcome } from './protocol';
+import { remoteHistory, remoteWorkflows, type RemoteLink } from './remote-services';
 
 const RECONNECT_TRIES = 5;
 
@@ -29,14 +28,13 @@ export interface RemoteCore extends LegionCore {
   readonly closed: Promise<string>;
   usage(): RunUsage;
   reply(sessionId: string, text: string): SendOutcome;
-  runs(): Promise<RunSummary[]>;
-  runSessions(runId: string): Promise<SessionSummary[]>;
-  transcript(runId: string, sessionId: string): Promise<TranscriptLine[]>;
-  searchHistory(runId: string, query: string): Promise<HistorySearchResult>;
-  workflows(): Promise<readonly WorkflowInfo[]>;
-  startWorkflow(name: string, input: string, inputs?: Readonly<Record<string, string>>): Promise<{ ok: true; workflowId: string } | { ok: false; error: string }>;
-  /** Sent to the server (a refusal arrives as a notice); false when not connected. */
-  cancelWorkflow(workflowId: string): boolean;
+}
+
+/** An attached core and the services beside it, each over the same connection: the same interfaces as a local run's. */
+export interface RemoteSession {
+  readonly core: RemoteCore;
+  readonly history: HistoryService;
+  readonly workflows: WorkflowCommands;
 }
 
 export interface AttachOptions {
@@ -51,9 +49,10 @@ export interface AttachOptions {
  * from memory. Commands go to the server; those `LegionCore` answers synchronously (`send`,
  * `resolveApprovals`…) are checked here against the mirror (the same checks as the core's) and
  * answered at once, and a refusal the server still makes arrives as a notice. `shutdown` only
- * detaches: the server and its agents go on.
+ * detaches: the server and its agents go on. The history and workflow services beside the core
+ * send their requests on the same connection (remote-services.ts).
  */
-export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCore> {
+export async function attachRemote(options: AttachOptions): Promise<RemoteSession> {
   const early: LegionEvent[] = [];
   let onEvent: (event: LegionEvent) => void = (event) => void early.push(event);
   let closeReason: { reason: string; final: boolean } | undefined;
@@ -283,25 +282,12 @@ export async function attachRemoteCore(options: AttachOptions): Promise<RemoteCo
     },
     pendingApprovals: (): PendingApproval[] => [...mirror.pending.values()],
     lastOutcome: async (sessionId) => ((await call('lastOutcome', { sessionId })) as TurnOutcome | null) ?? undefined,
-    runs: () => call('runs', {}),
-    runSessions: (runId) => call('runSessions', { runId }),
-    transcript: async (runId, sessionId) => (await call('transcript', { runId, sessionId })) as TranscriptLine[],
-    searchHistory: async (runId, query) => (await call('search', { runId, query })) as unknown as HistorySearchResult,
-    workflows: async () => (await call('workflows', {})) as WorkflowInfo[],
-    startWorkflow: async (name, input, inputs = {}) => {
-      if (!connection.isOpen) return { ok: false, error: 'not connected to the Legion server' };
-      return await call('startWorkflow', { name, input, inputs: { ...inputs } });
-    },
-    cancelWorkflow(workflowId) {
-      if (!connection.isOpen) return false;
-      fire('cancelWorkflow', { workflowId });
-      return true;
-    },
     async shutdown() {
       detaching = true;
       if (connection.isOpen) connection.close();
       else resolveClosed('closed by the client');
     },
   };
-  return core;
+  const link: RemoteLink = { call, fire, connected: () => connection.isOpen };
+  return { core, history: remoteHistory(link), workflows: remoteWorkflows(link) };
 }

@@ -1,12 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { chmodSync } from 'node:fs';
-import type { Core } from '../runtime/commands';
 import type { LegionEvent } from '../events/types';
 import { messageOf } from '../errors';
 import { createLineReader } from './line-reader';
 import { createEventRing } from './event-ring';
 import { createDispatch } from './methods';
-import { METHOD_TABLE, type MethodTable } from './method-table';
+import { METHOD_TABLE, type MethodTable, type Served } from './method-table';
 import { line, MAX_CLIENT_LINE_BYTES, parseClientLine, PROTOCOL_VERSION, type WireError } from './protocol';
 import { removeSocket } from './discovery';
 
@@ -33,8 +32,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 16 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256, helloMs: 10_000,
 };
 
-export interface ServerOptions {
-  readonly core: Core;
+/** `core`, `history`, `workflows`: what it serves (method-table.ts `Served`). */
+export interface ServerOptions extends Served {
   readonly socketPath: string;
   readonly workspace: string;
   readonly version: string;
@@ -91,7 +90,7 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { core, log } = options;
   const table = options.methods ?? METHOD_TABLE;
-  const dispatch = createDispatch(core, table);
+  const dispatch = createDispatch({ core, history: options.history, workflows: options.workflows }, table);
   const ring = createEventRing({ maxEvents: limits.ringEvents, maxBytes: limits.ringBytes, lastSeq: core.bus.lastSeq() });
   const clients = new Set<Client>();
   let counter = 0;

@@ -12,8 +12,8 @@ import { searchRunHistory, searchSessions, type HistorySearchResult } from './hi
  * What the history browser reads (docs/serve.md#history), on the core's side of the
  * interface: every run of the workspace, the current one live from the running core (what the
  * lanes show), the others from their files, read-only (`readRunSessions` never writes, so a run
- * another Legion process holds is safe to browse). A front end reaches it only through
- * `LegionCore` (runs, runSessions, transcript, searchHistory), in-process or attached.
+ * another Legion process holds is safe to browse). A front end reaches it as the named service
+ * beside the core (`ScreenSession.history`, src/runtime/core-api.ts), in-process or attached.
  */
 /** A run as the history browser lists it. */
 export interface RunSummary {

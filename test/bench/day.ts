@@ -230,7 +230,7 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
   try {
     serve = await startServe(dir, env, scratch);
     const serverPid = serve.child.pid!;
-    const { attachRemoteCore } = await import('../../src/serve/remote-core');
+    const { attachRemote } = await import('../../src/serve/remote-core');
 
     // The real TUI, attached in tmux for the whole day.
     if (plan.tmuxTui !== false && hasTmux()) {
@@ -241,14 +241,14 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     } else notes.push('tmux TUI skipped (no tmux)');
 
     // The attached App (the TUI's code, fake terminal) in this process, mounted all day.
-    const viewer = await attachRemoteCore({ socket: serve.socket, client: 'tui' });
+    const viewer = (await attachRemote({ socket: serve.socket, client: 'tui' })).core;
     cleanups.push(() => viewer.shutdown('day over'));
     const { mountBenchApp } = await import('../helpers/tui-bench');
     const app = mountBenchApp(viewer, { columns: 160, rows: 48, maxLanes: 4 });
     cleanups.push(() => app.unmount());
 
     // The scripted front end: sends the turns, decides every approval.
-    const driver = await attachRemoteCore({ socket: serve.socket, client: 'day-driver' });
+    const driver = (await attachRemote({ socket: serve.socket, client: 'day-driver' })).core;
     cleanups.push(() => driver.shutdown('day over'));
     let approvals = 0;
     let rejections = 0;

@@ -4,10 +4,10 @@
  * far behind the server each text delta arrives (now − the event's `at`), and when stdin closes
  * prints `{ "deltas", "maxBehindMs", "p99BehindMs" }`.
  */
-import { attachRemoteCore } from '../../src/serve/remote-core';
+import { attachRemote } from '../../src/serve/remote-core';
 
 const socket = process.argv[2]!;
-const core = await attachRemoteCore({ socket, client: 'bench' });
+const core = (await attachRemote({ socket, client: 'bench' })).core;
 const lags: number[] = [];
 core.bus.subscribe('text-delta', (event) => void lags.push(Date.now() - Date.parse(event.at)));
 process.stdout.write('ready\n');

@@ -113,11 +113,11 @@ async function startServe(url: string): Promise<Served> {
 
 /** Attached: latency of each delta at a remote core in this process, and CPU per delta of server + this client. */
 async function attached(deltas: number, withUi: boolean): Promise<{ latencyP95Ms: number; cpuPerDeltaMs: number; serverPerDeltaMs: number; clientPerDeltaMs: number }> {
-  const { attachRemoteCore } = await import('../../src/serve/remote-core');
+  const { attachRemote } = await import('../../src/serve/remote-core');
   const replay = await startReplay(deltas, 1);
   const served = await startServe(replay.url);
   try {
-    const core = await attachRemoteCore({ socket: served.socket, client: 'bench' });
+    const core = (await attachRemote({ socket: served.socket, client: 'bench' })).core;
     // A server lives long: measure it warm, as the in-process figure is (its rounds share one
     // process). A first answer, unmeasured and before the renderer mounts, compiles the
     // server's streaming path; a fresh `legion serve` measured cold spent a third more per delta.
@@ -160,7 +160,7 @@ async function buildClient(): Promise<string> {
 
 /** 20 clients, 4 lanes streaming: how far behind the server the slowest delivery was. */
 async function manyClients(deltas: number, clients: number, intervalMs: number): Promise<{ maxBehindMs: number; p99BehindMs: number; delivered: number }> {
-  const { attachRemoteCore } = await import('../../src/serve/remote-core');
+  const { attachRemote } = await import('../../src/serve/remote-core');
   const script = await buildClient();
   const replay = await startReplay(deltas, intervalMs);
   const served = await startServe(replay.url);
@@ -178,7 +178,7 @@ async function manyClients(deltas: number, clients: number, intervalMs: number):
       }
       return { child, out: () => out };
     }));
-    const driver = await attachRemoteCore({ socket: served.socket, client: 'driver' });
+    const driver = (await attachRemote({ socket: served.socket, client: 'driver' })).core;
     const ids = ['default', 'b', 'c', 'd'].map((name) => {
       const sent = driver.send('ur-agent', 'Please write a long answer.', name);
       if (!sent.ok) throw new Error(sent.error);

@@ -16,6 +16,7 @@ import type { Triage } from '../../src/runtime/ports';
 import type { Layout } from '../../src/storage/layout';
 import type { Tool } from '../../src/tools/types';
 import type { WorkflowService } from '../../src/workflows/service';
+import type { HistoryService, WorkflowCommands } from '../../src/runtime/core-api';
 
 /** The repository root (holds config/). */
 export const APP_DIR = join(import.meta.dirname, '..', '..');
@@ -63,8 +64,12 @@ export interface AppHarness {
   readonly approvals: ApprovalQueue;
   readonly config: LegionConfig;
   readonly runId: string;
-  /** The run's workflows (docs/workflows.md) as composeApp wired them; the core's `startWorkflow` and `cancelWorkflow` reach the same service. */
-  readonly workflows: WorkflowService;
+  /** The history service beside the core (composeApp's `history`). */
+  readonly history: HistoryService;
+  /** The workflows beside the core as front ends drive them (composeApp's `workflows`), over `workflowService`. */
+  readonly workflows: WorkflowCommands;
+  /** The run's workflow service (docs/workflows.md) as composeApp wired it (`legion run --workflow` drives it). */
+  readonly workflowService: WorkflowService;
   /** composeApp's `resumeWorkflows`: the workflows a previous start left running resume (the TUI calls it after its first frame, `legion run` before its work). */
   resumeWorkflows(): Promise<void>;
   /** composeApp's `startBackground` (MCP servers, the sandbox probe…), as a screen calls it once drawn. */
@@ -154,7 +159,7 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
   const { approvals, registry, layout } = parts!;
   return {
     core: app.core, events, layout, registry, approvals, config: app.config, runId: app.runId,
-    workflows: app.workflows, resumeWorkflows: () => app.resumeWorkflows(), startBackground: () => app.startBackground(),
+    history: app.history, workflows: app.workflows, workflowService: app.workflowService, resumeWorkflows: () => app.resumeWorkflows(), startBackground: () => app.startBackground(),
     ...(app.undo ? { undo: app.undo } : {}),
     audit: () => auditLines().slice(auditBefore),
     waitFor(match, timeoutMs = 15_000) { // a safety bound only: every wait ends on its event, later on a loaded machine

@@ -2,7 +2,7 @@ import { createBus, type EventBus } from '../../src/events/bus';
 import type { AgentStatus, EventInput, LegionEvent } from '../../src/events/types';
 import type { Message } from '../../src/model/message';
 import type { Participant } from '../../src/collective/participant';
-import type { LegionCore, PendingApproval, SendOutcome, SessionInfo } from '../../src/runtime/core-api';
+import type { HistoryService, LegionCore, PendingApproval, SendOutcome, SessionInfo, WorkflowCommands } from '../../src/runtime/core-api';
 import { createUsageAccumulator, type UsageTotals } from '../../src/providers/usage-totals';
 import { liveHistory } from '../../src/session/history-service';
 import { keyArgumentOf } from '../../src/collective/tools/shipped';
@@ -164,10 +164,20 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     pendingApprovals: () => [...pending.values()],
     async shutdown(reason) { calls.shutdown.push(reason); },
   };
-  // The history browser's reads: the current run, live (as the real core's, without older runs).
-  Object.assign(core, liveHistory(core, keyArgumentOf));
   return core;
 }
+
+/** The history service beside a fake core: its run, live (as the real one's, without older runs). */
+export function fakeHistory(core: LegionCore): HistoryService {
+  return liveHistory(core, keyArgumentOf);
+}
+
+/** Workflows beside a fake core that has none: nothing listed, every start refused. */
+export const NO_WORKFLOWS: WorkflowCommands = {
+  list: async () => [],
+  start: async (name) => ({ ok: false, error: `no workflow "${name}"` }),
+  cancel: () => false,
+};
 
 /** Helpers to emit common event bodies. */
 export function text(sessionId: string, participantId: string, chunk: string): EventInput {

@@ -6,7 +6,8 @@ import { createTheme } from '../../components/theme';
 import { stateFromCore } from '../../components/state/from-core';
 import { startState } from '../../components/state/home-lane';
 import { createUiStore, type Timers, type UiStore } from '../../components/state/store';
-import { createFakeCore, type FakeCore } from './fake-core';
+import { NO_WORKFLOWS, createFakeCore, fakeHistory, type FakeCore } from './fake-core';
+import { createHistorySource } from '../../components/modals/history-source';
 import { watchQuestions } from '../../components/question-watch';
 import type { EventInput } from '../../src/events/types';
 
@@ -97,7 +98,7 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
   const clock = { now: 1_000_000 };
   const harness: { quits: number } = { quits: 0 };
   const ui = render(
-    <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel={options.providerLabel ?? 'faux test-model'}
+    <App core={core} history={createHistorySource({ runId: core.runId, history: fakeHistory(core) })} workflows={NO_WORKFLOWS} store={store} keymap={keymap.keymap} theme={theme} providerLabel={options.providerLabel ?? 'faux test-model'}
       demo={options.demo ?? false} {...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {})} onQuit={() => { harness.quits += 1; }} now={() => clock.now} />,
   );
   const stdout = ui.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows: number };

@@ -16,6 +16,8 @@ import { createUiStore, type UiStore } from '../../components/state/store';
 import { INK_MAX_FPS } from '../../components/render-options';
 import { installInkOutputCache } from '../../components/text/ink-output';
 import type { LegionCore } from '../../src/runtime/core-api';
+import { NO_WORKFLOWS, fakeHistory } from './fake-core';
+import { createHistorySource } from '../../components/modals/history-source';
 
 export class BenchStdout extends EventEmitter {
   readonly isTTY = true;
@@ -87,7 +89,7 @@ export function mountBenchApp(core: LegionCore, options: { columns: number; rows
   const stdin = new BenchStdin();
   const frames = { count: 0, renderMs: 0 };
   const instance = render(
-    <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux bench" demo={false} onQuit={() => undefined} />,
+    <App core={core} history={createHistorySource({ runId: core.runId, history: fakeHistory(core) })} workflows={NO_WORKFLOWS} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux bench" demo={false} onQuit={() => undefined} />,
     {
       stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, stderr: stdout as unknown as NodeJS.WriteStream,
       maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false, debug: false,

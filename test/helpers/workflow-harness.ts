@@ -1,14 +1,14 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowService } from '../../src/workflows/service';
-import type { LegionCore } from '../../src/runtime/core-api';
+import type { WorkflowCommands } from '../../src/runtime/core-api';
 import type { EventOf } from '../../src/events/types';
 import { startAppHarness, type AppHarness, type AppHarnessOptions } from './app-harness';
 
 export interface WorkflowHarness extends AppHarness {
   readonly service: WorkflowService;
-  /** The core's workflow commands, as composeApp put them on the core (the TUI and `legion serve` call these). */
-  readonly commands: Required<Pick<LegionCore, 'workflows' | 'startWorkflow' | 'cancelWorkflow'>>;
+  /** The workflows beside the core, as composeApp made them (the TUI and `legion serve` call these). */
+  readonly commands: WorkflowCommands;
   /** `workflow-*` events so far, in order, as `type:step` strings (`start:a`, `end:a:done`, `workflow-end:failed`). */
   trace(): string[];
   /** composeApp's close: the workflows stop, then the core (a clean shutdown: running steps stay `running` on disk). */
@@ -27,15 +27,10 @@ export async function startWorkflowHarness(options: AppHarnessOptions & { workfl
     writeFileSync(join(dir, '.legion', 'workflows', `${name}.yaml`), text, { mode: 0o600 });
   }
   const h = await startAppHarness(options);
-  const { workflows, startWorkflow, cancelWorkflow } = h.core;
-  if (!workflows || !startWorkflow || !cancelWorkflow) {
-    await h.close();
-    throw new Error('composeApp did not put the workflow commands on the core');
-  }
   return {
     ...h,
-    service: h.workflows,
-    commands: { workflows, startWorkflow, cancelWorkflow },
+    service: h.workflowService,
+    commands: h.workflows,
     trace: () => h.events.flatMap((e) => {
       if (e.type === 'workflow-step-start') return [`start:${e.stepId}`];
       if (e.type === 'workflow-step-end') return [`end:${e.stepId}:${e.status}`];

@@ -25,12 +25,12 @@ export function parseInputFlags(values: readonly string[]): Record<string, strin
  * failed or were skipped are named on stderr. `onCancel` receives the cancel for Ctrl+C.
  */
 export async function runWorkflow(
-  app: Pick<AppSession, 'workflows'>,
+  app: Pick<AppSession, 'workflowService'>,
   options: { name: string; input: string; inputs: Record<string, string>; json: boolean; exit: WorkflowRunExit; clean(text: string): string },
   io: Pick<CliIo, 'stdout' | 'stderr'>,
   onCancel: (cancel: () => void) => void,
 ): Promise<number> {
-  const started = await app.workflows.start(options.name, options.input, options.inputs);
+  const started = await app.workflowService.start(options.name, options.input, options.inputs);
   if (!started.ok) throw new LegionError(options.clean(started.error));
   onCancel(() => started.run.cancel());
   const result: WorkflowProgress = await started.run.done;

@@ -154,7 +154,7 @@ export const runCommand: Command = {
       // Turns a previous Legion left waiting on approvals resumed at start (their requests decided
       // per --approve); they finish before the run closes, and so do resumed workflows.
       if (code !== RUN_EXIT.interrupted) {
-        await Promise.all(app.workflows.active().map((r) => r.done));
+        await Promise.all(app.workflowService.active().map((r) => r.done));
         await Promise.all(core.sessions().map((s) => core.idle(s.id)));
       }
       if (rejected.length > 0) {

@@ -18,7 +18,7 @@ export interface WorkspaceNames {
   agents(): Promise<string[]>;
   runs(): Promise<string[]>;
   /** Workflow names of the workspace's `.legion/workflows/` and the shipped `config/workflows/`. */
-  workflows?(): Promise<string[]>;
+  workflows(): Promise<string[]>;
 }
 
 /** Active agents' ids and run ids (newest first) of the workspace at `root`; empty when there is none. */
@@ -79,7 +79,7 @@ export async function complete(words: readonly string[], commands: readonly Comm
   let candidates: readonly string[] = [];
   if (flagName && (kind === 'value' || kind === 'values')) {
     if (flagName === 'to' || flagName === 'as') candidates = await names(root).agents();
-    else if (flagName === 'workflow') candidates = (await names(root).workflows?.()) ?? [];
+    else if (flagName === 'workflow') candidates = await names(root).workflows();
     else if (flagName === 'run') candidates = await names(root).runs();
     else candidates = FLAG_VALUES[flagName] ?? [];
   } else if (current.startsWith('-')) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { killHard, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
@@ -33,7 +33,7 @@ test('an approval pending on the engine survives a worker killed with SIGKILL: d
     try {
       await until(() => log.includes('serving run'), 'legion serve listening', 60_000);
       const info = JSON.parse(readFileSync(join(dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
-      remote = await attachRemoteCore({ socket: info.socket, client: 'test' });
+      remote = (await attachRemote({ socket: info.socket, client: 'test' })).core;
       const sent = remote.send('builder', 'build it');
       assert.ok(sent.ok, JSON.stringify(sent));
       await until(() => remote!.pendingApprovals().length === 1, 'the request reached the front end', 60_000, 20);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { killHard, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
@@ -32,7 +32,7 @@ test('cancelling a turn in a front end of legion serve cancels its invocation on
     try {
       await until(() => log.includes('serving run'), 'legion serve listening', 60_000);
       const info = JSON.parse(readFileSync(join(dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
-      remote = await attachRemoteCore({ socket: info.socket, client: 'test' });
+      remote = (await attachRemote({ socket: info.socket, client: 'test' })).core;
       const sent = remote.send('builder', 'build it');
       assert.ok(sent.ok);
       await model.streaming((r) => r.last === 'tool', 5);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
 import { connectServer } from '../../../src/serve/connection';
-import { attachRemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote } from '../../../src/serve/remote-core';
 import { METHODS, parseServerLine } from '../../../src/serve/protocol';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
@@ -74,7 +74,7 @@ test('fuzz, client → server: random bytes, truncated lines, 10 MB lines, unkno
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
     const log: string[] = [];
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: (l) => log.push(l) });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: (l) => log.push(l) });
     try {
       const random = prng(1616);
       const kinds = new Map<string, number>();
@@ -182,10 +182,10 @@ test('fuzz, server → client: garbage, bad envelopes, malformed event bodies, a
       s.write(n === 1 ? `${JSON.stringify({ id, result: EMPTY_SNAPSHOT })}\n` : `${BAD_EVENT}\n`);
     });
     try {
-      const core = await attachRemoteCore({ socket: path });
+      const { core, history } = await attachRemote({ socket: path });
       const seen: string[] = [];
       core.bus.subscribeAll((e) => void seen.push(e.type === 'notice' ? e.message : e.type));
-      const asked = core.runs().then(() => 'answered', (e: Error) => e.message);
+      const asked = history.runs().then(() => 'answered', (e: Error) => e.message);
       assert.match(await core.closed, /^the server sent a bad line: a message-add event \(seq 1\) is malformed: message\.role/);
       assert.deepEqual(seen.filter((s) => s !== 'message-add').length, seen.length, 'the malformed event never reached the bus');
       assert.ok(seen.some((m) => /^the Legion server went away \(the server sent a bad line/.test(m)), seen.join('\n'));

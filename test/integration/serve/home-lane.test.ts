@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { HOME_SESSION_ID, startState } from '../../../components/state/home-lane';
 import { createUiStore } from '../../../components/state/store';
 import { withTempDir } from '../../helpers/tmp';
@@ -21,18 +21,18 @@ test('attached: after a message to another agent, the state starts on the home l
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, providerLabel: 'faux', demo: false });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, providerLabel: 'faux', demo: false });
     const cores: RemoteCore[] = [];
     try {
       // `legion run --to worker "hello"`: the only session of the run is the worker's.
-      const run = await attachRemoteCore({ socket, client: 'run' });
+      const run = (await attachRemote({ socket, client: 'run' })).core;
       cores.push(run);
       const sent = run.send('worker', 'hello');
       assert.ok(sent.ok);
       await run.idle(sent.sessionId);
       assert.deepEqual(app.core.sessions().map((s) => s.id), ['session-user__worker__default']);
 
-      const tui = await attachRemoteCore({ socket });
+      const tui = (await attachRemote({ socket })).core;
       cores.push(tui);
       const { state, problem } = startState(tui, { maxLanes: 4, autoOpenLanes: true }, true);
       assert.equal(problem, null);

@@ -7,15 +7,16 @@ import { startServer, type LegionServer } from '../../../src/serve/server';
 import { connectServer, RemoteError, type Connection } from '../../../src/serve/connection';
 import { METHOD_TABLE, METHODS, type Method, type MethodEntry, type MethodTable } from '../../../src/serve/method-table';
 import { createCaller } from '../../../src/serve/caller';
-import { attachRemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote } from '../../../src/serve/remote-core';
 import type { Core } from '../../../src/runtime/commands';
 import { withTempDir } from '../../helpers/tmp';
 import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace';
 
 /**
  * The protocol has one table (src/serve/method-table.ts, docs/serve.md#protocol): the parser,
- * the server's dispatch and the remote client all derive from it. These tests fail when a core
- * command is reachable through two entries or none, when an entry's server side answers
+ * the server's dispatch and the remote client all derive from it. These tests fail when a
+ * command of the core or of a service beside it (history, workflows) is reachable through two
+ * entries or none, when an entry's server side answers
  * something its client side rejects, and when a method added to the table needs any other edit
  * to be dispatched and called.
  */
@@ -31,7 +32,7 @@ async function serve(dir: string, methods?: MethodTable): Promise<Served> {
   const env = await setupServeWorkspace(dir);
   const app = await composeApp(serveContext(dir, env));
   const socket = join(dir, '.legion', 'serve.sock');
-  const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, ...(methods ? { methods } : {}) });
+  const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, ...(methods ? { methods } : {}) });
   return { app, server, socket };
 }
 
@@ -41,32 +42,37 @@ async function stop(s: Served, ...connections: Connection[]): Promise<void> {
   await s.app.close('test over');
 }
 
-/** The core methods an entry's `serve` calls, on a core that records every method read. */
-function coreMethodsCalledBy(entry: MethodEntry): string[] {
+/** The commands (`core.send`, `history.runs`…) an entry's `serve` calls, on a core and services that record every method read. */
+function commandsCalledBy(entry: MethodEntry): string[] {
   const called: string[] = [];
-  const core = new Proxy({}, {
-    get: (_t, name) => (typeof name === 'string' ? (...args: unknown[]) => { void args; called.push(name); return true; } : undefined),
-  }) as unknown as Core;
+  const recorder = (owner: string): unknown => new Proxy({}, {
+    get: (_t, name) => (typeof name === 'string' ? (...args: unknown[]) => { void args; called.push(`${owner}.${name}`); return true; } : undefined),
+  });
+  const served = { core: recorder('core'), history: recorder('history'), workflows: recorder('workflows') } as unknown as Parameters<MethodEntry['serve']>[0];
   const params = new Proxy({}, { get: (_t, name) => (name === 'inputs' ? {} : typeof name === 'string' ? 'x' : undefined) });
-  try { entry.serve(core, params); } catch { /* a recording core answers nonsense; only the calls count */ }
+  try { entry.serve(served, params); } catch { /* a recording core answers nonsense; only the calls count */ }
   return [...new Set(called)];
 }
 
-test('every core command the protocol exposes has exactly one table entry, and every entry reaches one core command', { timeout: 60_000 }, async () => {
+/** The functions of `owner`, named as `commandsCalledBy` names them. */
+const commandsOf = (name: string, owner: object, except: ReadonlySet<string> = new Set()): string[] =>
+  Object.keys(owner).filter((k) => typeof (owner as Record<string, unknown>)[k] === 'function' && !except.has(k)).map((k) => `${name}.${k}`);
+
+test('every command of the core and of its history and workflow services has exactly one table entry, and every entry reaches one command', { timeout: 60_000 }, async () => {
   await withTempDir(async (dir) => {
     const s = await serve(dir);
     try {
-      const coreCommands = Object.keys(s.app.core).filter((k) => typeof (s.app.core as unknown as Record<string, unknown>)[k] === 'function' && !NOT_ON_THE_WIRE.has(k));
-      assert.ok(coreCommands.length >= 20 && coreCommands.includes('searchHistory') && coreCommands.includes('startWorkflow'), `core commands: ${coreCommands.join(', ')}`);
+      const coreCommands = [...commandsOf('core', s.app.core, NOT_ON_THE_WIRE), ...commandsOf('history', s.app.history), ...commandsOf('workflows', s.app.workflows)];
+      assert.ok(coreCommands.length >= 20 && coreCommands.includes('history.searchHistory') && coreCommands.includes('workflows.start'), `commands: ${coreCommands.join(', ')}`);
       const owners = new Map<string, Method[]>();
       for (const method of METHODS) {
         if (COMPOSITE.has(method)) continue;
-        const called = coreMethodsCalledBy(METHOD_TABLE[method]);
-        assert.equal(called.length, 1, `${method} reaches exactly one core command (reaches: ${called.join(', ') || 'none'})`);
+        const called = commandsCalledBy(METHOD_TABLE[method]);
+        assert.equal(called.length, 1, `${method} reaches exactly one command (reaches: ${called.join(', ') || 'none'})`);
         owners.set(called[0]!, [...(owners.get(called[0]!) ?? []), method]);
       }
-      for (const command of coreCommands) assert.deepEqual(owners.get(command)?.length, 1, `core.${command} has exactly one protocol entry (has: ${owners.get(command)?.join(', ') ?? 'none'})`);
-      for (const command of owners.keys()) assert.ok(coreCommands.includes(command), `an entry calls core.${command}, which the core does not have`);
+      for (const command of coreCommands) assert.deepEqual(owners.get(command)?.length, 1, `${command} has exactly one protocol entry (has: ${owners.get(command)?.join(', ') ?? 'none'})`);
+      for (const command of owners.keys()) assert.ok(coreCommands.includes(command), `an entry calls ${command}, which the core and its services do not have`);
     } finally {
       await stop(s);
     }
@@ -108,7 +114,7 @@ test('a method added to the table is parsed, dispatched and callable with no oth
   const echo = {
     params: z.strictObject({ word: z.string().max(10) }),
     result: z.strictObject({ runId: z.string(), word: z.string() }),
-    serve: (core: Core, p: { word: string }) => (p.word === 'lie' ? { runId: 7 } : { runId: core.runId, word: p.word }),
+    serve: ({ core }: { core: Core }, p: { word: string }) => (p.word === 'lie' ? { runId: 7 } : { runId: core.runId, word: p.word }),
   } satisfies MethodEntry;
   const table = { ...METHOD_TABLE, echo };
   await withTempDir(async (dir) => {
@@ -144,12 +150,12 @@ test('the remote core refuses a server whose answer breaks the entry\'s result s
   const table = { ...METHOD_TABLE, runs: { ...METHOD_TABLE.runs, serve: () => [{ id: 42 }] } } as MethodTable;
   await withTempDir(async (dir) => {
     const s = await serve(dir, table);
-    const remote = await attachRemoteCore({ socket: s.socket, client: 'test' });
+    const remote = await attachRemote({ socket: s.socket, client: 'test' });
     try {
-      await assert.rejects(remote.runs(), /the server's answer to runs is malformed/);
-      assert.ok((await remote.runSessions(s.app.core.runId)).length >= 0);
+      await assert.rejects(remote.history.runs(), /the server's answer to runs is malformed/);
+      assert.ok((await remote.history.runSessions(s.app.core.runId)).length >= 0);
     } finally {
-      await remote.shutdown('test over');
+      await remote.core.shutdown('test over');
       await stop(s);
     }
   });

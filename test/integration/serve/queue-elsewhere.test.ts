@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { startState } from '../../../components/state/home-lane';
 import { createUiStore } from '../../../components/state/store';
 import { watchApprovals } from '../../../components/modals/approval-watch';
@@ -20,11 +20,11 @@ test('attached: a queue that opened by itself closes when another front end deci
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
     const cores: RemoteCore[] = [];
     try {
-      const a = await attachRemoteCore({ socket });
-      const b = await attachRemoteCore({ socket });
+      const a = (await attachRemote({ socket })).core;
+      const b = (await attachRemote({ socket })).core;
       cores.push(a, b);
       const store = createUiStore({ core: a, initial: startState(a, { maxLanes: 4, autoOpenLanes: true }, false).state, frameMs: 1 });
       const unwatch = watchApprovals({ bus: a.bus, store, bell: false, ring: () => undefined, now: () => Date.now() });

@@ -4,7 +4,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
-import { attachRemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote } from '../../../src/serve/remote-core';
 import type { LegionEvent } from '../../../src/events/types';
 import { HOME_SESSION_ID, startState } from '../../../components/state/home-lane';
 import { stateFromCore } from '../../../components/state/from-core';
@@ -41,10 +41,10 @@ test('a dropped connection comes back with since: the events in between are repl
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
     const proxy = await cuttableProxy(join(dir, 'proxy.sock'), socket);
     try {
-      const core = await attachRemoteCore({ socket: join(dir, 'proxy.sock') });
+      const core = (await attachRemote({ socket: join(dir, 'proxy.sock') })).core;
       const seen: LegionEvent[] = [];
       const notices: string[] = [];
       core.bus.subscribeAll((e) => {
@@ -96,10 +96,10 @@ test('a reconnection answered only with a snapshot (the events since fell out of
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, limits: { ringEvents: 5 } });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, limits: { ringEvents: 5 } });
     const proxy = await cuttableProxy(join(dir, 'proxy.sock'), socket);
     try {
-      const core = await attachRemoteCore({ socket: join(dir, 'proxy.sock') });
+      const core = (await attachRemote({ socket: join(dir, 'proxy.sock') })).core;
       const { state } = startState(core, { maxLanes: 4, autoOpenLanes: true }, false);
       const store = createUiStore({ core, initial: state, frameMs: 1 });
       const unresync = core.onResync?.(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, { maxLanes: 4, autoOpenLanes: true }, false) })) ?? (() => undefined);

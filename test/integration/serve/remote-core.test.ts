@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { composeApp } from '../../../src/cli/compose';
 import { startServer } from '../../../src/serve/server';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import type { LegionEvent } from '../../../src/events/types';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
@@ -14,11 +14,11 @@ test('remote cores: the same lanes and queue everywhere, a decision in one disap
     const env = await setupServeWorkspace(dir);
     const app = await composeApp(serveContext(dir, env));
     const socket = join(dir, '.legion', 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, providerLabel: 'faux', demo: false });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined, providerLabel: 'faux', demo: false });
     const cores: RemoteCore[] = [];
     try {
-      const a = await attachRemoteCore({ socket });
-      const b = await attachRemoteCore({ socket });
+      const a = (await attachRemote({ socket })).core;
+      const b = (await attachRemote({ socket })).core;
       cores.push(a, b);
       assert.equal(a.runId, app.runId);
       assert.equal(a.welcome.providerLabel, 'faux');
@@ -62,7 +62,7 @@ test('remote cores: the same lanes and queue everywhere, a decision in one disap
       assert.ok(meanwhile.ok);
       await until(() => app.core.pendingApprovals().length === 1, 'the request while detached');
       // Re-attach: everything that happened meanwhile is there, the pending approval included.
-      const c = await attachRemoteCore({ socket });
+      const { core: c, history } = await attachRemote({ socket });
       cores.push(c);
       assert.deepEqual(c.pendingApprovals(), app.core.pendingApprovals());
       assert.deepEqual(c.history(meanwhile.sessionId), app.core.history(meanwhile.sessionId));
@@ -70,15 +70,15 @@ test('remote cores: the same lanes and queue everywhere, a decision in one disap
       assert.equal(await app.core.idle(meanwhile.sessionId), 'wrote it');
       assert.deepEqual(c.history('session-user__worker__side'), app.core.history('session-user__worker__side'));
       assert.deepEqual(c.sessions().map((s) => s.id).sort(), app.core.sessions().map((s) => s.id).sort());
-      // The history browser's reads, through the interface.
-      const runs = await c.runs();
+      // The history browser's reads, through the history service beside the remote core.
+      const runs = await history.runs();
       assert.ok(runs.some((r) => r.id === app.runId));
-      const listed = await c.runSessions(app.runId);
+      const listed = await history.runSessions(app.runId);
       assert.deepEqual(listed.map((x) => x.id).sort(), app.core.sessions().map((x) => x.id).sort());
       assert.ok(listed.every((x) => x.messageCount === app.core.history(x.id).length), 'the counts of the files on disk');
-      const lines = await c.transcript(app.runId, 'session-user__worker__default');
+      const lines = await history.transcript(app.runId, 'session-user__worker__default');
       assert.ok(lines.some((l) => l.text.includes('wrote it')));
-      const found = await c.searchHistory(app.runId, 'wrote it');
+      const found = await history.searchHistory(app.runId, 'wrote it');
       assert.ok(found.hits.length > 0);
 
       // The server stops: attached cores are told.

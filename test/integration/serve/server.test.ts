@@ -25,7 +25,7 @@ async function serve(dir: string, limits: Partial<ServerLimits> = {}): Promise<S
   const app = await composeApp(serveContext(dir, env));
   const socket = join(dir, '.legion', 'serve.sock');
   const log: string[] = [];
-  const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: (l) => log.push(l), limits });
+  const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: (l) => log.push(l), limits });
   return { app, server, socket, log };
 }
 
@@ -236,7 +236,7 @@ test('another local user cannot connect: refused by the socket\'s own mode, even
     mkdirSync(open, { mode: 0o777 });
     chmodSync(open, 0o777);
     const socket = join(open, 'serve.sock');
-    const server = await startServer({ core: app.core, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
+    const server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath: socket, workspace: dir, version: 'test', log: () => undefined });
     try {
       assert.equal(connectAsNobody(socket), 'EACCES');
       // The probe itself works: with the mode opened up (what the server never does), nobody connects.

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { attachRemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote } from '../../../src/serve/remote-core';
 import type { LegionEvent } from '../../../src/events/types';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
@@ -76,11 +76,11 @@ test('workflows through legion serve: legion run --workflow attached (output, --
       await until(() => server.clientCount() === 0, 'every `legion run` to detach');
 
       // The remote core of an attached TUI: Ctrl+N lists and starts, Esc twice cancels.
-      const remote = await attachRemoteCore({ socket: server.socketPath });
+      const { core: remote, workflows } = await attachRemote({ socket: server.socketPath });
       try {
         const seen: LegionEvent[] = [];
         remote.bus.subscribeAll((e) => void seen.push(e));
-        assert.deepEqual((await remote.workflows()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-implement', 'parallel-review', 'plan-implement-review', 'tail']);
+        assert.deepEqual((await workflows.list()).map((w) => w.name), ['broken', 'doc', 'pair', 'parallel-implement', 'parallel-review', 'plan-implement-review', 'tail']);
 
         // The output is the last step's recorded one (the workflow-end event carries it), as in a
         // local run, even when its session had another turn before the workflow ended.
@@ -114,11 +114,11 @@ test('workflows through legion serve: legion run --workflow attached (output, --
         assert.equal(process.listeners('SIGINT').filter((l) => !before.has(l)).length, 0, 'the handler is removed');
         seen.length = 0;
 
-        assert.deepEqual(await remote.startWorkflow('doc', ''), { ok: false, error: 'workflow doc needs an input (its prompts use {{input}})' });
-        const started = await remote.startWorkflow('pair', '');
+        assert.deepEqual(await workflows.start('doc', ''), { ok: false, error: 'workflow doc needs an input (its prompts use {{input}})' });
+        const started = await workflows.start('pair', '');
         assert.ok(started.ok);
         await until(() => streaming('session-user__worker__pair-a') && streaming('session-user__worker__pair-b'), 'both steps streaming');
-        assert.equal(remote.cancelWorkflow(started.workflowId), true);
+        assert.equal(workflows.cancel(started.workflowId), true);
         await until(() => seen.some((e) => e.type === 'workflow-end'), 'the workflow to end');
         const end = seen.find((e) => e.type === 'workflow-end');
         assert.ok(end && end.type === 'workflow-end');

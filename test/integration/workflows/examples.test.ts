@@ -15,7 +15,7 @@ test('the shipped workflows are listed without error for the default collective'
     const h = await startWorkflowHarness({ dir });
     try {
       assert.deepEqual(h.registry.list().filter((p) => p.kind === 'agent').map((p) => p.id).sort(), ['resource-agent', 'ur-agent']);
-      const listed = await h.commands.workflows();
+      const listed = await h.commands.list();
       assert.deepEqual(listed.map((w) => [w.name, w.source, w.error ?? null]), [['parallel-implement', 'shipped', null], ['parallel-review', 'shipped', null], ['plan-implement-review', 'shipped', null]]);
       const byName = Object.fromEntries(listed.map((w) => [w.name, w]));
       assert.deepEqual(byName['plan-implement-review']!.steps, ['plan', 'implement', 'review']);

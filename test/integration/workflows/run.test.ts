@@ -112,7 +112,7 @@ test('pipeline: each step\'s prompt carries the previous output; inputs and defa
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { pipe: wf } });
     try {
-      const started = await h.commands.startWorkflow('pipe', 'a parser', { lang: 'go' });
+      const started = await h.commands.start('pipe', 'a parser', { lang: 'go' });
       assert.ok(started.ok);
       const end = await waitEnd(h as never);
       assert.equal(end.status, 'done');
@@ -122,9 +122,9 @@ test('pipeline: each step\'s prompt carries the previous output; inputs and defa
       const review = h.core.history('session-user__reviewer__pipe-rev');
       assert.equal(textOf(review[0]!), 'check CODE(implement PLAN(plan a parser in go))');
       assert.equal(textOf(review.at(-1)!), 'REVIEW(check CODE(implement PLAN(plan a parser in go)))');
-      const refused = await h.commands.startWorkflow('pipe', 'x', { langg: 'go' });
+      const refused = await h.commands.start('pipe', 'x', { langg: 'go' });
       assert.deepEqual(refused, { ok: false, error: 'workflow pipe has no input "langg" (did you mean "lang"?) (inputs: lang)' });
-      assert.match((await h.commands.startWorkflow('nope', 'x') as { error: string }).error, /^no workflow "nope"/);
+      assert.match((await h.commands.start('nope', 'x') as { error: string }).error, /^no workflow "nope"/);
     } finally {
       await h.stop();
     }
@@ -142,7 +142,7 @@ test('a failing step stops its dependants only; the workflow reports which', asy
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { mixed: wf } });
     try {
-      assert.ok((await h.commands.startWorkflow('mixed', '')).ok);
+      assert.ok((await h.commands.start('mixed', '')).ok);
       const end = await waitEnd(h as never);
       assert.equal(end.status, 'failed');
       assert.deepEqual(end.failed, ['bad']);
@@ -170,18 +170,18 @@ test('cancel: running steps are cancelled, the rest skipped, the workflow ends c
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { slow: wf } });
     try {
-      const started = await h.commands.startWorkflow('slow', '');
+      const started = await h.commands.start('slow', '');
       assert.ok(started.ok);
       await h.waitFor((e) => e.type === 'workflow-step-start' && e.stepId === 's2');
-      assert.deepEqual(await h.commands.startWorkflow('slow', ''), { ok: false, error: 'workflow slow is already running (slow-1); wait for it or cancel it' });
+      assert.deepEqual(await h.commands.start('slow', ''), { ok: false, error: 'workflow slow is already running (slow-1); wait for it or cancel it' });
       await h.waitFor((e) => e.type === 'agent-status' && e.sessionId === 'session-user__coder__slow-s2' && e.status === 'thinking');
-      assert.equal(h.commands.cancelWorkflow(started.workflowId), true);
+      assert.equal(h.commands.cancel(started.workflowId), true);
       const end = await waitEnd(h as never);
       assert.equal(end.status, 'cancelled');
       assert.deepEqual(end.failed.sort(), ['s1', 's2']);
       assert.deepEqual(end.skipped, ['last']);
       assert.deepEqual(h.trace().filter((t) => t.startsWith('end:')).sort(), ['end:last:skipped', 'end:s1:cancelled', 'end:s2:cancelled']);
-      assert.equal(h.commands.cancelWorkflow(started.workflowId), false);
+      assert.equal(h.commands.cancel(started.workflowId), false);
     } finally {
       await h.stop();
     }
@@ -196,7 +196,7 @@ test('restart mid-workflow: finished steps are not rerun, the running one resume
   - { id: third, agent: reviewer, after: [second], prompt: "check {{steps.second.output}}" }
 `;
     const h1 = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { resumable: wf } });
-    assert.ok((await h1.commands.startWorkflow('resumable', 'X')).ok);
+    assert.ok((await h1.commands.start('resumable', 'X')).ok);
     await h1.waitFor((e) => e.type === 'agent-status' && e.sessionId === 'session-user__coder__resumable-second' && e.status === 'thinking');
     await h1.stop();
     const saved = JSON.parse(await readFile(join(h1.layout.runDir(h1.core.runId), 'workflows', 'resumable-1.json'), 'utf8'));
@@ -242,7 +242,7 @@ test('budget reached mid-workflow, headless: no new step starts, the request is 
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { capped: wf }, models: PRICES, headless: { approve: 'all' } });
     try {
-      assert.ok((await h.commands.startWorkflow('capped', '')).ok);
+      assert.ok((await h.commands.start('capped', '')).ok);
       const end = await waitEnd(h as never);
       assert.equal(end.status, 'budget');
       assert.ok(end.spentUsd >= 0.4, String(end.spentUsd));
@@ -267,7 +267,7 @@ test('budget reached with a user: approving the request raises the limit and the
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { capped: wf }, models: PRICES, config: { budgets: { raiseBy: 2 } } });
     try {
-      assert.ok((await h.commands.startWorkflow('capped', '')).ok);
+      assert.ok((await h.commands.start('capped', '')).ok);
       const request = await h.waitFor((e) => e.type === 'approval-request' && e.toolName === 'budget');
       assert.ok(request.type === 'approval-request');
       assert.ok(!h.events.some((e) => e.type === 'workflow-step-start' && e.stepId === 'next'), 'no step starts while the request waits');
@@ -297,7 +297,7 @@ test('a rejected step (the user rejects its turn\'s budget request) stops its de
     const agents = [{ id: 'planner' }, { id: 'coder', tools: ['todo_read'] }, { id: 'reviewer' }];
     const h = await startWorkflowHarness({ dir, agents, script, workflows: { split: wf }, models: PRICES, config: { budgets: { sessionUsd: 0.1 } } });
     try {
-      assert.ok((await h.commands.startWorkflow('split', '')).ok);
+      assert.ok((await h.commands.start('split', '')).ok);
       const request = await h.waitFor((e) => e.type === 'approval-request' && e.toolName === 'budget', 15000);
       assert.ok(request.type === 'approval-request');
       assert.equal(request.sessionId, 'session-user__coder__split-greedy');
@@ -332,7 +332,7 @@ test('restart while a step waits on an approval: the core resumes that turn, the
     const agents = [{ id: 'planner' }, { id: 'coder', tools: ['file_write'] }, { id: 'reviewer' }];
     const options = { dir, agents, script, rules: { file_write: 'ask' as const } };
     const h1 = await startWorkflowHarness({ ...options, workflows: { gated: wf } });
-    assert.ok((await h1.commands.startWorkflow('gated', '')).ok);
+    assert.ok((await h1.commands.start('gated', '')).ok);
     await h1.waitFor((e) => e.type === 'approval-request' && e.toolName === 'file_write', 15000);
     await h1.stop();
     const saved = JSON.parse(await readFile(join(h1.layout.runDir(h1.runId), 'workflows', 'gated-1.json'), 'utf8'));
@@ -368,11 +368,11 @@ test('cancel while the workflow\'s budget request waits: the request is withdraw
 `;
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { capped: wf }, models: PRICES });
     try {
-      const started = await h.commands.startWorkflow('capped', '');
+      const started = await h.commands.start('capped', '');
       assert.ok(started.ok);
       const request = await h.waitFor((e) => e.type === 'approval-request' && e.toolName === 'budget');
       assert.ok(request.type === 'approval-request');
-      assert.equal(h.commands.cancelWorkflow(started.workflowId), true);
+      assert.equal(h.commands.cancel(started.workflowId), true);
       const end = await waitEnd(h as never);
       assert.deepEqual([end.status, end.failed, end.skipped], ['cancelled', [], ['next']]);
       assert.ok(h.events.some((e) => e.type === 'approval-resolve' && e.requestId === request.requestId && e.decidedBy === 'cancel' && e.decision === 'rejected'));

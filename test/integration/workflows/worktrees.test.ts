@@ -35,7 +35,7 @@ test('parallel steps whose agent writes get a worktree each; their merge request
     await makeRepo(dir);
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { duo: WORKFLOW }, headless: { approve: 'all' } });
     try {
-      const started = await h.commands.startWorkflow('duo', 'x');
+      const started = await h.commands.start('duo', 'x');
       assert.ok(started.ok, started.ok ? '' : started.error);
       const end = (await h.waitFor((e) => e.type === 'workflow-end', 30_000)) as WorkflowEndEvent;
       assert.equal(end.status, 'done');
@@ -61,7 +61,7 @@ test('the same workflow in a workspace that is not a git repository runs without
   await withTempDir(async (dir) => {
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { duo: WORKFLOW }, headless: { approve: 'all' } });
     try {
-      const started = await h.commands.startWorkflow('duo', 'x');
+      const started = await h.commands.start('duo', 'x');
       assert.ok(started.ok);
       const end = (await h.waitFor((e) => e.type === 'workflow-end', 30_000)) as WorkflowEndEvent;
       assert.equal(end.status, 'done');
@@ -81,7 +81,7 @@ test('in a git workspace, a worktree that cannot be made fails the step: the wor
     writeFileSync(join(dir, '.legion', 'worktrees'), 'in the way\n', { mode: 0o600 });
     const h = await startWorkflowHarness({ dir, agents: AGENTS, script: SCRIPT, workflows: { duo: WORKFLOW }, headless: { approve: 'all' } });
     try {
-      const started = await h.commands.startWorkflow('duo', 'x');
+      const started = await h.commands.start('duo', 'x');
       assert.ok(started.ok, started.ok ? '' : started.error);
       const end = (await h.waitFor((e) => e.type === 'workflow-end', 30_000)) as WorkflowEndEvent;
       assert.notEqual(end.status, 'done');

@@ -6,13 +6,13 @@ import { createTheme } from '../../../components/theme';
 import { stateFromCore } from '../../../components/state/from-core';
 import { createUiStore, type UiStore } from '../../../components/state/store';
 import { ApprovalServicesContext, type ApprovalServices } from '../../../components/modals/approval-services';
-import { HistorySourceContext, type HistorySource } from '../../../components/modals/history-source';
+import { createHistorySource, type HistorySource } from '../../../components/modals/history-source';
 import { watchApprovals } from '../../../components/modals/approval-watch';
 import { UndoContext } from '../../../components/modals/undo-context';
 import type { UndoService } from '../../../src/checkpoints/undo-service';
-import type { PendingApproval } from '../../../src/runtime/core-api';
+import type { PendingApproval, WorkflowCommands } from '../../../src/runtime/core-api';
 import type { EventInput } from '../../../src/events/types';
-import { createFakeCore, type FakeCore } from '../../helpers/fake-core';
+import { NO_WORKFLOWS, createFakeCore, fakeHistory, type FakeCore } from '../../helpers/fake-core';
 import { KEYS, SYNC_TIMERS, keyBytes, stripAnsi, tick } from '../../helpers/tui-app';
 
 /**
@@ -48,7 +48,10 @@ export interface ModalHarnessOptions {
   readonly plain?: boolean;
   readonly keymap?: Record<string, string | string[]>;
   readonly services?: ApprovalServices;
-  readonly history?: HistorySource | null;
+  /** The history browser's source; absent: the fake core's run, live. */
+  readonly history?: HistorySource;
+  /** The workflows beside the core; absent: none. */
+  readonly workflows?: WorkflowCommands;
   readonly bell?: boolean;
   /** Checkpoints and undo (the checkpoints modal); absent: not provided. */
   readonly undo?: UndoService;
@@ -84,10 +87,10 @@ export async function renderModals(options: ModalHarnessOptions = {}): Promise<M
   const bells = { count: 0 };
   const clock = options.clock ?? { now: 0 };
   const unwatch = watchApprovals({ bus: core.bus, store, bell: options.bell ?? true, ring: () => { bells.count += 1; }, now: () => clock.now });
-  let tree = <App core={core} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux test" demo={false} onQuit={() => undefined} now={() => clock.now} />;
+  const history = options.history ?? createHistorySource({ runId: core.runId, history: fakeHistory(core) });
+  let tree = <App core={core} history={history} workflows={options.workflows ?? NO_WORKFLOWS} store={store} keymap={keymap.keymap} theme={theme} providerLabel="faux test" demo={false} onQuit={() => undefined} now={() => clock.now} />;
   if (options.services) tree = <ApprovalServicesContext.Provider value={options.services}>{tree}</ApprovalServicesContext.Provider>;
   if (options.undo) tree = <UndoContext.Provider value={options.undo}>{tree}</UndoContext.Provider>;
-  if (options.history !== undefined) tree = <HistorySourceContext.Provider value={options.history}>{tree}</HistorySourceContext.Provider>;
   const ui = render(tree);
   const stdout = ui.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows: number };
   Object.defineProperty(stdout, 'columns', { value: options.columns ?? 120, configurable: true });

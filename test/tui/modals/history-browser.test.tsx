@@ -29,7 +29,7 @@ async function withHistory(fn: (s: Setup) => Promise<void>, options: { switchRun
   core.seed({ initiatorId: 'ur-agent', responderId: 'scout', name: 'web' }, [msg('user', 'find pelican facts', '2026-03-01T09:00:03.000Z')]);
   const switches: Setup['switches'] = [];
   const source: HistorySource = createHistorySource({
-    core: { ...core, ...createHistoryService(layout, core, keyArgumentOf) }, ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
+    runId: core.runId, history: createHistoryService(layout, core, keyArgumentOf), ...(options.switchRun ? { switchRun: (runId: string, sessionId?: string) => void switches.push({ runId, ...(sessionId ? { sessionId } : {}) }) } : {}),
   });
   const history: HistorySource = options.transcriptNeverLoads ? { ...source, transcript: () => new Promise(() => undefined) } : source;
   const h = await renderModals({ core, history, columns: 110, rows: 28 });
@@ -179,7 +179,7 @@ test('transcript: n / N jump between hits, PgDn scrolls', async () => {
   const core = createFakeCore({ runId: 'run-live' });
   const long = Array.from({ length: 60 }, (_, i) => msg(i % 2 ? 'assistant' : 'user', i === 5 || i === 50 ? `needle ${i}` : `line ${i}`, `2026-03-01T09:00:${String(i).padStart(2, '0')}.000Z`));
   core.seed({ initiatorId: 'user', responderId: 'ur-agent' }, long);
-  const h = await renderModals({ core, history: null, columns: 100, rows: 24 });
+  const h = await renderModals({ core, columns: 100, rows: 24 });
   try {
     await h.press('ctrl+o');
     await settle(h);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { renderModals, type ModalHarness } from './harness';
 import { createFakeCore, open, sessionIdOf, status } from '../../helpers/fake-core';
 import { focusedSession } from '../../../components/state/ui-state';
-import type { WorkflowInfo } from '../../../src/runtime/core-api';
+import type { WorkflowCommands, WorkflowInfo } from '../../../src/runtime/core-api';
 import { parseWorkflowLine } from '../../../components/modals/new-session-workflows';
 
 /** Workflows in the TUI (docs/workflows.md#tui): the new-session modal starts them, the status bar shows progress. */
@@ -17,16 +17,18 @@ async function withApp(fn: (h: ModalHarness, starts: unknown[][], cancels: strin
   const core = createFakeCore();
   const starts: unknown[][] = [];
   const cancels: string[] = [];
-  core.cancelWorkflow = (id) => {
-    cancels.push(id);
-    return true;
+  const workflows: WorkflowCommands = {
+    cancel: (id) => {
+      cancels.push(id);
+      return true;
+    },
+    list: async () => WORKFLOWS,
+    start: async (...args) => {
+      starts.push(args);
+      return result;
+    },
   };
-  core.workflows = async () => WORKFLOWS;
-  core.startWorkflow = async (...args) => {
-    starts.push(args);
-    return result;
-  };
-  const h = await renderModals({ core, columns: 120, rows: 26 });
+  const h = await renderModals({ core, workflows, columns: 120, rows: 26 });
   try { await fn(h, starts, cancels); } finally { h.unmount(); }
 }
 
