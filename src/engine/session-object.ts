@@ -77,8 +77,9 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
               service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
             });
             return {
-              // Not `watch`ed: the callee's cancellation is the callee's outcome, not this turn's cancel.
-              result: Promise.resolve(call),
+              // Watched: the callee is cancelled when this turn is (the engine cancels the calls it
+              // waits on, or the caller's core does), so a cancellation seen here is this turn's.
+              result: watch(call),
               cancel: () => void call.invocationId.then((id) => ctx.invocation(id).cancel()).catch(() => undefined),
             };
           },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunStore } from '../../../src/session/run-store';
 import { randomIds, sessionIdOf } from '../../../src/session/ids';
@@ -9,8 +9,10 @@ import { createParticipantStore } from '../../../src/collective/store';
 import { agentSchema } from '../../../src/collective/participant';
 import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
+import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
 import { withTempDir } from '../../helpers/tmp';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { until } from '../../helpers/processes';
+import { killHard, sendTurn, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * Delegation on the engine (docs/engine.md#delegation): `lead` delegates to `builder` through
@@ -157,6 +159,42 @@ test('a delegation back to a session already on the chain is refused as in-proce
       // Three turns, each an invocation of its own.
       for (const id of [S1, S2, S3]) assert.equal(turnsRun([worker], id), 1, `${id}:\n${worker.log.join('')}`);
     } finally {
+      await killHard(worker.child);
+    }
+  });
+});
+
+test('cancelling the caller in a front end cancels the delegate\'s invocation: both turns end interrupted, no model call after, the tool cut', { skip, timeout: 180_000 }, async () => {
+  await withScene(30, leadScript(false), async (scene) => {
+    const worker = await startWorker(scene.dir, scene.env, scene.port);
+    const serve = spawnLegion(scene.dir, scene.env, ['serve']);
+    let log = '';
+    serve.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+    let remote: RemoteCore | undefined;
+    try {
+      await until(() => log.includes('serving run'), 'legion serve listening', 90_000);
+      const info = JSON.parse(readFileSync(join(scene.dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
+      remote = await attachRemoteCore({ socket: info.socket, client: 'test' });
+      const sent = remote.send('lead', 'start');
+      assert.ok(sent.ok);
+      await until(() => lines(join(scene.dir, 'starts.txt')) === 1, 'the builder\'s tool started', 90_000, 20);
+      remote.cancel(sent.sessionId);
+      // The tool sleeps 30 s: the cancel ends the chain well before.
+      await until(() => remote!.sessions().find((s) => s.id === sent.sessionId)?.status === 'idle', 'the lead idle after the cancel', 20_000, 20);
+      const runId = readdirSync(join(scene.dir, '.legion', 'runs')).find((r) => existsSync(layoutFor(scene.dir).sessionFile(r, S2)))!;
+      const rolesOf = (id: string): string[] => readFileSync(layoutFor(scene.dir).sessionFile(runId, id), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role);
+      await until(() => rolesOf(S2).length >= 3, 'the builder\'s call answered', 20_000, 20);
+      // Valid histories, each call answered, no answer after the cancel.
+      assert.deepEqual(rolesOf(S2), ['user', 'assistant', 'user']);
+      assert.match(readFileSync(layoutFor(scene.dir).sessionFile(runId, S2), 'utf8'), /interrupted/);
+      await until(() => rolesOf(S1).length >= 3, 'the lead\'s call answered', 20_000, 20);
+      assert.deepEqual(rolesOf(S1), ['user', 'assistant', 'user']);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.deepEqual(scene.model.requests.map((r) => [r.system.includes(LEAD) ? 'lead' : 'builder', r.last]), [['lead', 'user'], ['builder', 'user']], 'a model call after the cancel');
+      assert.equal(lines(join(scene.dir, 'ends.txt')), 0, 'the tool ran to its end');
+    } finally {
+      await remote?.shutdown('test over');
+      await killHard(serve);
       await killHard(worker.child);
     }
   });
