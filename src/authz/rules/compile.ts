@@ -3,6 +3,7 @@ import { participantIdSchema } from '../../collective/participant';
 import { describePattern, type MatchPattern, type RuleSpec } from './schema';
 import { READ_ONLY_COMMANDS, READ_ONLY_NAMES } from './shell-read-only';
 import { didYouMean } from './did-you-mean';
+import { regexMatcher } from './required-text';
 import { anyGlob, compilePathGlob, compileTextGlob, type Matcher } from './glob';
 import { KNOWN_TOOLS, hasGlobSyntax, isPathField, knownToolFields } from './known-tools';
 
@@ -154,14 +155,12 @@ function compilePattern(name: string, pattern: MatchPattern, strict: boolean): {
   if (typeof pattern === 'object' && 'words' in pattern) {
     // As text (deny and ask views): the words, then anything after a space.
     const source = pattern.words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(' ');
-    const re = new RegExp(`^(?:${source})(?: [\\s\\S]*)?$`, strict ? 'i' : '');
-    return { ok: true, test: (value) => re.test(value) };
+    return { ok: true, test: regexMatcher(new RegExp(`^(?:${source})(?: [\\s\\S]*)?$`, strict ? 'i' : '')) };
   }
   if (typeof pattern === 'object' && !Array.isArray(pattern)) {
     const { regex } = pattern as { regex: string };
     try {
-      const re = new RegExp(`^(?:${regex})$`, strict ? 'is' : '');
-      return { ok: true, test: (value) => re.test(value) };
+      return { ok: true, test: regexMatcher(new RegExp(`^(?:${regex})$`, strict ? 'is' : '')) };
     } catch (error) {
       return { ok: false, error: `bad regex in match.${name}: ${(error as Error).message}` };
     }

@@ -1,4 +1,5 @@
 import micromatch from 'micromatch';
+import { regexMatcher } from './required-text';
 
 /**
  * Glob compilation for rules. Tool names, participant ids and path fields use micromatch
@@ -22,7 +23,7 @@ export function compilePathGlob(pattern: string, strict: boolean): CompiledGlob 
   }
   // micromatch turns some malformed globs (an unclosed brace) into a never-matching regex.
   if (re.source === '$^') return { ok: false, error: `bad glob "${pattern}" (unbalanced brackets or braces?)` };
-  return { ok: true, test: (value) => re.test(value), re };
+  return { ok: true, test: regexMatcher(re), re };
 }
 
 /** A text glob: `*` any run of characters, `?` one, `[abc]`/`[!abc]` classes, `{a,b}` alternatives, `\` escapes. */
@@ -32,7 +33,7 @@ export function compileTextGlob(pattern: string, strict: boolean): CompiledGlob 
   try {
     source = translate(pattern, any);
     const re = new RegExp(`^(?:${source})$`, strict ? 'i' : '');
-    return { ok: true, test: (value) => re.test(value), re };
+    return { ok: true, test: regexMatcher(re), re };
   } catch (error) {
     return { ok: false, error: `bad glob "${pattern}": ${(error as Error).message}` };
   }
@@ -44,14 +45,12 @@ export function compileTextGlob(pattern: string, strict: boolean): CompiledGlob 
  */
 export function anyGlob(globs: readonly { re: RegExp }[]): Matcher {
   if (globs.length === 1) {
-    const re = globs[0]!.re;
-    return (value) => re.test(value);
+    return regexMatcher(globs[0]!.re);
   }
   const flags = globs[0]!.re.flags;
   if (globs.every((g) => g.re.flags === flags) && globs.every((g) => !/\\[1-9]/.test(g.re.source))) {
     try {
-      const combined = new RegExp(globs.map((g) => `(?:${g.re.source})`).join('|'), flags);
-      return (value) => combined.test(value);
+      return regexMatcher(new RegExp(globs.map((g) => `(?:${g.re.source})`).join('|'), flags));
     } catch {
       // fall through
     }

@@ -1,0 +1,110 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { createAuthorizer, workspaceRealPath } from '../../../../src/authz/authorizer';
+import type { Participant } from '../../../../src/collective/participant';
+import { shippedRules } from '../../../helpers/rules';
+import { makeTempDir, type TempDir } from '../../../helpers/tmp';
+
+/**
+ * `workspaceRealPath` resolves with one lstat per component below the root where it can, and
+ * with realpath(3) otherwise: it must give realpath's answer for every shape of path, and it
+ * must never remember the filesystem between two calls (a symlink can change in between).
+ */
+let temp: TempDir;
+let ws: string;
+let outside: string;
+const USER: Participant = { id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' };
+
+before(async () => {
+  temp = await makeTempDir('legion-real-path-');
+  ws = join(temp.dir, 'ws');
+  outside = join(temp.dir, 'outside');
+  mkdirSync(join(ws, 'src', 'deep'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'secret\n');
+  writeFileSync(join(ws, 'package.json'), '{}');
+  writeFileSync(join(ws, 'src', 'deep', 'a.ts'), '');
+  symlinkSync(join(outside, 'secret.txt'), join(ws, 'leak.txt'));
+  symlinkSync(outside, join(ws, 'out'));
+  symlinkSync('src', join(ws, 'alias'));
+  symlinkSync('missing-target', join(ws, 'dangling'));
+  symlinkSync('loop', join(ws, 'loop'));
+});
+after(() => temp.cleanup());
+
+/** What the resolution must answer: realpath(3) of the path as written, relative to the real root. */
+function reference(root: string, written: string): string | null {
+  const realRoot = realpathSync(root);
+  const path = isAbsolute(written) ? written : `${realRoot}${sep}${written}`;
+  if (!existsSync(path)) return null;
+  try {
+    const real = realpathSync.native(path);
+    const rel = relative(realRoot, real);
+    return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? real : rel.split(sep).join('/');
+  } catch {
+    return null;
+  }
+}
+
+test('workspaceRealPath gives realpath\'s answer for files, directories, links, missing paths and odd spellings', () => {
+  const realPath = workspaceRealPath(ws);
+  const paths = [
+    '.', '', './', 'package.json', './package.json', 'package.json/', 'package.json/.', 'package.json/x', 'src', 'src/', 'src//deep/a.ts',
+    'src/deep/./a.ts', 'src/deep/a.ts/', 'src/deep/../deep/a.ts', 'src/..', '..', '../outside/secret.txt', 'missing', 'missing/x', 'src/missing',
+    'leak.txt', 'out', 'out/secret.txt', 'out/../ws/package.json', 'alias/deep/a.ts', 'alias/../package.json', 'dangling', 'loop', 'loop/x',
+    'HEAD~1', 'HEAD:src/deep/a.ts', 'a\0b', join(ws, 'package.json'), join(ws, 'leak.txt'), '/etc/hostname', '.git',
+  ];
+  for (const p of paths) assert.equal(realPath(p), reference(ws, p), JSON.stringify(p));
+});
+
+test('nothing is remembered between two calls: a file replaced by a symlink (and back) is seen at once', () => {
+  const realPath = workspaceRealPath(ws);
+  const file = join(ws, 'notes.txt');
+  const dir = join(ws, 'docs');
+  try {
+    writeFileSync(file, 'notes\n');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'x.md'), '');
+    assert.equal(realPath('notes.txt'), 'notes.txt');
+    assert.equal(realPath('docs/x.md'), 'docs/x.md');
+    rmSync(file);
+    symlinkSync(join(outside, 'secret.txt'), file);
+    rmSync(dir, { recursive: true });
+    symlinkSync(outside, dir);
+    assert.equal(realPath('notes.txt'), realpathSync(join(outside, 'secret.txt')));
+    assert.equal(realPath('docs/x.md'), null);
+    assert.equal(realPath('docs/secret.txt'), realpathSync(join(outside, 'secret.txt')));
+    rmSync(file);
+    writeFileSync(file, 'notes again\n');
+    assert.equal(realPath('notes.txt'), 'notes.txt');
+  } finally {
+    rmSync(file, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two decisions on the same command: a symlink swapped in between turns the allow into an ask', () => {
+  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+  const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
+  const file = join(ws, 'notes.txt');
+  try {
+    writeFileSync(file, 'notes\n');
+    assert.equal(decide('cat notes.txt').decision, 'allow');
+    assert.equal(decide('head -5 src/deep/a.ts').decision, 'allow');
+    rmSync(file);
+    symlinkSync(join(outside, 'secret.txt'), file);
+    const swapped = decide('cat notes.txt');
+    assert.equal(swapped.decision, 'ask', swapped.reason);
+    assert.match(swapped.reason, /through a symbolic link from "notes.txt"/);
+    rmSync(join(ws, 'src', 'deep'), { recursive: true });
+    symlinkSync(outside, join(ws, 'src', 'deep'));
+    assert.equal(decide('head -5 src/deep/secret.txt').decision, 'ask');
+    rmSync(file);
+    writeFileSync(file, 'notes\n');
+    assert.equal(decide('cat notes.txt').decision, 'allow');
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
