@@ -39,7 +39,7 @@ import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
 import { engineTurnRunner } from '../engine/hub-turn';
-import { hubApprovals } from '../engine/hub-approvals';
+import { approvalsOnWorkers } from '../engine/hub-approvals';
 import { readSessionFile } from '../session/session-files';
 import { engineUrls, reachEngine } from './engine-settings';
 import type { Core } from '../runtime/commands';
@@ -292,13 +292,14 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       warnings.push(`worktrees: ${messageOf(error)}`);
     }
 
-    const bare = await createCore({
+    const core: Core = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
       ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, restartHandling: 'none' as const, ledger: false, keepsRunTotals: false } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
         turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),
+        elsewhere: approvalsOnWorkers(hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })),
       } : {}),
       resolveProvider: (agent) => {
         if (testProvider) return { ok: true, provider: testProvider.provider, model: testProvider.model, maxTokens: 1000 };
@@ -335,7 +336,6 @@ export async function composeApp(context: CommandContext, options: ComposeOption
         lock.release();
       },
     });
-    const core: Core = hub ? { ...bare, ...hubApprovals(bare, hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })) } : bare;
     coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });

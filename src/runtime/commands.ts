@@ -13,7 +13,7 @@ import type { SecretScrubber } from '../authz/scrub';
 import type { Journal } from './journal';
 import type { RunState, Slots } from './run-state';
 import type { Scheduler } from './scheduler';
-import type { AddAllowance } from './ports';
+import type { AddAllowance, ApprovalsElsewhere } from './ports';
 import { answerQuestion } from './user-questions';
 import { turnsToLeaveOpen } from './restart';
 import type { TurnOutcome } from './turn';
@@ -62,6 +62,8 @@ export interface CommandDeps {
   readonly sessions: SessionStore;
   readonly approvals: ApprovalQueue;
   readonly addAllowance?: AddAllowance;
+  /** Requests waiting outside this process (engine mode's workers): listed and decided with the core's own. */
+  readonly elsewhere?: ApprovalsElsewhere;
   readonly scrub: SecretScrubber;
   readonly state: RunState;
   readonly slots: Slots;
@@ -181,17 +183,24 @@ export function createCommands(deps: CommandDeps): Core {
       return { ok: true, sessionId: slots.open({ initiatorId: USER_ID, responderId, name }).slot.handle.id };
     },
 
-    resolveApprovals(requestIds, decision, options = {}) {
-      const requests = requestIds.map((id) => approvals.get(id)?.request);
-      const result = approvals.resolve(requestIds, decision, { decidedBy: options.by ?? 'user', ...(options.reason ? { reason: options.reason } : {}) });
-      if (!result.ok) return result;
-      if (options.allowForSession && decision === 'approved') {
-        for (const request of requests) {
-          if (!request) continue;
-          const refused = deps.addAllowance ? deps.addAllowance(request) : 'session allowances are not available';
-          if (refused) journal.notice('warn', `not allowed for the session: ${refused}`, request.sessionId);
+    resolveApprovals(ids, decision, options = {}) {
+      // Requests waiting elsewhere (engine mode) are sent there once this process's own are decided.
+      const { elsewhere } = deps;
+      const remote = elsewhere ? ids.filter((id) => elsewhere.holds(id)) : [];
+      const requestIds = remote.length > 0 ? ids.filter((id) => !remote.includes(id)) : ids;
+      if (remote.length === 0 || requestIds.length > 0) {
+        const requests = requestIds.map((id) => approvals.get(id)?.request);
+        const result = approvals.resolve(requestIds, decision, { decidedBy: options.by ?? 'user', ...(options.reason ? { reason: options.reason } : {}) });
+        if (!result.ok) return result;
+        if (options.allowForSession && decision === 'approved') {
+          for (const request of requests) {
+            if (!request) continue;
+            const refused = deps.addAllowance ? deps.addAllowance(request) : 'session allowances are not available';
+            if (refused) journal.notice('warn', `not allowed for the session: ${refused}`, request.sessionId);
+          }
         }
       }
+      for (const requestId of remote) elsewhere?.decide(requestId, decision, options);
       return { ok: true };
     },
 
@@ -221,12 +230,14 @@ export function createCommands(deps: CommandDeps): Core {
     history: (sessionId) => sessions.get(sessionId)?.messages() ?? [],
     contextRecords: (sessionId) => sessions.get(sessionId)?.contextRecords() ?? [],
 
-    pendingApprovals: () =>
-      approvals.pending().map((r): PendingApproval => ({
+    pendingApprovals: () => [
+      ...approvals.pending().map((r): PendingApproval => ({
         requestId: r.requestId, sessionId: r.sessionId, participantId: r.participantId, chain: r.chain, toolUseId: r.toolUseId,
         toolName: r.toolName, input: r.input, ruleId: r.ruleId, reason: r.reason, approverId: r.approverId, at: r.at,
         ...(r.sandboxed === undefined ? {} : { sandboxed: r.sandboxed }),
       })),
+      ...(deps.elsewhere?.pending() ?? []),
+    ],
 
     shutdown(reason) {
       shutdown ??= (async () => {

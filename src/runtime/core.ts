@@ -2,7 +2,7 @@ import { attachLedger, type Ledger } from '../events/ledger';
 import type { LoadedRun, RunStore } from '../session/types';
 import { messageOf } from '../errors';
 import { NO_SECRETS, type SecretScrubber } from '../authz/scrub';
-import type { AddAllowance, PriceOf } from './ports';
+import type { AddAllowance, ApprovalsElsewhere, PriceOf } from './ports';
 import { RunState, createSlots } from './run-state';
 import { createJournal } from './journal';
 import { createCommands, type Core } from './commands';
@@ -23,6 +23,8 @@ export interface CoreOptions extends TurnOptions {
   readonly runStore?: Pick<RunStore, 'save'>;
   readonly priceOf?: PriceOf;
   readonly addAllowance?: AddAllowance;
+  /** Approval requests waiting outside this process (engine mode's hub: on the workers); listed and decided with the core's own. */
+  readonly elsewhere?: ApprovalsElsewhere;
   readonly clock?: () => Date;
   /** Record every event to `runs/<runId>/events.jsonl` (default true). */
   readonly ledger?: boolean;
@@ -111,6 +113,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // 4. The commands front ends drive, then the resumed turns.
   const core = createCommands({
     runId, bus, registry, sessions, approvals, addAllowance: options.addAllowance, scrub, state, slots, journal, scheduler,
+    ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
     runStore: options.runStore,
     run: options.run.run,
     usage: () => usage.totals(),

@@ -8,6 +8,8 @@ export type { GrantGuard } from '../collective/grant';
 import type { CallToAuthorize, Verdict } from '../authz/types';
 import type { ApprovalRequest } from '../authz/approvals';
 import type { AuditEntry } from '../authz/audit';
+import type { PendingApproval } from '../model/approval';
+import type { RemoteActor } from '../events/types';
 
 /**
  * The narrow interfaces the runtime needs from the other areas (providers, tools, authz).
@@ -104,3 +106,15 @@ export interface TurnHooks {
 
 /** After one call ran (nested instructions, PostToolUse hooks): texts for the agent with the batch's results. Never rejects. */
 export type AfterCall = (turn: HookTurn & { readonly history: () => readonly Message[] }, call: { readonly toolName: string; readonly toolUseId: string; readonly input: unknown; readonly pathFields: readonly string[] }, result: ToolResult, signal: AbortSignal) => Promise<string[]>;
+
+/**
+ * Approval requests that wait outside this process (engine mode: on the workers,
+ * docs/engine.md#approvals): the core lists them with its own and sends a decision on one back
+ * to where it waits.
+ */
+export interface ApprovalsElsewhere {
+  pending(): PendingApproval[];
+  holds(requestId: string): boolean;
+  /** Send a decision; one the holder refuses is said later, as a notice. */
+  decide(requestId: string, decision: 'approved' | 'rejected', options: { reason?: string; allowForSession?: boolean; by?: RemoteActor }): void;
+}
