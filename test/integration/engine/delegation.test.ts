@@ -9,7 +9,7 @@ import { createParticipantStore } from '../../../src/collective/store';
 import { agentSchema } from '../../../src/collective/participant';
 import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
-import { attachRemoteCore, type RemoteCore } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 import { killHard, sendTurn, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
@@ -174,7 +174,7 @@ test('cancelling the caller in a front end cancels the delegate\'s invocation: b
     try {
       await until(() => log.includes('serving run'), 'legion serve listening', 90_000);
       const info = JSON.parse(readFileSync(join(scene.dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
-      remote = await attachRemoteCore({ socket: info.socket, client: 'test' });
+      remote = (await attachRemote({ socket: info.socket, client: 'test' })).core;
       const sent = remote.send('lead', 'start');
       assert.ok(sent.ok);
       await until(() => lines(join(scene.dir, 'starts.txt')) === 1, 'the builder\'s tool started', 90_000, 20);
