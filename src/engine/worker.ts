@@ -1,4 +1,4 @@
-import { createServer, type Http2Server } from 'node:http2';
+import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createEndpointHandler } from '@restatedev/restate-sdk';
 import { sessionObject, type RunTurnOnWorker } from './session-object';
@@ -29,6 +29,12 @@ export async function startWorkerEndpoint(options: { host: string; port: number;
   ensurePromiseWithResolvers();
   const restate = createEndpointHandler({ services: [sessionObject(options.runTurn)] });
   const server: Http2Server = createServer();
+  // The engine and the hubs keep their HTTP/2 sessions open: `close` ends them, or the process would not exit.
+  const sessions = new Set<ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
   server.on('stream', (stream, headers) => {
     if (headers[':path'] === EVENTS_PATH && headers[':method'] === 'GET') options.feed.follow(stream, headers);
   });
@@ -51,8 +57,7 @@ export async function startWorkerEndpoint(options: { host: string; port: number;
     url,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
-      // Open HTTP/2 sessions of the engine would hold the close: end them.
-      setTimeout(() => resolve(), 2000).unref();
+      for (const session of sessions) session.destroy();
     }),
   };
 }
