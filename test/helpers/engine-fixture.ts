@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initWorkspace } from '../../src/collective/init';
 import { createParticipantStore } from '../../src/collective/store';
 import { agentSchema } from '../../src/collective/participant';
 import { layoutFor } from '../../src/storage/layout';
-import { startLocalEngine, type LocalEngine } from '../../src/engine/local-engine';
+import { freePort, startLocalEngine, type LocalEngine } from '../../src/engine/local-engine';
+import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
+import { until } from './processes';
 import { APP_DIR } from './crash-workspace';
 import { REPO_ROOT } from './bundle';
 
@@ -193,4 +196,105 @@ export function runLegion(dir: string, env: Record<string, string>, args: string
     child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Lines of the `builder` session's file in the workspace's only run (the projection the workers write). */
+export function projectionLines(dir: string, sessionId = 'session-user__builder__default'): string[] {
+  const runsDir = join(dir, '.legion', 'runs');
+  for (const run of existsSync(runsDir) ? readdirSync(runsDir) : []) {
+    const file = join(runsDir, run, 'sessions', `${sessionId}.jsonl`);
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+  }
+  return [];
+}
+
+/**
+ * What most engine tests run (docs/engine.md): the fake model, a real restate-server, the
+ * workspace, one `legion worker` at `port` and `legion serve` (the hub), started in that order.
+ * `worker` and `serve` are replaced by `restartWorker`/`restartServe` (after a test killed them);
+ * `close` stops whatever runs (the model, the engine, the processes) and never throws.
+ */
+export interface EngineStack {
+  readonly model: FakeModel;
+  readonly engine: LocalEngine;
+  readonly env: Record<string, string>;
+  readonly port: number;
+  /** The current worker and `legion serve`. */
+  readonly worker: WorkerProcess;
+  readonly serve: ChildProcess;
+  /** What the current `legion serve` wrote to stderr. */
+  serveLog(): string;
+  /** A new worker at the same port (the old one killed first). */
+  restartWorker(): Promise<void>;
+  /** A new `legion serve` (the old one killed first), resolved once it serves. */
+  restartServe(): Promise<void>;
+  /** A remote core attached to `legion serve`'s socket, as a front end attaches. */
+  attach(client?: string): Promise<RemoteCore>;
+  close(): Promise<void>;
+}
+
+export interface EngineStackOptions {
+  readonly answerChunks: number;
+  readonly delayMs: number;
+  readonly toolSleepSeconds?: number;
+  readonly toolDecision?: 'allow' | 'ask';
+  /** Extra environment of the worker (e.g. LEGION_ENGINE_TIMING). */
+  readonly workerEnv?: Record<string, string>;
+}
+
+export async function startEngineStack(dir: string, options: EngineStackOptions): Promise<EngineStack> {
+  const model = await startFakeModel({ answerChunks: options.answerChunks, delayMs: options.delayMs });
+  let engine: LocalEngine | undefined;
+  const attached: RemoteCore[] = [];
+  let worker: WorkerProcess | undefined;
+  let serve: ChildProcess | undefined;
+  let log = '';
+  const close = async (): Promise<void> => {
+    for (const remote of attached.splice(0)) await remote.shutdown('test over').catch(() => undefined);
+    if (serve) await killHard(serve);
+    if (worker) await killHard(worker.child);
+    if (engine) try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+    await model.close();
+  };
+  const startServe = async (env: Record<string, string>): Promise<void> => {
+    log = '';
+    serve = spawnLegion(dir, env, ['serve']);
+    serve.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+    const started = serve;
+    await until(() => log.includes('serving run') || started.exitCode !== null, 'legion serve listening', 60_000);
+    if (started.exitCode !== null) throw new Error(`legion serve exited (${started.exitCode}): ${log}`);
+  };
+  try {
+    engine = await startEngine(dir);
+    const env = await setupEngineWorkspace(dir, model.url, engine, options.toolSleepSeconds ?? 0, options.toolDecision ?? 'allow');
+    const port = await freePort();
+    const workerEnv = { ...env, ...options.workerEnv };
+    worker = await startWorker(dir, workerEnv, port);
+    await startServe(env);
+    const stack: EngineStack = {
+      model, engine, env, port,
+      get worker() { return worker!; },
+      get serve() { return serve!; },
+      serveLog: () => log,
+      async restartWorker() {
+        await killHard(worker!.child);
+        worker = await startWorker(dir, workerEnv, port);
+      },
+      async restartServe() {
+        await killHard(serve!);
+        await startServe(env);
+      },
+      async attach(client = 'test') {
+        const info = JSON.parse(readFileSync(join(dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
+        const remote = (await attachRemote({ socket: info.socket, client })).core;
+        attached.push(remote);
+        return remote;
+      },
+      close,
+    };
+    return stack;
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
