@@ -64,6 +64,18 @@ test('every command of the core and of its history and workflow services has exa
     try {
       const coreCommands = [...commandsOf('core', s.app.core, NOT_ON_THE_WIRE), ...commandsOf('history', s.app.history), ...commandsOf('workflows', s.app.workflows)];
       assert.ok(coreCommands.length >= 20 && coreCommands.includes('history.searchHistory') && coreCommands.includes('workflows.start'), `commands: ${coreCommands.join(', ')}`);
+      // The core carries the run commands only: history and workflows are the services beside it, locally and attached.
+      const remote = await attachRemote({ socket: s.socket, client: 'test' });
+      try {
+        for (const core of [s.app.core, remote.core] as object[]) {
+          const strays = Object.keys(core).filter((k) => /^(runs|runSessions|transcript|searchHistory|workflows|startWorkflow|cancelWorkflow)$/.test(k));
+          assert.deepEqual(strays, [], 'no history or workflow method on a core');
+        }
+        assert.deepEqual(Object.keys(remote.history).sort(), Object.keys(s.app.history).sort(), 'the attached history service has the local one\'s methods');
+        assert.deepEqual(Object.keys(remote.workflows).sort(), Object.keys(s.app.workflows).sort(), 'the attached workflows have the local ones\' methods');
+      } finally {
+        await remote.core.shutdown('test over');
+      }
       const owners = new Map<string, Method[]>();
       for (const method of METHODS) {
         if (COMPOSITE.has(method)) continue;
