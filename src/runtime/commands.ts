@@ -75,6 +75,8 @@ export interface CommandDeps {
   usage(): RunUsage;
   /** Compact a session now (context-hook.ts `createCompactNow`). */
   compact(sessionId: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+  /** Worktree isolation's `prepare` (merge-request.ts); absent when isolation is off. */
+  readonly prepareIsolation?: Core['prepareIsolation'];
   close(): Promise<void>;
 }
 
@@ -256,6 +258,7 @@ export function createCommands(deps: CommandDeps): Core {
       })();
       return shutdown;
     },
+    ...(deps.prepareIsolation ? { prepareIsolation: deps.prepareIsolation } : {}),
   };
   return core;
 }

@@ -118,6 +118,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     run: options.run.run,
     usage: () => usage.totals(),
     compact: turns.compact,
+    ...(turns.prepareIsolation ? { prepareIsolation: turns.prepareIsolation } : {}),
     async close() {
       await usage.close();
       ledger?.close();
@@ -125,6 +126,5 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
   });
   startResumes({ approvals, slots, notice, headless: options.headless !== undefined, enqueue: scheduler.enqueue }, plan.resumes);
-  if (turns.prepareIsolation) core.prepareIsolation = turns.prepareIsolation;
   return core;
 }
