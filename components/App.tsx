@@ -1,5 +1,5 @@
 import React, { memo, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { LegionCore, WorkflowCommands } from '../src/runtime/core-api';
 import type { HistorySource } from './modals/history-source';
 import type { Keymap } from './keymap';
@@ -21,9 +21,10 @@ import { useKeys } from './use-keys';
 import { useSpinner } from './use-spinner';
 import { useTerminalSize } from './use-terminal-size';
 import { handleKey } from './app-keys';
-import { lineToAnsi, sanitize } from './text/ansi';
+import { sanitize } from './text/ansi';
 import { highlightVersion, loadHighlighter } from './markdown/highlight';
 import { truncate } from './text/width';
+import { AnsiLine } from './text/AnsiText';
 import type { Span } from './text/line';
 
 export interface AppProps {
@@ -104,7 +105,7 @@ export function App(props: AppProps) {
   return (
     <ModalKeysContext.Provider value={registry}>
       <Box flexDirection="column" width={width} height={height}>
-        {demo ? <Text>{lineToAnsi([{ text: truncate(theme.plain ? DEMO_BANNER.replace('—', '-') : ` ${DEMO_BANNER} `, width), tone: 'warn', bold: true, inverse: theme.color }], theme)}</Text> : null}
+        {demo ? <AnsiLine line={[{ text: truncate(theme.plain ? DEMO_BANNER.replace('—', '-') : ` ${DEMO_BANNER} `, width), tone: 'warn', bold: true, inverse: theme.color }]} theme={theme} /> : null}
         {state.modal ? (
           <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} history={history} workflows={workflows} store={store} close={close} />
         ) : (
@@ -112,7 +113,7 @@ export function App(props: AppProps) {
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
-        <Text>{lineToAnsi(hintLine(state, keymap, theme, width, readOnly), theme)}</Text>
+        <AnsiLine line={hintLine(state, keymap, theme, width, readOnly)} theme={theme} />
         <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: props.mode } : {})} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')}
           laneKey={formatKey(keymap.keysOf('nextLane')[0] ?? '')} switcherKey={formatKey(keymap.keysOf('switcher')[0] ?? '')} theme={theme} />
       </Box>

@@ -1,10 +1,10 @@
 import React, { memo } from 'react';
-import { Text } from 'ink';
 import type { UiState } from './state/ui-state';
 import { awaitsUser, isBusy } from './state/ui-state';
 import type { Theme } from './theme';
 import type { Span } from './text/line';
-import { lineToAnsi } from './text/ansi';
+import { ansiLine } from './text/ansi';
+import { AnsiText } from './text/AnsiText';
 import { truncate, cellWidth } from './text/width';
 import { formatCost, formatTokens } from './format';
 import { workflowProgressText } from './state/workflows';
@@ -103,5 +103,6 @@ export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, w
     fitted.push({ ...s, text: t });
     used += cellWidth(t);
   }
-  return <Text>{lineToAnsi(fitted, theme)}</Text>;
+  const { text, width: cells } = ansiLine(fitted, theme);
+  return <AnsiText text={text} width={cells} />;
 });

@@ -1,8 +1,9 @@
 import React, { memo } from 'react';
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { Draft } from '../state/ui-state';
 import type { Theme } from '../theme';
-import { lineToAnsi } from '../text/ansi';
+import type { Line } from '../text/line';
+import { AnsiLine } from '../text/AnsiText';
 import { truncate } from '../text/width';
 import { composerLines } from './composer-lines';
 
@@ -27,18 +28,21 @@ export function composerRows(draft: Draft, width: number, max: number, theme: Th
 export const Composer = memo(function Composer({ draft, width, rows, placeholder, readOnly, theme }: ComposerProps) {
   const prompt = theme.transcript.prompt;
   if (draft.text === '') {
-    const cursor = readOnly ? ' ' : lineToAnsi([{ text: ' ', inverse: true }], theme);
-    const hint = lineToAnsi([{ text: truncate(placeholder, Math.max(0, width - prompt.length - 2)), tone: 'muted', dim: !theme.color }], theme);
+    const line: Line = [
+      { text: prompt, tone: 'user', bold: true },
+      readOnly ? { text: ' ' } : { text: ' ', inverse: true },
+      { text: truncate(placeholder, Math.max(0, width - prompt.length - 2)), tone: 'muted', dim: !theme.color },
+    ];
     return (
       <Box height={rows} flexDirection="column">
-        <Text>{lineToAnsi([{ text: prompt, tone: 'user', bold: true }], theme)}{cursor}{hint}</Text>
+        <AnsiLine line={line} theme={theme} />
       </Box>
     );
   }
   const view = composerLines(draft, width, rows, prompt, !readOnly);
   return (
     <Box height={rows} flexDirection="column">
-      {view.lines.map((line, i) => <Text key={i}>{lineToAnsi(line, theme)}</Text>)}
+      {view.lines.map((line, i) => <AnsiLine key={i} line={line} theme={theme} />)}
     </Box>
   );
 });

@@ -1,10 +1,11 @@
 import React, { memo, useMemo, useRef } from 'react';
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import type { LaneView, SessionView } from '../state/ui-state';
 import { awaitsUser, canType, isBusy } from '../state/ui-state';
 import type { Theme } from '../theme';
 import type { Line, Span } from '../text/line';
-import { lineToAnsi } from '../text/ansi';
+import { ansiLine } from '../text/ansi';
+import { AnsiText } from '../text/AnsiText';
 import { truncate, cellWidth } from '../text/width';
 import { formatCost, formatTokens, statusText } from '../format';
 import { lineSource } from './line-source';
@@ -61,14 +62,9 @@ export const Lane = memo(function Lane(props: LaneProps) {
     return { ...v, keys: (slots.current ??= new RowSlots()).assign(ids) };
   }, [session, ctx, view.scroll, bodyHeight, welcome]);
   const header = headerLine(props, shown.below);
-  const rows: React.ReactNode[] = [<Row key="h" text={lineToAnsi(header, theme)} />];
-  for (let i = 0; i < bodyHeight; i++) {
-    const line = shown.lines[i];
-    rows.push(<Row key={shown.keys[i]} text={line ? lineToAnsi(line, theme) : ''} />);
-  }
-  if (activity !== null) {
-    rows.push(<Row key="a" text={lineToAnsi([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme)} />);
-  }
+  const rows: React.ReactNode[] = [row('h', header, theme)];
+  for (let i = 0; i < bodyHeight; i++) rows.push(row(shown.keys[i]!, shown.lines[i], theme));
+  if (activity !== null) rows.push(row('a', [{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme));
   return (
     <Box flexDirection="column" width={width} height={height}>
       {rows}
@@ -82,11 +78,15 @@ function welcomeViewport(paragraphs: readonly string[], width: number, height: n
   return { lines, ids: lines.map((_, i) => `welcome-${i}`), above: false, below: false };
 }
 
-/** One screen row; re-rendered only when its text changes (a streamed delta usually touches one row). */
-const Row = memo(function Row({ text }: { readonly text: string }) {
-  // An empty Ink text takes no row: a blank line is one space.
-  return <Text>{text || ' '}</Text>;
-});
+/**
+ * One screen row (a blank one when `line` is undefined); re-rendered only when its text changes
+ * (a streamed delta usually touches one row), and never measured by Ink (AnsiText).
+ */
+function row(key: string | number, line: Line | undefined, theme: Theme): React.ReactNode {
+  const { text, width } = line ? ansiLine(line, theme) : BLANK;
+  return <AnsiText key={key} text={text} width={width} />;
+}
+const BLANK = { text: '', width: 0 };
 
 /**
  * `▶ initiator → responder · name  status ──── read-only · tokens`. When it does not fit, the
