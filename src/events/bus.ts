@@ -36,11 +36,19 @@ export interface BusOptions {
   readonly transform?: (event: LegionEvent) => LegionEvent;
 }
 
-export function createBus(options: BusOptions): EventBus {
-  const now = options.now ?? (() => new Date());
+/** The subscriber side of a bus: who listens, and delivery by the contract of `EventBus`. */
+export interface Dispatcher extends Pick<EventBus, 'subscribe' | 'subscribeAll'> {
+  /**
+   * Deliver a stamped event to every subscriber, synchronously, in subscription order; one
+   * delivered from inside a handler is queued until the current event has reached everyone.
+   */
+  dispatch(event: LegionEvent): void;
+}
+
+/** Delivery shared by the core's bus and a remote core's relay bus (serve/relay-bus.ts). */
+export function createDispatcher(onSubscriberError?: (error: unknown, event: LegionEvent) => void): Dispatcher {
   const byType = new Map<EventType, Set<AnyHandler>>();
   const all = new Set<AnyHandler>();
-  let seq = options.startSeq ?? 0;
   const pending: LegionEvent[] = [];
   let delivering = false;
 
@@ -49,7 +57,7 @@ export function createBus(options: BusOptions): EventBus {
       handler(event);
     } catch (error) {
       try {
-        options.onSubscriberError?.(error, event);
+        onSubscriberError?.(error, event);
       } catch {
         // An error reporter that throws must not break delivery either.
       }
@@ -64,13 +72,9 @@ export function createBus(options: BusOptions): EventBus {
   };
 
   return {
-    runId: options.runId,
-    emit(input) {
-      seq += 1;
-      const stamped = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
-      const event = options.transform ? options.transform(stamped) : stamped;
+    dispatch(event) {
       pending.push(event);
-      if (delivering) return event;
+      if (delivering) return;
       delivering = true;
       try {
         for (let i = 0; i < pending.length; i++) deliverToAll(pending[i]!);
@@ -78,7 +82,6 @@ export function createBus(options: BusOptions): EventBus {
         pending.length = 0;
         delivering = false;
       }
-      return event;
     },
     subscribe(type, handler) {
       let set = byType.get(type);
@@ -91,6 +94,24 @@ export function createBus(options: BusOptions): EventBus {
       all.add(handler);
       return () => void all.delete(handler);
     },
+  };
+}
+
+export function createBus(options: BusOptions): EventBus {
+  const now = options.now ?? (() => new Date());
+  const dispatcher = createDispatcher(options.onSubscriberError);
+  let seq = options.startSeq ?? 0;
+  return {
+    runId: options.runId,
+    emit(input) {
+      seq += 1;
+      const stamped = { ...input, seq, at: now().toISOString(), runId: options.runId } as LegionEvent;
+      const event = options.transform ? options.transform(stamped) : stamped;
+      dispatcher.dispatch(event);
+      return event;
+    },
+    subscribe: dispatcher.subscribe,
+    subscribeAll: dispatcher.subscribeAll,
     lastSeq: () => seq,
   };
 }

@@ -1,5 +1,5 @@
-import type { AnyHandler, EventBus, Handler } from '../events/bus';
-import type { EventInput, EventType, LegionEvent } from '../events/types';
+import { createDispatcher, type EventBus } from '../events/bus';
+import type { EventInput, LegionEvent } from '../events/types';
 
 /**
  * The bus of a remote core: it delivers events the server stamped (seq, at, runId kept as they
@@ -14,61 +14,24 @@ export interface RelayBus extends EventBus {
 }
 
 export function createRelayBus(runId: string, startSeq: number, onSubscriberError?: (error: unknown) => void): RelayBus {
-  const byType = new Map<EventType, Set<AnyHandler>>();
-  const all = new Set<AnyHandler>();
+  const dispatcher = createDispatcher(onSubscriberError);
   let seq = startSeq;
-  const pending: LegionEvent[] = [];
-  let delivering = false;
-
-  const call = (handler: AnyHandler, event: LegionEvent): void => {
-    try {
-      handler(event);
-    } catch (error) {
-      try { onSubscriberError?.(error); } catch { /* never breaks delivery */ }
-    }
-  };
-  const deliver = (event: LegionEvent): void => {
-    pending.push(event);
-    if (delivering) return;
-    delivering = true;
-    try {
-      for (let i = 0; i < pending.length; i++) {
-        const e = pending[i]!;
-        for (const h of [...all]) call(h, e);
-        const typed = byType.get(e.type);
-        if (typed) for (const h of [...typed]) call(h, e);
-      }
-    } finally {
-      pending.length = 0;
-      delivering = false;
-    }
-  };
-
   return {
     runId,
     deliver(event) {
       if (event.seq > seq) seq = event.seq;
-      deliver(event);
+      dispatcher.dispatch(event);
     },
     resync(at) {
       if (at > seq) seq = at;
     },
     emit(input: EventInput) {
       const event = { ...input, seq, at: new Date().toISOString(), runId } as LegionEvent;
-      deliver(event);
+      dispatcher.dispatch(event);
       return event;
     },
-    subscribe<T extends EventType>(type: T, handler: Handler<T>) {
-      let set = byType.get(type);
-      if (!set) byType.set(type, (set = new Set()));
-      const h = handler as unknown as AnyHandler;
-      set.add(h);
-      return () => void set.delete(h);
-    },
-    subscribeAll(handler: AnyHandler) {
-      all.add(handler);
-      return () => void all.delete(handler);
-    },
+    subscribe: dispatcher.subscribe,
+    subscribeAll: dispatcher.subscribeAll,
     lastSeq: () => seq,
   };
 }
