@@ -120,9 +120,9 @@ export interface TurnParts extends TurnRunning {
 
 /**
  * Everything a turn runs with, built in dependency order from the scheduler's `enqueue`
- * (scheduler.ts `turns`): the pre-scan, the restart pre-pass, approval routing, isolation, the
- * communicator, the collective tools (typed dependencies, no service locator), the catalog, the
- * context manager, the execute phase, and the turn's steps.
+ * (scheduler.ts `turns`): inside `catalogWith`, approval routing, isolation, the pre-scan, the
+ * restart pre-pass, the communicator and the collective tools (typed dependencies, no service
+ * locator); then the context manager, the execute phase and the turn's steps.
  */
 export function createTurnParts(options: TurnOptions, records: TurnRecords, enqueue: Scheduler['enqueue']): TurnParts {
   const { config, bus, registry, approvals, audit, approvers, headless } = options;
