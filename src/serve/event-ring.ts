@@ -1,6 +1,7 @@
 /**
  * The server's memory of recent events, as the lines it pushed (serialized once): bounded by
- * count and by bytes, oldest dropped first. A client re-attaching with `since` gets the lines
+ * count and by size (characters of the lines), oldest dropped first; the newest line is kept
+ * even when it alone is larger. A client re-attaching with `since` gets the lines
  * after it when the ring still holds them all; else it must take a snapshot.
  */
 export interface EventRing {

@@ -19,6 +19,12 @@ export interface ServerLimits {
   readonly stallMs: number;
   /** Cut off at once past this many bytes queued, reading or not. */
   readonly hardClientBuffer: number;
+  /**
+   * The event ring (for `since` on re-attach): at most this many events, and this many
+   * characters of their serialized lines (≈ bytes: one per character of Latin-1 text, two of
+   * others). 4 MB holds minutes of a busy collective's events, far beyond a reconnect's
+   * seconds; a larger ring only fills the server's memory over a day (docs/serve.md#limits).
+   */
   readonly ringEvents: number;
   readonly ringBytes: number;
   readonly maxClients: number;
@@ -29,7 +35,7 @@ export interface ServerLimits {
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
-  maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 16 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256, helloMs: 10_000,
+  maxClientBuffer: 8 * 1024 * 1024, stallMs: 10_000, hardClientBuffer: 128 * 1024 * 1024, ringEvents: 20_000, ringBytes: 4 * 1024 * 1024, maxClients: 64, maxPendingPerClient: 256, helloMs: 10_000,
 };
 
 /** `core`, `history`, `workflows`: what it serves (method-table.ts `Served`). */
