@@ -171,10 +171,13 @@ export function killHard(child: ChildProcess): Promise<void> {
   });
 }
 
-/** POST a turn to the ingress and wait for its outcome. */
-export async function sendTurn(ingress: string, sessionId: string, input: { runId: string; responderId: string; name: string; text: string }): Promise<unknown> {
+/** POST a turn to the ingress and wait for its outcome (at most `deadlineMs` when given: then it rejects, saying so). */
+export async function sendTurn(ingress: string, sessionId: string, input: { runId: string; responderId: string; name: string; text: string }, deadlineMs?: number): Promise<unknown> {
   const response = await fetch(`${ingress}/LegionSession/${sessionId}/turn`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input),
+    ...(deadlineMs ? { signal: AbortSignal.timeout(deadlineMs) } : {}),
+  }).catch((error: unknown) => {
+    throw (error as Error).name === 'TimeoutError' ? new Error(`the turn "${input.text}" had no outcome after ${deadlineMs} ms`) : error;
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`ingress: HTTP ${response.status} ${text}`);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRunStore } from '../../../src/session/run-store';
 import { randomIds, sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
@@ -15,7 +16,7 @@ import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, 
  */
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
-test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 60_000 }, async () => {
+test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 240_000 }, async () => {
   await withTempDir(async (dir) => {
     const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
     const engine = await startEngine(dir);
@@ -24,7 +25,8 @@ test('a worker reuses its core between turns, and rebuilds it when the session f
     const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
     const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
     const turn = async (text: string): Promise<void> => {
-      const outcome = await sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text }) as { kind: string };
+      // A turn takes seconds; one without an outcome fails here with the worker's log (below), not at the test's timeout without it.
+      const outcome = await sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text }, 45_000) as { kind: string };
       assert.equal(outcome.kind, 'done', JSON.stringify(outcome));
     };
     const sentWith = (text: string): string => model.requests.filter((r) => r.last === 'user' && r.history.includes(text)).at(-1)!.history;
@@ -49,7 +51,8 @@ test('a worker reuses its core between turns, and rebuilds it when the session f
       assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 4 * 4 + 2);
       assert.deepEqual(cores(), ['built', 'kept', 'built', 'kept']);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\nworker log:\n${worker.log.join('')}\nmodel requests: ${model.requests.map((r) => r.history).join('\n')}`);
+      const engineLog = existsSync(join(dir, 'engine.log')) ? readFileSync(join(dir, 'engine.log'), 'utf8').split('\n').slice(-40).join('\n') : '';
+      throw new Error(`${(error as Error).message}\nworker log:\n${worker.log.join('')}\nmodel requests: ${model.requests.map((r) => r.history).join('\n')}\nengine log (end):\n${engineLog}`);
     } finally {
       await killHard(worker.child);
       try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
