@@ -62,25 +62,37 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
           if (error instanceof restate.CancelledError) cancel.abort();
           throw error;
         });
+        // The SDK drives one pending promise of an invocation at a time: two awaited at once (a
+        // tool's step beside a delegation's call in a parallel batch) fail the attempt ("awaitNext
+        // already pending"). Commands are issued when made (their journal order is the order the
+        // turn makes them); awaiting them is serialized here, in that order.
+        let awaiting: Promise<unknown> = Promise.resolve();
+        const serial = <T>(promise: PromiseLike<T>): Promise<T> => {
+          const next = awaiting.then(() => promise);
+          awaiting = next.then(() => undefined, () => undefined);
+          return next;
+        };
         const journal: DurableJournal = {
           attempt: randomUUID(),
           attemptEnded: ctx.request().attemptCompletedSignal,
           cancelled: cancel.signal,
           invocationId: String(ctx.request().id),
-          run: (name, action) => watch(ctx.run(name, action)),
+          run: (name, action) => watch(serial(ctx.run(name, action))),
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
-            return { id, promise: watch(promise) };
+            return { id, promise: watch(serial(promise)) };
           },
           call: (sessionId, input) => {
             const call = ctx.genericCall<TurnInput, unknown>({
               service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
             });
+            // Its id first (short), so a cancel need not wait behind the call's own result.
+            const id = serial(call.invocationId);
             return {
               // Watched: the callee is cancelled when this turn is (the engine cancels the calls it
               // waits on, or the caller's core does), so a cancellation seen here is this turn's.
-              result: watch(call),
-              cancel: () => void call.invocationId.then((id) => ctx.invocation(id).cancel()).catch(() => undefined),
+              result: watch(id.then(() => serial(call))),
+              cancel: () => void id.then((known) => ctx.invocation(known).cancel()).catch(() => undefined),
             };
           },
         };

@@ -30,7 +30,10 @@ export interface ModelRequest {
 }
 
 /** What a scripted model answers to one request: a tool call, or a text streamed in pieces. */
-export type ScriptedAnswer = { readonly call: { readonly name: string; readonly args: unknown } } | { readonly text: string };
+export type ScriptedAnswer =
+  | { readonly call: { readonly name: string; readonly args: unknown } }
+  | { readonly calls: readonly { readonly name: string; readonly args: unknown }[] }
+  | { readonly text: string };
 
 /** Asked per request (the last message's text as `lastText`); undefined: the default answer. */
 export type ModelScript = (request: { readonly system: string; readonly last: string; readonly lastText: string }) => ScriptedAnswer | undefined;
@@ -69,8 +72,11 @@ export async function startFakeModel(options: { answerChunks: number; delayMs: n
       const content = messages.at(-1)?.content;
       const lastText = typeof content === 'string' ? content : JSON.stringify(content ?? '');
       const scripted = options.script?.({ system, last: request.last, lastText });
-      if (scripted && 'call' in scripted) {
-        pieces.push(chunk({ tool_calls: [{ index: 0, id: `call_${requests.length}`, type: 'function', function: { name: scripted.call.name, arguments: JSON.stringify(scripted.call.args) } }] }));
+      if (scripted && ('call' in scripted || 'calls' in scripted)) {
+        const calls = 'call' in scripted ? [scripted.call] : scripted.calls;
+        calls.forEach((call, index) => {
+          pieces.push(chunk({ tool_calls: [{ index, id: `call_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }));
+        });
         pieces.push(chunk({}, 'tool_calls'));
       } else if (scripted) {
         for (let i = 0; i < scripted.text.length; i += 40) pieces.push(chunk({ content: scripted.text.slice(i, i + 40) }));

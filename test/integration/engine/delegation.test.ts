@@ -199,3 +199,46 @@ test('cancelling the caller in a front end cancels the delegate\'s invocation: b
     }
   });
 });
+
+test('a batch of the lead running a tool and two delegations in parallel, the worker killed while a builder streams: the chain ends, nothing finished repeated', { skip, timeout: 180_000 }, async () => {
+  const script: ModelScript = ({ system, last, lastText }) => {
+    if (!system.includes(LEAD)) return undefined;
+    if (last === 'user') {
+      return { calls: [
+        { name: 'shell', args: { command: 'sh tool.sh' } },
+        { name: 'communicator', args: { targetId: 'builder', message: 'part a', sessionName: 'a' } },
+        { name: 'communicator', args: { targetId: 'builder', message: 'part b', sessionName: 'b' } },
+      ] };
+    }
+    return { text: `lead heard: ${lastText}` };
+  };
+  await withScene(0, script, async (scene) => {
+    await createParticipantStore(layoutFor(scene.dir)).save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell'] }));
+    const first = await startWorker(scene.dir, scene.env, scene.port);
+    const outcome = sendLead(scene);
+    await scene.model.streaming((r) => r.system.includes(BUILD) && r.last === 'tool', 10);
+    await killHard(first.child);
+    let second: WorkerProcess | undefined;
+    try {
+      second = await startWorker(scene.dir, scene.env, scene.port);
+      const result = await Promise.race([
+        outcome,
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`no outcome in 120 s\n${second!.log.join('')}`)), 120_000).unref()),
+      ]) as { kind: string; text?: string };
+      assert.equal(result.kind, 'done', JSON.stringify(result));
+      assert.equal(repeatedFinished(scene.model), 0, 'a finished model call was made again');
+      // Three tool runs: the lead's and each builder's, none again.
+      assert.equal(lines(join(scene.dir, 'starts.txt')), 3, `a tool ran again: ${JSON.stringify(scene.model.requests.map((r) => [r.system.includes(LEAD) ? 'lead' : 'builder', r.last, r.finished, r.history.slice(0, 300)]))}\n${first.log.join('')}\n${second.log.join('')}`);
+      for (const name of ['a', 'b']) {
+        assert.deepEqual(roles(scene, sessionIdOf({ initiatorId: 'lead', responderId: 'builder', name })), ['user', 'assistant', 'user', 'assistant']);
+      }
+      // The lead's last call saw both builders' answers (and its own tool's output).
+      const leadLast = scene.model.requests.filter((r) => r.system.includes(LEAD) && r.last === 'tool').at(-1)!.history;
+      assert.equal((leadLast.match(/piece 59\./g) ?? []).length, 2, leadLast);
+      assert.match(leadLast, /tool-output/);
+      assert.match(result.text ?? '', /^lead heard: /);
+    } finally {
+      if (second) await killHard(second.child);
+    }
+  });
+});
