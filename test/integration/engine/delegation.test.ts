@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { createRunStore } from '../../../src/session/run-store';
 import { randomIds, sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
@@ -12,7 +13,7 @@ import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
 import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, sendTurn, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, runLegion, sendTurn, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * Delegation on the engine (docs/engine.md#delegation): `lead` delegates to `builder` through
@@ -239,6 +240,33 @@ test('a batch of the lead running a tool and two delegations in parallel, the wo
       assert.match(result.text ?? '', /^lead heard: /);
     } finally {
       if (second) await killHard(second.child);
+    }
+  });
+});
+
+test('legion run: the builder\'s approval, raised in its own invocation, reaches the user (decided by --approve all); its deltas reach the front end live', { skip, timeout: 180_000 }, async () => {
+  await withScene(0, leadScript(false), async (scene) => {
+    // The builder's `sh tool.sh` asks (the rule's decision), and no agent on the chain can decide: the user is asked.
+    await writeFile(join(scene.dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: ask\n    tool: shell\n    match: { command: "sh tool.sh" }\n');
+    const worker = await startWorker(scene.dir, scene.env, scene.port);
+    try {
+      const run = await runLegion(scene.dir, scene.env, ['run', '--to', 'lead', '--json', '--approve', 'all', 'start']);
+      assert.equal(run.code, 0, run.stderr);
+      const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; sessionId?: string; text?: string; approverId?: string; decidedBy?: string; message?: { role: string } });
+      const request = events.find((e) => e.type === 'approval-request');
+      assert.equal(request?.sessionId, S2, JSON.stringify(request));
+      assert.equal(request?.approverId, 'user');
+      const resolved = events.filter((e) => e.type === 'approval-resolve') as { requestId?: string; decision?: string }[];
+      assert.ok(resolved.some((e) => e.requestId === (request as { requestId?: string }).requestId && e.decision === 'approved'), JSON.stringify(resolved));
+      assert.equal(lines(join(scene.dir, 'starts.txt')), 1, 'the approved tool did not run once');
+      // The builder's deltas were forwarded as they came, before the lead's answer.
+      const deltas = events.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'text-delta' && e.sessionId === S2);
+      assert.equal(deltas.map(([e]) => e.text).join(''), Array.from({ length: 60 }, (_, i) => `piece ${i}. `).join(''));
+      const leadAnswer = events.findIndex((e) => e.type === 'text-delta' && e.sessionId === S1);
+      assert.ok(leadAnswer > deltas.at(-1)![1], 'the builder\'s deltas came after the lead\'s answer');
+      assert.equal(turnsRun([worker], S2), 1, `the builder's turn was not its own invocation:\n${worker.log.join('')}`);
+    } finally {
+      await killHard(worker.child);
     }
   });
 });
