@@ -20,10 +20,19 @@ import { worktreeCheckpointsDir, worktreesWithCheckpoints } from '../worktrees/c
  */
 export interface CheckpointParts {
   readonly beforeBatch: BeforeBatch;
-  readonly undo: UndoService;
+  /** Undo for the front end, once the core exists: it reports to the core's sessions. */
+  undoFor(core: UndoTarget): UndoService;
   /** Open the store now (idempotent); resolves once it is open or known to have failed. */
   start(): Promise<void>;
   close(): void;
+}
+
+/** What undo needs of the core. */
+export interface UndoTarget {
+  /** Whether an agent is at work in the session. */
+  isBusy(sessionId: string): boolean;
+  /** The core's `appendNote` (journal.append: scrubbed, persisted, `message-add`). */
+  appendNote(sessionId: string, text: string): boolean;
 }
 
 const PRUNE_EVERY_MS = 86_400_000;
@@ -36,10 +45,6 @@ export function composeCheckpoints(options: {
   readonly runId: string;
   readonly bus: EventBus;
   readonly clock: () => Date;
-  /** Whether an agent is at work in the session (late-bound: the core is made after this). */
-  readonly isBusy: (sessionId: string) => boolean;
-  /** The core's `appendNote` (journal.append: scrubbed, persisted, `message-add`). */
-  readonly appendNote: (sessionId: string, text: string) => boolean;
 }): CheckpointParts | undefined {
   const { config, bus, clock } = options;
   if (!config.checkpoints.enabled) return undefined;
@@ -47,13 +52,11 @@ export function composeCheckpoints(options: {
     bus.emit({ type: 'notice', level: 'warn', message, ...(sessionId ? { sessionId } : {}) });
   };
   let closed = false;
-  /** A store and its hook and undo; `dir` for an isolated session's worktree (no watcher, no daily pruning: pruned with its worktree). */
+  /** A store and its hook; `dir` for an isolated session's worktree (no watcher, no daily pruning: pruned with its worktree). */
   const openOne = async (root: string, dir?: string): Promise<Opened | { readonly error: string }> => {
     // The checkpoint code (git, the watcher, records, undo, pruning) loads here, after the
     // first frame, not with the app (docs/performance.md).
-    const [{ openCheckpointStore }, { checkpointHook }, { createUndoService }] = await Promise.all([
-      import('../checkpoints/store'), import('../checkpoints/hook'), import('../checkpoints/undo-service'),
-    ]);
+    const [{ openCheckpointStore }, { checkpointHook }] = await Promise.all([import('../checkpoints/store'), import('../checkpoints/hook')]);
     let store: CheckpointStore;
     try {
       store = await openCheckpointStore({
@@ -65,14 +68,8 @@ export function composeCheckpoints(options: {
       return failed;
     }
     if (closed) store.close();
-    // An undo's report goes to the session it concerns, if it is one of this run, through the core's journal.
-    const deliver = (note: UndoNote): boolean => note.runId === options.runId && options.appendNote(note.sessionId, note.text);
     if (!closed && !dir) void pruneWhenDue(store, config, clock, warn);
-    return {
-      store,
-      beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }),
-      undo: createUndoService({ store, runId: options.runId, isBusy: options.isBusy, deliver }),
-    };
+    return { store, beforeBatch: checkpointHook({ store, runId: options.runId, emit: (event) => bus.emit(event), warn }) };
   };
   let opening: Promise<Opened | { readonly error: string }> | undefined;
   const open = (): Promise<Opened | { readonly error: string }> => (opening ??= openOne(options.workspaceRoot));
@@ -83,28 +80,49 @@ export function composeCheckpoints(options: {
     if (!found) inWorktrees.set(sessionId, found = openOne(root, worktreeCheckpointsDir(options.worktreesDir, sessionId)));
     return found;
   };
-  let combined: UndoService | undefined;
-  const undoOf = async (): Promise<UndoService | string> => {
-    const opened = await open();
-    if ('error' in opened) return opened.error;
-    const { combinedUndo } = await import('../checkpoints/undo-combined');
-    combined ??= combinedUndo(async (sessionId) => {
-      const services: UndoService[] = [opened.undo];
-      for (const found of await worktreesWithCheckpoints(options.worktreesDir, sessionId)) {
-        const one = await openWorktree(found.sessionId, found.root);
-        if (!('error' in one)) services.push(one.undo);
-      }
-      return services;
-    });
-    return combined;
-  };
   return {
     start: async () => void (await open()),
     beforeBatch: async (batch) => {
       const opened = batch.root !== undefined && batch.root !== options.workspaceRoot ? await openWorktree(batch.sessionId, batch.root) : await open();
       return 'error' in opened ? undefined : opened.beforeBatch(batch);
     },
-    undo: {
+    undoFor: (core) => undoOver(core),
+    close: () => {
+      closed = true;
+      for (const one of [opening, ...inWorktrees.values()]) {
+        void one?.then((opened) => {
+          if (!('error' in opened)) opened.store.close();
+        });
+      }
+    },
+  };
+
+  function undoOver(core: UndoTarget): UndoService {
+    // An undo's report goes to the session it concerns, if it is one of this run, through the core's journal.
+    const deliver = (note: UndoNote): boolean => note.runId === options.runId && core.appendNote(note.sessionId, note.text);
+    const undoServices = new Map<CheckpointStore, UndoService>();
+    const undoOfStore = async (store: CheckpointStore): Promise<UndoService> => {
+      const { createUndoService } = await import('../checkpoints/undo-service');
+      let found = undoServices.get(store);
+      if (!found) undoServices.set(store, found = createUndoService({ store, runId: options.runId, isBusy: (id) => core.isBusy(id), deliver }));
+      return found;
+    };
+    let combined: UndoService | undefined;
+    const undoOf = async (): Promise<UndoService | string> => {
+      const opened = await open();
+      if ('error' in opened) return opened.error;
+      const { combinedUndo } = await import('../checkpoints/undo-combined');
+      combined ??= combinedUndo(async (sessionId) => {
+        const services: UndoService[] = [await undoOfStore(opened.store)];
+        for (const found of await worktreesWithCheckpoints(options.worktreesDir, sessionId)) {
+          const one = await openWorktree(found.sessionId, found.root);
+          if (!('error' in one)) services.push(await undoOfStore(one.store));
+        }
+        return services;
+      });
+      return combined;
+    };
+    return {
       list: async (sessionId) => {
         const undo = await undoOf();
         if (typeof undo === 'string') throw new Error(undo);
@@ -118,22 +136,13 @@ export function composeCheckpoints(options: {
         const undo = await undoOf();
         return typeof undo === 'string' ? { ok: false, error: undo } : undo.restore(plan, restoreOptions);
       },
-    },
-    close: () => {
-      closed = true;
-      for (const one of [opening, ...inWorktrees.values()]) {
-        void one?.then((opened) => {
-          if (!('error' in opened)) opened.store.close();
-        });
-      }
-    },
-  };
+    };
+  }
 }
 
 interface Opened {
   readonly store: CheckpointStore;
   readonly beforeBatch: BeforeBatch;
-  readonly undo: UndoService;
 }
 
 /** Prune once a day at most (the time of the last one is kept in `.legion/checkpoints/pruned-at`). */

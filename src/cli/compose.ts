@@ -63,6 +63,9 @@ import type { WorkflowService } from '../workflows/service';
 import { keyArgumentOf } from '../collective/tools/shipped';
 import { realWorkspaceRoot } from './workspace-root';
 
+/** Statuses in which an agent is at work in its session (undo refuses to change its files then). */
+const BUSY: ReadonlySet<string> = new Set(['thinking', 'running-tool', 'waiting-approval']);
+
 export interface ComposeOptions {
   /** Resume this run (`--run <id>`). */
   readonly runId?: string;
@@ -263,14 +266,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     options.testHooks?.onParts?.({ approvals, registry, layout });
     const testProvider = options.testHooks?.provider;
     const triage = options.testHooks?.triage ?? authz.triage;
-    let coreRef: Core | undefined;
-    const busy = new Set(['thinking', 'running-tool', 'waiting-approval']);
-    // Opened in the background (startBackground); the first batch waits for it.
-    const parts = composeCheckpoints({
-      config, workspaceRoot, worktreesDir: layout.worktreesDir, runId: run.id, bus, clock,
-      isBusy: (sessionId) => busy.has(coreRef?.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'),
-      appendNote: (sessionId, text) => coreRef?.appendNote(sessionId, text) ?? false,
-    });
+    // Opened in the background (startBackground); the first batch waits for it. Undo is made once the core exists.
+    const parts = composeCheckpoints({ config, workspaceRoot, worktreesDir: layout.worktreesDir, runId: run.id, bus, clock });
     // What the first frame must not wait for (docs/performance.md): the sandbox probe, then the
     // checkpoint store. Started by the screen once drawn, or by the first turn (the core waits).
     let background: Promise<void> | undefined;
@@ -336,7 +333,6 @@ export async function composeApp(context: CommandContext, options: ComposeOption
         lock.release();
       },
     });
-    coreRef = core;
     // Notifications and Telegram (docs/remote.md) follow the bus from here on; closed after the core's run-end.
     const remote = startRemoteParts({ config, core, env, headless: options.headless !== undefined, warn: (message) => warnings.push(message), ...(options.log ? { log: options.log } : {}) });
     // Workflows (docs/workflows.md): started through the core's commands, resumed after a restart.
@@ -352,7 +348,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
       // Named services beside the core (core-api.ts ScreenSession): the history browser's reads, workflows, undo.
       history: createHistoryService(layout, core, keyArgumentOf), workflows: workflows.commands, workflowService: workflows.service, resumeWorkflows,
-      ...(parts ? { undo: parts.undo } : {}),
+      ...(parts ? { undo: parts.undoFor({ isBusy: (sessionId) => BUSY.has(core.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'), appendNote: core.appendNote }) } : {}),
       startBackground: () => {
         void startBackground();
         mcp.start();

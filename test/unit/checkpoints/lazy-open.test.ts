@@ -9,14 +9,17 @@ import type { LegionEvent } from '../../../src/events/types';
 import { withTempDir } from '../../helpers/tmp';
 import { put } from './helpers';
 
+/** Undo's view of a core with no session to tell. */
+const NO_CORE = { isBusy: () => false, appendNote: () => false };
+
 
 function compose(root: string, enabled = true) {
   const bus = createBus({ runId: 'run-1' });
   const events: LegionEvent[] = [];
   bus.subscribeAll((e) => events.push(e));
   const parts = composeCheckpoints({
-    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, worktreesDir: join(root, '.legion', 'worktrees'), runId: 'run-1', bus, appendNote: () => false,
-    clock: () => new Date('2026-11-23T00:00:00Z'), isBusy: () => false,
+    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, worktreesDir: join(root, '.legion', 'worktrees'), runId: 'run-1', bus,
+    clock: () => new Date('2026-11-23T00:00:00Z'),
   });
   return { parts, events };
 }
@@ -37,7 +40,7 @@ test('checkpoints: composing opens nothing; the first batch opens the shadow rep
     const made = events.filter((e) => e.type === 'checkpoint');
     assert.equal(made.length, 2);
     assert.deepEqual(made[1]?.type === 'checkpoint' ? made[1].files : undefined, ['a.txt']);
-    const listed = await parts.undo.list();
+    const listed = await parts.undoFor(NO_CORE).list();
     assert.equal(listed.length, 1);
     parts.close();
   });
@@ -57,8 +60,8 @@ test('checkpoints: start() opens in the background once; a store that cannot ope
     assert.equal(await parts!.beforeBatch(batch), undefined);
     const notices = events.filter((e) => e.type === 'notice' && /checkpoints are off for this run/.test(e.message));
     assert.equal(notices.length, 1);
-    await assert.rejects(parts!.undo.list(), /checkpoints are off for this run/);
-    const preview = await parts!.undo.preview({});
+    await assert.rejects(parts!.undoFor(NO_CORE).list(), /checkpoints are off for this run/);
+    const preview = await parts!.undoFor(NO_CORE).preview({});
     assert.equal(preview.ok, false);
   });
   await withTempDir(async (root) => {
