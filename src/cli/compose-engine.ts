@@ -14,6 +14,7 @@ import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
 import type { EventFeed } from '../engine/event-feed';
+import { workerUsage, type WorkerUsage } from './worker-usage';
 
 const PREVIOUS_ATTEMPT_MS = 5000;
 
@@ -21,14 +22,16 @@ const PREVIOUS_ATTEMPT_MS = 5000;
 interface KeptCore {
   readonly app: AppSession;
   readonly steps: TurnSteps;
+  readonly usage: WorkerUsage;
   fingerprint: string;
 }
 
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
  * to the turn's start, take the run's core this worker kept from its last turn if nothing it was
- * built from changed since (workspaceFingerprint: the run's session files, approvals, usage,
- * config, rules, participants, agent files), else build it afresh from the shared workspace with
+ * built from changed since (workspaceFingerprint: the run's session files, approvals, config,
+ * rules, participants, agent files; the hub's usage totals are read afresh each turn,
+ * worker-usage.ts), else build it afresh from the shared workspace with
  * the durable steps; send the message, wait for the session to be idle and return the outcome.
  * The core is kept after a turn that ran to its end and changed no file but its own session's;
  * any other turn closes it. A request that reaches the user waits on an awakeable
@@ -82,7 +85,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     // A core kept from an earlier turn serves only if nothing it was built from changed since
     // (another worker's turn, a replay's reset, a config edit): otherwise it is built afresh.
     const sessionFile = layout.sessionFile(input.runId, sessionId);
-    const before = await workspaceFingerprint(root, input.runId, context.io.env);
+    const before = workspaceFingerprint(root, input.runId, context.io.env);
     let worker = kept.get(input.runId);
     kept.delete(input.runId);
     const reused = worker !== undefined && worker.fingerprint === before;
@@ -93,6 +96,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     if (!worker) worker = await buildCore(input.runId);
     const t2 = performance.now();
     const { app, steps } = worker;
+    await worker.usage.reseed(layout.usage(input.runId));
     steps.begin(input.runId, journal);
     const core = app.core;
     // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
@@ -120,7 +124,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       const t3 = performance.now();
       // Kept when the turn changed nothing but its own session file (which its core holds):
       // a file another turn or process wrote meanwhile may differ from the core's memory.
-      const after = keep && !kept.has(input.runId) ? await workspaceFingerprint(root, input.runId, context.io.env) : undefined;
+      const after = keep && !kept.has(input.runId) ? workspaceFingerprint(root, input.runId, context.io.env) : undefined;
       if (after !== undefined && sameExcept(before, after, sessionFile)) {
         worker.fingerprint = after;
         kept.set(input.runId, worker);
@@ -135,17 +139,19 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
   /** The run's core with its steps journaled in whichever turn it serves (`steps.begin`). */
   async function buildCore(runId: string): Promise<KeptCore> {
     const steps = turnSteps(feed);
+    const usage = workerUsage();
     let app: AppSession;
     try {
       app = await composeApp(context, {
         runId,
         onBus: (bus) => {
           bus.subscribeAll((event) => feed.publish(event));
+          bus.subscribe('usage', (event) => usage.add(event));
           bus.subscribe('approval-request', (event) => {
             if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId);
           });
         },
-        worker: steps,
+        worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, runTotals: usage.totals },
       });
     } catch (error) {
       // A workspace the worker cannot use (bad config, unknown run) will not improve by retrying.
@@ -156,6 +162,6 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       ...(decision.reason ? { reason: decision.reason } : {}), ...(decision.allowForSession ? { allowForSession: true } : {}),
       ...(decision.by?.startsWith('remote:') ? { by: decision.by as `remote:${string}` } : {}),
     });
-    return { app, steps, fingerprint: '' };
+    return { app, steps, usage, fingerprint: '' };
   }
 }

@@ -1,33 +1,36 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { layoutFor } from '../storage/layout';
 
 /**
  * What a worker's kept core was built from (docs/engine.md#a-turn-on-a-worker), as one string of
- * each file's inode, size and mtime (ns): every session file of the run, the run's approvals,
- * usage and todos (not run.json: its title and time are not what a turn runs on), the workspace's `.legion/` files (config, rules, prices, MCP), the
- * participants and agent files, the user's Legion config dir. Two equal fingerprints: none of
- * those files changed in between (a file rewritten or appended changes its mtime or inode).
+ * each file's inode, size and mtime (ns): every session file of the run, the run's approvals and
+ * todos (not run.json: its title and time are not what a turn runs on; not usage.json: the hub
+ * rewrites it after every turn and a worker reads it each turn, worker-usage.ts), the
+ * workspace's `.legion/` files (config, rules, prices, MCP), the participants and agent files,
+ * the user's Legion config dir. Two equal fingerprints: none of those files changed in between
+ * (a file rewritten or appended changes its mtime or inode). Synchronous: a few dozen stats,
+ * quicker than as many trips through libuv's thread pool on a busy machine.
  */
-export async function workspaceFingerprint(workspaceRoot: string, runId: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
+export function workspaceFingerprint(workspaceRoot: string, runId: string, env: Readonly<Record<string, string | undefined>>): string {
   const layout = layoutFor(workspaceRoot);
   const userDir = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'legion');
-  const parts = await Promise.all([
+  const parts = [
     filesOf(layout.sessionsDir(runId)),
-    ...[layout.approvals(runId), layout.usage(runId), layout.todos(runId)].map(one),
+    ...[layout.approvals(runId), layout.todos(runId)].map(one),
     filesOf(layout.legionDir),
     filesOf(layout.participantsDir),
     filesOf(join(layout.legionDir, 'agents')),
     filesOf(userDir),
     filesOf(join(userDir, 'agents')),
-  ]);
+  ];
   return parts.join('\n');
 }
 
-async function one(file: string): Promise<string> {
+function one(file: string): string {
   try {
-    const s = await stat(file, { bigint: true });
+    const s = statSync(file, { bigint: true });
     return `${file} ${s.ino} ${s.size} ${s.mtimeNs}`;
   } catch {
     return `${file} -`;
@@ -35,14 +38,14 @@ async function one(file: string): Promise<string> {
 }
 
 /** The files directly in `dir` (sorted), each as `one` says; a missing dir holds none. */
-async function filesOf(dir: string): Promise<string> {
+function filesOf(dir: string): string {
   let names: string[];
   try {
-    names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
+    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
   } catch {
     return '';
   }
-  return (await Promise.all(names.map((name) => one(join(dir, name))))).join('\n');
+  return names.map((name) => one(join(dir, name))).join('\n');
 }
 
 /** Two fingerprints equal but for the line of `file` (the one file a turn may have changed). */

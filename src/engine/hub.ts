@@ -163,7 +163,11 @@ export function startEngineHub(options: HubOptions): EngineHub {
 
   return {
     async runTurn(input, sessionId, signal) {
-      await refresh();
+      // A worker registered since the last poll is followed before the turn's events: waited for
+      // only when none is followed yet; otherwise the admin API is asked beside the ingress call
+      // (its answer comes in well before a worker's first event), one round trip off every turn.
+      if (followed.size === 0) await refresh();
+      else void refresh();
       invocations.delete(sessionId);
       const cancel = (): void => void cancelInvocation(sessionId);
       signal?.addEventListener('abort', cancel, { once: true });

@@ -8,7 +8,7 @@ import { createJournal } from './journal';
 import { createCommands, type Core } from './commands';
 import { answerDropped, planResumes, startResumes, type ResumePlan } from './restart';
 import { auditExpired } from './open-calls';
-import { createUsageBook, readRunUsage } from './usage-book';
+import { createUsageBook, readRunUsage, type RunUsage } from './usage-book';
 import { createScheduler } from './scheduler';
 import { createTurnParts, type TurnOptions } from './turn-parts';
 
@@ -42,10 +42,11 @@ export interface CoreOptions extends TurnOptions {
    */
   readonly restartHandling?: 'resume' | 'none';
   /**
-   * Add this core's usage to the run's totals (`usage.json`; default true). A worker of the engine
-   * does not: the hub counts the usage events it forwards (docs/engine.md#what-is-not-durable).
+   * Given: this core does not keep the run's totals (`usage.json`) and budgets and `usage()` read
+   * these instead. A worker of the engine: the hub counts the usage events it forwards
+   * (docs/engine.md#what-is-not-durable), the worker reads the hub's totals at each turn's start.
    */
-  readonly keepsRunTotals?: boolean;
+  readonly runTotals?: () => RunUsage;
 }
 
 /**
@@ -71,19 +72,20 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const usageFile = options.layout.usage(runId);
   const usageRead = await readRunUsage(usageFile);
   const usage = createUsageBook({ file: usageFile, seed: usageRead.usage, onError: (message) => notice('warn', message) });
+  const totals = options.runTotals ?? (() => usage.totals());
 
   // 2. The scheduler, and what runs turns built from its enqueue (turn-parts.ts): turns start turns.
   const { scheduler, turns } = createScheduler({
     state,
     participant: (id) => registry.get(id),
     notice,
-    turns: (enqueue) => createTurnParts(options, { runId, sessions, state, journal, slots, scrub, clock, usage: () => usage.totals() }, enqueue),
+    turns: (enqueue) => createTurnParts(options, { runId, sessions, state, journal, slots, scrub, clock, usage: totals }, enqueue),
   });
 
   // 3. The run starts: ledger, run-start, what loading found, the restart's plan.
   let ledger: Ledger | undefined;
   if (options.ledger !== false) ledger = attachLedger(bus, options.layout.events(runId));
-  if (options.keepsRunTotals !== false) bus.subscribe('usage', (event) => usage.add(event));
+  if (!options.runTotals) bus.subscribe('usage', (event) => usage.add(event));
   bus.emit({ type: 'run-start', resumed: options.resumed });
   for (const startNotice of options.startNotices ?? []) notice(startNotice.level, startNotice.message);
   if (usageRead.issue) notice('warn', usageRead.issue);
@@ -116,7 +118,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
     runStore: options.runStore,
     run: options.run.run,
-    usage: () => usage.totals(),
+    usage: totals,
     compact: turns.compact,
     ...(turns.prepareIsolation ? { prepareIsolation: turns.prepareIsolation } : {}),
     async close() {

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunStore } from '../../../src/session/run-store';
 import { randomIds, sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { withTempDir } from '../../helpers/tmp';
+import { until } from '../../helpers/processes';
 import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
 
 /**
@@ -56,6 +57,45 @@ test('a worker reuses its core between turns, and rebuilds it when the session f
     } finally {
       await killHard(worker.child);
       try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
+});
+
+test('a kept core reads the hub\'s usage totals at each turn: usage.json rewritten does not rebuild it, and a run budget it reached stops the next call', { skip, timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
+    const engine = await startEngine(dir);
+    const env = await setupEngineWorkspace(dir, model.url, engine);
+    appendFileSync(join(dir, '.legion', 'config.yaml'), 'budgets: { runUsd: 1 }\n');
+    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
+    const send = (text: string): Promise<unknown> => sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text });
+    const cores = (): string[] => worker.log.join('').split('\n').filter((l) => l.includes(`turn ${sessionId}:`)).map((l) => / core (kept|built)/.exec(l)![1]!);
+    // What the hub writes after it counted usage (src/runtime/usage-book.ts).
+    const hubWrites = (costUsd: number): void => {
+      const totals = { calls: 2, inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd, partial: false, unpricedModels: [] };
+      writeFileSync(layoutFor(dir).usage(run.id), JSON.stringify({ version: 1, run: totals, sessions: { [sessionId]: totals } }));
+    };
+    let last: Promise<unknown> | undefined;
+    try {
+      assert.equal((await send('first') as { kind: string }).kind, 'done');
+      hubWrites(0.5);
+      assert.equal((await send('second') as { kind: string }).kind, 'done');
+      assert.deepEqual(cores(), ['built', 'kept'], 'usage.json rewritten by the hub rebuilt the core');
+      // Over the run's budget: the kept core's gate sees it before the model is asked.
+      hubWrites(10);
+      last = send('third').catch(() => undefined);
+      const approvals = layoutFor(dir).approvals(run.id);
+      await until(() => existsSync(approvals) && readFileSync(approvals, 'utf8').includes('"toolName":"budget"'), 'the budget request raised', 30_000, 20);
+      assert.equal(model.requests.filter((r) => r.history.includes('third')).length, 0, 'the model was asked over budget');
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nworker log:\n${worker.log.join('')}`);
+    } finally {
+      await killHard(worker.child);
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await last;
       await model.close();
     }
   });

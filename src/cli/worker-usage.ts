@@ -1,0 +1,30 @@
+import { readRunUsage, type RunUsage } from '../runtime/usage-book';
+import { createUsageAccumulator, type UsageRecord } from '../providers/usage-totals';
+
+/** The run's usage totals as a worker's core sees them (budgets and `usage()` read them). */
+export interface WorkerUsage {
+  /** Start again from the hub's totals in `file` (usage.json; none or damaged: zero). */
+  reseed(file: string): Promise<void>;
+  /** A usage event of this core's own model calls since. */
+  add(record: UsageRecord): void;
+  totals(): RunUsage;
+}
+
+/**
+ * The hub counts the usage events it forwards and writes the run's `usage.json`
+ * (docs/engine.md#what-is-not-durable); a worker reads that file at each turn's start and adds
+ * its own calls' usage since, so a budget sees the run's totals while the worker keeps its core
+ * between turns (docs/engine.md#a-turn-on-a-worker) instead of rebuilding it whenever the hub
+ * rewrote the file. The file trails the hub by up to its write delay (1 s): a turn sent right
+ * after another may not see that one's usage yet, as before.
+ */
+export function workerUsage(): WorkerUsage {
+  let totals = createUsageAccumulator();
+  return {
+    async reseed(file) {
+      totals = createUsageAccumulator((await readRunUsage(file)).usage ?? undefined);
+    },
+    add: (record) => totals.add(record),
+    totals: () => ({ run: totals.run(), sessions: Object.fromEntries(totals.sessions()) }),
+  };
+}
