@@ -9,7 +9,7 @@ import { USER_ID } from '../collective/participant';
 import type { TurnOutcome } from '../runtime/turn';
 import type { DurableJournal } from '../engine/durable-steps';
 import { turnSteps, type TurnSteps } from '../engine/turn-steps';
-import { workspaceFingerprint, sameExcept, changedFiles } from './worker-fingerprint';
+import { workspaceFingerprint, changedFiles } from './worker-fingerprint';
 import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
@@ -24,17 +24,24 @@ interface KeptCore {
   readonly steps: TurnSteps;
   readonly usage: WorkerUsage;
   fingerprint: string;
+  /** The sessions whose turns run in it now (each in its own invocation). */
+  readonly active: Set<string>;
+  /** No new turn joins it (something it was built from changed, or a turn did not end cleanly): closed once idle. */
+  retired: boolean;
 }
 
 /**
  * How a worker runs one turn (docs/engine.md#a-turn-on-a-worker): reset the session's projection
- * to the turn's start, take the run's core this worker kept from its last turn if nothing it was
- * built from changed since (workspaceFingerprint: the run's session files, approvals, config,
- * rules, participants, agent files; the hub's usage totals are read afresh each turn,
- * worker-usage.ts), else build it afresh from the shared workspace with
- * the durable steps; send the message, wait for the session to be idle and return the outcome.
- * The core is kept after a turn that ran to its end and changed no file but its own session's;
- * any other turn closes it. A request that reaches the user waits on an awakeable
+ * to the turn's start, join the run's core this worker keeps if nothing it was built from changed
+ * since (workspaceFingerprint: the run's session files, approvals, config, rules, participants,
+ * agent files; the session files of the turns running in it now left out, as it writes them
+ * itself; the hub's usage totals are read afresh each turn, worker-usage.ts), else build it afresh
+ * from the shared workspace with the durable steps; send the message, wait for the session to be
+ * idle and return the outcome. Turns of several sessions of a run share the core at once, each
+ * journaled in its own invocation (turn-steps.ts); concurrent turns arriving while it is built
+ * wait for it. The core stays after a turn that ran to its end undisturbed and changed no file but
+ * those of the core's running sessions; otherwise it is retired: no turn joins it, and it closes
+ * when its last turn ends. A request that reaches the user waits on an awakeable
  * (docs/engine.md#approvals). Its events go to `feed` (the hubs following this worker), not to
  * the run's ledger: the hub records what it receives. LEGION_ENGINE_TIMING=1: each turn's phases
  * go to stderr.
@@ -45,13 +52,42 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
   // same session's projection at once — at most PREVIOUS_ATTEMPT_MS: a step waiting on a lost
   // engine may never settle, and then writes nothing more.
   const ending = new Map<string, Promise<unknown>>();
-  // The last core of each run, idle between turns; a turn takes it (a concurrent one builds its own).
-  const kept = new Map<string, KeptCore>();
-  // The worker stops: its kept cores close as a turn's core does (run.json's time, the sandbox, checkpoints).
+  // The core new turns of each run join (still being built: its promise; undefined if that failed).
+  const current = new Map<string, Promise<KeptCore | undefined>>();
+  // Every open core, current or retired and still running turns.
+  const open = new Set<KeptCore>();
+  const close = async (core: KeptCore, why: string): Promise<void> => {
+    open.delete(core);
+    await core.app.close(why);
+  };
+  // The worker stops: its cores close as a turn's core does (run.json's time, the sandbox, checkpoints).
   const closeKept = async (): Promise<void> => {
-    const cores = [...kept.values()];
-    kept.clear();
-    await Promise.all(cores.map((core) => core.app.close('worker stopped').catch(() => undefined)));
+    const cores = [...open];
+    current.clear();
+    await Promise.all(cores.map((core) => close(core, 'worker stopped').catch(() => undefined)));
+  };
+  /** The core `sessionId`'s turn runs in: the run's current one if nothing changed under it, else a new one. */
+  const coreFor = async (runId: string, sessionId: string, root: string): Promise<{ worker: KeptCore; reused: boolean }> => {
+    const layout = layoutFor(root);
+    const now = workspaceFingerprint(root, runId, context.io.env);
+    const candidate = await current.get(runId);
+    if (candidate && !candidate.retired && !candidate.active.has(sessionId)
+      && changedFiles(candidate.fingerprint, now, new Set([...candidate.active].map((s) => layout.sessionFile(runId, s)))).length === 0) {
+      candidate.active.add(sessionId);
+      return { worker: candidate, reused: true };
+    }
+    if (candidate) await retire(candidate, 'workspace changed');
+    const building = buildCore(runId, now).then((core) => {
+      core.active.add(sessionId);
+      open.add(core);
+      return core;
+    });
+    current.set(runId, building.catch(() => undefined));
+    return { worker: await building, reused: false };
+  };
+  const retire = async (core: KeptCore, why: string): Promise<void> => {
+    core.retired = true;
+    if (core.active.size === 0 && open.has(core)) await close(core, why);
   };
   const runTurn: RunTurnOnWorker = async (input, sessionId, journal): Promise<TurnOutcome> => {
     const before = ending.get(sessionId);
@@ -84,20 +120,11 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     const t1 = performance.now();
     // A core kept from an earlier turn serves only if nothing it was built from changed since
     // (another worker's turn, a replay's reset, a config edit): otherwise it is built afresh.
-    const sessionFile = layout.sessionFile(input.runId, sessionId);
-    const before = workspaceFingerprint(root, input.runId, context.io.env);
-    let worker = kept.get(input.runId);
-    kept.delete(input.runId);
-    const reused = worker !== undefined && worker.fingerprint === before;
-    if (worker && !reused) {
-      await worker.app.close('workspace changed');
-      worker = undefined;
-    }
-    if (!worker) worker = await buildCore(input.runId);
+    const { worker, reused } = await coreFor(input.runId, sessionId, root);
     const t2 = performance.now();
     const { app, steps } = worker;
     await worker.usage.reseed(layout.usage(input.runId));
-    steps.begin(input.runId, journal);
+    steps.begin(input.runId, sessionId, journal);
     const core = app.core;
     // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
     const stop = (): void => core.cancel(sessionId);
@@ -113,31 +140,32 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       if (!sent.ok) throw new TurnRefused(sent.error);
       await core.idle(sessionId);
       const outcome = core.lastOutcome(sessionId) ?? { kind: 'failed', error: 'the turn ended without an outcome' };
-      // Kept only after a turn that ran to its end undisturbed, with nothing else running in the core.
+      // Kept only after a turn that ran to its end undisturbed, nothing running in the core but its turns.
       keep = !journal.attemptEnded.aborted && !journal.cancelled.aborted && outcome.kind !== 'interrupted'
-        && core.sessions().every((s) => s.status === 'idle' || s.status === 'error');
+        && core.sessions().every((s) => worker.active.has(s.id) || s.status === 'idle' || s.status === 'error');
       return outcome;
     } finally {
       journal.attemptEnded.removeEventListener('abort', stop);
       journal.cancelled.removeEventListener('abort', stop);
-      steps.end();
+      steps.end(sessionId);
       const t3 = performance.now();
-      // Kept when the turn changed nothing but its own session file (which its core holds):
-      // a file another turn or process wrote meanwhile may differ from the core's memory.
-      const after = keep && !kept.has(input.runId) ? workspaceFingerprint(root, input.runId, context.io.env) : undefined;
-      if (after !== undefined && sameExcept(before, after, sessionFile)) {
+      // Kept when the turn changed nothing but the session files of the core's turns (which it
+      // holds): a file another turn or process wrote meanwhile may differ from the core's memory.
+      const after = keep && !worker.retired ? workspaceFingerprint(root, input.runId, context.io.env) : undefined;
+      const changed = after === undefined ? [] : changedFiles(worker.fingerprint, after, new Set([...worker.active].map((s) => layout.sessionFile(input.runId, s))));
+      worker.active.delete(sessionId);
+      if (after !== undefined && changed.length === 0) {
         worker.fingerprint = after;
-        kept.set(input.runId, worker);
       } else {
-        await app.close('turn ended');
-        if (timing && after !== undefined) context.io.stderr(`legion worker: not kept, changed: ${changedFiles(before, after, sessionFile).join(', ')}\n`);
+        if (timing && changed.length > 0) context.io.stderr(`legion worker: not kept, changed: ${changed.join(', ')}\n`);
+        await retire(worker, 'turn ended');
       }
       if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
     }
   }
 
   /** The run's core with its steps journaled in whichever turn it serves (`steps.begin`). */
-  async function buildCore(runId: string): Promise<KeptCore> {
+  async function buildCore(runId: string, fingerprint: string): Promise<KeptCore> {
     const steps = turnSteps(feed);
     const usage = workerUsage();
     let app: AppSession;
@@ -148,7 +176,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
           bus.subscribeAll((event) => feed.publish(event));
           bus.subscribe('usage', (event) => usage.add(event));
           bus.subscribe('approval-request', (event) => {
-            if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId);
+            if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId, event.sessionId);
           });
         },
         worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, runTotals: usage.totals },
@@ -162,6 +190,6 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       ...(decision.reason ? { reason: decision.reason } : {}), ...(decision.allowForSession ? { allowForSession: true } : {}),
       ...(decision.by?.startsWith('remote:') ? { by: decision.by as `remote:${string}` } : {}),
     });
-    return { app, steps, usage, fingerprint: '' };
+    return { app, steps, usage, fingerprint, active: new Set(), retired: false };
   }
 }

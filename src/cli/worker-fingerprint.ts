@@ -33,7 +33,7 @@ function one(file: string): string {
     const s = statSync(file, { bigint: true });
     return `${file} ${s.ino} ${s.size} ${s.mtimeNs}`;
   } catch {
-    return `${file} -`;
+    return `${file} - - -`; // three fields, as a present file's
   }
 }
 
@@ -48,15 +48,14 @@ function filesOf(dir: string): string {
   return names.map((name) => one(join(dir, name))).join('\n');
 }
 
-/** Two fingerprints equal but for the line of `file` (the one file a turn may have changed). */
-export function sameExcept(a: string, b: string, file: string): boolean {
-  return changedFiles(a, b, file).length === 0;
-}
-
-/** The files whose lines differ between two fingerprints, `file` left out. */
-export function changedFiles(a: string, b: string, file: string): string[] {
-  const linesOf = (fp: string): Set<string> => new Set(fp.split('\n').filter((line) => !line.startsWith(`${file} `)));
+/**
+ * The files whose lines differ between two fingerprints, those in `except` left out (the session
+ * files of the turns a core runs: it writes them itself and holds them in memory).
+ */
+export function changedFiles(a: string, b: string, except: ReadonlySet<string>): string[] {
+  const fileOf = (line: string): string => line.slice(0, line.lastIndexOf(' ', line.lastIndexOf(' ', line.lastIndexOf(' ') - 1) - 1));
+  const linesOf = (fp: string): Set<string> => new Set(fp.split('\n').filter((line) => line && !except.has(fileOf(line))));
   const [left, right] = [linesOf(a), linesOf(b)];
   const differ = [...left].filter((l) => !right.has(l)).concat([...right].filter((l) => !left.has(l)));
-  return [...new Set(differ.map((line) => line.slice(0, line.lastIndexOf(' ', line.lastIndexOf(' ', line.lastIndexOf(' ') - 1) - 1))))];
+  return [...new Set(differ.map(fileOf))];
 }

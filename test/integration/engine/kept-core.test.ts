@@ -100,3 +100,39 @@ test('a kept core reads the hub\'s usage totals at each turn: usage.json rewritt
     }
   });
 });
+
+test('turns of several sessions of a run at once share the worker\'s one core (built once), each journaled in its own invocation', { skip, timeout: 90_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel({ answerChunks: 5, delayMs: 20 });
+    const engine = await startEngine(dir);
+    const env = await setupEngineWorkspace(dir, model.url, engine);
+    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+    const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
+    const names = ['a', 'b', 'c'];
+    const round = (text: string): Promise<unknown[]> => Promise.all(names.map((name) =>
+      sendTurn(engine.ingress, sessionIdOf({ initiatorId: 'user', responderId: 'builder', name }), { runId: run.id, responderId: 'builder', name, text: `${text} ${name}` })));
+    const cores = (): string[] => worker.log.join('').split('\n').filter((l) => / core (kept|built)/.test(l)).map((l) => / core (kept|built)/.exec(l)![1]!);
+    try {
+      for (const outcome of [...await round('first'), ...await round('second')]) assert.equal((outcome as { kind: string }).kind, 'done', JSON.stringify(outcome));
+      assert.deepEqual(cores().sort(), ['built', 'kept', 'kept', 'kept', 'kept', 'kept']);
+      for (const name of names) {
+        const file = layoutFor(dir).sessionFile(run.id, sessionIdOf({ initiatorId: 'user', responderId: 'builder', name }));
+        const lines = readFileSync(file, 'utf8').trim().split('\n');
+        assert.equal(lines.length, 8, `${name}: ${lines.join('\n')}`);
+        assert.match(lines[0]!, new RegExp(`first ${name}`));
+        assert.match(lines[4]!, new RegExp(`second ${name}`));
+      }
+      // Each session's second model call saw its own history only.
+      for (const name of names) {
+        const second = model.requests.filter((r) => r.history.includes(`second ${name}`));
+        assert.ok(second.every((r) => !names.filter((n) => n !== name).some((n) => r.history.includes(`first ${n}`))), `${name} saw another session's history`);
+      }
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nworker log:\n${worker.log.join('')}`);
+    } finally {
+      await killHard(worker.child);
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
+});

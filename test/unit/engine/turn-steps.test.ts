@@ -24,17 +24,17 @@ test('a kept core journals each turn in its own journal, its model steps counted
   const steps = turnSteps(feed);
   const deps = steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
   const execute = steps.wrapExecute(async () => ({ content: 'done', isError: false }));
-  const turn = { session: { id: 's1' }, controller: new AbortController() } as never;
+  const turn = { session: { id: 's1' }, sessionChain: ['s1'], controller: new AbortController() } as never;
   const first: string[] = [];
   const second: string[] = [];
-  steps.begin('run', journal(first));
+  steps.begin('run', 's1', journal(first));
   await deps.stream(turn, {} as never, {} as never);
   await deps.stream(turn, {} as never, {} as never);
-  await execute({ name: 'shell' } as never, {}, { toolUseId: 't1' } as never);
-  steps.end();
-  steps.begin('run', journal(second));
+  await execute({ name: 'shell' } as never, {}, { toolUseId: 't1', sessionId: 's1' } as never);
+  steps.end('s1');
+  steps.begin('run', 's1', journal(second));
   await deps.stream(turn, {} as never, {} as never);
-  steps.end();
+  steps.end('s1');
   assert.deepEqual(first, ['model s1 1', 'model s1 2', 'tool-start t1', 'tool t1']);
   assert.deepEqual(second, ['model s1 1']);
   await assert.rejects(() => deps.stream(turn, {} as never, {} as never), /outside a turn/);
@@ -52,6 +52,8 @@ function callingJournal(calls: { sessionId: string; input: TurnInput }[], cancel
   };
 }
 
+const LEAD = 'session-user__lead__default';
+
 const delegation = {
   sessionId: 'session-lead__builder__default', initiatorId: 'lead', responderId: 'builder', name: 'default', text: 'build it',
   chain: ['user', 'lead', 'builder'], sessionChain: ['session-user__lead__default', 'session-lead__builder__default'],
@@ -63,20 +65,20 @@ test('a delegation is a durable call of the target session\'s turn with the run 
   steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const calls: { sessionId: string; input: TurnInput }[] = [];
   const cancels: string[] = [];
-  steps.begin('run-1', callingJournal(calls, cancels, Promise.resolve({ kind: 'done', text: 'built' })));
+  steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.resolve({ kind: 'done', text: 'built' })));
   assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'done', text: 'built' });
   const { sessionId: _id, ...rest } = delegation;
   assert.deepEqual(calls, [{ sessionId: delegation.sessionId, input: { runId: 'run-1', ...rest } }]);
-  steps.end();
-  steps.begin('run-1', callingJournal(calls, cancels, Promise.resolve({ kind: 'maybe' })));
+  steps.end(LEAD);
+  steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.resolve({ kind: 'maybe' })));
   assert.equal((await steps.delegate(delegation, new AbortController().signal)).kind, 'failed');
-  steps.end();
-  steps.begin('run-1', callingJournal(calls, cancels, Promise.reject(new restate.TerminalError('no such agent'))));
+  steps.end(LEAD);
+  steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.reject(new restate.TerminalError('no such agent'))));
   assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'failed', error: 'no such agent' });
-  steps.end();
-  steps.begin('run-1', callingJournal(calls, cancels, Promise.reject(new restate.CancelledError())));
+  steps.end(LEAD);
+  steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.reject(new restate.CancelledError())));
   assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'interrupted' });
-  steps.end();
+  steps.end(LEAD);
   assert.deepEqual(cancels, []);
 });
 
@@ -86,16 +88,16 @@ test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it 
   steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const cancels: string[] = [];
   let settle: (value: unknown) => void = () => undefined;
-  steps.begin('run-1', callingJournal([], cancels, new Promise((r) => { settle = r; })));
+  steps.begin('run-1', LEAD, callingJournal([], cancels, new Promise((r) => { settle = r; })));
   const caller = new AbortController();
   const running = steps.delegate(delegation, caller.signal);
   caller.abort();
   settle({ kind: 'interrupted' });
   assert.deepEqual(await running, { kind: 'interrupted' });
   assert.deepEqual(cancels, [delegation.sessionId]);
-  steps.end();
+  steps.end(LEAD);
   const ended = new AbortController();
-  steps.begin('run-1', callingJournal([], cancels, new Promise((r) => { settle = r; }), ended));
+  steps.begin('run-1', LEAD, callingJournal([], cancels, new Promise((r) => { settle = r; }), ended));
   const lost = new AbortController();
   const again = steps.delegate(delegation, lost.signal);
   ended.abort();
@@ -103,5 +105,28 @@ test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it 
   settle({ kind: 'interrupted' });
   await again;
   assert.deepEqual(cancels, [delegation.sessionId], 'a lost attempt cancelled the callee');
-  steps.end();
+  steps.end(LEAD);
+});
+
+test('turns of several sessions run in one core at once, each journaled in its own invocation; a delegated turn run inside its caller\'s invocation journals in the caller\'s', async () => {
+  const steps = turnSteps(feed);
+  const deps = steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  const execute = steps.wrapExecute(async () => ({ content: 'done', isError: false }));
+  const turnOf = (id: string, sessionChain: string[]): never => ({ session: { id }, sessionChain, controller: new AbortController() }) as never;
+  const [a, b] = [[] as string[], [] as string[]];
+  steps.begin('run', 'sa', journal(a));
+  steps.begin('run', 'sb', journal(b));
+  await deps.stream(turnOf('sa', ['sa']), {} as never, {} as never);
+  await deps.stream(turnOf('sb', ['sb']), {} as never, {} as never);
+  // sb delegated to sc inside its own invocation: sc has no journal of its own.
+  await deps.stream(turnOf('sc', ['sb', 'sc']), {} as never, {} as never);
+  await execute({ name: 'shell' } as never, {}, { toolUseId: 'tc', sessionId: 'sc' } as never);
+  await execute({ name: 'shell' } as never, {}, { toolUseId: 'ta', sessionId: 'sa' } as never);
+  steps.end('sa');
+  await deps.stream(turnOf('sb', ['sb']), {} as never, {} as never);
+  assert.deepEqual(a, ['model sa 1', 'tool-start ta', 'tool ta']);
+  assert.deepEqual(b, ['model sb 1', 'model sc 1', 'tool-start tc', 'tool tc', 'model sb 2']);
+  await assert.rejects(() => deps.stream(turnOf('sa', ['sa']), {} as never, {} as never), /outside a turn/);
+  steps.end('sb');
+  await assert.rejects(() => execute({ name: 'shell' } as never, {}, { toolUseId: 'tc2', sessionId: 'sc' } as never), /outside a turn/);
 });
