@@ -6,6 +6,13 @@
  * - engineMs: the same turn driven by a hub in this process through a real restate-server to one
  *   `legion worker` (a child process on the same machine), the engine's journal on.
  * - overheadMs: engineMs − inProcessMs. Budget ≤ 15 ms.
+ * - latencyP95Ms: a text delta from the model through the worker, the hub (`legion serve`) and
+ *   its socket to an attached front end, p95 (engine-stream.ts). Budget ≤ 50 ms.
+ * - sessions20CpuRatio: CPU per streamed delta with 20 sessions streaming at once through one
+ *   worker (hub + worker + restate-server) ÷ the same in-process (engine-stream.ts). Budget ≤ 1.5.
+ * - recoveryMs: a worker killed mid-stream → the turn's next event from the other worker
+ *   (engine-recovery.ts), the worst of the rounds. Budget ≤ 2 s + the 200 ms first retry delay.
+ * Smoke: 3 turns, 3 sessions of 10 deltas, one recovery.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +25,8 @@ import { freePort } from '../../src/engine/local-engine';
 import { APP_DIR } from '../helpers/crash-workspace';
 import { killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../helpers/engine-fixture';
 import type { CommandContext } from '../../src/cli/command';
+import { streamFigures } from './engine-stream';
+import { recoveryFigures } from './engine-recovery';
 
 function contextFor(dir: string, env: Record<string, string>): CommandContext {
   return {
@@ -47,6 +56,15 @@ async function timeTurns(context: CommandContext, turns: number): Promise<number
   return samples;
 }
 
+async function inTempDir<T>(what: string, body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), `legion-bench-engine-${what}-`));
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(options: BenchOptions): Promise<Record<string, number>> {
   const turns = options.smoke ? 3 : 15;
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-engine-'));
@@ -73,7 +91,21 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
     const inProcessMs = percentile(local.slice(1), 50);
     const engineMs = percentile(remote.slice(1), 50);
     options.note?.(`turn wall time, median of ${turns}: in-process ${inProcessMs.toFixed(1)} ms, engine ${engineMs.toFixed(1)} ms (p95 ${percentile(remote.slice(1), 95).toFixed(1)} ms)`);
-    return { inProcessMs, engineMs, overheadMs: engineMs - inProcessMs };
+    const stream = await inTempDir('stream', (d) => streamFigures(d, options.smoke ? { chunks: 10, delayMs: 10, sessions: 3 } : { chunks: 100, delayMs: 20, sessions: 20 }));
+    const parts = stream.engineParts;
+    options.note?.(`latency model → worker → hub → attached core: p50 ${stream.latencyP50Ms.toFixed(1)} ms, p95 ${stream.latencyP95Ms.toFixed(1)} ms`);
+    options.note?.(`CPU per delta, ${options.smoke ? 3 : 20} sessions at once: engine ${stream.engineCpuPerDeltaMs.toFixed(3)} ms (hub ${parts.hub.toFixed(3)}, worker ${parts.worker.toFixed(3)}, restate-server ${parts.server.toFixed(3)}), in-process ${stream.inProcessCpuPerDeltaMs.toFixed(3)} ms`);
+    const recovery = await inTempDir('recovery', (d) => recoveryFigures(d, options.smoke ? 1 : 5));
+    options.note?.(`recovery after kill -9, ${recovery.recoveryMs.length} rounds: ${recovery.recoveryMs.map((m) => m.toFixed(0)).join(', ')} ms (model asked again after ${recovery.reaskMs.map((m) => m.toFixed(0)).join(', ')} ms)`);
+    return {
+      inProcessMs, engineMs, overheadMs: engineMs - inProcessMs,
+      latencyP95Ms: stream.latencyP95Ms,
+      sessions20CpuPerDeltaMs: stream.engineCpuPerDeltaMs,
+      sessions20InProcessCpuPerDeltaMs: stream.inProcessCpuPerDeltaMs,
+      sessions20CpuRatio: stream.engineCpuPerDeltaMs / stream.inProcessCpuPerDeltaMs,
+      recoveryMs: Math.max(...recovery.recoveryMs),
+      recoveryMedianMs: percentile(recovery.recoveryMs, 50),
+    };
   } finally {
     try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
     await model.close();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createConnection, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +27,8 @@ export interface ModelRequest {
   /** The system prompt (which agent asks). */
   readonly system: string;
   finished: boolean;
+  /** When each chunk of the answer was written (ms since the epoch, sub-ms: `performance.timeOrigin + performance.now()`). */
+  readonly writtenAt: number[];
 }
 
 /** What a scripted model answers to one request: a tool call, or a text streamed in pieces. */
@@ -65,7 +67,7 @@ export async function startFakeModel(options: { answerChunks: number; delayMs: n
       const parsed = JSON.parse(body) as { messages: { role: string; content: unknown }[] };
       const messages = parsed.messages.filter((m) => m.role !== 'system');
       const system = JSON.stringify(parsed.messages.filter((m) => m.role === 'system').map((m) => m.content));
-      const request: ModelRequest = { history: JSON.stringify(messages.map((m) => [m.role, m.content])), last: messages.at(-1)?.role ?? '', system, finished: false };
+      const request: ModelRequest = { history: JSON.stringify(messages.map((m) => [m.role, m.content])), last: messages.at(-1)?.role ?? '', system, finished: false, writtenAt: [] };
       requests.push(request);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const pieces: string[] = [chunk({ role: 'assistant', content: '' })];
@@ -97,6 +99,7 @@ export async function startFakeModel(options: { answerChunks: number; delayMs: n
           return;
         }
         res.write(pieces[at++]);
+        request.writtenAt.push(performance.timeOrigin + performance.now());
         progress.set(request, at);
         for (const wake of waiters.splice(0)) wake();
         setTimeout(next, request.last === 'user' ? 0 : options.delayMs);
@@ -306,4 +309,32 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
     await close();
     throw error;
   }
+}
+
+/** A TCP balancer in front of workers (docs/engine.md#several-machines): each connection to the next backend that accepts it. */
+export async function startBalancer(ports: number[]): Promise<{ port: number; server: TcpServer; used: number[] }> {
+  let next = 0;
+  const used: number[] = [];
+  const server = createTcpServer((client: Socket) => {
+    const tryFrom = (attempt: number): void => {
+      if (attempt >= ports.length) return void client.destroy();
+      const port = ports[(next + attempt) % ports.length]!;
+      const upstream = createConnection({ port, host: '127.0.0.1' });
+      upstream.once('connect', () => {
+        next = (next + attempt + 1) % ports.length;
+        used.push(port);
+        client.pipe(upstream).pipe(client);
+      });
+      upstream.once('error', () => {
+        if (!upstream.readyState || upstream.connecting) tryFrom(attempt + 1);
+        else client.destroy();
+      });
+      client.once('error', () => upstream.destroy());
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+    };
+    tryFrom(0);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as { port: number }).port, server, used };
 }

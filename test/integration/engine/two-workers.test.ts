@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunStore } from '../../../src/session/run-store';
@@ -9,37 +8,9 @@ import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { registerDeployment } from '../../../src/engine/admin';
 import { withTempDir } from '../../helpers/tmp';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
 
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
-
-/** A TCP balancer in front of workers (docs/engine.md#several-machines): each connection to the next backend that accepts it. */
-async function balancer(ports: number[]): Promise<{ port: number; server: Server; used: number[] }> {
-  let next = 0;
-  const used: number[] = [];
-  const server = createServer((client: Socket) => {
-    const tryFrom = (attempt: number): void => {
-      if (attempt >= ports.length) return void client.destroy();
-      const port = ports[(next + attempt) % ports.length]!;
-      const upstream = createConnection({ port, host: '127.0.0.1' });
-      upstream.once('connect', () => {
-        next = (next + attempt + 1) % ports.length;
-        used.push(port);
-        client.pipe(upstream).pipe(client);
-      });
-      upstream.once('error', () => {
-        if (!upstream.readyState || upstream.connecting) tryFrom(attempt + 1);
-        else client.destroy();
-      });
-      client.once('error', () => upstream.destroy());
-      client.once('close', () => upstream.destroy());
-      upstream.once('close', () => client.destroy());
-    };
-    tryFrom(0);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as { port: number }).port, server, used };
-}
 
 test('two workers behind one URL, the one running the turn killed with SIGKILL: the other finishes it; nothing finished repeated', { skip, timeout: 180_000 }, async () => {
   await withTempDir(async (dir) => {
@@ -51,7 +22,7 @@ test('two workers behind one URL, the one running the turn killed with SIGKILL: 
     const ports = [await freePort(), await freePort()];
     const workers: WorkerProcess[] = [];
     for (const port of ports) workers.push(await startWorker(dir, env, port, ['--no-register']));
-    const lb = await balancer(ports);
+    const lb = await startBalancer(ports);
     try {
       const registered = await registerDeployment(engine.admin, `http://127.0.0.1:${lb.port}`);
       assert.ok(registered.ok, registered.ok ? '' : registered.error);

@@ -1,0 +1,108 @@
+/**
+ * engine (streaming part, docs/engine.md#performance): deltas through the engine as a front end
+ * attached to `legion serve` gets them. One workspace: restate-server, one `legion worker`,
+ * `legion serve` (the hub, a child process), a remote core attached to its socket in this
+ * process; the fake model (this process too) streams `chunks` pieces `delayMs` apart.
+ * - latency: for each text delta, the time from the model server writing its chunk to the
+ *   attached core delivering it (one clock: both in this process). It includes the worker's
+ *   read of the chunk off loopback HTTP before its emit, so it bounds worker → front end from
+ *   above. One session, its second and third turns (the first compiles the path).
+ * - CPU per delta with `sessions` sessions of one run streaming at once: CPU of the serving
+ *   processes (engine: hub + worker + restate-server; in-process: `legion serve` alone) ÷ the
+ *   deltas the attached core received. Each side warmed by a round first; in-process is the same
+ *   workspace with `engine: { kind: in-process }` and a fresh `legion serve`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { percentile, processCpuMs, sleep } from './harness';
+import { startEngineStack, type EngineStack } from '../helpers/engine-fixture';
+import type { RemoteCore } from '../../src/serve/remote-core';
+
+export interface StreamFigures {
+  readonly latencyP95Ms: number;
+  readonly latencyP50Ms: number;
+  readonly engineCpuPerDeltaMs: number;
+  readonly inProcessCpuPerDeltaMs: number;
+  /** The engine's CPU per delta by process (hub, worker, restate-server), for the note. */
+  readonly engineParts: { hub: number; worker: number; server: number };
+}
+
+const cpuOf = (pid: number): number => {
+  const cpu = processCpuMs(pid);
+  if (!cpu) throw new Error(`process ${pid} is gone`);
+  return cpu.precise ?? cpu.ticks;
+};
+
+/** Send one message to each of `names` at once (builder's sessions), wait until all are idle; the deltas received. */
+async function round(remote: RemoteCore, names: readonly string[], text: string): Promise<number> {
+  let deltas = 0;
+  const off = remote.bus.subscribe('text-delta', () => void (deltas += 1));
+  try {
+    const ids = names.map((name) => {
+      const sent = remote.send('builder', text, name);
+      if (!sent.ok) throw new Error(sent.error);
+      return sent.sessionId;
+    });
+    await sleep(50);
+    await Promise.all(ids.map((id) => remote.idle(id)));
+    return deltas;
+  } finally {
+    off();
+  }
+}
+
+/** Latency of each delta of one turn: model write → attached core (ms). */
+async function latencies(stack: EngineStack, remote: RemoteCore, text: string): Promise<number[]> {
+  const lags: number[] = [];
+  const off = remote.bus.subscribe('text-delta', (event) => {
+    const now = performance.timeOrigin + performance.now();
+    const piece = /piece (\d+)\./.exec(event.text);
+    const request = stack.model.requests.findLast((r) => r.last === 'tool');
+    // Chunk 0 of an answer is the role; piece i is chunk i + 1.
+    const written = piece && request ? request.writtenAt[Number(piece[1]) + 1] : undefined;
+    if (written !== undefined) lags.push(now - written);
+  });
+  try {
+    await round(remote, ['default'], text);
+    return lags;
+  } finally {
+    off();
+  }
+}
+
+export async function streamFigures(dir: string, options: { chunks: number; delayMs: number; sessions: number }): Promise<StreamFigures> {
+  const stack = await startEngineStack(dir, { answerChunks: options.chunks, delayMs: options.delayMs });
+  try {
+    let remote = await stack.attach('bench');
+    await round(remote, ['default'], 'warm up');
+    const lags = [...await latencies(stack, remote, 'latency 1'), ...await latencies(stack, remote, 'latency 2')];
+    const names = Array.from({ length: options.sessions }, (_, i) => `s${i}`);
+    await round(remote, names, 'warm up');
+    const pids = { hub: stack.serve.pid!, worker: stack.worker.child.pid!, server: stack.engine.pid };
+    const before = { hub: cpuOf(pids.hub), worker: cpuOf(pids.worker), server: cpuOf(pids.server) };
+    const engineDeltas = await round(remote, names, 'measured');
+    const engineParts = {
+      hub: (cpuOf(pids.hub) - before.hub) / engineDeltas,
+      worker: (cpuOf(pids.worker) - before.worker) / engineDeltas,
+      server: (cpuOf(pids.server) - before.server) / engineDeltas,
+    };
+    // The same workspace in-process: a fresh `legion serve` runs the turns itself.
+    const configFile = join(dir, '.legion', 'config.yaml');
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
+    await stack.restartServe();
+    remote = await stack.attach('bench');
+    await round(remote, names, 'warm up in-process');
+    const serve0 = cpuOf(stack.serve.pid!);
+    const localDeltas = await round(remote, names, 'measured in-process');
+    const inProcessCpuPerDeltaMs = (cpuOf(stack.serve.pid!) - serve0) / localDeltas;
+    return {
+      latencyP95Ms: percentile(lags, 95),
+      latencyP50Ms: percentile(lags, 50),
+      engineCpuPerDeltaMs: engineParts.hub + engineParts.worker + engineParts.server,
+      inProcessCpuPerDeltaMs,
+      engineParts,
+    };
+  } finally {
+    await stack.close();
+  }
+}
