@@ -61,6 +61,9 @@ export const BUDGETS: readonly Budget[] = [
   { figure: 'serve.cpuRatio', budget: 1.3, direction: 'lower', unit: '×', label: 'CPU per streamed delta attached (server + client) ÷ in-process', slack: 0.1 },
   // Engine mode on Restate (docs/engine.md#performance).
   { figure: 'engine.overheadMs', budget: 15, direction: 'lower', unit: 'ms', label: 'engine mode: wall time per turn (2 model calls, 1 tool) over in-process', slack: 5 },
+  { figure: 'engine.latencyP95Ms', budget: 50, direction: 'lower', unit: 'ms', label: 'engine mode: text delta from the model through worker and hub to an attached front end, p95', slack: 10 },
+  { figure: 'engine.sessions20CpuRatio', budget: 1.5, direction: 'lower', unit: '×', label: 'engine mode: CPU per streamed delta, 20 sessions at once through one worker (hub + worker + restate-server) ÷ in-process', slack: 0.1 },
+  { figure: 'engine.recoveryMs', budget: 2200, direction: 'lower', unit: 'ms', label: "engine mode: worker killed mid-stream → the turn's next event on another worker, worst of 5 (2 s + the 200 ms first retry)", slack: 200 },
   { figure: 'serve.clients20MaxBehindMs', budget: 100, direction: 'lower', unit: 'ms', label: '20 attached clients, 4 lanes streaming: the largest delay of any delta', slack: 20 },
   { figure: 'workflows.fanoutRatio', budget: 0.6, direction: 'lower', unit: '×', label: '8 parallel workflow steps + a join ÷ 9 steps in a chain (parallel steps overlap)', slack: 0.05 },
   { figure: 'remote.sseP95Ms', budget: 5, direction: 'lower', unit: 'ms', label: 'event from the bus to a web-page SSE client over loopback HTTP, p95', slack: 1 },
