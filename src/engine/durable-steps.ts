@@ -2,7 +2,7 @@ import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import type { StreamOnce, StreamResult } from '../runtime/stream';
 import type { ToolResult } from '../tools/types';
-import type { TurnInput } from './session-object';
+import type { TurnInput } from './turn-messages';
 
 /**
  * The engine's journal as a turn's steps see it (docs/engine.md#a-turn-on-a-worker). `run`

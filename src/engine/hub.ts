@@ -6,7 +6,8 @@ import type { EventInput } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
-import { SESSION_OBJECT, turnOutcomeSchema, type TurnInput } from './session-object';
+import { SESSION_OBJECT } from './session-object';
+import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
 
 /**

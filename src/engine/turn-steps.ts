@@ -7,7 +7,7 @@ import type { DelegatedTurn } from '../runtime/delegation';
 import type { TurnOutcome } from '../runtime/turn';
 import { messageOf } from '../errors';
 import * as restate from '@restatedev/restate-sdk';
-import { turnOutcomeSchema } from './session-object';
+import { turnOutcomeSchema } from './turn-messages';
 
 /** A decision on a request that reached the user, as a hub resolves its awakeable. */
 export interface RemoteDecision {

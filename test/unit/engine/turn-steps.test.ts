@@ -5,7 +5,7 @@ import type { DurableJournal } from '../../../src/engine/durable-steps';
 import type { TurnDeps } from '../../../src/runtime/agent-loop';
 import type { EventFeed } from '../../../src/engine/event-feed';
 import * as restate from '@restatedev/restate-sdk';
-import type { TurnInput } from '../../../src/engine/session-object';
+import type { TurnInput } from '../../../src/engine/turn-messages';
 
 /** A journal that records the names of the steps run in it. */
 function journal(names: string[]): DurableJournal {
