@@ -9,7 +9,7 @@ import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
 import { ApprovalServicesContext } from './approval-services';
 import { applyDecision, chainOf, queueContent, requestLabel, ruleText, targetsOf, type Decision, type DecisionOutcome } from './approval-queue-model';
-import { ModalFrame, editField, emptyField, fieldSpans, hardWrap, innerSize, listWindow, marker, selectStyle, useLatest, useSyncState } from './switcher-kit';
+import { ModalFrame, editField, emptyField, fieldSpans, hardWrap, innerSize, listStep, listWindow, marker, selectStyle, useLatest, useSyncState } from './switcher-kit';
 import { sessionLabel } from './switcher-filter';
 
 /**
@@ -123,11 +123,12 @@ export function ApprovalQueue(props: ModalProps) {
       }
       case 'details': {
         const id = local.detailsId;
+        const step = listStep(key.name, page);
+        if (step !== undefined) {
+          set({ ...local, scroll: Math.max(0, local.scroll + step) });
+          return true;
+        }
         switch (key.name) {
-          case 'up': set({ ...local, scroll: Math.max(0, local.scroll - 1) }); return true;
-          case 'down': set({ ...local, scroll: local.scroll + 1 }); return true;
-          case 'pageup': set({ ...local, scroll: Math.max(0, local.scroll - page) }); return true;
-          case 'pagedown': set({ ...local, scroll: local.scroll + page }); return true;
           case 'home': set({ ...local, scroll: 0 }); return true;
           case 'end': set({ ...local, scroll: Number.MAX_SAFE_INTEGER }); return true;
           case 'y': if (id) decide([id], 'approve'); return true;
@@ -142,11 +143,12 @@ export function ApprovalQueue(props: ModalProps) {
       case 'list': {
         const targets = targetsOf(flat, local.marked, current?.requestId ?? null);
         const all = flat.map((r) => r.requestId);
+        const step = listStep(key.name, page);
+        if (step !== undefined) {
+          move(step);
+          return true;
+        }
         switch (key.name) {
-          case 'up': move(-1); return true;
-          case 'down': move(1); return true;
-          case 'pageup': move(-page); return true;
-          case 'pagedown': move(page); return true;
           case 'home': move(-flat.length); return true;
           case 'end': move(flat.length); return true;
           case 'space': {

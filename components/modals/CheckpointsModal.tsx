@@ -5,7 +5,7 @@ import type { UndoPreview } from '../../src/checkpoints/undo-service';
 import type { Line } from '../text/line';
 import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
-import { ModalFrame, innerSize, listWindow, useSyncState } from './switcher-kit';
+import { ModalFrame, innerSize, listStep, listWindow, useSyncState } from './switcher-kit';
 import { UndoContext } from './undo-context';
 import { checkpointRow, previewLines } from './checkpoint-lines';
 
@@ -46,12 +46,12 @@ export function CheckpointsModal(props: ModalProps) {
     const local = get();
     if (!undo || local.view === 'loading' || local.view === 'busy') return key.name !== 'escape';
     if (local.view === 'list') {
-      const move = (delta: number): void => set({ ...local, selected: Math.min(Math.max(0, local.items.length - 1), Math.max(0, local.selected + delta)), message: undefined });
+      const step = listStep(key.name, rows);
+      if (step !== undefined) {
+        set({ ...local, selected: Math.min(Math.max(0, local.items.length - 1), Math.max(0, local.selected + step)), message: undefined });
+        return true;
+      }
       switch (key.name) {
-        case 'up': move(-1); return true;
-        case 'down': move(1); return true;
-        case 'pageup': move(-rows); return true;
-        case 'pagedown': move(rows); return true;
         case 'enter': {
           const chosen = local.items[local.selected];
           if (!chosen) return true;
@@ -67,13 +67,13 @@ export function CheckpointsModal(props: ModalProps) {
     }
     // Preview.
     const total = previewLines(local.preview, local.includeConflicts).length;
-    const scrollTo = (to: number): void => set({ ...local, scroll: Math.min(Math.max(0, total - rows), Math.max(0, to)) });
+    const step = listStep(key.name, rows);
+    if (step !== undefined) {
+      set({ ...local, scroll: Math.min(Math.max(0, total - rows), Math.max(0, local.scroll + step)) });
+      return true;
+    }
     switch (key.name) {
       case 'escape': set({ view: 'list', items: local.items, selected: local.selected }); return true;
-      case 'up': scrollTo(local.scroll - 1); return true;
-      case 'down': scrollTo(local.scroll + 1); return true;
-      case 'pageup': scrollTo(local.scroll - rows); return true;
-      case 'pagedown': scrollTo(local.scroll + rows); return true;
       case 'c':
         if (local.preview.plan.conflicts.length > 0) set({ ...local, includeConflicts: !local.includeConflicts, scroll: 0 });
         return true;

@@ -11,7 +11,7 @@ import type { HistorySource, RunSummary, SessionSummary } from './history-source
 import { highlighted, transcriptRows } from './history-view';
 import { sessionLabel } from './switcher-filter';
 import { closeAndShow } from './switcher-show';
-import { ModalFrame, age, editField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
+import { ModalFrame, age, editField, fieldSpans, innerSize, listStep, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
  * The history browser (docs/design.md#the-tui, Ctrl+O): runs → sessions → transcript. Enter (or →) goes
@@ -133,8 +133,7 @@ export function HistoryBrowser(props: ModalProps) {
     if (key.name === '/') { update({ searching: true, note: null }); return true; }
     if (key.name === 'escape') return false;
     const step = (n: number, index: number, delta: number): number => clampIndex(index + delta, n);
-    const delta = key.name === 'up' ? -1 : key.name === 'down' ? 1 : key.name === 'pageup' ? -rows : key.name === 'pagedown' ? rows
-      : key.name === 'home' ? -1e9 : key.name === 'end' ? 1e9 : 0;
+    const delta = listStep(key.name, rows) ?? (key.name === 'home' ? -1e9 : key.name === 'end' ? 1e9 : 0);
     const down = key.name === 'enter' || key.name === 'right';
     const up = key.name === 'left' || key.name === 'backspace';
     switch (local.level) {

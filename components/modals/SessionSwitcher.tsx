@@ -8,7 +8,7 @@ import type { ModalProps } from './modal-api';
 import { useModalKeys } from './modal-api';
 import { filterSessions, highlightWords } from './switcher-filter';
 import { closeAndShow } from './switcher-show';
-import { ModalFrame, age, editField, emptyField, fieldSpans, innerSize, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
+import { ModalFrame, age, editField, emptyField, fieldSpans, innerSize, listStep, listWindow, marker, pad, selectStyle, useLatest, useSyncState } from './switcher-kit';
 
 /**
  * The session switcher (docs/design.md#the-tui, Ctrl+P): every session of the run with its participants,
@@ -35,15 +35,12 @@ export function SessionSwitcher(props: ModalProps) {
     const local = get();
     const list = rankedSessions(latest.current.state.sessions, local.query.text);
     const at = Math.max(0, list.findIndex((s) => s.id === local.selected));
-    const move = (delta: number): void => {
-      if (list.length === 0) return;
-      set({ ...local, selected: list[Math.min(list.length - 1, Math.max(0, at + delta))]!.id });
-    };
+    const step = listStep(key.name, rows);
+    if (step !== undefined) {
+      if (list.length > 0) set({ ...local, selected: list[Math.min(list.length - 1, Math.max(0, at + step))]!.id });
+      return true;
+    }
     switch (key.name) {
-      case 'up': move(-1); return true;
-      case 'down': move(1); return true;
-      case 'pageup': move(-rows); return true;
-      case 'pagedown': move(rows); return true;
       case 'enter': {
         const chosen = list[at];
         if (chosen) closeAndShow(latest.current.store, chosen.id);

@@ -49,6 +49,20 @@ export function listWindow(count: number, selected: number, rows: number): { sta
   return { start, end: start + rows };
 }
 
+/**
+ * How far a key moves a list's selection or a view's scroll, `page` rows a page: up/down one,
+ * page up/down a page; undefined for any other key (home and end are each modal's own).
+ */
+export function listStep(keyName: string, page: number): number | undefined {
+  switch (keyName) {
+    case 'up': return -1;
+    case 'down': return 1;
+    case 'pageup': return -page;
+    case 'pagedown': return page;
+    default: return undefined;
+  }
+}
+
 /** A list row's marker: the focus mark on the selected row, else spaces of the same width. */
 export function marker(theme: Theme, selected: boolean): Span {
   return { text: selected ? `${theme.focusMark} ` : ' '.repeat(cellWidth(theme.focusMark) + 1), tone: selected ? 'accent' : undefined, bold: selected };
