@@ -33,6 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { patchOnce, patchStringWidth } from './string-width-fast.mjs';
+import { startPathViolations } from './start-path.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -141,6 +142,8 @@ const dynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports)
 if (dynamic.length > 0) {
   throw new Error(`build: the bundle still imports ${dynamic.map((i) => i.path).join(', ')} with import(), which vm.Script cannot run: bundle it`);
 }
+const eager = startPathViolations(result.metafile, 'bin/legion.ts');
+if (eager.length > 0) throw new Error(`build: a start would evaluate code it must not (import it with await import() where it is used):\n  ${eager.join('\n  ')}`);
 // esbuild escapes non-ASCII characters everywhere but in regular expression literals; one such
 // character would make V8 hold the whole source as two-byte text (6 MB instead of 3). `\uXXXX`
 // means the same there (also in u and v mode, where an escaped surrogate pair is one character).

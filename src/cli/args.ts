@@ -38,6 +38,19 @@ function tokensOf(args: readonly string[], spec: FlagSpec): Token[] {
 }
 
 /**
+ * The command word of argv: its first positional, the flags before it read with the default
+ * command's `defaultSpec` (as `parseArgs` reads them); null when there is none or `--` comes
+ * first. Lets the CLI load only that command before parsing (src/cli/commands/index.ts).
+ */
+export function commandWord(argv: readonly string[], defaultSpec: FlagSpec): string | null {
+  for (const token of tokensOf(argv, defaultSpec)) {
+    if (token.kind === 'option-terminator') return null;
+    if (token.kind === 'positional') return token.value;
+  }
+  return null;
+}
+
+/**
  * Parse argv (without node and script) with node:util's parseArgs. The flags before the
  * command are read with `defaultCommand`'s spec, those after it with the command's. An unknown
  * command or flag, a missing value or a value on a boolean flag is a LegionError with exit

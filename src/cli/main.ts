@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { parseArgs } from './args';
+import { commandWord, parseArgs, type FlagSpec } from './args';
 import type { Command, CommandContext } from './command';
 import type { CliIo } from './io';
 import { findAppDir } from './app-dir';
 import { LegionError, messageOf } from '../errors';
-import { COMMANDS } from './commands';
+import { DEFAULT_COMMAND, loadCommand, loadCommands } from './commands';
 import { helpText } from './help';
 import pkg from '../../package.json';
 
@@ -23,16 +23,21 @@ export interface MainOptions {
  */
 export async function main(argv: readonly string[], options: MainOptions): Promise<number> {
   const { io } = options;
-  const byName = new Map<string, Command>(COMMANDS.map((c) => [c.name, c]));
   try {
-    const specs = Object.fromEntries(COMMANDS.map((c) => [c.name, c.flags]));
-    const args = parseArgs(argv, specs, 'start');
+    // Only the command this start runs is loaded (and the default one, whose flags may come
+    // before the command word): the others' code is evaluated only when they run.
+    const word = commandWord(argv, DEFAULT_COMMAND.flags);
+    const chosen = word === null ? DEFAULT_COMMAND : await loadCommand(word);
+    const specs: Record<string, FlagSpec> = Object.create(null) as Record<string, FlagSpec>;
+    specs[DEFAULT_COMMAND.name] = DEFAULT_COMMAND.flags;
+    if (chosen) specs[chosen.name] = chosen.flags;
+    const args = parseArgs(argv, specs, DEFAULT_COMMAND.name);
     if (args.global.version) {
       io.stdout(`legion ${VERSION}\n`);
       return 0;
     }
     if (args.global.help) {
-      io.stdout(helpText(COMMANDS, args.command && argv.includes(args.command) ? byName.get(args.command) : undefined));
+      io.stdout(helpText(await loadCommands(), args.command && argv.includes(args.command) && chosen ? chosen : undefined));
       return 0;
     }
     const workspaceRoot = resolve(io.cwd, args.global.cwd ?? '.');
@@ -41,7 +46,8 @@ export async function main(argv: readonly string[], options: MainOptions): Promi
       try { isDir = statSync(workspaceRoot).isDirectory(); } catch { /* reported below */ }
       if (!isDir) throw new LegionError(`--cwd ${args.global.cwd}: not a directory`, 2);
     }
-    const command = byName.get(args.command ?? 'start')!;
+    // parseArgs refused any other command word.
+    const command = args.command === DEFAULT_COMMAND.name ? DEFAULT_COMMAND : chosen!;
     return await command.run({ args, io, appDir: options.appDir ?? findAppDir(), workspaceRoot, startTui: options.startTui });
   } catch (error) {
     const code = error instanceof LegionError ? error.exitCode : 1;

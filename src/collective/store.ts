@@ -3,6 +3,7 @@ import { writeJsonAtomic } from '../storage/atomic';
 import type { Layout } from '../storage/layout';
 import { participantFileSchema, type Participant } from './participant';
 import { LegionError } from '../errors';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /**
  * Participants on disk: one JSON file each, written atomically, validated on load.
@@ -35,7 +36,7 @@ export function createParticipantStore(layout: Layout, options: { readonly scrub
         } catch (error) {
           throw new LegionError(`${file}: not valid JSON (${(error as Error).message}); the file is damaged: restore it, or run \`legion init --force\` to reset the collective`);
         }
-        const result = participantFileSchema.safeParse(raw);
+        const result = participantFileSchema.safeParse(raw, ONE_SHOT);
         if (!result.success) {
           const issue = result.error.issues[0]!;
           throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseYamlSource } from '../config/yaml-source';
 import { participantSchema, type Participant } from './participant';
 import { LegionError } from '../errors';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /** Load the participant templates of `config/agents/*.yaml` (the default collective). */
 export async function loadTemplates(agentsDir: string): Promise<Participant[]> {
@@ -12,7 +13,7 @@ export async function loadTemplates(agentsDir: string): Promise<Participant[]> {
     const file = join(agentsDir, name);
     const parsed = parseYamlSource(await readFile(file, 'utf8'), file);
     if (!parsed.ok) throw new LegionError(parsed.error);
-    const result = participantSchema.safeParse(parsed.source.data);
+    const result = participantSchema.safeParse(parsed.source.data, ONE_SHOT);
     if (!result.success) {
       const issue = result.error.issues[0]!;
       const path = issue.path.map(String);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { configSchema, type LegionConfig } from './schema';
 import { parseYamlSource, type YamlSource } from './yaml-source';
 import { deepMerge, deletePath, hasPath, isPlainObject } from './merge';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 export interface ConfigFiles {
   /** Shipped defaults: `config/legion.yaml` of the package. */
@@ -65,7 +66,7 @@ export function validateLayers(sources: readonly YamlSource[]): ConfigLoad {
   const warnings: string[] = [];
   const merged = deepMerge({}, ...sources.map((s) => structuredClone(s.data))) as Record<string, unknown>;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const result = configSchema.safeParse(merged);
+    const result = configSchema.safeParse(merged, ONE_SHOT);
     if (result.success) return { ok: true, config: result.data, warnings, files: sources.map((s) => s.file) };
     const unknown = result.error.issues.filter((i) => i.code === 'unrecognized_keys');
     if (unknown.length === 0) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { agentSchema, participantIdSchema, type Agent } from '../collective/participant';
 import { parseFrontMatter } from './front-matter';
 import { CLAUDE_TOOL_NAMES } from './hooks/tool-names';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /** An agent file that loaded, with what was mapped from Claude Code's format (for `legion agents import` and doctor). */
 export interface AgentFile {
@@ -48,7 +49,7 @@ export function parseAgentFile(text: string, file: string, fromWorkspace: boolea
   const fail = (key: string, message: string): AgentFileParse => ({ ok: false, error: `${file}:${front.lineOf(key)}: ${key}: ${message}` });
   const notes: string[] = [];
 
-  const id = participantIdSchema.safeParse(data.name);
+  const id = participantIdSchema.safeParse(data.name, ONE_SHOT);
   if (data.name === undefined) return { ok: false, error: `${file}:2: name: missing (the agent's id, e.g. name: code-reviewer)` };
   if (!id.success) return fail('name', id.error.issues[0]!.message);
   if (options.reserved.has(id.data)) return fail('name', `"${id.data}" is one of Legion's own participants; choose another name`);
@@ -101,7 +102,7 @@ export function parseAgentFile(text: string, file: string, fromWorkspace: boolea
   const checked = agentSchema.safeParse({
     id: id.data, name: id.data, description: (data.description as string | undefined) ?? '', kind: 'agent', status: 'active',
     systemPrompt: body, model, tools, createdBy: 'agent-file', ...extra,
-  });
+  }, ONE_SHOT);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const key = String(issue.path[0] ?? 'name');

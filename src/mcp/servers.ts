@@ -6,6 +6,7 @@ import { mcpServersSchema, type McpServerEntry } from '../config/mcp-schema';
 import { deepMerge, isPlainObject } from '../config/merge';
 import { parseYamlSource } from '../config/yaml-source';
 import { expandVars } from './expand';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -64,7 +65,7 @@ export async function readMcpJson(file: string): Promise<McpJsonRead> {
   const entries: Record<string, McpServerEntry> = {};
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(raw)) {
-    const one = mcpServersSchema.safeParse({ [name]: value });
+    const one = mcpServersSchema.safeParse({ [name]: value }, ONE_SHOT);
     if (one.success) {
       entries[name] = one.data[name]!;
       continue;
@@ -78,7 +79,7 @@ export async function readMcpJson(file: string): Promise<McpJsonRead> {
           delete copy[key];
         }
       }
-      const again = mcpServersSchema.safeParse({ [name]: copy });
+      const again = mcpServersSchema.safeParse({ [name]: copy }, ONE_SHOT);
       if (again.success) {
         entries[name] = again.data[name]!;
         continue;

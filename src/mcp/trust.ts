@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
 import { filesChanged, type DefinitionFiles } from './trust-files';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /**
  * Which workspace-defined MCP servers the user approved (docs/mcp.md, "Trust"). Kept in the
@@ -60,7 +61,7 @@ export function createTrustStore(file: string): TrustStore {
     } catch {
       parsed = null;
     }
-    const checked = trustFileSchema.safeParse(parsed);
+    const checked = trustFileSchema.safeParse(parsed, ONE_SHOT);
     // An unreadable file trusts nothing (and is replaced by the next approval).
     return checked.success ? checked.data : { version: 1, workspaces: {} };
   };
@@ -105,7 +106,7 @@ export function approvedFiles(file: string, workspaceRoot: string): { readonly a
   } catch {
     return { any: false, files: [] };
   }
-  const checked = trustFileSchema.safeParse(parsed);
+  const checked = trustFileSchema.safeParse(parsed, ONE_SHOT);
   const approvals = checked.success ? checked.data.workspaces[workspaceRoot] : undefined;
   if (!approvals) return { any: false, files: [] };
   const files = Object.values(approvals).flatMap((a) => (typeof a === 'string' ? [] : Object.keys(a.files)));

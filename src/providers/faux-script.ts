@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
 import type { Message } from '../model/message';
 import type { ProviderRequest } from './types';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /**
  * The faux provider's script (YAML, `LEGION_FAUX_SCRIPT`, `providers.faux.script`).
@@ -100,12 +101,12 @@ export function parseFauxScript(text: string, file: string): FauxScriptLoad {
     if (issue.code === 'unrecognized_keys' && issue.keys[0]) path.push(issue.keys[0]);
     return { ok: false, error: `${file}:${parsed.source.lineOf(path) ?? 1}: ${path.join('.') || '(root)'}: ${issue.message}` };
   };
-  const top = fauxScriptSchema.safeParse(parsed.source.data);
+  const top = fauxScriptSchema.safeParse(parsed.source.data, ONE_SHOT);
   if (!top.success) return fail(top.error, []);
   const replies: FauxEntry[] = [];
   for (const [index, raw] of top.data.replies.entries()) {
     const isGroup = raw !== null && typeof raw === 'object' && 'oneOf' in raw;
-    const entry = isGroup ? groupSchema.safeParse(raw) : replySchema.safeParse(raw);
+    const entry = isGroup ? groupSchema.safeParse(raw, ONE_SHOT) : replySchema.safeParse(raw, ONE_SHOT);
     if (!entry.success) return fail(entry.error, ['replies', index]);
     replies.push(entry.data);
   }

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 /** Prices of one model in USD per million tokens. */
 export interface Rates {
@@ -92,7 +93,7 @@ export function createPricing(table: Readonly<Record<string, ModelPrice>>): Pric
 export function parseModelsFile(text: string, file: string): { ok: true; table: Record<string, ModelPrice> } | { ok: false; error: string } {
   const parsed = parseYamlSource(text, file);
   if (!parsed.ok) return parsed;
-  const result = modelsFileSchema.safeParse(parsed.source.data);
+  const result = modelsFileSchema.safeParse(parsed.source.data, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { LegionError } from '../errors';
 import type { RunRecord } from './types';
+import { ONE_SHOT } from '../storage/zod-validate';
 
 const runFileSchema = z.object({
   version: z.literal(1),
@@ -42,7 +43,7 @@ export async function readRunFile(file: string, runId: string): Promise<RunRecor
   if (typeof version === 'number' && version > 1) {
     throw new LegionError(`${file}: made by a newer Legion (run format ${version}; this build reads 1): upgrade Legion`);
   }
-  const result = runFileSchema.safeParse(raw);
+  const result = runFileSchema.safeParse(raw, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; ${hint}`);

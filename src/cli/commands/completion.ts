@@ -10,7 +10,7 @@ const USAGE = 'legion completion bash|zsh|fish';
  * hidden `legion completion __complete -- <words…>`, which prints one candidate per line.
  * `commands` is the CLI's command list (passed in: the list includes this command).
  */
-export const completionCommand = (commands: () => readonly Command[]): Command => ({
+export const completionCommand = (commands: () => Promise<readonly Command[]>): Command => ({
   name: 'completion',
   usage: USAGE,
   summary: 'print a shell completion script (commands, flags, agent ids, run ids, workflow names); see docs/cli-conventions.md for the install line',
@@ -18,7 +18,7 @@ export const completionCommand = (commands: () => readonly Command[]): Command =
   async run({ args, io, appDir }) {
     const [what, ...words] = args.positionals;
     if (what === '__complete') {
-      const candidates = await complete(words.length > 0 ? words : [''], commands(), io.cwd, (root) => workspaceNames(root, appDir));
+      const candidates = await complete(words.length > 0 ? words : [''], await commands(), io.cwd, (root) => workspaceNames(root, appDir));
       io.stdout(candidates.map((c) => `${c}\n`).join(''));
       return 0;
     }

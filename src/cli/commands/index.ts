@@ -1,22 +1,49 @@
 import type { Command } from '../command';
-import { initCommand } from './init';
 import { startCommand } from './start';
-import { runCommand } from './run';
-import { runsCommand } from './runs';
-import { showCommand } from './show';
-import { rulesCommand } from './rules';
-import { undoCommand } from './undo';
-import { doctorCommand } from './doctor';
-import { completionCommand } from './completion';
-import { mcpCommand } from './mcp';
-import { hooksCommand } from './hooks';
-import { agentsCommand } from './agents';
-import { serveCommand } from './serve';
-import { stopCommand } from './stop';
-import { workflowsCommand } from './workflows';
-import { workerCommand } from './worker';
-import { engineCommand } from './engine';
-import { worktreesCommand } from './worktrees';
 
-/** Every command of the CLI, in help order. Later modules add theirs here. */
-export const COMMANDS: readonly Command[] = [startCommand, runCommand, initCommand, runsCommand, workflowsCommand, worktreesCommand, showCommand, rulesCommand, undoCommand, mcpCommand, hooksCommand, agentsCommand, serveCommand, stopCommand, engineCommand, workerCommand, doctorCommand, completionCommand(() => COMMANDS)];
+/**
+ * Every command of the CLI, in help order, each loaded when first needed: a start evaluates
+ * only the command it runs (docs/performance.md#startup). The key is the command's name (the
+ * loader checks it). `start` is the default command, so its flags are always needed: it is
+ * small and loaded eagerly. Later modules add theirs here.
+ */
+const LOADERS: ReadonlyMap<string, () => Promise<Command>> = new Map<string, () => Promise<Command>>([
+  ['start', async () => startCommand],
+  ['run', async () => (await import('./run')).runCommand],
+  ['init', async () => (await import('./init')).initCommand],
+  ['runs', async () => (await import('./runs')).runsCommand],
+  ['workflows', async () => (await import('./workflows')).workflowsCommand],
+  ['worktrees', async () => (await import('./worktrees')).worktreesCommand],
+  ['show', async () => (await import('./show')).showCommand],
+  ['rules', async () => (await import('./rules')).rulesCommand],
+  ['undo', async () => (await import('./undo')).undoCommand],
+  ['mcp', async () => (await import('./mcp')).mcpCommand],
+  ['hooks', async () => (await import('./hooks')).hooksCommand],
+  ['agents', async () => (await import('./agents')).agentsCommand],
+  ['serve', async () => (await import('./serve')).serveCommand],
+  ['stop', async () => (await import('./stop')).stopCommand],
+  ['engine', async () => (await import('./engine')).engineCommand],
+  ['worker', async () => (await import('./worker')).workerCommand],
+  ['doctor', async () => (await import('./doctor')).doctorCommand],
+  ['completion', async () => (await import('./completion')).completionCommand(loadCommands)],
+]);
+
+/** The names of every command, in help order. */
+export const COMMAND_NAMES: readonly string[] = [...LOADERS.keys()];
+
+/** The default command (no command word): also the one whose flags come before a command word. */
+export const DEFAULT_COMMAND = startCommand;
+
+/** The command called `name`, loaded; null for a name that is no command. */
+export async function loadCommand(name: string): Promise<Command | null> {
+  const load = LOADERS.get(name);
+  if (!load) return null;
+  const command = await load();
+  if (command.name !== name) throw new Error(`the command table's "${name}" loads the command "${command.name}"`);
+  return command;
+}
+
+/** Every command, loaded, in help order (for --help and completion). */
+export async function loadCommands(): Promise<readonly Command[]> {
+  return Promise.all(COMMAND_NAMES.map(async (name) => (await loadCommand(name))!));
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArgs } from '../../../src/cli/args';
+import { commandWord, parseArgs } from '../../../src/cli/args';
 import type { FlagSpec } from '../../../src/cli/args';
 
 const specs: Record<string, FlagSpec> = { start: { resume: 'value', new: 'boolean' }, run: { workflow: 'value', json: 'boolean', tag: 'values' } };
@@ -32,4 +32,18 @@ test('args: `--` ends the flags (before a command: the default one); errors are 
     assert.throws(() => parseArgs(argv, specs, 'start'), (e: Error & { exitCode?: number }) => message.test(e.message) && e.exitCode === 2, argv.join(' '));
   }
   assert.equal(parseArgs(['run', '--workflow=--json'], specs, 'start').flags.get('workflow'), '--json', 'an inline value may start with --');
+});
+
+test('commandWord: the first positional, flags before it read with the default command\'s spec (as parseArgs reads them)', () => {
+  const start = { run: 'value', new: 'boolean' } as const;
+  assert.equal(commandWord([], start), null);
+  assert.equal(commandWord(['--new'], start), null);
+  assert.equal(commandWord(['worker', '--listen', 'x'], start), 'worker');
+  // `--run` takes a value: `doctor` is that value, not the command word.
+  assert.equal(commandWord(['--run', 'doctor', 'run', 'hi'], start), 'run');
+  assert.equal(commandWord(['--cwd', '/tmp', 'doctor'], start), 'doctor');
+  assert.equal(commandWord(['--', 'doctor'], start), null);
+  for (const argv of [['--run', 'doctor', 'run', 'hi'], ['--cwd', '/tmp', 'doctor'], ['init']]) {
+    assert.equal(commandWord(argv, start), parseArgs(argv, { start, run: {}, doctor: {}, init: {} }, 'start').command, argv.join(' '));
+  }
 });
