@@ -18,7 +18,9 @@
 //   stack, ~20 ms) and a top-level await (which CommonJS cannot have).
 // - string-width (Ink's text measure) defers its ICU segmenter and emoji expression to their
 //   first use and answers simple text from a table (scripts/string-width-fast.mjs, ~18 ms);
-//   slice-ansi creates its segmenter at first use too (~6 ms).
+//   slice-ansi and ansi-tokenize (Ink's line slicer and tokenizer) split plain text without
+//   ICU's grapheme segmenter, created at the first other text (scripts/grapheme-fast.mjs,
+//   ~10 ms each).
 //
 // Tests build while other tests run the app, so a build never leaves a half-written file
 // behind or changes a file a running app may still read: the bundle's name carries its
@@ -34,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { patchOnce, patchStringWidth } from './string-width-fast.mjs';
 import { startPathViolations } from './start-path.mjs';
+import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -98,11 +101,8 @@ const result = await build({
       // zod re-exports its ~50 message locales; Legion uses only English, which zod sets itself.
       b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: "export { default as en } from './en.js';", loader: 'js' }));
       b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => ({ contents: await patchStringWidth(args.path), loader: 'js' }));
-      b.onLoad({ filter: /[\\/]slice-ansi[\\/]tokenize-ansi\.js$/ }, patched([[
-        "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
-        "let __legionSegmenter;\nconst GRAPHEME_SEGMENTER = { segment: (s) => (__legionSegmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(s) };",
-        'slice-ansi (segmenter)',
-      ]]));
+      b.onLoad({ filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/ }, async (args) => ({ contents: await patchAnsiTokenize(args.path), loader: 'js' }));
+      b.onLoad({ filter: /[\\/]slice-ansi[\\/]tokenize-ansi\.js$/ }, async (args) => ({ contents: await patchSliceAnsi(args.path), loader: 'js' }));
       // Emscripten's hook for custom instantiation, filled with a synchronous one (H is the data: URL of the WebAssembly).
       b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, patched([[
         'if(h.instantiateWasm)try{return h.instantiateWasm(d,',

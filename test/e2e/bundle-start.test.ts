@@ -35,6 +35,7 @@ test('bundle: the provider SDKs, highlight.js and the TUI are evaluated on deman
   assert.match(text, /^[\x00-\x7f]*$/, 'ASCII only (one-byte source in V8)');
   assert.doesNotMatch(text, /Ungültige Eingabe|Nieprawidłow|\\u00fcltige/, "zod's foreign locales are not bundled");
   assert.match(text, /__legionWidths/, 'string-width is patched');
+  assert.match(text, /__legionSimple/, 'ansi-tokenize splits plain text without ICU\'s segmenter');
   // esbuild may rename the patched function's `h` (h2…) when another module's top level has an `h`.
   assert.match(text, /\bh\d*\.instantiateWasm=function/, 'yoga instantiates its WebAssembly synchronously');
   assert.match(text, /claude-sonnet-5-5/, 'the shipped YAML is pre-parsed into the bundle');
