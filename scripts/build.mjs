@@ -20,7 +20,7 @@
 //   first use and answers simple text from a table (scripts/string-width-fast.mjs, ~18 ms);
 //   slice-ansi and ansi-tokenize (Ink's line slicer and tokenizer) split plain text without
 //   ICU's grapheme segmenter, created at the first other text (scripts/grapheme-fast.mjs,
-//   ~10 ms each).
+//   ~10 ms each). Ink's error screen sets up stack-utils at its first use.
 //
 // Tests build while other tests run the app, so a build never leaves a half-written file
 // behind or changes a file a running app may still read: the bundle's name carries its
@@ -93,6 +93,12 @@ const result = await build({
         ["await import('./devtools.js');", "throw Object.assign(new Error('React devtools are not bundled'), { code: 'ERR_MODULE_NOT_FOUND' });", 'ink (devtools)'],
         ['? await loadPackageJson()', '? { name: undefined, version: undefined }', 'ink (package.json)'],
       ]));
+      // Ink's error screen sets up stack-utils (its node-internals expressions) as it loads; only an error shows it.
+      b.onLoad({ filter: /[\\/]ink[\\/]build[\\/]components[\\/]ErrorOverview\.js$/ }, patched([[
+        'const stackUtils = new StackUtils({\n    cwd: cwd(),\n    internals: StackUtils.nodeInternals(),\n});',
+        'let __legionStackUtils;\nconst stackUtils = { parseLine: (line) => (__legionStackUtils ??= new StackUtils({ cwd: cwd(), internals: StackUtils.nodeInternals() })).parseLine(line) };',
+        'ink (ErrorOverview stack-utils)',
+      ]]));
       // The MCP SDK's OAuth helper (pkce-challenge) falls back to import('node:crypto') on Node < 18
       // only; Node 20 has globalThis.crypto, so the fallback becomes a plain require.
       b.onLoad({ filter: /[\\/]pkce-challenge[\\/]dist[\\/]index\.node\.js$/ }, patched([

@@ -1,4 +1,4 @@
-// What a start evaluates (docs/performance.md#startup): the modules the entry reaches through
+// What a start evaluates (docs/performance.md#start-up): the modules the entry reaches through
 // static imports, from esbuild's metafile. Code reached only through `await import()` is
 // evaluated at that import (esbuild's lazy module wrappers), so it costs a start nothing.
 // scripts/build.mjs refuses a bundle whose start path holds code a start must not evaluate.

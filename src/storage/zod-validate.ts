@@ -14,6 +14,6 @@ export function zodValidator<S extends z.ZodType>(schema: S): (value: unknown) =
  * The parse options for a schema parsed once or a few times per process (config files, rule
  * files, agent files at start): no JIT. zod builds each object schema's fast path with
  * `new Function` at its first parse; that code is never in V8's code cache, costs far more
- * than one parse, and pays off only for schemas parsed thousands of times (docs/performance.md#startup).
+ * than one parse, and pays off only for schemas parsed thousands of times (docs/performance.md#start-up).
  */
 export const ONE_SHOT: { readonly jitless: true } = { jitless: true };

@@ -1,5 +1,5 @@
 /**
- * Start-up A/B (a helper for docs/performance.md#startup, not a benchmark): first full frame of
+ * Start-up A/B (a helper for docs/performance.md#start-up, not a benchmark): first full frame of
  * several commands started alternately in one tmux pane (120×40) in a `legion init` workspace,
  * with a bare `node -e` among them; prints the median and min of each, wall clock and the CPU time the process had used when its frame was seen (less sensitive to a loaded machine).
  * Usage: npx tsx test/bench/ab-startup.ts <rounds> '<label>=<shell command>' …

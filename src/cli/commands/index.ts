@@ -3,7 +3,7 @@ import { startCommand } from './start';
 
 /**
  * Every command of the CLI, in help order, each loaded when first needed: a start evaluates
- * only the command it runs (docs/performance.md#startup). The key is the command's name (the
+ * only the command it runs (docs/performance.md#start-up). The key is the command's name (the
  * loader checks it). `start` is the default command, so its flags are always needed: it is
  * small and loaded eagerly. Later modules add theirs here.
  */

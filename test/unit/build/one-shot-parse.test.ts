@@ -12,7 +12,7 @@ import { loadFauxScript } from '../../../src/providers/faux-script';
  * What a start parses once (the shipped config, rules, prices and demo script) is parsed
  * without zod's JIT (ONE_SHOT, src/storage/zod-validate.ts): zod would compile each object
  * schema's fast path with `new Function`, code that V8's code cache never holds and that costs
- * more than the parse itself (docs/performance.md#startup). Counted here: every function zod
+ * more than the parse itself (docs/performance.md#start-up). Counted here: every function zod
  * compiles goes through the global `Function`.
  */
 test('start-up parses: the shipped config, rules, prices and demo script compile no zod fast path', async () => {
