@@ -3,9 +3,10 @@ import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
-import { argvText, parsePlain } from './shell-plain';
+import { argvText, parsePlain, type PlainParse } from './shell-plain';
+import { candidateRules } from './prefix-index';
 import { readOnlyProblem, type PathCheck } from './shell-read-only';
-import { MAX_SHELL_LENGTH, splitShell } from './shell-split';
+import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, withExpansionDefaults } from './shell-views';
 
 /** One call as the rules see it. */
@@ -82,18 +83,11 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   if (command.length > MAX_SHELL_LENGTH) {
     return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
   }
-  const split = splitShell(command);
-  const views = new Set<string>([command]);
-  const defaulted = withExpansionDefaults(command);
-  if (defaulted !== null) views.add(defaulted);
-  const opaque: string[] = [];
-  for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
-  const splitError = !split.ok ? split.error : opaque.length > 0 ? opaque[0]! : null;
-
-  const viewList = [...views];
-  const lowerViews = viewList.map((v) => v.toLowerCase());
+  const analysis = analyzeShell(command);
+  const { split, viewList, lowerViews, splitError } = analysis;
   const strictHit = (rules: readonly CompiledRule[]): RuleOutcome | null => {
-    for (const rule of rules) {
+    for (const i of candidateRules(rules, lowerViews)) {
+      const rule = rules[i]!;
       const field = rule.commandField;
       if (!field) {
         if (matchesExceptCommand(rule, participantId, base)) return outcome(rule);
@@ -119,7 +113,7 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
 
-  const plain = parsePlain(command);
+  const { plain, texts } = plainOf(analysis, command);
   if (!plain.plain) {
     const why = `not plain words: ${plain.why} at character ${plain.at + 1}; no rule can allow it`;
     return { decision: null, ruleId: null, reason: why, notPlain: why };
@@ -145,8 +139,9 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   let readsPaths: string | null = null;
   let mayChange: string | null = null;
   let first: CompiledRule | null = null;
-  for (const part of plain.commands) {
-    const text = argvText(part.argv);
+  for (let p = 0; p < plain.commands.length; p++) {
+    const part = plain.commands[p]!;
+    const text = texts[p]!;
     let found: CompiledRule | null = null;
     let refused = '';
     let checkedHere = false;
@@ -179,6 +174,55 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   }
   const rule = first!;
   return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${plain.commands.length > 1 ? ', …' : ''})` };
+}
+
+/** What evaluateShell reads of a command line, a pure function of its text (shared: never changed once set). */
+interface ShellAnalysis {
+  readonly split: ShellSplit;
+  /** The whole line, its `${x:-word}` defaults and every part's strict views (shell-views.ts). */
+  readonly viewList: readonly string[];
+  readonly lowerViews: readonly string[];
+  readonly splitError: string | null;
+  /** Set on first use (plainOf): a line denied or asked for never needs it. */
+  plain?: { readonly plain: PlainParse; readonly texts: readonly string[] };
+}
+
+/** The plain-words parse and, for a plain line, each simple command's words joined by spaces (what allow rules match). */
+function plainOf(analysis: ShellAnalysis, command: string): NonNullable<ShellAnalysis['plain']> {
+  if (!analysis.plain) {
+    const plain = parsePlain(command);
+    analysis.plain = { plain, texts: plain.plain ? plain.commands.map((c) => argvText(c.argv)) : [] };
+  }
+  return analysis.plain;
+}
+
+/**
+ * Analyses remembered by command text: splitting, views and the plain-words parse depend only on
+ * the string, and an agent runs the same lines again and again. Bounded; nothing of the
+ * filesystem or the rules is in it.
+ */
+const analyses = new Map<string, ShellAnalysis>();
+const ANALYSIS_LIMIT = 1024;
+
+function analyzeShell(command: string): ShellAnalysis {
+  const known = analyses.get(command);
+  if (known) return known;
+  const split = splitShell(command);
+  const views = new Set<string>([command]);
+  const defaulted = withExpansionDefaults(command);
+  if (defaulted !== null) views.add(defaulted);
+  const opaque: string[] = [];
+  for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
+  const viewList = [...views];
+  const analysis: ShellAnalysis = {
+    split,
+    viewList,
+    lowerViews: viewList.map((v) => v.toLowerCase()),
+    splitError: !split.ok ? split.error : opaque.length > 0 ? opaque[0]! : null,
+  };
+  if (analyses.size >= ANALYSIS_LIMIT) analyses.clear();
+  analyses.set(command, analysis);
+  return analysis;
 }
 
 function startsWithWords(argv: readonly string[], words: readonly string[]): boolean {
@@ -294,10 +338,17 @@ export function ruleMatchesCall(rule: CompiledRule, query: RuleQuery): boolean {
  * deny still catches `path: ['.env']`); anything else matches no pattern.
  */
 function inputLookup(input: Record<string, unknown>, workspaceRoot: string, toolName: string): Lookup {
-  const cache = new Map<string, readonly string[] | null>();
+  const normalizedPaths = new Map<string, string>();
+  const normalized = (path: string): string => {
+    let n = normalizedPaths.get(path);
+    if (n === undefined) normalizedPaths.set(path, (n = normalizeRulePath(path, workspaceRoot)));
+    return n;
+  };
+  const strictCache = new Map<string, readonly string[] | null>();
+  const allowCache = new Map<string, readonly string[] | null>();
   return (field, isPath, strict) => {
-    const key = `${strict ? 's' : 'a'}${field}`;
-    const cached = cache.get(key);
+    const cache = strict ? strictCache : allowCache;
+    const cached = cache.get(field);
     if (cached !== undefined) return cached;
     let value = Object.hasOwn(input, field) ? input[field] : undefined;
     if (value === undefined && field === 'path' && isFileTool(toolName)) value = '.';
@@ -305,8 +356,8 @@ function inputLookup(input: Record<string, unknown>, workspaceRoot: string, tool
     if (typeof value === 'string') values = [value];
     else if (typeof value === 'number' || typeof value === 'boolean') values = [String(value)];
     else if (strict && Array.isArray(value)) values = value.filter((v): v is string => typeof v === 'string');
-    if (values && isPath) values = values.map((v) => normalizeRulePath(v, workspaceRoot));
-    cache.set(key, values);
+    if (values && isPath) values = values.map(normalized);
+    cache.set(field, values);
     return values;
   };
 }

@@ -18,6 +18,14 @@ const MAX_ALTERNATIVES = 24;
 export function regexMatcher(re: RegExp): (value: string) => boolean {
   const required = requiredLiterals(re.source, re.flags);
   if (!required) return (value) => re.test(value);
+  // A search for a string is cheaper than a regex call where case cannot matter.
+  if (!re.flags.includes('i') || required.every((l) => !/[A-Za-z]/.test(l) && /^[\x00-\x7f]*$/.test(l))) {
+    if (required.length === 1) {
+      const literal = required[0]!;
+      return (value) => value.includes(literal) && re.test(value);
+    }
+    return (value) => required.some((l) => value.includes(l)) && re.test(value);
+  }
   const pre = new RegExp(required.map(escapeLiteral).join('|'), re.flags.replace(/[gys]/g, ''));
   return (value) => pre.test(value) && re.test(value);
 }
