@@ -61,13 +61,65 @@ export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   const tiers = ruleSet.tiersFor(toolName);
   const input = isRecord(query.input) ? query.input : {};
   const lookup = inputLookup(input, query.workspaceRoot, toolName);
-  const ruled = toolName === 'shell' && typeof input.command === 'string'
-    ? evaluateShell(ruleSet, tiers, query, input.command, lookup)
-    : evaluateWhole(tiers, query.participantId, lookup);
-  if (ruled.decision !== null) return ruled;
+  const shell = toolName === 'shell' && typeof input.command === 'string';
+  // Without a shell command the outcome depends only on strings (paths are matched lexically; the
+  // authorizer resolves symlinks and asks again): remembered.
+  const key = shell ? null : memoKey(tiers, query, input);
+  const memo = key === null ? null : memoOf(tiers);
+  const known = memo?.get(key!);
+  if (known) return known;
+  const ruled = shell ? evaluateShell(ruleSet, tiers, query, input.command as string, lookup) : evaluateWhole(tiers, query.participantId, lookup);
+  let result = ruled;
   // No rule decided: the first matching fallback rule (ask or deny) stands in for defaults.unmatched.
-  for (const rule of tiers.fallback) if (matches(rule, query.participantId, lookup)) return { ...ruled, fallback: outcome(rule) };
-  return ruled;
+  if (ruled.decision === null) {
+    for (const rule of tiers.fallback) {
+      if (matches(rule, query.participantId, lookup)) {
+        result = { ...ruled, fallback: outcome(rule) };
+        break;
+      }
+    }
+  }
+  if (memo) remember(memo, key!, result);
+  return result;
+}
+
+/**
+ * Outcomes remembered per tool's rules, keyed by the participant, the workspace and the values
+ * of the input fields those rules read (memoKey): only parts of a decision that are pure
+ * functions of these strings. Bounded; frozen, since callers share them.
+ */
+const memos = new WeakMap<ToolTiers, Map<string, RuleOutcome | null>>();
+const MEMO_LIMIT = 4096;
+/** Longer keys (a file's content in a rule's field) are not remembered. */
+const MEMO_KEY_LIMIT = 2048;
+const fieldsRead = new WeakMap<ToolTiers, readonly string[]>();
+
+function memoOf(tiers: ToolTiers): Map<string, RuleOutcome | null> {
+  let memo = memos.get(tiers);
+  if (!memo) memos.set(tiers, (memo = new Map()));
+  return memo;
+}
+
+function remember<T extends RuleOutcome | null>(memo: Map<string, RuleOutcome | null>, key: string, value: T): T {
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value === null ? null : Object.freeze(value));
+  return value;
+}
+
+/** The memo key of a call for these rules, or null when it is too long to keep. */
+function memoKey(tiers: ToolTiers, query: RuleQuery, input: Record<string, unknown>): string | null {
+  let names = fieldsRead.get(tiers);
+  if (!names) {
+    const all = new Set<string>();
+    for (const list of [tiers.deny, tiers.ask, tiers.allow, tiers.fallback]) for (const rule of list) for (const f of rule.fields) all.add(f.name);
+    fieldsRead.set(tiers, (names = [...all].sort()));
+  }
+  let key = `${query.toolName}\0${query.participantId}\0${query.workspaceRoot}`;
+  for (const name of names) {
+    key += `\0${Object.hasOwn(input, name) ? JSON.stringify(input[name]) ?? 'u' : 'u'}`;
+    if (key.length > MEMO_KEY_LIMIT) return null;
+  }
+  return key;
 }
 
 function evaluateWhole(tiers: ToolTiers, participantId: string, lookup: Lookup): RuleOutcome {
@@ -84,6 +136,22 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
     return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
   }
   const analysis = analyzeShell(command);
+  // Deny and ask depend only on strings: remembered. Allow reads the filesystem: never remembered.
+  const key = memoKey(tiers, query, query.input as Record<string, unknown>);
+  const memo = memoOf(tiers);
+  // The command is part of the key even where no rule names it (splitting alone can ask).
+  const strictKey = key === null || command.length > MEMO_KEY_LIMIT ? null : `shell\0${command}\0${key}`;
+  let strict = strictKey === null ? undefined : memo!.get(strictKey);
+  if (strict === undefined) {
+    strict = strictPhase(tiers, participantId, command, analysis, base);
+    if (strictKey !== null) remember(memo!, strictKey, strict);
+  }
+  if (strict) return strict;
+  return allowPhase(ruleSet, tiers, query, analysis, command, base);
+}
+
+/** Deny and ask for a shell line (its views), or null when neither decides and the allow rules may. */
+function strictPhase(tiers: ToolTiers, participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
   const { split, viewList, lowerViews, splitError } = analysis;
   const strictHit = (rules: readonly CompiledRule[]): RuleOutcome | null => {
     for (const i of candidateRules(rules, lowerViews)) {
@@ -112,7 +180,12 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   const asked = strictHit(tiers.ask);
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+  return null;
+}
 
+/** The allow rules for a shell line that no deny or ask rule decided: every simple command allowed, its paths checked now. */
+function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analysis: ShellAnalysis, command: string, base: Lookup): RuleOutcome {
+  const { participantId } = query;
   const { plain, texts } = plainOf(analysis, command);
   if (!plain.plain) {
     const why = `not plain words: ${plain.why} at character ${plain.at + 1}; no rule can allow it`;
