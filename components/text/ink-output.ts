@@ -79,10 +79,43 @@ function charWidth(value: string): number {
 function styledChars(line: string): StyledChar[] {
   let chars = styled.get(line);
   if (chars === undefined) {
-    chars = styledCharsFromTokens(tokenize(line));
+    chars = grown(line) ?? styledCharsFromTokens(tokenize(line));
     styled.set(line, chars);
+    recent[recentNext] = line;
+    recentNext = (recentNext + 1) % RECENT;
   }
   return chars;
+}
+
+/** The last lines tokenized (a row that grows, as a streamed line does, is one of them plus its new text). */
+const RECENT = 8;
+const recent: string[] = [];
+let recentNext = 0;
+const PRINTABLE_ASCII = /^[\x20-\x7e]$/;
+const WHOLE_SGR = /^\x1b\[[0-9;]*m[\x20-\x7e]/;
+
+/**
+ * The styled characters of `line` when it is a recently tokenized line `c` plus more: `c`'s
+ * characters (cached) and those of the rest, tokenized alone. The same as tokenizing the whole
+ * line only when nothing crosses the cut, so `c` must end clean: with a printable ASCII
+ * character (no grapheme joins it to the next one, which must be printable ASCII or ESC), after
+ * its last escape sequence, which is a whole SGR sequence (no sequence runs across the cut), and
+ * with no style active (the rest starts from none, as a fresh line does). Else null.
+ */
+function grown(line: string): StyledChar[] | null {
+  for (let i = 0; i < recent.length; i++) {
+    const c = recent[(recentNext - 1 - i + RECENT) % RECENT];
+    if (c === undefined || c.length === 0 || c.length >= line.length || !line.startsWith(c)) continue;
+    const head = styled.get(c);
+    if (head === undefined || head.length === 0 || head[head.length - 1]!.styles.length !== 0) continue;
+    if (!PRINTABLE_ASCII.test(c[c.length - 1]!) || c.includes('\x9b')) continue;
+    const first = line.charCodeAt(c.length);
+    if (!(first === 0x1b || (first >= 0x20 && first <= 0x7e))) continue;
+    const esc = c.lastIndexOf('\x1b');
+    if (esc !== -1 && !WHOLE_SGR.test(c.slice(esc))) continue;
+    return head.concat(styledCharsFromTokens(tokenize(line.slice(c.length))));
+  }
+  return null;
 }
 
 function sameStyles(a: readonly AnsiCode[], b: readonly AnsiCode[]): boolean {

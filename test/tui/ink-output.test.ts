@@ -96,6 +96,26 @@ test('a row reused from an earlier frame is the same as a fresh one; changed row
   assert.deepEqual(fastGet.call(build(ops, 30, 1) as never), inkGet.call(build(ops, 30, 1)));
 });
 
+test('a growing row (a streamed line) gives Ink\'s output frame after frame: styles, escapes and wide characters at the cut', () => {
+  const r = rng(7);
+  const GROW = ['a', 'b c', ' ', 'é', '\u0301', '界', '👍', '\x1b[1m', '\x1b[22m', '\x1b[0m', '\x1b[31m', '\x1b[39m', '\x1b[', '1m', 'm', ';', '\x1b', '\x9b', '\x1b]8;;https://x.dev\x07', 'z'];
+  for (let run = 0; run < 60; run++) {
+    const width = 10 + Math.floor(r() * 30);
+    let line = '';
+    for (let step = 0; step < 40; step++) {
+      const n = 1 + Math.floor(r() * 3);
+      for (let k = 0; k < n; k++) line += r() < 0.6 ? 'abcdefgh '[Math.floor(r() * 9)]! : GROW[Math.floor(r() * GROW.length)]!;
+      const ops: Op[] = [
+        { kind: 'write', x: 0, y: 0, text: '\x1b[1mhead\x1b[22m', transformers: [] },
+        { kind: 'write', x: 1, y: 1, text: line, transformers: [] },
+      ];
+      const want = inkGet.call(build(ops, width, 2));
+      const got = fastGet.call(build(ops, width, 2) as never);
+      assert.deepEqual(got, want, `run ${run}, step ${step}: ${JSON.stringify(line)}`);
+    }
+  }
+});
+
 test('installInkOutputCache puts the cached get() on Ink\'s Output class, once', () => {
   assert.equal(installInkOutputCache(), true);
   assert.equal(Output.prototype.get, fastGet);
