@@ -60,8 +60,12 @@ export function gitEnv(place: GitPlace, extra: Readonly<Record<string, string>> 
   };
 }
 
-/** Run `git <args>` in the shadow repository. Never throws: a failure is a value with git's message. */
-export function runGit(place: GitPlace, args: readonly string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<GitResult> {
+/**
+ * Run `git <args>` in the shadow repository. Never throws: a failure is a value with git's message.
+ * `input` may be a promise: the process starts at once and gets its input when known (a rejected
+ * promise: no input).
+ */
+export function runGit(place: GitPlace, args: readonly string[], options: { input?: string | Buffer | Promise<string | Buffer>; env?: Record<string, string> } = {}): Promise<GitResult> {
   return new Promise((resolve) => {
     const child = spawn('git', [...HARDENING, ...args], {
       cwd: place.workTree,
@@ -75,7 +79,7 @@ export function runGit(place: GitPlace, args: readonly string[], options: { inpu
     let failed: string | undefined;
     child.on('error', (error) => { failed = error.message; });
     child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+    Promise.resolve(options.input ?? '').then((input) => child.stdin.end(input), () => child.stdin.end());
     child.on('close', (code) => {
       const stdout = Buffer.concat(out);
       const stderr = Buffer.concat(err).toString('utf8').trim();

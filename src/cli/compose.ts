@@ -360,7 +360,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       close: async (reason) => {
         workflows.service.stop();
         await core.shutdown(reason);
-        await Promise.all([mcp.close(), remote.close()]);
+        await Promise.all([mcp.close(), remote.close(), worktrees.stop()]);
       },
     };
   } catch (error) {

@@ -122,10 +122,9 @@ export function createIsolation(deps: IsolationDeps): Isolation {
     return conflictText(turn, check);
   };
 
-  const decide = async (turn: Turn, work: Work): Promise<string> => {
+  const decide = async (turn: Turn, work: Work, first: MergeCheck): Promise<string> => {
     const sessionId = turn.session.id;
     const signal = turn.controller.signal;
-    const first = await worktrees.check(sessionId, work);
     if (first.kind === 'conflict') return reportConflict(turn, work, first);
     await writeTextAtomic(deps.diffFile(sessionId), work.diff, { sync: false });
     const request = raise(turn, work, undefined);
@@ -162,8 +161,8 @@ export function createIsolation(deps: IsolationDeps): Isolation {
       if (worktrees.rootOf(sessionId) === undefined || outcome.kind === 'interrupted') return outcome;
       let merge: string;
       try {
-        const work = await worktrees.collect(sessionId);
-        merge = work ? await decide(turn, work) : 'no changes in its worktree: nothing to merge';
+        const collected = await worktrees.collectChecked(sessionId);
+        merge = collected ? await decide(turn, collected.work, collected.check) : 'no changes in its worktree: nothing to merge';
       } catch (error) {
         merge = `its work could not be merged: ${messageOf(error)} (it stays in .legion/worktrees/${sessionId})`;
         deps.notice('error', `merge of ${sessionId}: ${messageOf(error)}`, sessionId);

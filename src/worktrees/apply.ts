@@ -47,13 +47,17 @@ export interface ApplyHooks {
 /**
  * Check, journal, apply, drop the journal. A path behind a symbolic link refuses the whole merge
  * before anything is written or journaled; an I/O failure while writing leaves the journal for recovery.
+ * `blobs`: the contents of the ops' blobs when already being read (`readBlobs`, started early).
  */
-export async function applyMerge(place: GitPlace, workspaceRoot: string, journalPath: string, journal: MergeJournal, hooks: ApplyHooks = {}): Promise<void> {
+export async function applyMerge(place: GitPlace, workspaceRoot: string, journalPath: string, journal: MergeJournal, hooks: ApplyHooks = {}, blobs?: Promise<Map<string, Buffer>>): Promise<void> {
   for (const op of journal.ops) await checkParents(workspaceRoot, op.path);
   await writeJsonAtomic(journalPath, journal);
-  await runOps(place, workspaceRoot, journal.ops, hooks);
+  await runOps(place, workspaceRoot, journal.ops, hooks, blobs);
   await unlink(journalPath);
 }
+
+/** The blob ids the ops write. */
+export const blobsOf = (ops: readonly MergeOp[]): string[] => ops.flatMap((op) => (op.kind === 'write' && op.oid ? [op.oid] : []));
 
 /** Finish every merge a killed process left half done (their journals). Returns the sessions finished. */
 export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir: string): Promise<string[]> {
@@ -78,8 +82,8 @@ export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir:
   return done;
 }
 
-async function runOps(place: GitPlace, root: string, ops: readonly MergeOp[], hooks: ApplyHooks): Promise<void> {
-  const blobs = await readBlobs(place, ops.flatMap((op) => (op.kind === 'write' && op.oid ? [op.oid] : [])));
+async function runOps(place: GitPlace, root: string, ops: readonly MergeOp[], hooks: ApplyHooks, early?: Promise<Map<string, Buffer>>): Promise<void> {
+  const blobs = await (early ?? readBlobs(place, blobsOf(ops)));
   // Every path is checked before the first file changes: a refused merge changes nothing.
   for (const op of ops) await checkParents(root, op.path);
   for (let i = 0; i < ops.length; i++) {
@@ -136,12 +140,15 @@ async function writeFileAtomic(path: string, content: Buffer, mode: number): Pro
   await rename(tmp, path);
 }
 
-/** Blob contents by id, through one `git cat-file --batch`. */
-async function readBlobs(place: GitPlace, oids: readonly string[]): Promise<Map<string, Buffer>> {
+/**
+ * Blob contents by id, through one `git cat-file --batch`. The ids may be a promise: the process
+ * starts at once (its start-up overlaps whatever computes them).
+ */
+export async function readBlobs(place: GitPlace, ids: readonly string[] | Promise<readonly string[]>): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
-  if (oids.length === 0) return out;
-  const unique = [...new Set(oids)];
-  const result = await git(place, ['cat-file', '--batch'], { input: unique.join('\n') + '\n' });
+  if (Array.isArray(ids) && ids.length === 0) return out;
+  const input = Promise.resolve(ids).then((oids) => [...new Set(oids)].map((oid) => `${oid}\n`).join(''));
+  const result = await git(place, ['cat-file', '--batch'], { input });
   if (!result.ok) throw new Error(`git cat-file: ${result.error}`);
   const buf = result.stdout;
   let at = 0;

@@ -2,14 +2,16 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { GitPlace } from '../checkpoints/git';
 import { messageOf } from '../errors';
-import { findRepo, gitOut, placeOf, type Repo } from './repo';
-import { headCommit, LEGION_IDENTITY, snapshotCommit } from './snapshot';
+import { gitOut, placeOf, type Repo } from './repo';
+import { LEGION_IDENTITY, snapshotCommit } from './snapshot';
 import type { WorktreeRecord, WorktreeStore } from './store';
 
 export const branchOf = (sessionId: string): string => `legion/${sessionId}`;
 
 export interface IsolateRequest {
   readonly workspaceRoot: string;
+  /** The repository of the workspace (found once per run: `findRepo`), or why there is none. */
+  readonly repo: () => Promise<{ ok: true; repo: Repo } | { ok: false; error: string }>;
   readonly store: WorktreeStore;
   readonly sessionId: string;
   readonly participantId: string;
@@ -48,7 +50,7 @@ export async function worktreePlace(record: Pick<WorktreeRecord, 'path'>): Promi
  * A workspace that is not in a git repository gets an error value.
  */
 export async function isolate(request: IsolateRequest, conflictTree?: { ours: string; merged: string }): Promise<Isolated> {
-  const found = await findRepo(request.workspaceRoot);
+  const found = await request.repo();
   if (!found.ok) return { ok: false, kind: 'no-repository', error: `isolation needs a git repository: ${found.error}` };
   const repo = found.repo;
   try {
@@ -85,8 +87,7 @@ export async function workspaceSnapshot(repo: Repo, parents: readonly string[], 
 
 async function create(request: IsolateRequest, repo: Repo): Promise<WorktreeRecord> {
   const place = placeOf(repo);
-  const head = await headCommit(place);
-  const snapshot = await workspaceSnapshot(repo, head ? [head] : [], 'legion: the workspace when delegated');
+  const snapshot = await workspaceSnapshot(repo, ['HEAD'], 'legion: the workspace when delegated');
   const path = request.store.folderOf(request.sessionId);
   await mkdir(request.store.dir, { recursive: true });
   // A folder left from a pruned or lost worktree: git forgets it first (-B resets the branch).

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { diffTrees, numstat, unifiedDiff } from '../checkpoints/diff';
+import { unifiedDiff } from '../checkpoints/diff';
+import type { FileChange } from '../checkpoints/records';
 import { findRepo, git, gitOut, placeOf, type Repo } from './repo';
 import { snapshotCommit } from './snapshot';
 import { worktreeGitDir, workspaceSnapshot } from './create';
@@ -47,10 +48,17 @@ export function inWorkspace(repoPath: string, prefix: string): string | null {
 export async function collectWork(record: WorktreeRecord, prefix: string): Promise<Work | null> {
   const place = { gitDir: await worktreeGitDir(record.path), workTree: record.path };
   const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), inPlace: true, parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix });
-  const changes = (await diffTrees(place, record.base, snapshot.tree)).filter((c) => inWorkspace(c.path, prefix) !== null);
+  // The changed files and their line counts in one process (docs/worktrees.md#performance).
+  const raw = await git(place, ['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-abbrev', record.base, snapshot.commit]);
+  if (!raw.ok) throw new Error(`git diff-tree: ${raw.error}`);
+  const { changes: all, stats } = parseRawNumstat(raw.stdout);
+  const changes = all.filter((c) => inWorkspace(c.path, prefix) !== null);
   if (changes.length === 0) return null;
-  await gitOut(place, ['update-ref', '-m', 'legion: agent work', `refs/heads/${record.branch}`, snapshot.commit]);
-  const stats = await numstat(place, record.base, snapshot.commit);
+  // The branch and the diff do not depend on each other: both at once.
+  const [, diff] = await Promise.all([
+    gitOut(place, ['update-ref', '-m', 'legion: agent work', `refs/heads/${record.branch}`, snapshot.commit]),
+    unifiedDiff(place, record.base, snapshot.commit, changes.map((c) => c.path)),
+  ]);
   let added = 0;
   let removed = 0;
   const files: MergeFile[] = changes.map((c) => {
@@ -59,8 +67,28 @@ export async function collectWork(record: WorktreeRecord, prefix: string): Promi
     return { path: inWorkspace(c.path, prefix)!, status: STATUS[c.status], ...(stat ? { added: stat.added, removed: stat.removed } : {}) };
   });
   const diffstat = `${files.length} file${files.length === 1 ? '' : 's'} changed, ${added} insertion${added === 1 ? '' : 's'}(+), ${removed} deletion${removed === 1 ? '' : 's'}(-)`;
-  const diff = await unifiedDiff(place, record.base, snapshot.commit, changes.map((c) => c.path));
   return { commit: snapshot.commit, files, diffstat, diff: prefix ? stripPrefix(diff, prefix) : diff };
+}
+
+/**
+ * `git diff-tree -r -z --raw --numstat` output: the raw entries (`:modes oids status`, path), then
+ * one `added<TAB>removed<TAB>path` per file (`-` for a binary file: no line counts).
+ */
+export function parseRawNumstat(out: Buffer): { changes: FileChange[]; stats: Map<string, { added: number; removed: number } | null> } {
+  const parts = out.toString('utf8').split('\0');
+  const changes: FileChange[] = [];
+  let i = 0;
+  for (; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2) {
+    const [oldMode, newMode, oldBlob, newBlob, status] = parts[i]!.slice(1).split(' ');
+    const kind = status?.[0];
+    if (kind === 'A' || kind === 'M' || kind === 'D' || kind === 'T') changes.push({ path: parts[i + 1]!, status: kind, oldMode: oldMode!, newMode: newMode!, oldBlob: oldBlob!, newBlob: newBlob! });
+  }
+  const stats = new Map<string, { added: number; removed: number } | null>();
+  for (; i < parts.length; i++) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(parts[i]!);
+    if (match) stats.set(match[3]!, match[1] === '-' ? null : { added: Number(match[1]), removed: Number(match[2]) });
+  }
+  return { changes, stats };
 }
 
 /** Diff headers name repository paths; the approver reads workspace paths. */
@@ -74,8 +102,17 @@ function stripPrefix(diff: string, prefix: string): string {
  * computes the result. Conflicts come with the conflicting hunks (the merged files' markers).
  */
 export async function checkMerge(repo: Repo, base: string, work: string): Promise<MergeCheck> {
+  return mergeWith(repo, await workspaceAt(repo, base), work);
+}
+
+/** The workspace now, committed with parent `base` (the "ours" side of a merge of work based on `base`). */
+export async function workspaceAt(repo: Repo, base: string): Promise<string> {
+  return (await workspaceSnapshot(repo, [base], 'legion: the workspace at merge')).commit;
+}
+
+/** `checkMerge` against a workspace snapshot already made (`workspaceAt`). */
+export async function mergeWith(repo: Repo, ours: string, work: string): Promise<MergeCheck> {
   const place = placeOf(repo);
-  const ours = (await workspaceSnapshot(repo, [base], 'legion: the workspace at merge')).commit;
   const result = await git(place, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, work]);
   const lines = result.stdout.toString('utf8').split('\n');
   const merged = lines[0]?.trim() ?? '';

@@ -25,7 +25,7 @@ export const placeOf = (repo: Repo): GitPlace => ({ gitDir: repo.gitDir, workTre
 /** Pathspec magic (`:(exclude)`) is needed here; the checkpoints' runner makes pathspecs literal. */
 const MAGIC = { GIT_LITERAL_PATHSPECS: '0' };
 
-export function git(place: GitPlace, args: readonly string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Promise<GitResult> {
+export function git(place: GitPlace, args: readonly string[], options: { input?: string | Buffer | Promise<string | Buffer>; env?: Record<string, string> } = {}): Promise<GitResult> {
   return runGit(place, args, { ...options, env: { ...MAGIC, ...options.env } });
 }
 

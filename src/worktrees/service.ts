@@ -1,9 +1,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import { messageOf } from '../errors';
-import { applyMerge, journalOf, mergeOps, recoverMerges, type ApplyHooks } from './apply';
-import { isolate, type Isolated } from './create';
+import { applyMerge, blobsOf, journalOf, mergeOps, readBlobs, recoverMerges, type ApplyHooks } from './apply';
+import { isolate, worktreePlace, type Isolated } from './create';
 import { worktreeCheckpointsDir } from './checkpoints';
-import { checkMerge, collectWork, type MergeCheck, type Work } from './merge';
+import { checkMerge, collectWork, mergeWith, workspaceAt, type MergeCheck, type Work } from './merge';
 import { findRepo, git, placeOf, type Repo } from './repo';
 import { FINISHED_STATES, worktreeStore, type WorktreeRecord, type WorktreeState } from './store';
 
@@ -21,6 +21,11 @@ export interface Worktrees {
   collect(sessionId: string): Promise<Work | null>;
   /** A three-way merge of that work with the workspace now, on paper. */
   check(sessionId: string, work: Work): Promise<MergeCheck>;
+  /**
+   * `collect` then `check`, as the end of a turn needs them, faster: the workspace is snapshotted
+   * while the worktree is (the two do not depend on each other). Null: nothing changed.
+   */
+  collectChecked(sessionId: string): Promise<{ work: Work; check: MergeCheck } | null>;
   /** Apply a clean merge to the working tree (journaled). State → `merged`. */
   apply(sessionId: string, merge: Extract<MergeCheck, { kind: 'clean' }>, hooks?: ApplyHooks): Promise<{ ok: true } | { ok: false; error: string }>;
   /**
@@ -47,7 +52,12 @@ export interface Worktrees {
    * were isolated (a resumed run). Without `.legion/worktrees/` it only reads that folder.
    */
   start(): Promise<{ recovered: string[] }>;
+  /** At shutdown: background index refreshes cancelled, or awaited when already running. */
+  stop(): Promise<void>;
 }
+
+/** After a checkout, how long before the worktree's index is refreshed: past the second its files were written in. */
+export const INDEX_WARM_DELAY_MS = 1_500;
 
 export interface WorktreesOptions {
   readonly workspaceRoot: string;
@@ -60,13 +70,18 @@ export interface WorktreesOptions {
 export function createWorktrees(options: WorktreesOptions): Worktrees {
   const store = worktreeStore(options.dir);
   const roots = new Map<string, string>();
-  let repoFound: Promise<Repo> | undefined;
-  const repo = (): Promise<Repo> => {
-    repoFound ??= findRepo(options.workspaceRoot).then((r) => {
-      if (!r.ok) throw new Error(r.error);
-      return r.repo;
-    });
-    return repoFound;
+  // The repository, found once (a `git rev-parse`); not found is asked again next time (the user may `git init`).
+  let repoFound: Promise<{ ok: true; repo: Repo }> | undefined;
+  const findOnce = async (): Promise<{ ok: true; repo: Repo } | { ok: false; error: string }> => {
+    if (repoFound) return repoFound;
+    const found = await findRepo(options.workspaceRoot);
+    if (found.ok) repoFound ??= Promise.resolve(found);
+    return found;
+  };
+  const repo = async (): Promise<Repo> => {
+    const found = await findOnce();
+    if (!found.ok) throw new Error(found.error);
+    return found.repo;
   };
   const record = async (sessionId: string): Promise<WorktreeRecord> => {
     const found = await store.get(sessionId);
@@ -91,8 +106,12 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     try {
       const r = await repo();
       const place = placeOf(r);
-      const ops = await mergeOps(place, r.prefix, merge.ours, merge.merged);
-      await applyMerge(place, options.workspaceRoot, journalOf(options.dir, sessionId), { version: 1, sessionId, merged: merge.merged, ops }, hooks);
+      // `git cat-file` starts while `diff-tree` lists the operations (one process start off the path).
+      const listed = mergeOps(place, r.prefix, merge.ours, merge.merged);
+      const blobs = readBlobs(place, listed.then(blobsOf));
+      blobs.catch(() => undefined);
+      const ops = await listed;
+      await applyMerge(place, options.workspaceRoot, journalOf(options.dir, sessionId), { version: 1, sessionId, merged: merge.merged, ops }, hooks, blobs);
       await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined, reason: undefined });
       return { ok: true };
     } catch (error) {
@@ -107,20 +126,58 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     return next;
   };
 
+  // Index warm-up (docs/worktrees.md#performance): a checkout writes the worktree's files and its
+  // index within the same second, so git cannot trust the index's file times ("racily clean") and
+  // re-reads every file at the next `git add -A` — the end-of-turn collect paid that for all
+  // 10,000 files. Once a second has passed, `update-index --refresh` records the times (a file
+  // changed meanwhile is re-read and stays dirty, as in `git status`). It runs in the background
+  // during the agent's turn; whatever next touches the worktree first waits for it or cancels it.
+  const warming = new Map<string, { timer?: NodeJS.Timeout; running?: Promise<unknown> }>();
+  const warmLater = (item: WorktreeRecord): void => {
+    const entry: { timer?: NodeJS.Timeout; running?: Promise<unknown> } = {};
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      entry.running = worktreePlace(item).then((place) => git(place, ['update-index', '-q', '--refresh'])).catch(() => undefined);
+    }, INDEX_WARM_DELAY_MS);
+    entry.timer.unref();
+    warming.set(item.sessionId, entry);
+  };
+  const settleWarm = async (sessionId: string): Promise<void> => {
+    const entry = warming.get(sessionId);
+    if (!entry) return;
+    warming.delete(sessionId);
+    if (entry.timer) clearTimeout(entry.timer);
+    await entry.running;
+  };
+
   return {
     // One at a time, with merges: parallel sessions snapshot the same workspace and add worktrees to one repository.
     isolate: (sessionId, participantId) => serial(async () => {
+      await settleWarm(sessionId);
       const existing = await store.get(sessionId);
-      const result = await isolate({ workspaceRoot: options.workspaceRoot, store, sessionId, participantId, runId: options.runId, now: options.now }, existing?.rebase);
+      const result = await isolate({ workspaceRoot: options.workspaceRoot, repo: findOnce, store, sessionId, participantId, runId: options.runId, now: options.now }, existing?.rebase);
       if (result.ok) roots.set(sessionId, result.record.root);
+      if (result.ok && result.how !== 'continued') warmLater(result.record);
       return result;
     }),
     rootOf: (sessionId) => roots.get(sessionId),
     async collect(sessionId) {
+      await settleWarm(sessionId);
       const current = await record(sessionId);
       const work = await collectWork(current, (await repo()).prefix);
       if (work) await update(sessionId, { state: 'waiting' });
       return work;
+    },
+    async collectChecked(sessionId) {
+      await settleWarm(sessionId);
+      const current = await record(sessionId);
+      const r = await repo();
+      const ours = workspaceAt(r, current.base);
+      ours.catch(() => undefined);
+      const work = await collectWork(current, r.prefix);
+      if (!work) return null;
+      await update(sessionId, { state: 'waiting' });
+      return { work, check: await mergeWith(r, await ours, work.commit) };
     },
     async check(sessionId, work) {
       return checkMerge(await repo(), (await record(sessionId)).base, work.commit);
@@ -149,6 +206,7 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       if (finished.length === 0) return pruned;
       const r = await repo();
       for (const item of finished) {
+        await settleWarm(item.sessionId);
         await git(placeOf(r), ['worktree', 'remove', '--force', item.path]);
         await rm(item.path, { recursive: true, force: true });
         await rm(worktreeCheckpointsDir(options.dir, item.sessionId), { recursive: true, force: true });
@@ -166,5 +224,8 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       return { recovered: await recover() };
     },
     recover,
+    async stop() {
+      await Promise.all([...warming.keys()].map((sessionId) => settleWarm(sessionId)));
+    },
   };
 }

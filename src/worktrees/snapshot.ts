@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitPlace } from '../checkpoints/git';
-import { gitOut } from './repo';
+import { git, gitOut } from './repo';
 
 /** Identity of the commits isolation writes (on `legion/*` branches and as dangling snapshots only). */
 export const LEGION_IDENTITY: Record<string, string> = {
@@ -18,7 +18,10 @@ export interface SnapshotSpec {
    * stat cache valid, so later snapshots do not re-hash files checked out in the same second).
    */
   readonly inPlace?: boolean;
-  /** Parent commit(s) of the snapshot commit. */
+  /**
+   * Parent commit(s) of the snapshot commit. `HEAD` (of `place`) may be named as is: `commit-tree`
+   * resolves it, saving a `rev-parse` process; an unborn HEAD (no commit yet) means no parent.
+   */
   readonly parents: readonly string[];
   readonly message: string;
   /** Workspace path inside the repository (`''` or ending with `/`): its `.legion/` is left out. */
@@ -42,12 +45,18 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
     await writeFile(excludes, `/${spec.prefix}.legion/\n`);
     await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A'], { env });
     const tree = (await gitOut(place, ['write-tree'], { env })).trim();
-    const parents = spec.parents.flatMap((p) => ['-p', p]);
-    const commit = (await gitOut(place, ['commit-tree', tree, ...parents, '-m', spec.message], { env })).trim();
+    const commit = await commitTree(place, tree, spec.parents, spec.message, env);
     return { commit, tree };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function commitTree(place: GitPlace, tree: string, parents: readonly string[], message: string, env: Record<string, string>): Promise<string> {
+  const made = await git(place, ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message], { env });
+  if (made.ok) return made.stdout.toString('utf8').trim();
+  if (parents.includes('HEAD') && (await headCommit(place)) === null) return commitTree(place, tree, parents.filter((p) => p !== 'HEAD'), message, env);
+  throw new Error(`git commit-tree: ${made.error}`);
 }
 
 /** The commit HEAD names, or null in a repository without commits yet. */

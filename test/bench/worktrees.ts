@@ -5,8 +5,11 @@
  *   temporary index, `git worktree add` checking out 10,000 files) — budget 300 ms;
  * - `merge20Ms`: merging 20 changed files back (workspace snapshot, `git merge-tree`, journaled
  *   apply to the working tree) — budget 100 ms;
- * - `collect20Ms`: committing those 20 files on the session's branch and diffing them (when the
- *   turn ends, before the merge request is raised), for comparison;
+ * - `collect20Ms`: committing those 20 files on the session's branch and diffing them, right after
+ *   the worktree was made (its index still "racily clean": every file is re-read);
+ * - `request20Ms`: what the user waits for between the end of the turn and the merge request in the
+ *   queue (collect, and the merge checked against the workspace), right after the worktree was made;
+ * - `request20WarmMs`: the same after a turn of 2 s (the worktree's index refreshed meanwhile);
  * - `nonIsolatedTurnMicros`: what isolation adds to a turn of a session that is not isolated
  *   (the root lookup of each tool call and the after-turn check), in microseconds.
  * Medians.
@@ -16,6 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorktrees } from '../../src/worktrees/service';
 import { stats, type BenchOptions } from './harness';
 
@@ -68,7 +72,29 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
     const nonIsolatedTurnMicros = ((performance.now() - started) * 1000) / lookups;
     if (found !== 0) throw new Error('a session that was never isolated has a root');
 
-    return { createMs: stats(create).median, merge20Ms: stats(merge).median, collect20Ms: stats(collect).median, nonIsolatedTurnMicros };
+    // The merge request as the end of a turn raises it: cold (right after creation) and after a 2 s turn.
+    const request: number[] = [];
+    const requestWarm: number[] = [];
+    for (let i = 0; i < count + (smoke ? 1 : 3); i++) {
+      const warm = i >= count;
+      const sessionId = `session-ur-agent__bench__r${i}`;
+      const isolated = await worktrees.isolate(sessionId, 'bench');
+      if (!isolated.ok) throw new Error(isolated.error);
+      if (warm) await sleep(2_000);
+      for (let f = 0; f < 20; f++) writeFileSync(join(isolated.record.root, `d${f % dirs}`, `f${30 + i}.txt`), `changed by ${sessionId}\n`);
+      const started = performance.now();
+      const raised = await worktrees.collectChecked(sessionId);
+      (warm ? requestWarm : request).push(performance.now() - started);
+      if (!raised || raised.check.kind !== 'clean') throw new Error(`request: ${raised?.check.kind}`);
+      const merged = await worktrees.merge(sessionId, raised.work);
+      if (merged.kind !== 'merged') throw new Error(`merge: ${merged.kind}`);
+    }
+    await worktrees.stop();
+
+    return {
+      createMs: stats(create).median, merge20Ms: stats(merge).median, collect20Ms: stats(collect).median,
+      request20Ms: stats(request).median, request20WarmMs: stats(requestWarm).median, nonIsolatedTurnMicros,
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
