@@ -37,7 +37,9 @@ export function inWorkspace(repoPath: string, prefix: string): string | null {
   if (!repoPath.startsWith(prefix)) return null;
   const rel = repoPath.slice(prefix.length);
   const parts = rel.split('/');
-  if (parts[0] === '.legion' || parts.some((p) => p.toLowerCase() === '.git' || p === '..' || p === '')) return null;
+  // Case-blind: on a case-insensitive file system (macOS, Windows) `.LEGION/` is `.legion/`, whose
+  // participant files grant approval authority: a merge must never write there.
+  if (parts[0]!.toLowerCase() === '.legion' || parts.some((p) => p.toLowerCase() === '.git' || p === '..' || p === '')) return null;
   return rel;
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withTempDir } from '../../helpers/tmp';
 import { INDEX_WARM_DELAY_MS } from '../../../src/worktrees/service';
-import { parseRawNumstat } from '../../../src/worktrees/merge';
+import { inWorkspace, parseRawNumstat } from '../../../src/worktrees/merge';
 import { makeRepo, userGit, write, worktreesOf } from './helpers';
 
 /** The faster paths of isolation (docs/worktrees.md#performance) keep its semantics. */
@@ -89,4 +89,14 @@ test('diff-tree --raw --numstat output: changes with their line counts, binary f
   const { changes, stats } = parseRawNumstat(out);
   assert.deepEqual(changes.map((c) => `${c.status} ${c.path} ${c.newMode}`), ['M a b.txt 100644', 'A :odd name 100755', 'D gone.bin 000000']);
   assert.deepEqual([...stats], [['a b.txt', { added: 2, removed: 1 }], [':odd name', { added: 5, removed: 0 }], ['gone.bin', null]]);
+});
+
+test('a merge never reaches .legion/ or a .git folder, whatever their case (case-insensitive file systems)', () => {
+  assert.equal(inWorkspace('src/a.ts', ''), 'src/a.ts');
+  assert.equal(inWorkspace('sub/src/a.ts', 'sub/'), 'src/a.ts');
+  for (const path of ['.legion/collective/participants/x.json', '.LEGION/collective/participants/x.json', '.Legion/rules.yaml', 'a/.GIT/config', 'a/../b']) {
+    assert.equal(inWorkspace(path, ''), null, path);
+  }
+  assert.equal(inWorkspace('sub/.LeGiOn/x', 'sub/'), null);
+  assert.equal(inWorkspace('other/a.ts', 'sub/'), null);
 });
