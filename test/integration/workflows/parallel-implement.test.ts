@@ -40,9 +40,8 @@ ${decide('apr-1', 'a\\\\.txt', 'approved', 'does part A')}
 ${decide('apr-2', 'a\\\\.txt', 'approved', 'does part A')}
 ${decide('apr-1', 'b\\\\.txt', 'rejected', 'b.txt is not what part B asked')}
 ${decide('apr-2', 'b\\\\.txt', 'rejected', 'b.txt is not what part B asked')}
-  - { agent: reviewer, on: tool-result, when: "(approved|rejected) apr-", text: "decided", repeat: true }
-  - { agent: reviewer, on: tool-result, text: "PART {{lastText}}", repeat: true }
-  - { agent: reviewer, on: message, when: "reply from implementer", text: "PART {{lastText}}", repeat: true }
+  - { agent: reviewer, on: tool-result, when: "reply from implementer", text: "PART {{lastText}}", repeat: true }
+  - { agent: reviewer, on: tool-result, when: "(approved|rejected) apr-", text: "decided, waiting for the reply", repeat: true }
   - { agent: reviewer, on: message, when: "^Two parts", text: "REVIEWED", repeat: true }
 `;
 
@@ -70,7 +69,7 @@ test('parallel-implement: a reviewer the user granted merge authority decides bo
       assert.equal(existsSync(join(dir, 'b.txt')), false, 'the rejected part did not');
       const review = JSON.stringify(h.core.history('session-user__reviewer__parallel-implement-review')[0]);
       assert.match(review, /Part A: [^]*\[worktree\] merged into the workspace \(uncommitted\): 1 file changed/);
-      assert.match(review, /Part B: [^]*\[worktree\] merge rejected by reviewer: b\.txt is not what part B asked/);
+      assert.match(review, /Part B: [^]*\[worktree\] merge rejected by agent:reviewer: b\.txt is not what part B asked/);
     } finally {
       await h.stop();
     }
