@@ -8,8 +8,8 @@ import { eventsOf } from '../../helpers/runtime-assert';
 import { makeRepo } from '../../unit/worktrees/helpers';
 
 /**
- * The shipped `parallel-implement` (docs/worktrees.md#merge-authority): the reviewer delegates each
- * part to an isolated implementer, so each merge request is raised to it. Holding `merge` authority
+ * The shipped `parallel-implement` (docs/worktrees.md#merge-authority): ur-agent has the reviewer
+ * delegate each part to an isolated implementer, so each merge request is raised to the reviewer. Holding `merge` authority
  * (granted by the user's own agent file) it reads the diff and decides; the review sees both outcomes.
  * The same grant in a workspace agent file (a repository's) grants nothing: the requests reach the user.
  */
@@ -31,8 +31,13 @@ const SCRIPT = `
 version: 1
 replies:
   - { agent: resource-agent, when: "Make sure two agents exist", text: "both exist, unchanged" }
-  - { agent: reviewer, on: message, when: 'sessionName\\s+"impl-a"', toolCalls: [{ name: communicator, input: { targetId: implementer, sessionName: impl-a, isolation: worktree, message: "part A" } }] }
-  - { agent: reviewer, on: message, when: 'sessionName\\s+"impl-b"', toolCalls: [{ name: communicator, input: { targetId: implementer, sessionName: impl-b, isolation: worktree, message: "part B" } }] }
+  - { agent: ur-agent, on: message, when: 'sessionName\\s+"review-a"', toolCalls: [{ name: communicator, input: { targetId: reviewer, sessionName: review-a, message: "have part A done" } }] }
+  - { agent: ur-agent, on: message, when: 'sessionName\\s+"review-b"', toolCalls: [{ name: communicator, input: { targetId: reviewer, sessionName: review-b, message: "have part B done" } }] }
+  - { agent: ur-agent, on: message, when: "^Two parts", toolCalls: [{ name: communicator, input: { targetId: reviewer, sessionName: review, message: "review both" } }] }
+  - { agent: ur-agent, on: tool-result, text: "{{lastText}}", repeat: true }
+  - { agent: reviewer, on: message, when: "part A", toolCalls: [{ name: communicator, input: { targetId: implementer, sessionName: impl-a, isolation: worktree, message: "part A" } }] }
+  - { agent: reviewer, on: message, when: "part B", toolCalls: [{ name: communicator, input: { targetId: implementer, sessionName: impl-b, isolation: worktree, message: "part B" } }] }
+  - { agent: reviewer, on: message, when: "review both", text: "REVIEWED", repeat: true }
   - { agent: implementer, on: message, when: "part A", toolCalls: [{ name: file_write, input: { path: a.txt, content: "A\\n" } }] }
   - { agent: implementer, on: message, when: "part B", toolCalls: [{ name: file_write, input: { path: b.txt, content: "B\\n" } }] }
   - { agent: implementer, on: tool-result, text: "implemented", repeat: true }
@@ -42,7 +47,6 @@ ${decide('apr-1', 'b\\\\.txt', 'rejected', 'b.txt is not what part B asked')}
 ${decide('apr-2', 'b\\\\.txt', 'rejected', 'b.txt is not what part B asked')}
   - { agent: reviewer, on: tool-result, when: "reply from implementer", text: "PART {{lastText}}", repeat: true }
   - { agent: reviewer, on: tool-result, when: "(approved|rejected) apr-", text: "decided, waiting for the reply", repeat: true }
-  - { agent: reviewer, on: message, when: "^Two parts", text: "REVIEWED", repeat: true }
 `;
 
 const start = async (dir: string, reviewerFile: 'user' | 'workspace') => {
@@ -67,7 +71,7 @@ test('parallel-implement: a reviewer the user granted merge authority decides bo
       assert.deepEqual(resolved, ['approved agent:reviewer', 'rejected agent:reviewer'], 'decided by the reviewer, not headless');
       assert.equal(readFileSync(join(dir, 'a.txt'), 'utf8'), 'A\n', 'the approved part merged');
       assert.equal(existsSync(join(dir, 'b.txt')), false, 'the rejected part did not');
-      const review = JSON.stringify(h.core.history('session-user__reviewer__parallel-implement-review')[0]);
+      const review = JSON.stringify(h.core.history('session-user__ur-agent__parallel-implement-review')[0]);
       assert.match(review, /Part A: [^]*\[worktree\] merged into the workspace \(uncommitted\): 1 file changed/);
       assert.match(review, /Part B: [^]*\[worktree\] merge rejected by agent:reviewer: b\.txt is not what part B asked/);
     } finally {
