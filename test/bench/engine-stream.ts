@@ -6,7 +6,8 @@
  * - latency: for each text delta, the time from the model server writing its chunk to the
  *   attached core delivering it (one clock: both in this process). It includes the worker's
  *   read of the chunk off loopback HTTP before its emit, so it bounds worker → front end from
- *   above. One session, its second and third turns (the first compiles the path).
+ *   above. One session, its second and third turns (the first compiles the path); the same
+ *   in-process beside it.
  * - CPU per delta with `sessions` sessions of one run streaming at once: CPU of the serving
  *   processes (engine: hub + worker + restate-server; in-process: `legion serve` alone) ÷ the
  *   deltas the attached core received. Each side warmed by a round first; in-process is the same
@@ -21,6 +22,9 @@ import type { RemoteCore } from '../../src/serve/remote-core';
 export interface StreamFigures {
   readonly latencyP95Ms: number;
   readonly latencyP50Ms: number;
+  /** The same delivery with the core in `legion serve` (no engine), for comparison. */
+  readonly inProcessLatencyP50Ms: number;
+  readonly inProcessLatencyP95Ms: number;
   readonly engineCpuPerDeltaMs: number;
   readonly inProcessCpuPerDeltaMs: number;
   /** The engine's CPU per delta by process (hub, worker, restate-server), for the note. */
@@ -91,6 +95,8 @@ export async function streamFigures(dir: string, options: { chunks: number; dela
     writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
     await stack.restartServe();
     remote = await stack.attach('bench');
+    await round(remote, ['default'], 'warm up in-process');
+    const localLags = [...await latencies(stack, remote, 'latency in-process 1'), ...await latencies(stack, remote, 'latency in-process 2')];
     await round(remote, names, 'warm up in-process');
     const serve0 = cpuOf(stack.serve.pid!);
     const localDeltas = await round(remote, names, 'measured in-process');
@@ -98,6 +104,8 @@ export async function streamFigures(dir: string, options: { chunks: number; dela
     return {
       latencyP95Ms: percentile(lags, 95),
       latencyP50Ms: percentile(lags, 50),
+      inProcessLatencyP50Ms: percentile(localLags, 50),
+      inProcessLatencyP95Ms: percentile(localLags, 95),
       engineCpuPerDeltaMs: engineParts.hub + engineParts.worker + engineParts.server,
       inProcessCpuPerDeltaMs,
       engineParts,

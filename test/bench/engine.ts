@@ -93,13 +93,14 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
     options.note?.(`turn wall time, median of ${turns}: in-process ${inProcessMs.toFixed(1)} ms, engine ${engineMs.toFixed(1)} ms (p95 ${percentile(remote.slice(1), 95).toFixed(1)} ms)`);
     const stream = await inTempDir('stream', (d) => streamFigures(d, options.smoke ? { chunks: 10, delayMs: 10, sessions: 3 } : { chunks: 100, delayMs: 20, sessions: 20 }));
     const parts = stream.engineParts;
-    options.note?.(`latency model → worker → hub → attached core: p50 ${stream.latencyP50Ms.toFixed(1)} ms, p95 ${stream.latencyP95Ms.toFixed(1)} ms`);
+    options.note?.(`latency model → worker → hub → attached core: p50 ${stream.latencyP50Ms.toFixed(1)} ms, p95 ${stream.latencyP95Ms.toFixed(1)} ms; model → legion serve in-process → attached core: p50 ${stream.inProcessLatencyP50Ms.toFixed(1)} ms, p95 ${stream.inProcessLatencyP95Ms.toFixed(1)} ms`);
     options.note?.(`CPU per delta, ${options.smoke ? 3 : 20} sessions at once: engine ${stream.engineCpuPerDeltaMs.toFixed(3)} ms (hub ${parts.hub.toFixed(3)}, worker ${parts.worker.toFixed(3)}, restate-server ${parts.server.toFixed(3)}), in-process ${stream.inProcessCpuPerDeltaMs.toFixed(3)} ms`);
     const recovery = await inTempDir('recovery', (d) => recoveryFigures(d, options.smoke ? 1 : 5));
     options.note?.(`recovery after kill -9, ${recovery.recoveryMs.length} rounds: ${recovery.recoveryMs.map((m) => m.toFixed(0)).join(', ')} ms (model asked again after ${recovery.reaskMs.map((m) => m.toFixed(0)).join(', ')} ms)`);
     return {
       inProcessMs, engineMs, overheadMs: engineMs - inProcessMs,
       latencyP95Ms: stream.latencyP95Ms,
+      inProcessLatencyP95Ms: stream.inProcessLatencyP95Ms,
       sessions20CpuPerDeltaMs: stream.engineCpuPerDeltaMs,
       sessions20InProcessCpuPerDeltaMs: stream.inProcessCpuPerDeltaMs,
       sessions20CpuRatio: stream.engineCpuPerDeltaMs / stream.inProcessCpuPerDeltaMs,
