@@ -34,7 +34,8 @@ import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { patchOnce, patchStringWidth } from './string-width-fast.mjs';
+import { patchOnce } from './build-tables.mjs';
+import { patchStringWidth } from './string-width-fast.mjs';
 import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
 

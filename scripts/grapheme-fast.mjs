@@ -7,13 +7,9 @@
 // segmenter at the first string that has any other character (combining marks, emoji,
 // surrogates, Hangul jamo, CR).
 // The table is computed here from ICU itself (cached by Node version and this file).
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { patchOnce } from './string-width-fast.mjs';
-
-const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'legion-build');
+import { cachedTable, neverJoinsTest, patchOnce } from './build-tables.mjs';
 
 /**
  * [first, last] runs of BMP code units that split from any neighbour of the set: controls
@@ -22,17 +18,12 @@ const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modu
  * indicator or a Hangul L, V or T jamo: the only characters that join others).
  */
 export function simpleRuns() {
-  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  const clusters = (s) => {
-    let n = 0;
-    for (const _ of segmenter.segment(s)) n++;
-    return n;
-  };
+  const neverJoins = neverJoinsTest();
   const runs = [];
   for (let code = 0; code <= 0xffff; code++) {
     if (code >= 0xd800 && code <= 0xdfff) continue;
     const ch = String.fromCharCode(code);
-    if (code === 0x0d || clusters(`a${ch}${ch}a`) !== 4) continue;
+    if (code === 0x0d || !neverJoins(ch)) continue;
     const last = runs[runs.length - 1];
     if (last && last[1] === code - 1) last[1] = code;
     else runs.push([code, code]);
@@ -40,24 +31,9 @@ export function simpleRuns() {
   return runs;
 }
 
+/** `simpleRuns`, through the build cache. */
 function cachedSimpleRuns() {
-  const key = createHash('sha256')
-    .update(readFileSync(fileURLToPath(import.meta.url)))
-    .update(`${process.version} ${process.versions.icu} ${process.versions.unicode}`)
-    .digest('hex')
-    .slice(0, 32);
-  const file = join(CACHE_DIR, `graphemes-${key}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch { /* not cached yet */ }
-  const runs = simpleRuns();
-  try {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(runs));
-    renameSync(temp, file);
-  } catch { /* a cache is optional */ }
-  return runs;
+  return cachedTable('graphemes', [readFileSync(fileURLToPath(import.meta.url))], simpleRuns);
 }
 
 /**
@@ -99,7 +75,7 @@ export async function patchSliceAnsi(file) {
   return patchOnce(
     readFileSync(file, 'utf8'),
     "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
-    fastSegmenterSource(cachedSimpleRuns(), 'GRAPHEME_SEGMENTER'),
+    fastSegmenterSource(await cachedSimpleRuns(), 'GRAPHEME_SEGMENTER'),
     `slice-ansi (${file})`,
   );
 }
@@ -109,7 +85,7 @@ export async function patchAnsiTokenize(file) {
   return patchOnce(
     readFileSync(file, 'utf8'),
     'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
-    fastSegmenterSource(cachedSimpleRuns()),
+    fastSegmenterSource(await cachedSimpleRuns()),
     `ansi-tokenize (${file})`,
   );
 }

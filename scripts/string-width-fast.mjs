@@ -11,60 +11,25 @@
 // The table is computed here from the very module being patched, character by character, so
 // the fast answer is the module's own answer: a string of such characters is one cluster per
 // character, and the module sums per cluster.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cachedTable, neverJoinsTest, patchOnce } from './build-tables.mjs';
 
-/** The table takes ~0.5 s per module to compute: cached by module text, this file and ICU version. */
-const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'legion-build');
-
-/** `from` must occur exactly once in `contents` (a dependency update must not silently undo a patch). */
-export function patchOnce(contents, from, to, what) {
-  const at = contents.indexOf(from);
-  if (at < 0 || contents.indexOf(from, at + 1) >= 0) throw new Error(`build: cannot patch ${what}: the expected code is not there once (dependency updated?)`);
-  return contents.replace(from, () => to);
-}
-
-/** `widthRuns`, through the cache. */
-async function cachedWidthRuns(moduleFile, source) {
-  const key = createHash('sha256')
-    .update(source)
-    .update(readFileSync(fileURLToPath(import.meta.url)))
-    .update(`${process.version} ${process.versions.icu} ${process.versions.unicode}`)
-    .digest('hex')
-    .slice(0, 32);
-  const file = join(CACHE_DIR, `string-width-${key}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch { /* not cached yet */ }
-  const runs = await widthRuns(moduleFile);
-  try {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(runs));
-    renameSync(temp, file);
-  } catch { /* a cache is optional */ }
-  return runs;
+/** `widthRuns`, through the build cache (~0.5 s per module): keyed by module text and this file. */
+function cachedWidthRuns(moduleFile, source) {
+  return cachedTable('string-width', [source, readFileSync(fileURLToPath(import.meta.url))], () => widthRuns(moduleFile));
 }
 
 /** [first, last, width] runs of BMP characters the module measures as 1 or 2 and that never join a neighbour. */
 export async function widthRuns(moduleFile) {
   const { default: stringWidth } = await import(pathToFileURL(moduleFile).href);
-  const segmenter = new Intl.Segmenter();
-  const clusters = (s) => {
-    let n = 0;
-    for (const _ of segmenter.segment(s)) n++;
-    return n;
-  };
+  const neverJoins = neverJoinsTest();
   const runs = [];
   for (let code = 0x20; code <= 0xffff; code++) {
     if (code >= 0xd800 && code <= 0xdfff) continue;
     const ch = String.fromCharCode(code);
     const width = stringWidth(ch);
-    // Joins neither an ASCII letter nor itself, before or after: not Extend, ZWJ, SpacingMark,
-    // Prepend or a Hangul jamo (the only BMP characters that form clusters with others).
-    if ((width !== 1 && width !== 2) || clusters(`a${ch}${ch}a`) !== 4) continue;
+    if ((width !== 1 && width !== 2) || !neverJoins(ch)) continue;
     const last = runs[runs.length - 1];
     if (last && last[1] === code - 1 && last[2] === width) last[1] = code;
     else runs.push([code, code, width]);
