@@ -32,7 +32,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   const initial = warnings.length > 0 ? { ...start.state, notice: { level: 'warn' as const, text: warnings.join(' · ') } } : start.state;
   const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
   // An attached core that missed events rebuilt its state from the server's snapshot: so does the UI.
-  const unresync = core.onResync?.(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, settings, app.resumed) })) ?? (() => undefined);
+  const unresync = core.onResync(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, settings, app.resumed) }));
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
   const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => Date.now() });
@@ -104,7 +104,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   );
   instance.waitUntilExit().catch((error: unknown) => onCrash(error));
   // MCP servers start once the first frame is out, never before it (docs/mcp.md).
-  setTimeout(() => app.startBackground?.(), 0).unref();
+  setTimeout(() => app.startBackground(), 0).unref();
   try {
     await finished;
   } finally {

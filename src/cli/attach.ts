@@ -67,5 +67,7 @@ export async function attachedScreenSession(context: CommandContext, info: Serve
     attached: true,
     // Checkpoints and undo stay with the server (docs/serve.md#attaching): `legion undo` works beside it.
     close: () => core.shutdown('detach'),
+    // The server started its background work (sandbox probe, checkpoints, MCP) when it began serving.
+    startBackground: () => undefined,
   };
 }

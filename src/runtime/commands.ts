@@ -241,6 +241,9 @@ export function createCommands(deps: CommandDeps): Core {
       ...(deps.elsewhere?.pending() ?? []),
     ],
 
+    // A local core is the state itself: it never misses events, so nothing to resync.
+    onResync: () => () => undefined,
+
     shutdown(reason) {
       shutdown ??= (async () => {
         state.stopping = true;

@@ -106,9 +106,9 @@ export interface LegionCore {
    * An attached core that missed events (its reconnection was answered with a snapshot only,
    * docs/serve.md#attaching) replaced its whole state with the server's: `listener` runs once it
    * did, before the notice that says so; a front end rebuilds its state from the core's reads.
-   * A local core never misses events and has no such method. Returns the unsubscribe function.
+   * A local core never misses events: its listener never runs. Returns the unsubscribe function.
    */
-  onResync?(listener: () => void): () => void;
+  onResync(listener: () => void): () => void;
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
 }
@@ -139,7 +139,7 @@ export interface ScreenSession {
   /** Shut the core down (cancel turns, keep pending approvals), flush, release the run lock. Idempotent. */
   close(reason: string): Promise<void>;
   /** Start what must not delay the first frame (the sandbox probe, the checkpoint store, MCP servers; docs/performance.md); the screen calls it once drawn. */
-  startBackground?(): void;
+  startBackground(): void;
 }
 
 /** The process around the screen. */

@@ -162,6 +162,7 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     })),
     history: (id) => sessions.get(id)?.messages ?? [],
     pendingApprovals: () => [...pending.values()],
+    onResync: () => () => undefined,
     async shutdown(reason) { calls.shutdown.push(reason); },
   };
   return core;

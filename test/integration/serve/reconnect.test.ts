@@ -102,7 +102,7 @@ test('a reconnection answered only with a snapshot (the events since fell out of
       const core = (await attachRemote({ socket: join(dir, 'proxy.sock') })).core;
       const { state } = startState(core, { maxLanes: 4, autoOpenLanes: true }, false);
       const store = createUiStore({ core, initial: state, frameMs: 1 });
-      const unresync = core.onResync?.(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, { maxLanes: 4, autoOpenLanes: true }, false) })) ?? (() => undefined);
+      const unresync = core.onResync(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, { maxLanes: 4, autoOpenLanes: true }, false) }));
       const notices: string[] = [];
       core.bus.subscribe('notice', (e) => notices.push(e.message));
       try {
