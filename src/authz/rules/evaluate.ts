@@ -5,6 +5,7 @@ import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, parsePlain, type PlainParse } from './shell-plain';
 import { candidateRules } from './prefix-index';
+import { candidateMask } from './rule-index';
 import { readOnlyProblem, type PathCheck } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, withExpansionDefaults } from './shell-views';
@@ -123,10 +124,22 @@ function memoKey(tiers: ToolTiers, query: RuleQuery, input: Record<string, unkno
 }
 
 function evaluateWhole(tiers: ToolTiers, participantId: string, lookup: Lookup): RuleOutcome {
-  for (const rule of tiers.deny) if (matches(rule, participantId, lookup)) return outcome(rule);
-  for (const rule of tiers.ask) if (matches(rule, participantId, lookup)) return outcome(rule);
-  for (const rule of tiers.allow) if (matches(rule, participantId, lookup)) return outcome(rule);
-  return { decision: null, ruleId: null, reason: 'no rule matches' };
+  const found = firstMatch(tiers.deny, participantId, lookup) ?? firstMatch(tiers.ask, participantId, lookup) ?? firstMatch(tiers.allow, participantId, lookup);
+  return found ? outcome(found) : { decision: null, ruleId: null, reason: 'no rule matches' };
+}
+
+/** Below this many rules a list is tested rule by rule: the index would cost more than it saves. */
+const INDEX_FROM = 8;
+
+/** The first rule of `rules`, in file order, that matches; only rules the index cannot rule out are tested (rule-index.ts). */
+function firstMatch(rules: readonly CompiledRule[], participantId: string, lookup: Lookup): CompiledRule | null {
+  if (rules.length < INDEX_FROM) {
+    for (const rule of rules) if (matches(rule, participantId, lookup)) return rule;
+    return null;
+  }
+  const mask = candidateMask(rules, lookup);
+  for (let i = 0; i < rules.length; i++) if (mask[i] && matches(rules[i]!, participantId, lookup)) return rules[i]!;
+  return null;
 }
 
 function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, command: string, base: Lookup): RuleOutcome {

@@ -17,6 +17,23 @@ const MAX_ALTERNATIVES = 24;
 /** `re.test`, preceded by the required-literal pre-check when one is known. */
 export function regexMatcher(re: RegExp): (value: string) => boolean {
   const required = requiredLiterals(re.source, re.flags);
+  const matcher = preCheckedMatcher(re, required);
+  if (required) requiredByMatcher.set(matcher, required);
+  return matcher;
+}
+
+/**
+ * Literals one of which every value `matcher` accepts contains (case-folded as its regex's
+ * flags say), or undefined when unknown: for matchers made by regexMatcher only. The rule
+ * index (rule-index.ts) files rules under them.
+ */
+export function requiredTextOf(matcher: (value: string) => boolean): readonly string[] | undefined {
+  return requiredByMatcher.get(matcher);
+}
+
+const requiredByMatcher = new WeakMap<(value: string) => boolean, readonly string[]>();
+
+function preCheckedMatcher(re: RegExp, required: string[] | null): (value: string) => boolean {
   if (!required) return (value) => re.test(value);
   // A search for a string is cheaper than a regex call where case cannot matter.
   if (!re.flags.includes('i') || required.every((l) => !/[A-Za-z]/.test(l) && /^[\x00-\x7f]*$/.test(l))) {

@@ -1,0 +1,83 @@
+import type { CompiledRule } from './compile';
+import { requiredTextOf } from './required-text';
+
+/**
+ * Which rules of one tier list can match a call, found without testing each
+ * (docs/rules.md#performance). A rule whose condition on some field needs one of a few
+ * literals (required-text.ts: `src/`, `.env`, `gen-12`) is filed under the first three
+ * characters, lower-cased, of each; a call then visits only the rules filed under some
+ * three-character run of that field's values, plus the rules with no such literal, which
+ * stay in every answer. Sound: a value containing a literal contains the literal's first
+ * three characters, and lower-casing ASCII text keeps it (case-insensitive rules fold only
+ * ASCII onto ASCII without the `u` flag); literals with other characters are not used. The
+ * caller still tests every candidate, in file order, so the first match is the same.
+ */
+interface RuleIndex {
+  /** One entry per field the rules are filed under. */
+  readonly fields: readonly IndexedField[];
+  /** Per rule: whether it is filed under a field (else it is always a candidate). */
+  readonly filed: Uint8Array;
+}
+
+interface IndexedField {
+  readonly name: string;
+  readonly isPath: boolean;
+  readonly strict: boolean;
+  readonly byTrigram: ReadonlyMap<string, readonly number[]>;
+}
+
+/** Values of a field as the rules see them (evaluate.ts `Lookup`). */
+export type FieldValues = (field: string, isPath: boolean, strict: boolean) => readonly string[] | null;
+
+const GRAM = 3;
+const ASCII = /^[\x00-\x7f]*$/;
+const indexes = new WeakMap<readonly CompiledRule[], RuleIndex>();
+
+function indexOf(rules: readonly CompiledRule[]): RuleIndex {
+  let index = indexes.get(rules);
+  if (index) return index;
+  const fields = new Map<string, { name: string; isPath: boolean; strict: boolean; byTrigram: Map<string, number[]> }>();
+  const filed = new Uint8Array(rules.length);
+  rules.forEach((rule, i) => {
+    const strict = rule.decision !== 'allow';
+    for (const field of rule.fields) {
+      if (field.readOnly || field.words) continue;
+      const literals = requiredTextOf(field.test);
+      if (!literals || literals.length === 0 || !literals.every((l) => l.length >= GRAM && ASCII.test(l))) continue;
+      const key = `${field.name}\0${field.isPath}\0${strict}`;
+      let entry = fields.get(key);
+      if (!entry) fields.set(key, (entry = { name: field.name, isPath: field.isPath, strict, byTrigram: new Map() }));
+      for (const gram of new Set(literals.map((l) => l.slice(0, GRAM).toLowerCase()))) {
+        const list = entry.byTrigram.get(gram);
+        if (list) list.push(i);
+        else entry.byTrigram.set(gram, [i]);
+      }
+      filed[i] = 1;
+      return;
+    }
+  });
+  indexes.set(rules, (index = { fields: [...fields.values()], filed }));
+  return index;
+}
+
+/**
+ * Per rule of `rules`: 1 when it may match a call whose fields read as `values` say, 0 when it
+ * provably cannot. Rules with no usable literal are always 1.
+ */
+export function candidateMask(rules: readonly CompiledRule[], values: FieldValues): Uint8Array {
+  const index = indexOf(rules);
+  const mask = new Uint8Array(rules.length);
+  for (let i = 0; i < mask.length; i++) mask[i] = index.filed[i]! ^ 1;
+  for (const field of index.fields) {
+    const list = values(field.name, field.isPath, field.strict);
+    if (!list) continue; // the field is absent: no rule filed under it can match
+    for (const value of list) {
+      const lower = value.toLowerCase();
+      for (let at = 0; at + GRAM <= lower.length; at++) {
+        const rulesHere = field.byTrigram.get(lower.slice(at, at + GRAM));
+        if (rulesHere) for (const i of rulesHere) mask[i] = 1;
+      }
+    }
+  }
+  return mask;
+}
