@@ -23,7 +23,7 @@ interface IndexedField {
   readonly name: string;
   readonly isPath: boolean;
   readonly strict: boolean;
-  readonly byTrigram: ReadonlyMap<string, readonly number[]>;
+  readonly byTrigram: ReadonlyMap<number, readonly number[]>;
 }
 
 /** Values of a field as the rules see them (evaluate.ts `Lookup`). */
@@ -36,7 +36,7 @@ const indexes = new WeakMap<readonly CompiledRule[], RuleIndex>();
 function indexOf(rules: readonly CompiledRule[]): RuleIndex {
   let index = indexes.get(rules);
   if (index) return index;
-  const fields = new Map<string, { name: string; isPath: boolean; strict: boolean; byTrigram: Map<string, number[]> }>();
+  const fields = new Map<string, { name: string; isPath: boolean; strict: boolean; byTrigram: Map<number, number[]> }>();
   const filed = new Uint8Array(rules.length);
   rules.forEach((rule, i) => {
     const strict = rule.decision !== 'allow';
@@ -47,7 +47,7 @@ function indexOf(rules: readonly CompiledRule[]): RuleIndex {
       const key = `${field.name}\0${field.isPath}\0${strict}`;
       let entry = fields.get(key);
       if (!entry) fields.set(key, (entry = { name: field.name, isPath: field.isPath, strict, byTrigram: new Map() }));
-      for (const gram of new Set(literals.map((l) => l.slice(0, GRAM).toLowerCase()))) {
+      for (const gram of new Set(literals.map((l) => gramAt(l.toLowerCase(), 0)))) {
         const list = entry.byTrigram.get(gram);
         if (list) list.push(i);
         else entry.byTrigram.set(gram, [i]);
@@ -72,12 +72,29 @@ export function candidateMask(rules: readonly CompiledRule[], values: FieldValue
     const list = values(field.name, field.isPath, field.strict);
     if (!list) continue; // the field is absent: no rule filed under it can match
     for (const value of list) {
-      const lower = value.toLowerCase();
-      for (let at = 0; at + GRAM <= lower.length; at++) {
-        const rulesHere = field.byTrigram.get(lower.slice(at, at + GRAM));
+      for (let at = 0; at + GRAM <= value.length; at++) {
+        const gram = gramAt(value, at);
+        if (gram < 0) continue;
+        const rulesHere = field.byTrigram.get(gram);
         if (rulesHere) for (const i of rulesHere) mask[i] = 1;
       }
     }
   }
   return mask;
+}
+
+/**
+ * The three characters of `text` at `at` as one number, ASCII letters lower-cased, or -1 when
+ * one is not ASCII (no ASCII literal matches there: without the `u` flag case folding never
+ * maps other characters onto ASCII). No string is made per position.
+ */
+function gramAt(text: string, at: number): number {
+  let gram = 0;
+  for (let k = 0; k < GRAM; k++) {
+    let c = text.charCodeAt(at + k);
+    if (c > 0x7f) return -1;
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    gram = (gram << 7) | c;
+  }
+  return gram;
 }
