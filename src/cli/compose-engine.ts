@@ -179,7 +179,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
             if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId, event.sessionId);
           });
         },
-        worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, runTotals: usage.totals },
+        worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, step: steps.step, runTotals: usage.totals },
       });
     } catch (error) {
       // A workspace the worker cannot use (bad config, unknown run) will not improve by retrying.

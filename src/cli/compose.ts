@@ -87,6 +87,8 @@ export interface ComposeOptions {
     wrapExecute(execute: ExecuteTool): ExecuteTool;
     /** A delegation as a durable call to the target session's object (docs/engine.md#delegation). */
     delegate: NonNullable<CoreOptions['delegateElsewhere']>;
+    /** A step of the caller's invocation (preparing a delegate's worktree, docs/engine.md#delegation). */
+    step: NonNullable<CoreOptions['durableStep']>;
     /** The run's usage totals as the hub last wrote them, with this core's usage since (budgets read them). */
     runTotals: NonNullable<CoreOptions['runTotals']>;
   };
@@ -294,7 +296,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const core: Core = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
-      ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
+      ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
         turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),

@@ -6,7 +6,7 @@ import { layoutFor } from '../storage/layout';
 /**
  * What a worker's kept core was built from (docs/engine.md#a-turn-on-a-worker), as one string of
  * each file's inode, size and mtime (ns): every session file of the run, the run's approvals and
- * todos (not run.json: its title and time are not what a turn runs on; not usage.json: the hub
+ * todos, the worktree records and merge diffs (not run.json: its title and time are not what a turn runs on; not usage.json: the hub
  * rewrites it after every turn and a worker reads it each turn, worker-usage.ts), the
  * workspace's `.legion/` files (config, rules, prices, MCP), the participants and agent files,
  * the user's Legion config dir. Two equal fingerprints: none of those files changed in between
@@ -20,6 +20,9 @@ export function workspaceFingerprint(workspaceRoot: string, runId: string, env: 
     filesOf(layout.sessionsDir(runId)),
     ...[layout.approvals(runId), layout.todos(runId)].map(one),
     filesOf(layout.legionDir),
+    // The worktree records (docs/worktrees.md): a delegate's worktree prepared by its caller's
+    // core, or merged by its own, changes where that session's tools act.
+    filesOf(layout.worktreesDir),
     filesOf(layout.participantsDir),
     filesOf(join(layout.legionDir, 'agents')),
     filesOf(userDir),

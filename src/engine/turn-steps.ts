@@ -41,6 +41,8 @@ export interface TurnSteps {
    * ended) cancels the callee, unless this attempt was lost: its replay waits on the same callee.
    */
   delegate(call: DelegatedTurn, signal: AbortSignal): Promise<TurnOutcome>;
+  /** `action` as a step of the invocation of the nearest session of `sessionChain` that has one (delegation.ts `durableStep`). */
+  step<T>(sessionChain: readonly string[], name: string, action: () => Promise<T>): Promise<T>;
   /** Where a decision goes (set once the core is built). */
   resolve?: (requestIds: string[], decision: RemoteDecision) => void;
 }
@@ -114,6 +116,7 @@ export function turnSteps(feed: EventFeed): TurnSteps {
         signal.removeEventListener('abort', cancel);
       }
     },
+    step: (sessionChain, name, action) => required(forChain(sessionChain)).journal.run(name, action),
     awaitDecision: (requestId, sessionId) => {
       const turn = forSession(sessionId);
       if (!turn || turn.awaited.has(requestId)) return;

@@ -59,17 +59,25 @@ export interface CommunicatorDeps {
    * of this core (`runsElsewhere`). Must never reject; `signal` aborting cancels the call.
    */
   delegateElsewhere?(call: DelegatedTurn, signal: AbortSignal): Promise<TurnOutcome>;
+  /**
+   * Engine mode: run `action` as a journaled step of the invocation that runs the caller's turn
+   * (`callerChain`: the caller's session chain), named `name`: a replay of the caller returns the
+   * recorded result instead of acting again. Used for what a delegation does in the caller's core
+   * before the call (preparing the target's worktree, docs/engine.md#delegation).
+   */
+  durableStep?<T>(callerChain: readonly string[], name: string, action: () => Promise<T>): Promise<T>;
 }
 
 /**
  * Whether a delegation may run in another invocation (docs/engine.md#delegation): not when an
  * approval request raised below could be for an agent of this chain (the request is delivered
- * to that agent's waiting communicator call, a turn of this core: approval-route.ts), nor for
- * worktree isolation (the worktree and its merge request belong to the core that prepared it),
- * nor when re-attaching to a turn resumed after a restart.
+ * to that agent's waiting communicator call, a turn of this core: approval-route.ts), nor when
+ * re-attaching to a turn resumed after a restart. A target in worktree isolation runs elsewhere
+ * too: its worktree is prepared here (a durable step of this invocation), its tools and its merge
+ * request at its turn's end belong to its own turn, wherever that runs (docs/worktrees.md).
  */
-export function runsElsewhere(registry: CollectiveRegistry, callers: readonly string[], isolation: 'worktree' | 'none', resumed: boolean): boolean {
-  if (resumed || isolation === 'worktree') return false;
+export function runsElsewhere(registry: CollectiveRegistry, callers: readonly string[], resumed: boolean): boolean {
+  if (resumed) return false;
   return !callers.some((id) => {
     const p = registry.get(id);
     return p?.kind === 'agent' && p.tools.includes(RESOLVE_APPROVAL_TOOL) && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0);
@@ -135,9 +143,15 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
     let text = input.message;
     const requested = input.isolation ?? target.isolation ?? deps.isolationDefault;
     if (!child) {
-      const prepared = deps.prepareIsolation
-        ? await deps.prepareIsolation(sessionId, target.id, requested)
-        : requested === 'worktree' ? { ok: false as const, error: 'refused: worktree isolation is not available in this run' } : { ok: true as const, note: '' };
+      const prepare = async (): Promise<IsolationPrepared> => deps.prepareIsolation
+        ? deps.prepareIsolation(sessionId, target.id, requested)
+        : requested === 'worktree' ? { ok: false, kind: 'failed', error: 'refused: worktree isolation is not available in this run' } : { ok: true, note: '' };
+      // Preparing a worktree changes it (made, refreshed, rebased) and its note goes into the
+      // message: in engine mode a step of the caller's invocation, so a replay neither prepares
+      // again nor sends a different message.
+      const prepared = requested === 'worktree' && deps.durableStep
+        ? await deps.durableStep(turn.sessionChain, `isolate ${sessionId}`, prepare)
+        : await prepare();
       if (!prepared.ok) {
         turn.delegations.delete(delegation);
         return fail(prepared.error);
@@ -146,7 +160,7 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
     }
 
     const sessionChain = [...turn.sessionChain, sessionId];
-    if (deps.delegateElsewhere && runsElsewhere(registry, turn.chain, requested, child !== undefined)) {
+    if (deps.delegateElsewhere && runsElsewhere(registry, turn.chain, child !== undefined)) {
       const call = { sessionId, initiatorId: callerId, responderId: target.id, name, text, chain, sessionChain };
       void deps.delegateElsewhere(call, turn.controller.signal).then((outcome) => delegation.settle(outcome));
     } else {

@@ -93,6 +93,8 @@ export interface TurnOptions {
    * the target session's object instead of in this core (delegation.ts `runsElsewhere` says when).
    */
   readonly delegateElsewhere?: CommunicatorDeps['delegateElsewhere'];
+  /** Engine mode on a worker: a step of the caller's invocation (delegation.ts `durableStep`). */
+  readonly durableStep?: CommunicatorDeps['durableStep'];
 }
 
 /** The run's records the turn parts write to (built first by the core). */
@@ -170,6 +172,7 @@ export function createTurnParts(options: TurnOptions, records: TurnRecords, enqu
       isolationDefault: config.isolation.default,
       ...(isolation ? { prepareIsolation: isolation.prepare } : {}),
       ...(options.delegateElsewhere ? { delegateElsewhere: options.delegateElsewhere } : {}),
+      ...(options.durableStep ? { durableStep: options.durableStep } : {}),
     });
     const collective = createCollectiveTools({
       registry,
