@@ -2,6 +2,7 @@ import { hostname, homedir } from 'node:os';
 import { LegionError, messageOf } from '../errors';
 import type { CommandContext } from './command';
 import { defaultConfigFiles, loadConfig } from '../config/load';
+import { workspaceTrustOf } from './workspace-root';
 import { layoutFor } from '../storage/layout';
 import type { ScreenSession } from '../runtime/core-api';
 import { locateServer } from '../serve/locate';
@@ -57,7 +58,8 @@ export async function attachServer(info: ServerInfo, client: string): Promise<Re
 /** What the full-screen UI needs, over a remote core: the UI settings come from this machine's config files. */
 export async function attachedScreenSession(context: CommandContext, info: ServerInfo): Promise<ScreenSession> {
   const env = context.io.env;
-  const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir()));
+  // The UI settings of this machine's config: the project's only in a trusted workspace (docs/workspace-trust.md).
+  const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir(), await workspaceTrustOf(context)));
   if (!loaded.ok) throw new LegionError(loaded.error);
   const { core, history, workflows } = await attachServer(info, 'tui');
   const { welcome } = core;

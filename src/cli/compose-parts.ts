@@ -10,6 +10,7 @@ import { createAuditLog } from '../authz/audit';
 import { createTriage } from '../authz/triage';
 import type { ProviderRegistry } from '../providers/select';
 import type { AddAllowance, AuditSink, Authorize, Triage } from '../runtime/ports';
+import type { WorkspaceTrust } from '../storage/workspace-trust';
 
 /**
  * Authorization wiring of one run: rules + policies + session allowances (persisted in
@@ -36,11 +37,13 @@ export async function composeAuthz(options: {
   /** Secret scrubbing of what is persisted (allowances). */
   readonly scrub?: <T>(value: T) => T;
   readonly clock: () => Date;
+  /** Allowances saved in the run are re-read only in a trusted workspace (docs/workspace-trust.md); new ones are saved either way. */
+  readonly trust: WorkspaceTrust;
 }): Promise<AuthzParts> {
   const { layout, runId, workspaceRoot, registry, bus, config } = options;
   const warnings: string[] = [];
   const file = allowancesFile(layout, runId);
-  const read = await readAllowances(file);
+  const read = options.trust.trusted ? await readAllowances(file) : { allowances: [], issues: [] };
   warnings.push(...read.issues);
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, scrub(allowance)) });

@@ -62,6 +62,7 @@ import { composeConventions } from './compose-conventions';
 import type { WorkflowService } from '../workflows/service';
 import { keyArgumentOf } from '../collective/tools/shipped';
 import { realWorkspaceRoot } from './workspace-root';
+import { checkWorkspaceTrust, trustPlace, untrustedNotice, type WorkspaceTrust } from '../storage/workspace-trust';
 
 /** Statuses in which an agent is at work in its session (undo refuses to change its files then). */
 const BUSY: ReadonlySet<string> = new Set(['thinking', 'running-tool', 'waiting-approval']);
@@ -107,6 +108,8 @@ export interface AppSession extends ScreenSession {
   readonly mcp: McpManager;
   /** Workflows of the run (docs/workflows.md) as `legion run --workflow` drives them; front ends use `workflows`, over it. */
   readonly workflowService: WorkflowService;
+  /** The workspace's trust, computed once at start (docs/workspace-trust.md), for what runs beside the core (serve addons). */
+  readonly trust: WorkspaceTrust;
   /** Resume the workflows a previous process left running (once; `startBackground` calls it too). */
   resumeWorkflows(): Promise<void>;
   /** What must not delay a first frame (docs/performance.md): the sandbox probe, the checkpoint store, `mcp.start()`, `resumeWorkflows()`. For a screen to call once drawn. */
@@ -132,7 +135,13 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const scrub = scrubber.value;
 
   const workspaceRoot = await realWorkspaceRoot(context.workspaceRoot);
-  const configFiles = defaultConfigFiles(appDir, workspaceRoot, env.HOME || homedir());
+  const home = env.HOME || homedir();
+  // Workspace trust (docs/workspace-trust.md): computed once here; every project-layer loader below requires it.
+  const place = trustPlace(workspaceRoot, env, home);
+  let trust = await checkWorkspaceTrust(place);
+  const untrusted = untrustedNotice(trust);
+  if (untrusted) warnings.push(untrusted);
+  const configFiles = defaultConfigFiles(appDir, workspaceRoot, home, trust);
   const loaded = await loadConfig(configFiles);
   if (!loaded.ok) throw new LegionError(loaded.error);
   const config = loaded.config;
@@ -142,16 +151,19 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
   // Engine mode (docs/engine.md): this process is the hub and turns run on the engine's workers.
-  const engineAt = !options.worker && config.engine.kind === 'restate' ? await reachEngine(engineUrls(config.engine, layout.legionDir)) : undefined;
+  const engineAt = !options.worker && config.engine.kind === 'restate' ? await reachEngine(engineUrls(config.engine, layout.legionDir, trust)) : undefined;
   // Files of an older, world-readable workspace become private, with one notice (docs/cli-conventions.md).
   const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())]);
   if (tightened) warnings.push(tightened);
   const participantStore = createParticipantStore(layout, { scrub });
-  let participants = check.exists ? await participantStore.loadAll() : [];
+  let participants = check.exists ? await participantStore.loadAll(trust) : [];
   if (!participants.some((p) => p.id === USER_ID) || !participants.some((p) => p.id === UR_AGENT_ID)) {
-    await initWorkspace({ appDir, workspaceRoot });
-    participants = await participantStore.loadAll();
+    const init = await initWorkspace({ appDir, workspaceRoot, userDir: place.userDir });
+    // A `.legion/` Legion just created is the user's: trusted from here on (it holds nothing else yet).
+    if (!check.exists) trust = await checkWorkspaceTrust(place);
+    participants = await participantStore.loadAll(trust);
     if (!check.exists) warnings.push(`created ${layout.legionDir} with the default collective`);
+    if (init.trustProblem) warnings.push(init.trustProblem);
   }
 
   const knownTools = new Set([...SHIPPED_TOOLS, ...(options.testHooks?.tools ?? [])].map((t) => t.name));
@@ -165,7 +177,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     participants = [...participants.filter((p) => !fromFiles.has(p.id)), ...agentFiles.files.map((f) => f.agent)];
   }
 
-  const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env));
+  const rules = await loadRuleFiles(defaultRuleFiles(appDir, workspaceRoot, env, trust));
   if (!rules.ok) throw new LegionError(rules.error);
   const mcpSetup = await setupMcp({ config, layout, env });
   warnings.push(...mcpSetup.warnings);
@@ -182,7 +194,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const extra = await loadTemplates(join(appDir, 'config', 'demo-agents')).catch(() => []);
     participants = [...participants, ...extra.filter((t) => !participants.some((p) => p.id === t.id))];
   }
-  const pricing = await loadPricing(defaultPricingFiles(appDir, workspaceRoot, env.HOME || homedir()));
+  const pricing = await loadPricing(defaultPricingFiles(appDir, workspaceRoot, home, trust));
   if (!pricing.ok) warnings.push(`${pricing.error} (costs are not shown)`);
 
   const runStore = createRunStore(layout, clock, randomIds);
@@ -265,7 +277,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
     });
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => [...tools.list().map((t) => t.name), ...COLLECTIVE_TOOL_NAMES], guard: grantGuard, bus });
-    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock });
+    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock, trust });
     warnings.push(...authz.warnings);
     options.testHooks?.onParts?.({ approvals, registry, layout });
     const testProvider = options.testHooks?.provider;
@@ -349,7 +361,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       for (const issue of issues) bus.emit({ type: 'notice', level: 'warn', message: issue });
     }));
     return {
-      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp,
+      core, config, providerLabel: providers.label, demo: providers.demo, runId: run.id, resumed, warnings, mcp, trust,
       // Named services beside the core (core-api.ts ScreenSession): the history browser's reads, workflows, undo.
       history: createHistoryService(layout, core, keyArgumentOf), workflows: workflows.commands, workflowService: workflows.service, resumeWorkflows,
       ...(parts ? { undo: parts.undoFor({ isBusy: (sessionId) => BUSY.has(core.sessions().find((s) => s.id === sessionId)?.status ?? 'idle'), appendNote: core.appendNote }) } : {}),

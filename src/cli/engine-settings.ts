@@ -7,6 +7,7 @@ import { layoutFor } from '../storage/layout';
 import { readLocalEngine } from '../engine/local-record';
 import { adminHealth } from '../engine/admin';
 import { ingressAnswers } from '../engine/local-engine';
+import { checkWorkspaceTrust, trustPlace, type WorkspaceTrust } from '../storage/workspace-trust';
 
 export interface EngineUrls {
   readonly ingress: string;
@@ -15,10 +16,13 @@ export interface EngineUrls {
 
 /**
  * The URLs of a restate engine setting: its own, or those of the workspace's local engine
- * (`legion engine up`); a LegionError saying what to run when there is none.
+ * (`legion engine up`); a LegionError saying what to run when there is none. The local
+ * engine's record (`.legion/engine/engine.json`) is read only in a trusted workspace
+ * (docs/workspace-trust.md): a committed one would send every turn to its author's host.
  */
-export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>, legionDir: string): EngineUrls {
+export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>, legionDir: string, trust: WorkspaceTrust): EngineUrls {
   if (engine.ingress !== undefined && engine.admin !== undefined) return { ingress: engine.ingress, admin: engine.admin };
+  if (!trust.trusted) throw new LegionError(`engine.kind is restate but ${legionDir} is not trusted, so its local engine record is ignored: run legion trust, or set engine.kind: in-process`);
   const local = readLocalEngine(legionDir);
   if (!local) throw new LegionError('engine.kind is restate but no engine runs for this workspace: start one with legion engine up, or set engine.kind: in-process');
   return { ingress: local.ingress, admin: local.admin };
@@ -27,13 +31,14 @@ export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>,
 /** The configured Restate engine's URLs; a LegionError naming what to set when none is. */
 export async function engineSettings(context: CommandContext): Promise<EngineUrls> {
   const env = context.io.env;
-  const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir()));
+  const trust = await checkWorkspaceTrust(trustPlace(context.workspaceRoot, env, env.HOME || homedir()));
+  const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir(), trust));
   if (!loaded.ok) throw new LegionError(loaded.error);
   const engine = loaded.config.engine;
   if (engine.kind !== 'restate') {
     throw new LegionError('no engine is configured: set engine: { kind: restate } (the local engine of legion engine up) or engine: { kind: restate, ingress: <url>, admin: <url> }');
   }
-  return engineUrls(engine, layoutFor(context.workspaceRoot).legionDir);
+  return engineUrls(engine, layoutFor(context.workspaceRoot).legionDir, trust);
 }
 
 /** The engine answers (admin API and ingress), or a LegionError in one line saying what to run. */

@@ -65,7 +65,7 @@ export async function hostServer(context: CommandContext, options: ServeHostOpti
     app.startBackground();
     for (const addon of options.addons) {
       const close = await addon.start({
-        core: app.core, config: app.config, workspaceRoot: context.workspaceRoot, legionDir: appLayout.legionDir,
+        core: app.core, config: app.config, workspaceRoot: context.workspaceRoot, legionDir: appLayout.legionDir, workspaceTrusted: app.trust.trusted,
         flags: context.args.flags, env: context.io.env, log: (l) => options.log(`${addon.name}: ${l}`),
       });
       if (close) closers.push({ name: addon.name, close });

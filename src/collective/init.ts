@@ -4,28 +4,34 @@ import { checkWorkspace, ensureWorkspace } from '../storage/workspace';
 import { LegionError } from '../errors';
 import { loadTemplates } from './templates';
 import { createParticipantStore } from './store';
+import { TRUSTED, writeWorkspaceTrust } from '../storage/workspace-trust';
 
 export interface InitOptions {
   readonly appDir: string;
   readonly workspaceRoot: string;
   /** Reset the default participants to their templates (other participants are kept). */
   readonly force?: boolean;
+  /** The user's config folder (its trust key): a `.legion/` this call creates is trusted (docs/workspace-trust.md). */
+  readonly userDir: string;
 }
 
 /**
  * Create `.legion/` with the default collective. Idempotent: existing participants are
  * kept unless `force`; a damaged or newer workspace is reported, never overwritten.
  */
-export async function initWorkspace(options: InitOptions): Promise<{ created: string[]; messages: string[] }> {
+export async function initWorkspace(options: InitOptions): Promise<{ created: string[]; messages: string[]; trustProblem?: string }> {
   const layout = layoutFor(options.workspaceRoot);
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
   await ensureWorkspace(layout);
+  // The folder did not exist: the user made it, through Legion, so it is theirs to trust.
+  const marked = check.exists ? null : await writeWorkspaceTrust({ workspaceRoot: options.workspaceRoot, userDir: options.userDir });
+  const trustProblem = marked && !marked.ok ? `could not mark ${layout.legionDir} trusted (${marked.error}): fix that, then run legion trust` : undefined;
   const templates = await loadTemplates(join(options.appDir, 'config', 'agents'));
   const store = createParticipantStore(layout);
   let existing: Set<string>;
   try {
-    existing = new Set((await store.loadAll()).map((p) => p.id));
+    existing = new Set((await store.loadAll(TRUSTED)).map((p) => p.id)); // ids only
   } catch (error) {
     if (!options.force) throw error;
     existing = new Set();
@@ -39,5 +45,6 @@ export async function initWorkspace(options: InitOptions): Promise<{ created: st
   const messages = created.length
     ? [`${check.exists ? 'updated' : 'created'} ${layout.legionDir}`, ...created.map((id) => `  ${options.force && existing.has(id) ? 'reset' : 'added'} ${id}`)]
     : [`${layout.legionDir} is ready (collective unchanged; --force resets the default participants)`];
-  return { created, messages };
+  if (trustProblem) messages.push(trustProblem);
+  return { created, messages, ...(trustProblem ? { trustProblem } : {}) };
 }

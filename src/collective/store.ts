@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { writeJsonAtomic } from '../storage/atomic';
 import type { Layout } from '../storage/layout';
-import { participantFileSchema, type Participant } from './participant';
+import { participantFileSchema, USER_ID, type Participant } from './participant';
+import type { WorkspaceTrust } from '../storage/workspace-trust';
 import { LegionError } from '../errors';
 import { ONE_SHOT } from '../storage/zod-validate';
 
@@ -10,15 +11,28 @@ import { ONE_SHOT } from '../storage/zod-validate';
  * A corrupt file is one error naming it; it is never overwritten by a load.
  */
 export interface ParticipantStore {
-  loadAll(): Promise<Participant[]>;
+  /**
+   * Every stored participant. `trust` is required (docs/workspace-trust.md): in an untrusted
+   * workspace agents load without their `approvalAuthority` and users other than `user` are
+   * left out (their authority is `'*'` by definition); the files are not changed, so trusting
+   * the workspace later restores them.
+   */
+  loadAll(trust: WorkspaceTrust): Promise<Participant[]>;
   save(participant: Participant): Promise<void>;
+}
+
+/** What an untrusted workspace's participants keep: no agent can approve, no second user. */
+function withoutAuthority(participants: readonly Participant[]): Participant[] {
+  return participants
+    .filter((p) => p.kind === 'agent' || p.id === USER_ID)
+    .map((p) => (p.kind === 'agent' && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0) ? { ...p, approvalAuthority: [] } : p));
 }
 
 /** `scrub`: applied to a participant before it is written (secret scrubbing); default none. */
 export function createParticipantStore(layout: Layout, options: { readonly scrub?: <T>(value: T) => T } = {}): ParticipantStore {
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   return {
-    async loadAll() {
+    async loadAll(trust) {
       let names: string[];
       try {
         names = (await readdir(layout.participantsDir)).filter((n) => n.endsWith('.json')).sort();
@@ -45,7 +59,7 @@ export function createParticipantStore(layout: Layout, options: { readonly scrub
         if (`${participant.id}.json` !== name) throw new LegionError(`${file}: id "${participant.id}" does not match the file name`);
         out.push(participant as Participant);
       }
-      return out;
+      return trust.trusted ? out : withoutAuthority(out);
     },
     async save(participant) {
       await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...scrub(participant) });

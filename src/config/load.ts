@@ -1,29 +1,33 @@
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { configSchema, type LegionConfig } from './schema';
 import { parseYamlSource, type YamlSource } from './yaml-source';
 import { deepMerge, deletePath, hasPath, isPlainObject } from './merge';
 import { ONE_SHOT } from '../storage/zod-validate';
+import type { WorkspaceTrust } from '../storage/workspace-trust';
 
 export interface ConfigFiles {
   /** Shipped defaults: `config/legion.yaml` of the package. */
   readonly defaults: string;
   /** `~/.config/legion/config.yaml` */
   readonly user: string;
-  /** `.legion/config.yaml` of the workspace. */
-  readonly project: string;
+  /** `.legion/config.yaml` of the workspace; null when the workspace is not trusted (docs/workspace-trust.md): it is ignored. */
+  readonly project: string | null;
 }
 
 export type ConfigLoad =
   | { ok: true; config: LegionConfig; warnings: string[]; files: string[] }
   | { ok: false; error: string };
 
-export function defaultConfigFiles(appDir: string, workspaceRoot: string, home = homedir()): ConfigFiles {
+/**
+ * The config layers of a workspace. `trust` is required: the project layer is read only from a
+ * trusted workspace (docs/workspace-trust.md), so no caller can load it without deciding.
+ */
+export function defaultConfigFiles(appDir: string, workspaceRoot: string, home: string, trust: WorkspaceTrust): ConfigFiles {
   return {
     defaults: join(appDir, 'config', 'legion.yaml'),
     user: join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'legion', 'config.yaml'),
-    project: join(workspaceRoot, '.legion', 'config.yaml'),
+    project: trust.trusted ? join(workspaceRoot, '.legion', 'config.yaml') : null,
   };
 }
 
@@ -44,6 +48,7 @@ async function readOptional(file: string): Promise<string | null> {
 export async function loadConfig(files: ConfigFiles): Promise<ConfigLoad> {
   const sources: YamlSource[] = [];
   for (const file of [files.defaults, files.user, files.project]) {
+    if (file === null) continue;
     let text: string | null;
     try {
       text = await readOptional(file);

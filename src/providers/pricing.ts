@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { WorkspaceTrust } from '../storage/workspace-trust';
 import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
 import { ONE_SHOT } from '../storage/zod-validate';
@@ -130,12 +130,15 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
   return { ok: true, table };
 }
 
-/** The shipped prices, then the user's, then the project's (later files override by model id). */
-export function defaultPricingFiles(appDir: string, workspaceRoot: string, home = homedir()): string[] {
+/**
+ * The shipped prices, then the user's, then the project's (later files override by model id).
+ * The project's only in a trusted workspace (docs/workspace-trust.md): a price of 0 would defeat budgets.
+ */
+export function defaultPricingFiles(appDir: string, workspaceRoot: string, home: string, trust: WorkspaceTrust): string[] {
   return [
     join(appDir, 'config', 'models.yaml'),
     join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'legion', 'models.yaml'),
-    join(workspaceRoot, '.legion', 'models.yaml'),
+    ...(trust.trusted ? [join(workspaceRoot, '.legion', 'models.yaml')] : []),
   ];
 }
 

@@ -11,6 +11,8 @@ export interface ServeAddonContext {
   readonly config: LegionConfig;
   readonly workspaceRoot: string;
   readonly legionDir: string;
+  /** Whether `.legion/` is trusted (docs/workspace-trust.md): an addon reads nothing of an untrusted one that confers access (the web token). */
+  readonly workspaceTrusted: boolean;
   /** `legion serve`'s flags (an addon's own included): name → value, true for boolean flags. */
   readonly flags: ReadonlyMap<string, string | true>;
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -23,6 +23,7 @@
  * the day ≤ 20 ms per 5 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { testUserDir } from '../helpers/trust';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -193,7 +194,7 @@ async function prepare(dir: string, agents: number, window: number): Promise<voi
   const { createParticipantStore } = await import('../../src/collective/store');
   const { agentSchema } = await import('../../src/collective/participant');
   const { layoutFor } = await import('../../src/storage/layout');
-  await initWorkspace({ appDir: ROOT, workspaceRoot: dir });
+  await initWorkspace({ appDir: ROOT, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
   for (let i = 1; i <= agents; i++) {
     await store.save(agentSchema.parse({ id: `a${i}`, kind: 'agent', name: `agent ${i}`, systemPrompt: `You are agent ${i}: you keep the team's notes.`, tools: ['file_read', 'file_write'] }));

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { makeTempDir } from '../helpers/tmp';
 import { bundlePath as BUNDLE, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
+import { trustWorkspace } from '../helpers/trust';
 
 const SCRIPT = resolve(process.cwd(), 'test', 'fixtures', 'faux', 'undo-e2e.yaml');
 
@@ -18,7 +19,9 @@ test('tmux: an agent writes a file; Ctrl+R on its lane lists the checkpoint, Ent
   }));
   await writeFile(join(ws.dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - { id: e2e-writes, decision: allow, tool: file_write, reason: the e2e writer may write }\n');
   const command = shellCommand([process.execPath, BUNDLE, '--cwd', ws.dir]);
-  const tmux = startTmux({ command, cwd: ws.dir, env: cleanAppEnv({ LEGION_FAUX_SCRIPT: SCRIPT }), width: 140, height: 40 });
+  const env = cleanAppEnv({ LEGION_FAUX_SCRIPT: SCRIPT });
+  await trustWorkspace(ws.dir, env); // the test wrote this .legion/ (docs/workspace-trust.md)
+  const tmux = startTmux({ command, cwd: ws.dir, env, width: 140, height: 40 });
   try {
     await tmux.waitFor(/▶ user → ur-agent · default/, 15_000, 'the first frame');
     tmux.type('go');

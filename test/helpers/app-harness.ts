@@ -17,6 +17,7 @@ import type { Layout } from '../../src/storage/layout';
 import type { Tool } from '../../src/tools/types';
 import type { WorkflowService } from '../../src/workflows/service';
 import type { HistoryService, WorkflowCommands } from '../../src/runtime/core-api';
+import { trustWorkspace } from './trust';
 
 /** The repository root (holds config/). */
 export const APP_DIR = join(import.meta.dirname, '..', '..');
@@ -32,6 +33,8 @@ type RuleDecision = 'allow' | 'ask' | 'deny';
 export interface AppHarnessOptions {
   /** Workspace folder (created by the caller; reuse it to test a restart). */
   readonly dir: string;
+  /** Leave the workspace untrusted (docs/workspace-trust.md); by default the harness trusts what the test wrote. */
+  readonly untrusted?: boolean;
   /** Faux script YAML (written to the workspace, `LEGION_FAUX_SCRIPT`), or a provider instance. */
   readonly script?: string;
   readonly provider?: Provider;
@@ -141,6 +144,8 @@ export async function startAppHarness(options: AppHarnessOptions): Promise<AppHa
     appDir: APP_DIR,
     workspaceRoot: dir,
   };
+  // The test wrote this `.legion/`: trusted unless the test is about an untrusted one (docs/workspace-trust.md).
+  if (options.untrusted !== true) await trustWorkspace(dir, context.io.env);
   const app = await composeApp(context, {
     ...(options.newRun ? { newRun: true } : {}),
     ...(options.headless ? { headless: options.headless } : {}),

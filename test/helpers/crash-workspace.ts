@@ -1,4 +1,5 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { testUserDir } from './trust';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,7 +51,7 @@ replies:
 
 /** A workspace with three worker agents, the crash script and a small turn budget. */
 export async function setupCrashWorkspace(dir: string): Promise<void> {
-  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
   for (const id of ['w1', 'w2', 'w3']) {
     await store.save(agentSchema.parse({

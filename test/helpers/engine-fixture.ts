@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { testUserDir } from './trust';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createConnection, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -128,7 +129,7 @@ export const toolScript = (sleepSeconds: number): string => `echo started >> sta
 
 /** A workspace whose agent `builder` holds `shell`, may run `sh tool.sh` unasked, and talks to `modelUrl`. */
 export async function setupEngineWorkspace(dir: string, modelUrl: string, engine: LocalEngine, toolSleepSeconds = 0, toolDecision: 'allow' | 'ask' = 'allow'): Promise<Record<string, string>> {
-  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'] }));
   await writeFile(join(dir, '.legion', 'rules.yaml'), `version: 1\nrules:\n  - id: tool-script\n    decision: ${toolDecision}\n    tool: shell\n    match: { command: "sh tool.sh" }\n`);
   await writeFile(join(dir, '.legion', 'config.yaml'), [

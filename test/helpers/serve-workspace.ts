@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { testUserDir } from './trust';
 import type { LegionServer } from '../../src/serve/server';
 import { join } from 'node:path';
 import { initWorkspace } from '../../src/collective/init';
@@ -30,7 +31,7 @@ replies:
 `;
 
 export async function setupServeWorkspace(dir: string): Promise<Record<string, string>> {
-  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
   await store.save(agentSchema.parse({ id: 'worker', kind: 'agent', name: 'worker', systemPrompt: 'You are a worker.', tools: ['file_write'] }));
   const script = join(dir, '.legion', 'serve-script.yaml');

@@ -59,13 +59,14 @@ test('doctor: everything fine → ✓ lines only, exit 0; --json says the same; 
     assert.match(r.stdout, /✓ tmux: tmux 9\.9 /);
     assert.match(r.stdout, /✓ MCP servers: none configured\n/);
     assert.match(r.stdout, /\.legion is writable and private\n/);
+    assert.match(r.stdout, /✓ .*\.legion is trusted: its config, rules, participants and allowances apply\n/, 'legion init created it trusted');
     assert.deepEqual(seen.at(-1), { url: '/ok/v1beta/openai/models', auth: `Bearer ${KEY}` });
 
     const json = await doctor(dir, env, ['--json']);
     assert.equal(json.code, 0);
     const report = JSON.parse(json.stdout) as { ok: boolean; checks: { name: string; ok: boolean }[] };
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.name), ['node', 'keys', 'provider', 'price', 'context', 'tmux', 'bwrap', 'mcp', 'workspace', 'locks', 'instructions', 'hooks', 'agents', 'skills']);
+    assert.deepEqual(report.checks.map((c) => c.name), ['node', 'keys', 'provider', 'price', 'context', 'tmux', 'bwrap', 'mcp', 'workspace', 'trust', 'locks', 'instructions', 'hooks', 'agents', 'skills']);
     for (const out of [r.stdout, r.stderr, json.stdout]) assert.ok(!out.includes(KEY));
   });
 });

@@ -7,6 +7,7 @@ import { runCli } from '../helpers/cli';
 import { withTempDir } from '../helpers/tmp';
 import { EVENT_TYPES, type LegionEvent } from '../../src/events/types';
 import { APP_DIR } from '../helpers/app-harness';
+import { trustWorkspace } from '../helpers/trust';
 
 /** `legion run` end to end through main(), the faux provider scripted by LEGION_FAUX_SCRIPT. */
 
@@ -30,7 +31,9 @@ async function workspace(dir: string): Promise<Record<string, string>> {
   await writeFile(join(dir, '.legion', 'collective', 'participants', 'writer.json'), JSON.stringify({
     version: 1, id: 'writer', kind: 'agent', name: 'Writer', description: 'writes', systemPrompt: 'You write files.', tools: ['file_write'],
   }), { mode: 0o600 });
-  return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+  const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+  await trustWorkspace(dir, env);
+  return env;
 }
 
 const run = (argv: string[], dir: string, env: Record<string, string>) => runCli(['run', ...argv], { cwd: dir, env, appDir: APP_DIR });

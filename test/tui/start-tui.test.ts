@@ -11,11 +11,13 @@ import type { CommandContext } from '../../src/cli/command';
 /** As bin/legion.ts wires it: the CLI composes the run, the screen gets it ready. */
 const startTui = (options: { context: CommandContext }): Promise<number> => startScreen(options.context, async () => screen);
 import { themeFromEnv } from '../../components/theme';
+import { trustWorkspace } from '../helpers/trust';
 
 test('a bad keymap in config stops the start with one line naming it (exit 2), before the screen opens', async () => {
   await withTempDir(async (dir) => {
     await mkdir(join(dir, '.legion'), { recursive: true });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'keymap:\n  help: ctrl+n\n');
+    await trustWorkspace(dir, { HOME: dir });
     const r = await runCli(['--cwd', dir], { cwd: dir, isTTY: true, env: { HOME: dir }, startTui });
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stderr, 'legion: keymap: "ctrl+n" is bound to both "newSession" and "help"\n');

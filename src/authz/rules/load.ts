@@ -7,22 +7,35 @@ import { compileRule, type CompiledRule } from './compile';
 import { createRuleSet, type RuleSet } from './rule-set';
 import { describeIssue, ruleFileHeadSchema, ruleSpecSchema } from './schema';
 import { ONE_SHOT } from '../../storage/zod-validate';
+import type { WorkspaceTrust } from '../../storage/workspace-trust';
 
 export type RuleLoad = { ok: true; ruleSet: RuleSet } | { ok: false; error: string };
 
-/** One rules file's text (null = the file does not exist). */
+/**
+ * One rules file's text (null = the file does not exist). `tightenOnly`: a layer that may only
+ * make decisions stricter (the rules file of an untrusted workspace, docs/workspace-trust.md):
+ * its `deny` and `ask` rules apply, its `allow` rules, its `defaults` and the `approver` of its
+ * ask rules are ignored.
+ */
 export interface RuleSource {
   readonly file: string;
   readonly text: string | null;
+  readonly tightenOnly?: boolean;
 }
+
+/** A rules file to load; a bare path is a full layer. */
+export type RuleLayer = string | { readonly file: string; readonly tightenOnly: boolean };
+
+export const layerFile = (layer: RuleLayer): string => (typeof layer === 'string' ? layer : layer.file);
 
 /**
  * The rule layers, lowest first: the shipped `config/rules.yaml`, the user's
  * `~/.config/legion/rules.yaml` (honouring XDG_CONFIG_HOME), the project's `.legion/rules.yaml`.
+ * `trust` is required: the project's file only tightens in an untrusted workspace.
  */
-export function defaultRuleFiles(appDir: string, workspaceRoot: string, env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+export function defaultRuleFiles(appDir: string, workspaceRoot: string, env: Readonly<Record<string, string | undefined>>, trust: WorkspaceTrust): RuleLayer[] {
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return [join(appDir, 'config', 'rules.yaml'), join(configHome, 'legion', 'rules.yaml'), join(workspaceRoot, '.legion', 'rules.yaml')];
+  return [join(appDir, 'config', 'rules.yaml'), join(configHome, 'legion', 'rules.yaml'), { file: join(workspaceRoot, '.legion', 'rules.yaml'), tightenOnly: !trust.trusted }];
 }
 
 /**
@@ -30,11 +43,13 @@ export function defaultRuleFiles(appDir: string, workspaceRoot: string, env: Rea
  * Rules are concatenated in file order; a later file's `defaults` override. The first
  * problem stops the load with `file:line: rule <id>: what is wrong`; nothing is skipped.
  */
-export async function loadRuleFiles(files: readonly string[]): Promise<RuleLoad> {
+export async function loadRuleFiles(files: readonly RuleLayer[]): Promise<RuleLoad> {
   const sources: RuleSource[] = [];
-  for (const file of files) {
+  for (const layer of files) {
+    const file = layerFile(layer);
+    const tightenOnly = typeof layer !== 'string' && layer.tightenOnly;
     try {
-      sources.push({ file, text: await readFile(file, 'utf8') });
+      sources.push({ file, text: await readFile(file, 'utf8'), ...(tightenOnly ? { tightenOnly } : {}) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') continue;
@@ -49,17 +64,23 @@ export function parseRuleSources(sources: readonly RuleSource[]): RuleLoad {
   const rules: CompiledRule[] = [];
   const files: { file: string; rules: number }[] = [];
   let unmatched: Decision = 'ask';
-  for (const { file, text } of sources) {
+  for (const { file, text, tightenOnly } of sources) {
     if (text === null) continue;
     const parsed = parseYamlSource(text, file);
     if (!parsed.ok) return { ok: false, error: parsed.error };
     const result = compileFile(parsed.source);
     if (!result.ok) return result;
-    rules.push(...result.rules);
-    files.push({ file, rules: result.rules.length });
-    if (result.unmatched) unmatched = result.unmatched;
+    const kept = tightenOnly ? tighteningOnly(result.rules) : result.rules;
+    rules.push(...kept);
+    files.push({ file, rules: kept.length, ...(tightenOnly ? { ignored: result.rules.length - kept.length + (result.unmatched ? 1 : 0) } : {}) });
+    if (result.unmatched && !tightenOnly) unmatched = result.unmatched;
   }
   return { ok: true, ruleSet: createRuleSet(rules, unmatched, files) };
+}
+
+/** The rules of a layer that may only tighten: deny and ask, an ask without its `approver` (the cascade decides who answers). */
+function tighteningOnly(rules: readonly CompiledRule[]): CompiledRule[] {
+  return rules.filter((r) => r.decision !== 'allow').map((r) => (r.approver === undefined ? r : { ...r, approver: undefined }));
 }
 
 type FileCompile = { ok: true; rules: CompiledRule[]; unmatched: Decision | undefined } | { ok: false; error: string };

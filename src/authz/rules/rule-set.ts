@@ -15,8 +15,8 @@ export interface RuleSet {
   readonly rules: readonly CompiledRule[];
   /** Decision when neither a rule nor a policy speaks (`defaults.unmatched`, default ask). */
   readonly unmatched: Decision;
-  /** Files that were present, in layer order, with their rule counts. */
-  readonly files: readonly { readonly file: string; readonly rules: number }[];
+  /** Files that were present, in layer order, with their rule counts. Each file loaded and its rules; `ignored`: how many allow rules and defaults an untrusted workspace's file had that were dropped. */
+  readonly files: readonly { readonly file: string; readonly rules: number; readonly ignored?: number }[];
   /** Candidate rules for a tool name (memoized; the result depends only on the name). */
   tiersFor(toolName: string): ToolTiers;
 }

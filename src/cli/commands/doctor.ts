@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
 import { defaultConfigFiles, loadConfig } from '../../config/load';
+import { workspaceTrustOf } from '../workspace-root';
+import { checkWorkspaceTrustState } from '../doctor/trust-check';
 import { configSchema } from '../../config/schema';
 import { layoutFor } from '../../storage/layout';
 import { createProviderRegistry } from '../../providers/select';
@@ -42,7 +44,8 @@ export const doctorCommand: Command = {
     const home = env.HOME || homedir();
     const checks: Check[] = [checkNode(process.version), checkKeys(env)];
 
-    const configFiles = defaultConfigFiles(appDir, workspaceRoot, home);
+    const trust = await workspaceTrustOf(context);
+    const configFiles = defaultConfigFiles(appDir, workspaceRoot, home, trust);
     const loaded = await loadConfig(configFiles);
     const config = loaded.ok ? loaded.config : configSchema.parse({});
     if (!loaded.ok) checks.push({ name: 'config', ok: false, detail: `configuration: ${loaded.error}`, fix: 'correct the file and line named' });
@@ -59,7 +62,7 @@ export const doctorCommand: Command = {
       if (registry.providerId === 'faux') {
         checks.push({ name: 'price', ok: true, detail: 'model: scripted replies (free, no context window)' });
       } else {
-        const pricing = await loadPricing(defaultPricingFiles(appDir, workspaceRoot, home));
+        const pricing = await loadPricing(defaultPricingFiles(appDir, workspaceRoot, home, trust));
         checks.push(...checkModel(registry.model, pricing.ok ? pricing.pricing : null, pricing.ok ? null : pricing.error));
       }
     }
@@ -70,11 +73,12 @@ export const doctorCommand: Command = {
       ? checkTool('bwrap', 'bwrap', ['--version'], 'the shell sandbox', 'install bubblewrap (apt-get install bubblewrap)', runTool)
       : { name: 'bwrap', ok: true, detail: `bubblewrap: not used on ${process.platform}` });
     checks.push(checkMcp(mcpServerNames(config)));
-    if (config.engine.kind === 'restate') checks.push(await checkEngine(config.engine, layoutFor(workspaceRoot).legionDir));
+    if (config.engine.kind === 'restate') checks.push(await checkEngine(config.engine, layoutFor(workspaceRoot).legionDir, trust));
     const layout = layoutFor(workspaceRoot);
     checks.push(await checkWorkspaceFolder(layout));
+    checks.push(checkWorkspaceTrustState(trust, layout.legionDir));
     checks.push(await checkLocks(layout, pidIsAlive));
-    checks.push(...(await checkConventions({ appDir, workspaceRoot, env, home, config, configFiles })));
+    checks.push(...(await checkConventions({ appDir, workspaceRoot, env, home, config, configFiles, trust })));
 
     const ok = checks.every((c) => c.ok);
     if (args.flags.has('json')) io.stdout(JSON.stringify({ ok, checks }, null, 2) + '\n');

@@ -6,7 +6,7 @@ import { defaultConfigFiles } from '../../config/load';
 import { userConfigDir } from '../../storage/private-mode';
 import { defaultHookFiles, loadHooks, type HookEntry } from '../../conventions/hooks/load';
 import { createHooksTrust, hooksTrustFile, type HooksTrust } from '../../conventions/hooks/trust';
-import { realWorkspaceRoot } from '../workspace-root';
+import { realWorkspaceRoot, workspaceTrustOf } from '../workspace-root';
 
 const USAGE = 'legion hooks list [--json] | trust | untrust';
 
@@ -48,7 +48,7 @@ export async function loadHooksState(context: Pick<CommandContext, 'workspaceRoo
   const root = await realWorkspaceRoot(context.workspaceRoot);
   const env = context.io.env;
   const home = env.HOME || homedir();
-  const loaded = await loadHooks(defaultHookFiles(defaultConfigFiles(context.appDir, root, home), root));
+  const loaded = await loadHooks(defaultHookFiles(defaultConfigFiles(context.appDir, root, home, await workspaceTrustOf(context)), root));
   const trust = createHooksTrust({ file: hooksTrustFile(userConfigDir(env, home)), workspaceRoot: root, env });
   return { root, hooks: loaded.hooks, warnings: loaded.warnings, trust };
 }

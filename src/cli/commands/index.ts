@@ -24,6 +24,7 @@ const LOADERS: ReadonlyMap<string, () => Promise<Command>> = new Map<string, () 
   ['stop', async () => (await import('./stop')).stopCommand],
   ['engine', async () => (await import('./engine')).engineCommand],
   ['worker', async () => (await import('./worker')).workerCommand],
+  ['trust', async () => (await import('./trust')).trustCommand],
   ['doctor', async () => (await import('./doctor')).doctorCommand],
   ['completion', async () => (await import('./completion')).completionCommand(loadCommands)],
 ]);

@@ -10,7 +10,7 @@ import { describeTransport } from '../../mcp/servers';
 import { createMcpManager, type McpServerStatus } from '../../mcp/manager';
 import { annotationText } from '../../mcp/tool-adapter';
 import { VERSION } from '../version';
-import { realWorkspaceRoot } from '../workspace-root';
+import { realWorkspaceRoot, workspaceTrustOf } from '../workspace-root';
 
 const USAGE = 'legion mcp list [--json] | trust <server...> | trust --all | untrust <server>';
 
@@ -43,7 +43,7 @@ export const mcpCommand: Command = {
 async function load(context: CommandContext): Promise<{ setup: McpSetup; root: string; legionDir: string }> {
   const root = await realWorkspaceRoot(context.workspaceRoot);
   const env = context.io.env;
-  const loaded = await loadConfig(defaultConfigFiles(context.appDir, root, env.HOME || homedir()));
+  const loaded = await loadConfig(defaultConfigFiles(context.appDir, root, env.HOME || homedir(), await workspaceTrustOf(context)));
   if (!loaded.ok) throw new LegionError(loaded.error);
   const layout = layoutFor(root);
   return { setup: await setupMcp({ config: loaded.config, layout, env }), root, legionDir: layout.legionDir };

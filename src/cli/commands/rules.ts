@@ -4,7 +4,8 @@ import { layoutFor } from '../../storage/layout';
 import { createParticipantStore } from '../../collective/store';
 import { createRunStore } from '../../session/run-store';
 import { randomIds, systemClock } from '../../session/ids';
-import { defaultRuleFiles, loadRuleFiles } from '../../authz/rules/load';
+import { defaultRuleFiles, layerFile, loadRuleFiles } from '../../authz/rules/load';
+import { workspaceTrustOf } from '../workspace-root';
 import type { RuleSet } from '../../authz/rules/rule-set';
 import type { CompiledRule } from '../../authz/rules/compile';
 import { evaluateRules } from '../../authz/rules/evaluate';
@@ -45,8 +46,10 @@ export const rulesCommand: Command = {
 };
 
 async function load(context: CommandContext): Promise<{ ruleSet: RuleSet; files: string[] } | null> {
-  const files = defaultRuleFiles(context.appDir, context.workspaceRoot, context.io.env);
-  const loaded = await loadRuleFiles(files);
+  const trust = await workspaceTrustOf(context);
+  const layers = defaultRuleFiles(context.appDir, context.workspaceRoot, context.io.env, trust);
+  const files = layers.map(layerFile);
+  const loaded = await loadRuleFiles(layers);
   if (!loaded.ok) {
     context.io.stderr(`${loaded.error}\n`);
     return null;
@@ -65,7 +68,8 @@ async function check(context: CommandContext, rest: readonly string[]): Promise<
   const { ruleSet, files } = loaded;
   for (const file of files) {
     const present = ruleSet.files.find((f) => f.file === file);
-    context.io.stdout(`${file}: ${present ? `${present.rules} rule${present.rules === 1 ? '' : 's'}` : 'not present'}\n`);
+    const ignored = present?.ignored ? ` (${present.ignored} allow rule(s) and defaults ignored: untrusted workspace, see legion trust)` : '';
+    context.io.stdout(`${file}: ${present ? `${present.rules} rule${present.rules === 1 ? '' : 's'}${ignored}` : 'not present'}\n`);
   }
   context.io.stdout(`ok: ${ruleSet.rules.length} rules; calls no rule or policy matches: ${ruleSet.unmatched}\n`);
   return 0;
@@ -99,7 +103,7 @@ function summarize(rule: CompiledRule): string {
     const text = Array.isArray(pattern) && pattern.length > 3 ? `${pattern.slice(0, 3).join(', ')} (+${pattern.length - 3})` : describePattern(pattern);
     parts.push(`${field}: ${text.length > 70 ? `${text.slice(0, 67)}...` : text}`);
   }
-  if (spec.approver) parts.push(`approver ${spec.approver}`);
+  if (rule.approver) parts.push(`approver ${rule.approver}`);
   if (rule.fallback) parts.push('fallback: only where no other rule matches');
   return parts.join('  ');
 }
@@ -113,6 +117,7 @@ async function allowancesSummary(context: CommandContext): Promise<string> {
     latest = undefined;
   }
   if (!latest) return 'session allowances: none (no run yet)\n';
+  if (!(await workspaceTrustOf(context)).trusted) return `session allowances of run ${latest.id}: ignored (untrusted workspace, see legion trust)\n`;
   const { allowances, issues } = await readAllowances(allowancesFile(layout, latest.id));
   const lines = issues.map((i) => `  warning: ${i}\n`);
   if (allowances.length === 0) return `session allowances of run ${latest.id}: none\n${lines.join('')}`;
@@ -149,7 +154,7 @@ async function explain(context: CommandContext, rest: readonly string[]): Promis
       ? { decision: 'deny', ruleId: null, reason: confinement, source: 'confinement' }
       : applyPolicy(evaluateRules(ruleSet, { toolName, input, participantId: 'user', workspaceRoot, realPath: workspaceRealPath(workspaceRoot) }), null, ruleSet.unmatched);
   } else {
-    const participants = await createParticipantStore(layoutFor(workspaceRoot)).loadAll();
+    const participants = await createParticipantStore(layoutFor(workspaceRoot)).loadAll(await workspaceTrustOf(context));
     if (!participants.some((p) => p.id === as)) {
       const known = participants.map((p) => p.id).join(', ');
       throw new LegionError(`unknown participant "${as}" (${known ? `known: ${known}` : 'no collective here: run legion init'})`, 1);

@@ -1,3 +1,4 @@
+import { workspaceTrustOf } from '../workspace-root';
 import { hostname } from 'node:os';
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
@@ -38,7 +39,7 @@ export const undoCommand: Command = {
     const check = await checkWorkspace(layout);
     if (!check.ok) throw new LegionError(check.error);
     if (!check.exists) throw new LegionError(`no Legion workspace in ${workspaceRoot}: nothing to undo`);
-    const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, io.env.HOME ?? ''));
+    const loaded = await loadConfig(defaultConfigFiles(appDir, workspaceRoot, io.env.HOME ?? '', await workspaceTrustOf({ workspaceRoot, io })));
     if (!loaded.ok) throw new LegionError(loaded.error);
     const config = loaded.config.checkpoints;
     // The checkpoint code loads with this command only, not with every start of Legion.

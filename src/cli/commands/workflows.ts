@@ -1,3 +1,4 @@
+import { workspaceTrustOf } from '../workspace-root';
 import { join } from 'node:path';
 import type { Command } from '../command';
 import { LegionError } from '../../errors';
@@ -23,7 +24,7 @@ export const workflowsCommand: Command = {
     const check = await checkWorkspace(layout);
     if (!check.ok) throw new LegionError(check.error);
     // Before `legion init` the collective is the default one (config/agents/).
-    let participants = check.exists ? await createParticipantStore(layout).loadAll() : [];
+    let participants = check.exists ? await createParticipantStore(layout).loadAll(await workspaceTrustOf({ workspaceRoot, io })) : [];
     if (participants.length === 0) participants = await loadTemplates(join(appDir, 'config', 'agents'));
     const agents = participants.filter((p) => p.kind === 'agent' && p.status === 'active').map((p) => p.id);
     const [{ loadWorkflows, workflowDirs }, { workflowInfo }] = await Promise.all([import('../../workflows/load'), import('../../workflows/info')]);

@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import type { LegionConfig } from '../../config/schema';
 import type { ConfigFiles } from '../../config/load';
 import { loadRuleFiles, defaultRuleFiles } from '../../authz/rules/load';
+import type { WorkspaceTrust } from '../../storage/workspace-trust';
 import { RESOURCE_AGENT_ID, USER_ID, UR_AGENT_ID } from '../../collective/participant';
 import { SHIPPED_TOOLS } from '../../collective/tools/shipped';
 import { userConfigDir } from '../../storage/private-mode';
@@ -26,10 +27,11 @@ export async function checkConventions(options: {
   readonly home: string;
   readonly config: LegionConfig;
   readonly configFiles: ConfigFiles;
+  readonly trust: WorkspaceTrust;
 }): Promise<Check[]> {
   const root = await realpath(options.workspaceRoot).catch(() => options.workspaceRoot);
   const userDir = userConfigDir(options.env, options.home);
-  const rules = await loadRuleFiles(defaultRuleFiles(options.appDir, root, options.env));
+  const rules = await loadRuleFiles(defaultRuleFiles(options.appDir, root, options.env, options.trust));
   const refuse = rules.ok ? secretPathRefusal(rules.ruleSet) : (): string => 'the rules did not load';
   const show = (file: string): string => (file.startsWith(root) ? relative(root, file) : file);
   const checks: Check[] = [];

@@ -5,16 +5,17 @@ import { SESSION_OBJECT } from '../../engine/session-object';
 import type { Check } from './checks';
 import { engineUrls, type EngineUrls } from '../engine-settings';
 import { messageOf } from '../../errors';
+import type { WorkspaceTrust } from '../../storage/workspace-trust';
 
 /**
  * `legion doctor` with an engine configured (docs/engine.md#running-it): the admin API and the
  * ingress answer, and a worker registered Legion's session object.
  */
-export async function checkEngine(settings: EngineSettings, legionDir: string): Promise<Check> {
+export async function checkEngine(settings: EngineSettings, legionDir: string, trust: WorkspaceTrust): Promise<Check> {
   if (settings.kind !== 'restate') return { name: 'engine', ok: true, detail: 'engine: in-process (turns run in the Legion process)' };
   let engine: EngineUrls;
   try {
-    engine = engineUrls(settings, legionDir);
+    engine = engineUrls(settings, legionDir, trust);
   } catch (error) {
     return { name: 'engine', ok: false, detail: messageOf(error).split(':')[0]!, fix: 'start one with legion engine up, or set engine.kind: in-process' };
   }

@@ -24,10 +24,15 @@ export interface HookFiles {
   readonly workspace: readonly string[];
 }
 
-export function defaultHookFiles(configFiles: { defaults: string; user: string; project: string }, workspaceRoot: string): HookFiles {
+/**
+ * The hook layers. The workspace's `.legion/config.yaml` is read for hooks whether or not the
+ * workspace is trusted (docs/workspace-trust.md): its hooks run only once pinned by
+ * `legion hooks trust` (docs/conventions.md#hooks-trust), a stricter gate of their own.
+ */
+export function defaultHookFiles(configFiles: { defaults: string; user: string }, workspaceRoot: string): HookFiles {
   return {
     trusted: [configFiles.defaults, configFiles.user],
-    workspace: [configFiles.project, join(workspaceRoot, '.claude', 'settings.json'), join(workspaceRoot, '.claude', 'settings.local.json')],
+    workspace: [join(workspaceRoot, '.legion', 'config.yaml'), join(workspaceRoot, '.claude', 'settings.json'), join(workspaceRoot, '.claude', 'settings.local.json')],
   };
 }
 

@@ -19,7 +19,8 @@ export const webAddon: ServeAddon = {
     const parsed = parseListen(spec === true ? String(DEFAULT_WEB_PORT) : spec);
     if (!parsed.ok) throw new LegionError(parsed.error, 2);
     const [{ startWeb }, { loadOrCreateWebToken }] = await Promise.all([import('./server'), import('./token')]);
-    const { token } = await loadOrCreateWebToken(context.legionDir, { rotate: context.flags.get('web-new-token') === true });
+    // A token committed in an untrusted `.legion/web-token` is known to its author: a new one is made (docs/workspace-trust.md).
+    const { token } = await loadOrCreateWebToken(context.legionDir, { rotate: context.flags.get('web-new-token') === true || !context.workspaceTrusted });
     let web;
     try {
       web = await startWeb({ core: context.core, token, host: parsed.address.host, port: parsed.address.port });

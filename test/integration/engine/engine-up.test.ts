@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { testUserDir } from '../../helpers/trust';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -29,7 +30,7 @@ function legion(dir: string, args: string[]): Promise<{ code: number | null; std
 
 test('legion engine up starts restate-server and a worker, says what runs where; doctor checks them; legion run answers through them; down stops both', { skip, timeout: 120_000 }, async () => {
   await withTempDir(async (dir) => {
-    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'engine: { kind: restate }\n');
     // Before: the engine is configured but does not run.
     const before = await legion(dir, ['doctor']);

@@ -12,6 +12,7 @@ import { layoutFor } from '../../../src/storage/layout';
 import { setupMcp } from '../../../src/mcp/compose-mcp';
 import { createMcpManager } from '../../../src/mcp/manager';
 import type { EventInput } from '../../../src/events/types';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 /**
  * The attack of issue #27 item 6: the user trusts a workspace server `node tools/mcp.js`; an
@@ -76,7 +77,7 @@ test('inside a running session: a script rewritten after the start is refused at
   await withTempDir(async (dir) => {
     const ws = await workspace(dir);
     assert.equal((await runCli(['mcp', 'trust', 'tools'], { cwd: ws.dir, env: ws.env, appDir: APP_DIR })).code, 0);
-    const loaded = await loadConfig(defaultConfigFiles(APP_DIR, ws.dir, ws.home));
+    const loaded = await loadConfig(defaultConfigFiles(APP_DIR, ws.dir, ws.home, TRUSTED));
     assert.ok(loaded.ok);
     const layout = layoutFor(ws.dir);
     const setup = await setupMcp({ config: loaded.config, layout, env: ws.env });

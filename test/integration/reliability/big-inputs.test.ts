@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { testUserDir } from '../../helpers/trust';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ test('a 1 MB model reply streamed through the core: no crash, bounded memory, va
   const server = await startStrictApiServer({ reply: () => (++calls === 1 ? anthropicStream({ text: chunks }) : anthropicStream({ text: ['short answer'] })) });
   try {
     await withTempDir(async (dir) => {
-      await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+      await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
       const events: LegionEvent[] = [];
       const app = await composeApp(appContext(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-big', ANTHROPIC_BASE_URL: server.url, LEGION_MODEL: 'claude-haiku-4-5' }), {
         onBus: (bus) => void bus.subscribeAll((e) => void (e.type === 'text-delta' ? events.push(e) : undefined)),
@@ -87,7 +88,7 @@ const SESSIONS = 10_000;
 
 test(`${SESSIONS} sessions in one run: written by the session store, resumed by the app with bounded memory, listed`, { timeout: 120_000 }, async (t) => {
   await withTempDir(async (dir) => {
-    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
     const layout = layoutFor(dir);
     const run = await createRunStore(layout, systemClock, randomIds).create(new Date());
     const store = createSessionStore(layout, run.id, { clock: systemClock });

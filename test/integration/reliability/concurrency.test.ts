@@ -12,6 +12,7 @@ import { withTempDir } from '../../helpers/tmp';
 import {
   APP_DIR, appContext, buildCrashDriver, listFiles, readJsonlLines, setupCrashWorkspace, startDriver,
 } from '../../helpers/crash-workspace';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 /**
  * Concurrency (issue 9): one Legion drives a run at a time (the run lock), others may read it;
@@ -99,7 +100,7 @@ test(`one process, ${N} agents spawned through the registry and sent to at once,
     const layout = layoutFor(dir);
     // Let resource-agent hand out the worker tools (it can only grant what it holds).
     const store = createParticipantStore(layout);
-    const resource = (await store.loadAll()).find((p) => p.id === 'resource-agent')!;
+    const resource = (await store.loadAll(TRUSTED)).find((p) => p.id === 'resource-agent')!;
     assert.equal(resource.kind, 'agent');
     await store.save({ ...resource, tools: [...(resource.kind === 'agent' ? resource.tools : []), 'file_write', 'file_read', 'todo_write'] });
     await writeFile(join(dir, 'script.yaml'), SCRIPT);

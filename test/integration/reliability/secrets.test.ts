@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { testUserDir } from '../../helpers/trust';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,7 +56,7 @@ function modelFor(key: string): (body: any) => string {
 }
 
 async function workspace(dir: string): Promise<void> {
-  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir });
+  await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({
     id: 'keeper', kind: 'agent', name: 'Keeper', systemPrompt: 'You keep things.', tools: ['file_write', 'shell', 'todo_write', 'modify_agent'],
   }));

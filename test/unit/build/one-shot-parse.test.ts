@@ -7,6 +7,7 @@ import { defaultConfigFiles, loadConfig } from '../../../src/config/load';
 import { defaultRuleFiles, loadRuleFiles } from '../../../src/authz/rules/load';
 import { defaultPricingFiles, loadPricing } from '../../../src/providers/pricing';
 import { loadFauxScript } from '../../../src/providers/faux-script';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 /**
  * What a start parses once (the shipped config, rules, prices and demo script) is parsed
@@ -28,11 +29,11 @@ test('start-up parses: the shipped config, rules, prices and demo script compile
   const home = mkdtempSync(join(tmpdir(), 'legion-one-shot-'));
   try {
     const appDir = resolve('.');
-    const config = await loadConfig(defaultConfigFiles(appDir, home, home));
+    const config = await loadConfig(defaultConfigFiles(appDir, home, home, TRUSTED));
     assert.ok(config.ok, config.ok ? '' : config.error);
-    const rules = await loadRuleFiles(defaultRuleFiles(appDir, home, {}));
+    const rules = await loadRuleFiles(defaultRuleFiles(appDir, home, {}, TRUSTED));
     assert.ok(rules.ok, rules.ok ? '' : rules.error);
-    const pricing = await loadPricing(defaultPricingFiles(appDir, home, home));
+    const pricing = await loadPricing(defaultPricingFiles(appDir, home, home, TRUSTED));
     assert.ok(pricing.ok, pricing.ok ? '' : pricing.error);
     const faux = await loadFauxScript(join(appDir, 'config', 'demo-script.yaml'));
     assert.ok(faux.ok, faux.ok ? '' : faux.error);

@@ -7,6 +7,7 @@ import { withTempDir } from '../../helpers/tmp';
 import { VERSION } from '../../../src/cli/main';
 import { layoutFor, WORKSPACE_VERSION } from '../../../src/storage/layout';
 import { createParticipantStore } from '../../../src/collective/store';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 const DEFAULT_IDS = ['resource-agent', 'ur-agent', 'user'];
 
@@ -83,7 +84,7 @@ test('cli: init in an empty folder creates .legion/ with the default collective'
     for (const id of DEFAULT_IDS) assert.match(r.stdout, new RegExp(`added ${id}`));
     const layout = layoutFor(dir);
     assert.deepEqual((await readdir(layout.participantsDir)).sort(), DEFAULT_IDS.map((id) => `${id}.json`));
-    const participants = await createParticipantStore(layout).loadAll();
+    const participants = await createParticipantStore(layout).loadAll(TRUSTED);
     const byId = new Map(participants.map((p) => [p.id, p]));
     assert.equal(byId.get('user')?.kind, 'user');
     assert.equal(byId.get('user')?.approvalAuthority, '*');

@@ -6,11 +6,12 @@ import { defaultConfigFiles, loadConfig, type ConfigFiles } from '../../../src/c
 import { deepMerge } from '../../../src/config/merge';
 import { parseYamlSource } from '../../../src/config/yaml-source';
 import { withTempDir } from '../../helpers/tmp';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 const DEFAULTS = resolve('config/legion.yaml');
 
 /** Write user/project files (null = absent) in `dir` and return the three paths. */
-async function files(dir: string, user: string | null, project: string | null, defaults = DEFAULTS): Promise<ConfigFiles> {
+async function files(dir: string, user: string | null, project: string | null, defaults = DEFAULTS): Promise<ConfigFiles & { project: string }> {
   const paths = { defaults, user: join(dir, 'user', 'config.yaml'), project: join(dir, '.legion', 'config.yaml') };
   if (user !== null) { await mkdir(join(dir, 'user'), { recursive: true }); await writeFile(paths.user, user); }
   if (project !== null) { await mkdir(join(dir, '.legion'), { recursive: true }); await writeFile(paths.project, project); }
@@ -173,13 +174,14 @@ test('parseYamlSource: lineOf finds keys, nested keys and sequence items; null f
   assert.equal(parsed.source.lineOf(['a', 'zzz']), 1, 'nearest parent');
 });
 
-test('defaultConfigFiles: shipped, XDG user and project paths', () => {
+test('defaultConfigFiles: shipped, XDG user and project paths; no project layer in an untrusted workspace', () => {
   const saved = process.env.XDG_CONFIG_HOME;
   delete process.env.XDG_CONFIG_HOME;
   try {
-    assert.deepEqual(defaultConfigFiles('/app', '/work', '/home/u'), {
+    assert.deepEqual(defaultConfigFiles('/app', '/work', '/home/u', TRUSTED), {
       defaults: '/app/config/legion.yaml', user: '/home/u/.config/legion/config.yaml', project: '/work/.legion/config.yaml',
     });
+    assert.equal(defaultConfigFiles('/app', '/work', '/home/u', { trusted: false, reason: 'no-marker', detail: 'x' }).project, null);
   } finally {
     if (saved !== undefined) process.env.XDG_CONFIG_HOME = saved;
   }

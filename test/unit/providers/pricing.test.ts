@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPricing, loadPricing, parseModelsFile, defaultPricingFiles } from '../../../src/providers/pricing';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 const SHIPPED = fileURLToPath(new URL('../../../config/models.yaml', import.meta.url));
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({
@@ -103,7 +104,7 @@ test('layered files: later ones override and add; missing ones are skipped', asy
   await mkdir(join(ws, '.legion'), { recursive: true });
   await writeFile(join(app, 'config', 'models.yaml'), 'models:\n  a: { input: 1, output: 1 }\n  b: { input: 1, output: 1 }\n');
   await writeFile(join(ws, '.legion', 'models.yaml'), 'models:\n  b: { input: 9, output: 9 }\n  llama3.1: { input: 0, output: 0 }\n');
-  const files = defaultPricingFiles(app, ws, join(dir, 'home'));
+  const files = defaultPricingFiles(app, ws, join(dir, 'home'), TRUSTED);
   const r = await loadPricing(files);
   assert.ok(r.ok);
   assert.equal(r.pricing.priceOf('a')?.input, 1);

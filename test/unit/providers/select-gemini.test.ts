@@ -5,6 +5,7 @@ import { configSchema } from '../../../src/config/schema';
 import { createProviderRegistry, type Env } from '../../../src/providers/select';
 import { loadPricing, defaultPricingFiles } from '../../../src/providers/pricing';
 import { secretsFromEnv } from '../../../src/authz/redact';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -46,7 +47,7 @@ test('the Gemini key is a secret: scrubbed like the other keys', () => {
 });
 
 test('config/models.yaml prices the Gemini models and knows their context windows', async () => {
-  const loaded = await loadPricing(defaultPricingFiles(APP_DIR, '/nonexistent', '/nonexistent'));
+  const loaded = await loadPricing(defaultPricingFiles(APP_DIR, '/nonexistent', '/nonexistent', TRUSTED));
   assert.ok(loaded.ok);
   for (const model of ['gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash']) {
     const price = loaded.pricing.priceOf(model);

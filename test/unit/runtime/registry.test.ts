@@ -9,6 +9,7 @@ import { createBus } from '../../../src/events/bus';
 import type { LegionEvent } from '../../../src/events/types';
 import { layoutFor } from '../../../src/storage/layout';
 import { withTempDir } from '../../helpers/tmp';
+import { TRUSTED } from '../../../src/storage/workspace-trust';
 
 const TOOLS = ['communicator', 'list_participants', 'file_read', 'file_write', 'shell', 'spawn_agent', 'modify_agent', 'retire_agent', 'resolve_approval'];
 
@@ -83,7 +84,7 @@ test('registry: modify changes only the given fields; retire keeps the record, r
     assert.ok(registry.list().some((p) => p.id === 'scribe'), 'still listed');
     assert.equal((await registry.retire('boss', 'scribe') as { error: string }).error, '"scribe" is already retired');
     assert.deepEqual(events.map((e) => e.type === 'participant-change' && e.change), ['added', 'modified', 'retired']);
-    assert.equal((await store.loadAll()).find((p) => p.id === 'scribe')?.status, 'retired');
+    assert.equal((await store.loadAll(TRUSTED)).find((p) => p.id === 'scribe')?.status, 'retired');
     assert.deepEqual(registry.list().map((p) => p.id)[0], 'user');
   });
 });

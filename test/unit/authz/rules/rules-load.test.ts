@@ -7,6 +7,9 @@ import { editDistance, suggest } from '../../../../src/authz/rules/did-you-mean'
 import { literalPrefix } from '../../../../src/authz/rules/compile';
 import { loadError, rulesFrom, decide, SHIPPED_RULES } from '../../../helpers/rules';
 import { withTempDir } from '../../../helpers/tmp';
+import { TRUSTED, type WorkspaceTrust } from '../../../../src/storage/workspace-trust';
+
+const UNTRUSTED: WorkspaceTrust = { trusted: false, reason: 'no-marker', detail: 'test' };
 
 const head = 'version: 1\nrules:\n';
 
@@ -104,13 +107,14 @@ test('loadRuleFiles: an unreadable file is an error, not a skipped layer', async
   });
 });
 
-test('defaultRuleFiles: shipped, XDG or ~/.config, project', async () => {
-  assert.deepEqual(defaultRuleFiles('/app', '/ws', { HOME: '/home/u' }), ['/app/config/rules.yaml', '/home/u/.config/legion/rules.yaml', '/ws/.legion/rules.yaml']);
-  assert.deepEqual(defaultRuleFiles('/app', '/ws', { HOME: '/home/u', XDG_CONFIG_HOME: '/xdg' })[1], '/xdg/legion/rules.yaml');
+test('defaultRuleFiles: shipped, XDG or ~/.config, project (a tightening-only layer when untrusted)', async () => {
+  assert.deepEqual(defaultRuleFiles('/app', '/ws', { HOME: '/home/u' }, TRUSTED), ['/app/config/rules.yaml', '/home/u/.config/legion/rules.yaml', { file: '/ws/.legion/rules.yaml', tightenOnly: false }]);
+  assert.deepEqual(defaultRuleFiles('/app', '/ws', { HOME: '/home/u' }, UNTRUSTED)[2], { file: '/ws/.legion/rules.yaml', tightenOnly: true });
+  assert.deepEqual(defaultRuleFiles('/app', '/ws', { HOME: '/home/u', XDG_CONFIG_HOME: '/xdg' }, TRUSTED)[1], '/xdg/legion/rules.yaml');
   await withTempDir(async (dir) => {
     await mkdir(join(dir, '.legion'));
     await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - { id: mine, decision: deny, tool: grep }\n');
-    const loaded = await loadRuleFiles(defaultRuleFiles(join(SHIPPED_RULES, '..', '..'), dir, { HOME: dir }));
+    const loaded = await loadRuleFiles(defaultRuleFiles(join(SHIPPED_RULES, '..', '..'), dir, { HOME: dir }, TRUSTED));
     assert.ok(loaded.ok);
     assert.equal(loaded.ruleSet.rules.at(-1)!.id, 'mine');
   });

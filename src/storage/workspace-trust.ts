@@ -1,0 +1,158 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { lstat, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeTextAtomic } from './atomic';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
+
+/**
+ * Workspace trust (docs/workspace-trust.md). A workspace's `.legion/` may come from a cloned
+ * repository: its project layer (config, allow rules, participants' approval authority,
+ * allowances) is honoured only when `.legion/trusted` holds a marker only this user could have
+ * written: HMAC-SHA256 of the workspace's real path under a random per-user key kept in the
+ * user's config folder (`workspace-trust.key`, 0600, never inside a workspace). A moved or
+ * re-cloned workspace is untrusted; a marker copied elsewhere does not verify.
+ */
+
+/** Where the check looks: the workspace (any path to it; its real path is what is signed) and the user's config folder. */
+export interface TrustPlace {
+  readonly workspaceRoot: string;
+  readonly userDir: string;
+}
+
+/** Why a workspace is not trusted; `absent`: there is no `.legion/` (nothing to honour, nothing to warn about). */
+export type UntrustedReason = 'absent' | 'no-marker' | 'no-key' | 'unsafe-key' | 'mismatch' | 'unreadable';
+
+/** The trust state of one workspace, computed once by a composition root and passed to every project-layer loader. */
+export type WorkspaceTrust =
+  | { readonly trusted: true }
+  | { readonly trusted: false; readonly reason: UntrustedReason; readonly detail: string };
+
+export const TRUSTED: WorkspaceTrust = { trusted: true };
+
+const MARKER_VERSION = 'legion-workspace-trust v1';
+const KEY_BYTES = 32;
+
+export const trustKeyFile = (userDir: string): string => join(userDir, 'workspace-trust.key');
+export const trustMarkerFile = (workspaceRoot: string): string => join(workspaceRoot, '.legion', 'trusted');
+
+/** The place of `workspaceRoot` for the user of `env`/`home` (the same config folder as hooks and MCP trust). */
+export function trustPlace(workspaceRoot: string, env: Readonly<Record<string, string | undefined>>, home: string): TrustPlace {
+  return { workspaceRoot, userDir: userConfigDir(env, home) };
+}
+
+type KeyRead = { ok: true; key: Buffer } | { ok: false; reason: 'no-key' | 'unsafe-key' | 'unreadable'; detail: string };
+
+/** The user's key, checked: a regular file (not a link) of this user, readable by no one else, 64 hex digits. Never creates it. */
+async function readKey(file: string): Promise<KeyRead> {
+  let stats;
+  try {
+    stats = await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, reason: 'no-key', detail: `${file} does not exist (no workspace was trusted by this user yet)` };
+    return { ok: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
+  }
+  if (!stats.isFile()) return { ok: false, reason: 'unsafe-key', detail: `${file} is not a regular file` };
+  if ((stats.mode & 0o077) !== 0) return { ok: false, reason: 'unsafe-key', detail: `${file} is readable or writable by others (mode ${(stats.mode & 0o777).toString(8)}): anyone could forge a trust marker; remove it and trust again` };
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) return { ok: false, reason: 'unsafe-key', detail: `${file} belongs to another user (uid ${stats.uid})` };
+  let text: string;
+  try {
+    text = (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    return { ok: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
+  }
+  if (!/^[0-9a-f]{64}$/.test(text)) return { ok: false, reason: 'unsafe-key', detail: `${file} is not a key Legion wrote (64 hex digits)` };
+  return { ok: true, key: Buffer.from(text, 'hex') };
+}
+
+/** The key, created (0600, in a 0700 folder) when there is none. A key that exists but fails the checks is an error, never replaced. */
+async function keyForWriting(file: string, userDir: string): Promise<KeyRead> {
+  const read = await readKey(file);
+  if (read.ok || read.reason !== 'no-key') return read;
+  await mkdir(userDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    await writeFile(file, randomBytes(KEY_BYTES).toString('hex') + '\n', { flag: 'wx', mode: PRIVATE_FILE_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return { ok: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
+  }
+  return readKey(file);
+}
+
+function markerFor(key: Buffer, realRoot: string): string {
+  return `${MARKER_VERSION} ${createHmac('sha256', key).update(`${MARKER_VERSION}\0${realRoot}`).digest('hex')}\n`;
+}
+
+/**
+ * Is the workspace trusted? Reads, never writes. Untrusted with a reason when `.legion/` is
+ * absent, the marker is missing or does not verify for this real path under this user's key,
+ * or the key is missing or unsafe (another user could have forged the marker).
+ */
+export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceTrust> {
+  let realRoot: string;
+  try {
+    realRoot = await realpath(place.workspaceRoot);
+  } catch (error) {
+    return { trusted: false, reason: 'unreadable', detail: `${place.workspaceRoot}: ${(error as Error).message}` };
+  }
+  const legionDir = join(realRoot, '.legion');
+  try {
+    await lstat(legionDir);
+  } catch {
+    return { trusted: false, reason: 'absent', detail: `${legionDir} does not exist` };
+  }
+  const file = trustMarkerFile(realRoot);
+  let marker: string;
+  try {
+    marker = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { trusted: false, reason: 'no-marker', detail: `${legionDir} was not made by Legion for you here and you have not trusted it` };
+    return { trusted: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
+  }
+  const key = await readKey(trustKeyFile(place.userDir));
+  if (!key.ok) return { trusted: false, reason: key.reason, detail: key.detail };
+  const expected = Buffer.from(markerFor(key.key, realRoot));
+  const found = Buffer.from(marker);
+  if (expected.length !== found.length || !timingSafeEqual(expected, found)) {
+    return { trusted: false, reason: 'mismatch', detail: `${file} was not written for this folder by you (moved, copied or cloned)` };
+  }
+  return TRUSTED;
+}
+
+export type TrustWrite = { ok: true; marker: string } | { ok: false; kind: 'unsafe-key' | 'unreadable' | 'no-workspace'; error: string };
+
+/** Write the marker for the workspace (creating the user's key on first need). `.legion/` must exist. */
+export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite> {
+  let realRoot: string;
+  try {
+    realRoot = await realpath(place.workspaceRoot);
+    await lstat(join(realRoot, '.legion'));
+  } catch (error) {
+    return { ok: false, kind: 'no-workspace', error: `${join(place.workspaceRoot, '.legion')}: ${(error as Error).message}` };
+  }
+  const key = await keyForWriting(trustKeyFile(place.userDir), place.userDir);
+  if (!key.ok) return { ok: false, kind: key.reason === 'unsafe-key' ? 'unsafe-key' : 'unreadable', error: key.detail };
+  const file = trustMarkerFile(realRoot);
+  await writeTextAtomic(file, markerFor(key.key, realRoot));
+  return { ok: true, marker: file };
+}
+
+/** Remove the marker; true when there was one. The key stays (other workspaces' markers use it). */
+export async function revokeWorkspaceTrust(place: TrustPlace): Promise<boolean> {
+  const file = trustMarkerFile(await realpath(place.workspaceRoot).catch(() => place.workspaceRoot));
+  try {
+    await lstat(file);
+  } catch {
+    return false;
+  }
+  await rm(file, { force: true });
+  return true;
+}
+
+/** What an untrusted workspace's `.legion/` has that Legion ignores (docs/workspace-trust.md), for the one start line. */
+export const IGNORED_WHEN_UNTRUSTED = '.legion/config.yaml, allow rules and defaults of .legion/rules.yaml, approvalAuthority of stored agents, saved allowances, project prices';
+
+/** The one start line for an untrusted workspace, or null (trusted, or no `.legion/` yet). */
+export function untrustedNotice(trust: WorkspaceTrust): string | null {
+  if (trust.trusted || trust.reason === 'absent') return null;
+  return `untrusted workspace (${trust.detail}): ignoring ${IGNORED_WHEN_UNTRUSTED}; review them and run legion trust`;
+}
