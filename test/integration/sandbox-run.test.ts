@@ -9,6 +9,7 @@ import { withTempDir } from '../helpers/tmp';
 import type { LegionEvent } from '../../src/events/types';
 import { APP_DIR } from '../helpers/app-harness';
 import { realProbe } from '../helpers/sandbox-fixture';
+import { trustWorkspace } from '../helpers/trust';
 
 /** The shell sandbox through `legion run` (the composition root, the rules, the approval path), faux provider. */
 const probe = await realProbe();
@@ -38,6 +39,7 @@ async function workspace(dir: string, config?: string): Promise<Record<string, s
     version: 1, id: 'builder', kind: 'agent', name: 'Builder', description: 'builds', systemPrompt: 'You build.', tools: ['shell'],
   }));
   if (config) await writeFile(join(dir, '.legion', 'config.yaml'), config);
+  await trustWorkspace(dir, { HOME: dir });
   return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCli } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
 import { APP_DIR } from '../../helpers/app-harness';
+import { trustWorkspace } from '../../helpers/trust';
 
 /** `legion run` with a tiny window (faux provider): compactions happen across runs and `--json` prints them. */
 const SCRIPT = `
@@ -20,6 +21,7 @@ test('legion run --json prints compaction and context-size events; the next run 
     await mkdir(join(dir, '.legion'), { recursive: true });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'context:\n  defaultWindow: 6000\n');
     const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+    await trustWorkspace(dir, env);
     const events: Array<Record<string, unknown>> = [];
     for (let i = 0; i < 10; i++) {
       const r = await runCli(['run', '--json', `part ${i}: ${'words and more words '.repeat(40)}`], { cwd: dir, env, appDir: APP_DIR });
@@ -46,6 +48,7 @@ replies:
     await mkdir(join(dir, '.legion'), { recursive: true });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'budgets:\n  turnTokens: 1000\n');
     const env = { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+    await trustWorkspace(dir, env);
     const r = await runCli(['run', '--approve', 'all', 'go'], { cwd: dir, env, appDir: APP_DIR });
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stderr, /^legion: ur-agent: budget reached: budgets\.turnTokens \(1100 tokens of 1000 tokens\)/m);

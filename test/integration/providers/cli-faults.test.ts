@@ -7,6 +7,7 @@ import { runCli, type CliRun } from '../../helpers/cli';
 import { withTempDir } from '../../helpers/tmp';
 import { startVendorServer, sse, json, type ScriptedResponse, type VendorServer } from '../../helpers/vendor-server';
 import { anthropicStream, openaiStream } from '../../helpers/vendor-streams';
+import { trustWorkspace } from '../../helpers/trust';
 
 /**
  * Provider faults through `legion run` (issue 9): each ends the run with one readable line on
@@ -38,6 +39,7 @@ for (const vendor of ['anthropic', 'openai'] as const) {
         vendor === 'anthropic'
           ? { HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' }
           : { HOME: dir, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.openaiURL, LEGION_MODEL: 'gpt-4.1' };
+      await trustWorkspace(dir, env);
       const text = (parts: string[]) => (vendor === 'anthropic' ? anthropicStream({ text: parts }) : openaiStream({ text: parts }));
       const tool = (json: string[], opts: { unterminated?: boolean } = {}) =>
         vendor === 'anthropic'

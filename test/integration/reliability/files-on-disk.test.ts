@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from '../../helpers/cli';
 import { APP_DIR, listFiles } from '../../helpers/crash-workspace';
+import { trustWorkspace } from '../../helpers/trust';
 
 /**
  * Config and files on disk (issue 9): a malformed or truncated config, rules file, participant,
@@ -50,6 +51,7 @@ async function damaged(damage: (legion: string) => Promise<void>, message = 'aga
   await cp(base, dir, { recursive: true });
   await writeFile(join(dir, 'script.yaml'), SCRIPT);
   await damage(join(dir, '.legion'));
+  await trustWorkspace(dir, envFor(dir)); // a copy: the marker of base does not verify here (docs/workspace-trust.md)
   // Damaged files stay private like Legion's own, so the only warnings are about the damage.
   await tightenTree(join(dir, '.legion'));
   const beforeSnap = await snapshot(dir);

@@ -9,6 +9,7 @@ import { withTempDir } from '../../helpers/tmp';
 import { APP_DIR } from '../../helpers/crash-workspace';
 import { fixture, json, sse, startVendorServer, type ScriptedResponse, type VendorServer } from '../../helpers/vendor-server';
 import { anthropicStream } from '../../helpers/vendor-streams';
+import { trustWorkspace } from '../../helpers/trust';
 
 /**
  * Provider faults through the whole core (issue 9), for the cases test/integration/providers/
@@ -80,6 +81,7 @@ test(`provider faults through legion run (${CASES.length} kinds): a readable lin
     // and a loaded machine never turns a normal reply's gaps into an idle error.
     await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 2000\n  maxRetries: 2\n', { mode: 0o600 });
     const env = { HOME: dir, ANTHROPIC_API_KEY: 'sk-ant-test-faults', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' };
+    await trustWorkspace(dir, env);
     const words: string[] = [];
     for (const [i, c] of CASES.entries()) {
       server.enqueue(...c.responses);

@@ -7,6 +7,7 @@ import { composeApp } from '../../../src/cli/compose';
 import { appContext } from '../../helpers/crash-workspace';
 import { buttonDataOf, startFakeBotApi } from '../../helpers/fake-bot-api';
 import { withTempDir } from '../../helpers/tmp';
+import { trustWorkspace } from '../../helpers/trust';
 
 /** `remote.telegram` in .legion/config.yaml is started by the composition root (the TUI's in-process core, `legion serve`). */
 
@@ -17,6 +18,7 @@ async function workspace(dir: string, config: string): Promise<Record<string, st
     version: 1, id: 'writer', kind: 'agent', name: 'Writer', description: 'writes', systemPrompt: 'You write files.', tools: ['file_write'],
   }), { mode: 0o600 });
   await writeFile(join(dir, '.legion', 'config.yaml'), config, { mode: 0o600 });
+  await trustWorkspace(dir, { HOME: dir }); // appContext's HOME
   return { LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
 }
 
