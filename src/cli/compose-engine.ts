@@ -52,6 +52,8 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
   // same session's projection at once — at most PREVIOUS_ATTEMPT_MS: a step waiting on a lost
   // engine may never settle, and then writes nothing more.
   const ending = new Map<string, Promise<unknown>>();
+  // The workspace's real path, resolved once (not a trip through the thread pool every turn).
+  let workspace: Promise<string> | undefined;
   // The core new turns of each run join (still being built: its promise; undefined if that failed).
   const current = new Map<string, Promise<KeptCore | undefined>>();
   // Every open core, current or retired and still running turns.
@@ -69,21 +71,28 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
   /** The core `sessionId`'s turn runs in: the run's current one if nothing changed under it, else a new one. */
   const coreFor = async (runId: string, sessionId: string, root: string): Promise<{ worker: KeptCore; reused: boolean }> => {
     const layout = layoutFor(root);
-    const now = workspaceFingerprint(root, runId, context.io.env);
-    const candidate = await current.get(runId);
-    if (candidate && !candidate.retired && !candidate.active.has(sessionId)
-      && changedFiles(candidate.fingerprint, now, new Set([...candidate.active].map((s) => layout.sessionFile(runId, s)))).length === 0) {
-      candidate.active.add(sessionId);
-      return { worker: candidate, reused: true };
+    for (;;) {
+      const pending = current.get(runId);
+      const candidate = pending ? await pending : undefined;
+      // Another turn replaced the run's core while this one waited: look at that one.
+      if (pending && current.get(runId) !== pending) continue;
+      const now = workspaceFingerprint(root, runId, context.io.env);
+      if (candidate && !candidate.retired && !candidate.active.has(sessionId)
+        && changedFiles(candidate.fingerprint, now, new Set([...candidate.active].map((s) => layout.sessionFile(runId, s)))).length === 0) {
+        candidate.active.add(sessionId);
+        return { worker: candidate, reused: true };
+      }
+      // Set before anything is awaited: turns arriving meanwhile wait for this core instead of building their own.
+      const building = (async () => {
+        if (candidate) await retire(candidate, 'workspace changed');
+        const core = await buildCore(runId, now);
+        core.active.add(sessionId);
+        open.add(core);
+        return core;
+      })();
+      current.set(runId, building.catch(() => undefined));
+      return { worker: await building, reused: false };
     }
-    if (candidate) await retire(candidate, 'workspace changed');
-    const building = buildCore(runId, now).then((core) => {
-      core.active.add(sessionId);
-      open.add(core);
-      return core;
-    });
-    current.set(runId, building.catch(() => undefined));
-    return { worker: await building, reused: false };
   };
   const retire = async (core: KeptCore, why: string): Promise<void> => {
     core.retired = true;
@@ -114,7 +123,10 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       throw new TurnRefused(messageOf(error));
     }
     if (expected !== sessionId) throw new TurnRefused(`the turn for ${expected} was sent to the session ${sessionId}`);
-    const root = await realpath(context.workspaceRoot);
+    const root = await (workspace ??= realpath(context.workspaceRoot).catch((error: unknown) => {
+      workspace = undefined;
+      throw error;
+    }));
     const layout = layoutFor(root);
     resetProjection(layout.sessionFile(input.runId, sessionId), join(layout.runDir(input.runId), 'projection', `${sessionId}.base.json`), journal.invocationId);
     const t1 = performance.now();
@@ -124,6 +136,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     const t2 = performance.now();
     const { app, steps } = worker;
     await worker.usage.reseed(layout.usage(input.runId));
+    const t2b = performance.now();
     steps.begin(input.runId, sessionId, journal);
     const core = app.core;
     // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
@@ -160,7 +173,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
         if (timing && changed.length > 0) context.io.stderr(`legion worker: not kept, changed: ${changed.join(', ')}\n`);
         await retire(worker, 'turn ended');
       }
-      if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
+      if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, reseed ${(t2b - t2).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
     }
   }
 

@@ -1,17 +1,29 @@
 import type { ServerHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import type { EventInput, LegionEvent } from '../events/types';
+import type { TurnOutcome } from '../runtime/turn';
 
 /** The path on a worker's endpoint where hubs follow its events (docs/engine.md#streaming-and-the-hub). */
 export const EVENTS_PATH = '/legion/events';
 
 /**
- * One line of the feed: an event of a run without its stamp, or the awakeable a request for the
- * user waits on (the hub resolves it when a front end decides; docs/engine.md#approvals).
+ * How long a text delta may wait on the feed for others to go out in the same write
+ * (docs/engine.md#performance): with many sessions streaming, one HTTP/2 frame carries the
+ * deltas of this window instead of one frame each. Any other line goes out at once, after the
+ * deltas waiting before it (the order of the lines is kept).
+ */
+export const FEED_BATCH_MS = 8;
+
+/**
+ * One line of the feed: an event of a run without its stamp, the awakeable a request for the
+ * user waits on (the hub resolves it when a front end decides; docs/engine.md#approvals), the
+ * invocation running a session's turn, or the outcome of a turn the hub sent (`turnId`: its
+ * `x-legion-turn` header), published once every step of the turn is in the journal.
  */
 export type FeedLine =
   | { readonly runId: string; readonly event: EventInput }
   | { readonly runId: string; readonly awakeable: { readonly requestId: string; readonly id: string } }
-  | { readonly runId: string; readonly invocation: { readonly sessionId: string; readonly id: string } };
+  | { readonly runId: string; readonly invocation: { readonly sessionId: string; readonly id: string } }
+  | { readonly runId: string; readonly outcome: { readonly turnId: string; readonly sessionId: string; readonly outcome: TurnOutcome } };
 
 /**
  * Events of the turns running on this worker, fanned out live to the hubs that follow them.
@@ -20,12 +32,17 @@ export type FeedLine =
  * builds its core) are not the run's and are not published.
  */
 export class EventFeed {
-  private readonly listeners = new Set<(line: string) => void>();
+  private readonly listeners = new Set<(text: string) => void>();
+  /** Lines not written yet (text deltas waiting for their window). */
+  private waiting = '';
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly batchMs = FEED_BATCH_MS) {}
 
   publish(event: LegionEvent): void {
     if (this.listeners.size === 0 || event.type === 'run-start' || event.type === 'run-end') return;
     const { seq: _seq, at: _at, runId, ...input } = event;
-    this.send({ runId, event: input });
+    this.send({ runId, event: input }, event.type === 'text-delta');
   }
 
   publishAwakeable(runId: string, requestId: string, id: string): void {
@@ -37,17 +54,32 @@ export class EventFeed {
     this.send({ runId, invocation: { sessionId, id } });
   }
 
-  private send(line: FeedLine): void {
+  /** A turn's outcome, every step of it journaled (the hub ends its turn on it before the engine's answer arrives). */
+  publishOutcome(runId: string, turnId: string, sessionId: string, outcome: TurnOutcome): void {
+    this.send({ runId, outcome: { turnId, sessionId, outcome } });
+  }
+
+  private send(line: FeedLine, mayWait = false): void {
     if (this.listeners.size === 0) return;
-    const text = JSON.stringify(line) + '\n';
+    this.waiting += JSON.stringify(line) + '\n';
+    if (!mayWait || this.batchMs <= 0) return this.flush();
+    this.timer ??= setTimeout(() => this.flush(), this.batchMs);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const text = this.waiting;
+    this.waiting = '';
+    if (text.length === 0) return;
     for (const listener of this.listeners) listener(text);
   }
 
   /** Serve the feed on an HTTP/2 stream until the hub goes away. */
   follow(stream: ServerHttp2Stream, _headers: IncomingHttpHeaders): void {
     stream.respond({ ':status': 200, 'content-type': 'application/x-ndjson' });
-    const listener = (line: string): void => {
-      if (!stream.destroyed) stream.write(line);
+    const listener = (text: string): void => {
+      if (!stream.destroyed) stream.write(text);
     };
     this.listeners.add(listener);
     const stop = (): void => void this.listeners.delete(listener);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type ClientHttp2Session } from 'node:http2';
@@ -6,7 +7,7 @@ import type { EventInput } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
-import { SESSION_OBJECT } from './session-object';
+import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
 
@@ -52,10 +53,10 @@ export interface HubOptions {
 
 
 /** POST without a deadline: a turn may run for an hour (fetch would give up on the headers after 5 minutes). */
-function post(url: string, body: string): Promise<{ status: number; text: string }> {
+function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
     }, (response) => {
       let text = '';
       response.setEncoding('utf8');
@@ -68,6 +69,17 @@ function post(url: string, body: string): Promise<{ status: number; text: string
   });
 }
 
+/** The engine's answer to a turn sent to the ingress, as the turn's outcome. */
+function outcomeOf(answer: { status: number; text: string }): TurnOutcome {
+  if (answer.status === 404) return { kind: 'failed', error: `no worker registered ${SESSION_OBJECT} with the engine: start one with legion worker (or legion engine up)` };
+  if (answer.status < 200 || answer.status >= 300) {
+    const why = (() => { try { return String((JSON.parse(answer.text) as { message?: unknown }).message ?? answer.text); } catch { return answer.text; } })();
+    return { kind: 'failed', error: `the engine ended the turn: ${why.split('\n')[0]!.slice(0, 500)}` };
+  }
+  const parsed = turnOutcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
+  return parsed.success ? parsed.data : { kind: 'failed', error: 'the engine answered something that is not a turn outcome' };
+}
+
 export function startEngineHub(options: HubOptions): EngineHub {
   const followed = new Map<string, ClientHttp2Session>();
   let closed = false;
@@ -76,7 +88,14 @@ export function startEngineHub(options: HubOptions): EngineHub {
 
   /** Keep the hub's view of the workers' requests; a request replayed by a new worker replaces the dead attempt's. */
   const invocations = new Map<string, string>();
+  // The turns this hub waits on, by the id in their TURN_HEADER: a worker's feed says how each ended.
+  const settling = new Map<string, (outcome: TurnOutcome) => void>();
   const take = (line: FeedLine): void => {
+    if ('outcome' in line) {
+      const parsed = turnOutcomeSchema.safeParse(line.outcome.outcome);
+      if (parsed.success) settling.get(line.outcome.turnId)?.(parsed.data);
+      return;
+    }
     if ('invocation' in line) {
       invocations.set(line.invocation.sessionId, line.invocation.id);
       return;
@@ -172,22 +191,22 @@ export function startEngineHub(options: HubOptions): EngineHub {
       invocations.delete(sessionId);
       const cancel = (): void => void cancelInvocation(sessionId);
       signal?.addEventListener('abort', cancel, { once: true });
-      let answer: { status: number; text: string };
+      // The outcome comes from whichever says it first: the worker's feed (once every step of the
+      // turn is journaled, a few ms before the engine has recorded the end and answered) or the
+      // engine's answer (a failure, a worker whose feed this hub does not follow).
+      const turnId = randomUUID();
+      const settled = new Promise<TurnOutcome>((resolve) => settling.set(turnId, resolve));
       try {
-        answer = await post(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, JSON.stringify(input));
-      } catch (error) {
-        return { kind: 'failed', error: `the engine at ${options.ingress} was lost (${messageOf(error)}): the turn may go on there; see legion doctor` };
+        const answered = post(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, JSON.stringify(input), { [TURN_HEADER]: turnId })
+          .then(outcomeOf, (error: unknown): TurnOutcome => ({
+            kind: 'failed', error: `the engine at ${options.ingress} was lost (${messageOf(error)}): the turn may go on there; see legion doctor`,
+          }));
+        const outcome = await Promise.race([answered, settled]);
+        return signal?.aborted ? { kind: 'interrupted' } : outcome;
       } finally {
+        settling.delete(turnId);
         signal?.removeEventListener('abort', cancel);
       }
-      if (signal?.aborted) return { kind: 'interrupted' };
-      if (answer.status === 404) return { kind: 'failed', error: `no worker registered ${SESSION_OBJECT} with the engine: start one with legion worker (or legion engine up)` };
-      if (answer.status < 200 || answer.status >= 300) {
-        const why = (() => { try { return String((JSON.parse(answer.text) as { message?: unknown }).message ?? answer.text); } catch { return answer.text; } })();
-        return { kind: 'failed', error: `the engine ended the turn: ${why.split('\n')[0]!.slice(0, 500)}` };
-      }
-      const parsed = turnOutcomeSchema.safeParse((() => { try { return JSON.parse(answer.text) as unknown; } catch { return undefined; } })());
-      return parsed.success ? parsed.data : { kind: 'failed', error: 'the engine answered something that is not a turn outcome' };
     },
     pendingApprovals: () => [...pending.values()].filter((r) => awakeableOf.has(r.requestId)),
     isRemote: (requestId) => awakeableOf.has(requestId),

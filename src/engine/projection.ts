@@ -24,17 +24,20 @@ function readBase(baseFile: string): z.infer<typeof baseSchema> | null {
 
 /**
  * The session file as it was when the turn started (docs/engine.md#a-turn-on-a-worker): the
- * first attempt of an invocation records the file's size in `baseFile` (written and synced
- * before anything of the turn is appended); a later attempt of the same invocation finds its
- * record there and cuts the file back to it, so what a dead attempt appended is dropped and the
- * replay appends it again from the journaled steps. The record sits in the shared workspace
- * beside the projection it describes (not in the engine's journal: one round trip less per
- * turn). Only this session's files are touched; the engine runs one turn of a session at a time.
+ * first attempt of an invocation records the file's size in `baseFile` (written before anything
+ * of the turn is appended, renamed into place whole); a later attempt of the same invocation
+ * finds its record there and cuts the file back to it, so what a dead attempt appended is dropped
+ * and the replay appends it again from the journaled steps. The record sits in the shared
+ * workspace beside the projection it describes (not in the engine's journal: one round trip less
+ * per turn) and is as durable as that file: not fsynced (the session file's appends are not
+ * either; a synced record cost 2–6 ms of every turn here), so it survives a worker killed, not
+ * the machine losing its page cache. Only this session's files are touched; the engine runs one
+ * turn of a session at a time.
  */
 export function resetProjection(file: string, baseFile: string, invocationId: string): void {
   const recorded = readBase(baseFile);
   if (recorded?.invocationId !== invocationId) {
-    writeJsonAtomicSync(baseFile, { invocationId, size: sizeOf(file) });
+    writeJsonAtomicSync(baseFile, { invocationId, size: sizeOf(file) }, { sync: false });
     return;
   }
   if (sizeOf(file) > recorded.size) truncateSync(file, recorded.size);

@@ -21,11 +21,19 @@ export class TurnRefused extends Error {}
 export const TURN_RETRY = { initialInterval: 200, exponentiationFactor: 2, maxInterval: 2000 } as const;
 const INACTIVITY_MS = 60 * 60 * 1000;
 
+/** The header a hub names its turn with, so it can take the outcome off the worker's feed (docs/engine.md#streaming-and-the-hub). */
+export const TURN_HEADER = 'x-legion-turn';
+
+/** A turn sent by a hub ended on this worker, every step of it journaled: `turnId` is its TURN_HEADER. */
+export type TurnSettled = (input: TurnInput, sessionId: string, turnId: string, outcome: TurnOutcome) => void;
+
 /**
  * The session as a Restate virtual object: `turn` is exclusive (Restate queues a session's
- * turns), and each execution of it gets a fresh attempt id for its journaled steps.
+ * turns), and each execution of it gets a fresh attempt id for its journaled steps. `settled`
+ * hears the outcome of a turn that carries TURN_HEADER as soon as the turn has it, before the
+ * engine records it: every step is journaled by then, so a replay reaches the same outcome.
  */
-export function sessionObject(runTurn: RunTurnOnWorker) {
+export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
   return restate.object({
     name: SESSION_OBJECT,
     handlers: {
@@ -72,7 +80,10 @@ export function sessionObject(runTurn: RunTurnOnWorker) {
           },
         };
         try {
-          return await runTurn(parsed.data, ctx.key, journal);
+          const outcome = await runTurn(parsed.data, ctx.key, journal);
+          const turnId = ctx.request().headers.get(TURN_HEADER);
+          if (settled && turnId && !journal.attemptEnded.aborted) settled(parsed.data, ctx.key, turnId, outcome);
+          return outcome;
         } catch (error) {
           if (error instanceof TurnRefused) throw new restate.TerminalError(error.message);
           throw error;

@@ -43,15 +43,18 @@ export async function writeTextAtomic(path: string, text: string, options: { syn
   if (sync) await syncDir(dirname(path));
 }
 
-/** Synchronous twin of `writeJsonAtomic`, for exit paths that cannot await. */
-export function writeJsonAtomicSync(path: string, value: unknown): void {
+/**
+ * Synchronous twin of `writeJsonAtomic`, for exit paths that cannot await. `sync: false` skips
+ * the fsync (as `writeTextAtomic`'s): the file survives its writer's death, not the machine's.
+ */
+export function writeJsonAtomicSync(path: string, value: unknown, options: { sync?: boolean } = {}): void {
   const data = JSON.stringify(value, null, 2) + '\n';
   mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempPath(path);
   const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
   try {
     writeSync(fd, data);
-    fsyncSync(fd);
+    if (options.sync !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerHttp2Stream } from 'node:http2';
+import { EventFeed, type FeedLine } from '../../../src/engine/event-feed';
+import type { LegionEvent } from '../../../src/events/types';
+
+/** A feed followed by a fake hub stream: each write the hub would receive, as its lines. */
+function followed(feed: EventFeed): FeedLine[][] {
+  const writes: FeedLine[][] = [];
+  const stream = {
+    destroyed: false,
+    respond: () => undefined,
+    once: () => undefined,
+    write: (text: string) => {
+      const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as FeedLine);
+      if (lines.length > 0) writes.push(lines);
+      return true;
+    },
+  } as unknown as ServerHttp2Stream;
+  feed.follow(stream, {});
+  return writes;
+}
+
+let seq = 0;
+const delta = (text: string): LegionEvent => ({ type: 'text-delta', sessionId: 's1', participantId: 'builder', text, seq: ++seq, at: '', runId: 'r1' }) as unknown as LegionEvent;
+const status = (): LegionEvent => ({ type: 'agent-status', participantId: 'builder', status: 'idle', seq: ++seq, at: '', runId: 'r1' }) as unknown as LegionEvent;
+const textOf = (line: FeedLine): string => ('event' in line ? `${line.event.type}${line.event.type === 'text-delta' ? ` ${line.event.text}` : ''}` : Object.keys(line).filter((k) => k !== 'runId').join());
+
+test('text deltas of one window go out in one write; any other line first sends the deltas before it, in order', async () => {
+  const feed = new EventFeed(30);
+  const writes = followed(feed);
+  feed.publish(delta('a'));
+  feed.publish(delta('b'));
+  feed.publish(delta('c'));
+  assert.equal(writes.length, 0, 'the deltas wait for their window');
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(writes.map((w) => w.map(textOf)), [['text-delta a', 'text-delta b', 'text-delta c']]);
+  feed.publish(delta('d'));
+  feed.publish(status());
+  feed.publishInvocation('r1', 's1', 'inv_1');
+  assert.deepEqual(writes.slice(1).map((w) => w.map(textOf)), [['text-delta d', 'agent-status'], ['invocation']], 'not delayed, and after the delta before it');
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(writes.length, 3, 'nothing left waiting');
+});
+
+test('a turn\'s outcome goes out at once with its turn id; nothing is sent or kept while no hub follows', async () => {
+  const feed = new EventFeed(30);
+  feed.publish(delta('lost'));
+  feed.publishOutcome('r1', 'turn-1', 's1', { kind: 'done', text: 'no one hears this' });
+  const writes = followed(feed);
+  feed.publishOutcome('r1', 'turn-2', 's1', { kind: 'done', text: 'ok' });
+  assert.deepEqual(writes, [[{ runId: 'r1', outcome: { turnId: 'turn-2', sessionId: 's1', outcome: { kind: 'done', text: 'ok' } } }]]);
+});
