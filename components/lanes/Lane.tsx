@@ -62,9 +62,9 @@ export const Lane = memo(function Lane(props: LaneProps) {
     return { ...v, keys: (slots.current ??= new RowSlots()).assign(ids) };
   }, [session, ctx, view.scroll, bodyHeight, welcome]);
   const header = headerLine(props, shown.below);
-  const rows: React.ReactNode[] = [row('h', header, theme)];
-  for (let i = 0; i < bodyHeight; i++) rows.push(row(shown.keys[i]!, shown.lines[i], theme));
-  if (activity !== null) rows.push(row('a', [{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme));
+  const rows: React.ReactNode[] = [row('h', header, theme, width)];
+  for (let i = 0; i < bodyHeight; i++) rows.push(row(shown.keys[i]!, shown.lines[i], theme, width));
+  if (activity !== null) rows.push(row('a', [{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme, width));
   return (
     <Box flexDirection="column" width={width} height={height}>
       {rows}
@@ -80,11 +80,12 @@ function welcomeViewport(paragraphs: readonly string[], width: number, height: n
 
 /**
  * One screen row (a blank one when `line` is undefined); re-rendered only when its text changes
- * (a streamed delta usually touches one row), and never measured by Ink (AnsiText).
+ * (a streamed delta usually touches one row), never measured by Ink, and as wide as the lane
+ * whatever it holds, so a growing line does not change the layout (AnsiText's `box`).
  */
-function row(key: string | number, line: Line | undefined, theme: Theme): React.ReactNode {
+function row(key: string | number, line: Line | undefined, theme: Theme, box: number): React.ReactNode {
   const { text, width } = line ? ansiLine(line, theme) : BLANK;
-  return <AnsiText key={key} text={text} width={width} />;
+  return <AnsiText key={key} text={text} width={width} box={box} />;
 }
 const BLANK = { text: '', width: 0 };
 

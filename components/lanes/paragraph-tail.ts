@@ -64,8 +64,44 @@ function closedSpans(raw: string): Span[] | null {
   return spans;
 }
 
+/** Wrap `spans` on from the pending line (joined by a soft break): only the new text is tokenized. */
 function resume(state: ParagraphTail, spans: readonly Span[], w: number): Line[] {
-  return wrapSpans(state.pending ? [...state.pending, SOFT_BREAK, ...spans] : spans, w);
+  return state.pending ? wrapSpans([SOFT_BREAK, ...spans], w, { after: state.pending }) : wrapSpans(spans, w);
+}
+
+const LETTER_AT = /\p{L}/uy;
+const NOT_SPACE_AT = /\S/uy;
+const ESCAPE = /[\x1b\x9b]/;
+
+/**
+ * Word commits: the text from `done` up to the last single space between a non-space and a
+ * letter in the growing line is committed like a run of lines when it is closed (`closedSpans`)
+ * and starts a paragraph line where it starts one. Sound for the same reasons as a line commit:
+ * the space is a plain space either way (the soft break's `' '`), nothing in the committed text
+ * is left open for later text to close, and the rest starts with a letter, so it neither starts
+ * a block nor changes how a delimiter next to the cut flanks. Whatever the rest turns out to
+ * be, it is lexed alone each frame and, when it is not a paragraph, the caller renders the
+ * whole region in full. Text with an escape character is not cut (sanitize could join across).
+ */
+function commitWords(state: ParagraphTail, region: string, w: number): void {
+  const from = Math.max(state.done, state.scan);
+  let cut = -1;
+  for (let i = region.lastIndexOf(' '); i > from; i = region.lastIndexOf(' ', i - 1)) {
+    LETTER_AT.lastIndex = i + 1;
+    NOT_SPACE_AT.lastIndex = i - 1;
+    if (LETTER_AT.test(region) && NOT_SPACE_AT.test(region)) { cut = i; break; }
+  }
+  if (cut === -1) return;
+  const raw = region.slice(state.done, cut);
+  if (ESCAPE.test(raw)) return;
+  // A segment starting on this line: its start is checked with its characters known (` x` stands for the rest).
+  if (state.done === state.scan && !PLAIN_START.test(`${sanitize(raw)} x`)) return;
+  const spans = closedSpans(raw);
+  if (!spans) return;
+  const lines = resume(state, spans, w);
+  for (let i = 0; i < lines.length - 1; i++) state.frozen.push(lines[i]!);
+  state.pending = lines[lines.length - 1]!;
+  state.done = cut + 1;
 }
 
 export function paragraphTailLines(state: ParagraphTail, region: string, width: number): Line[] | null {
@@ -73,7 +109,9 @@ export function paragraphTailLines(state: ParagraphTail, region: string, width: 
   const w = Math.max(4, width); // as markdownLines
   for (let end = region.indexOf('\n', state.scan); end !== -1; end = region.indexOf('\n', state.scan)) {
     const line = region.slice(state.scan, end);
-    if (state.scan === state.done) {
+    if (state.done > state.scan) {
+      // The line holding a word commit: its start was checked before (the segment goes on from the cut).
+    } else if (state.scan === state.done) {
       // Only the region's first line starts a segment unchecked (later ones were checked before the commit).
       if (!PLAIN_START.test(sanitize(line))) { state.unsafe = true; return null; }
     } else if (PLAIN_START.test(sanitize(line))) {
@@ -88,6 +126,7 @@ export function paragraphTailLines(state: ParagraphTail, region: string, width: 
     }
     state.scan = end + 1;
   }
+  commitWords(state, region, w);
   const open = region.slice(state.done);
   if (open === '') return state.pending ? [...state.frozen, state.pending] : null;
   if (state.scan === state.done && !PLAIN_START.test(sanitize(open))) return null;

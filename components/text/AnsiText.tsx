@@ -9,6 +9,13 @@ export interface AnsiTextProps {
   readonly text: string;
   /** The cells it takes (`ansiLine(...).width`); at most the width of its box. */
   readonly width: number;
+  /**
+   * The width of its box, for a line alone on its row (a lane's row): the placeholder is then
+   * always that many spaces, so the node's size never changes with its text and a growing line
+   * does not make Yoga lay the screen out again. The frame is the same (Ink trims each row's
+   * trailing spaces). At least `width`.
+   */
+  readonly box?: number;
 }
 
 /**
@@ -28,11 +35,11 @@ export interface AnsiTextProps {
  * is drawn as the spaces Ink made of it. With a screen reader (which reads text nodes, not
  * transforms) the text itself is rendered.
  */
-export const AnsiText = memo(function AnsiText({ text, width }: AnsiTextProps) {
+export const AnsiText = memo(function AnsiText({ text, width, box }: AnsiTextProps) {
   const reader = useIsScreenReaderEnabled();
   // An empty Ink text takes no row: an empty line is one space, as `<Text>{' '}</Text>`.
   const shown = text === '' || width <= 0 ? ' ' : text;
-  const placeholder = spaces(text === '' || width <= 0 ? 1 : width);
+  const placeholder = spaces(box !== undefined && box >= width && box > 0 ? box : text === '' || width <= 0 ? 1 : width);
   const transform = useCallback((line: string): string => (line === placeholder ? shown : line), [placeholder, shown]);
   if (reader) return <Text>{shown}</Text>;
   return <Transform transform={transform}>{placeholder}</Transform>;

@@ -6,6 +6,12 @@ export interface WrapOptions {
   readonly first?: readonly Span[];
   /** Spans put before every following line (hanging indent). */
   readonly rest?: readonly Span[];
+  /**
+   * A line wrapped before (non-empty, at most `width`): wrapping goes on after its spans, and
+   * the result is what wrapping its spans followed by `spans` gives (greedy wrapping puts the
+   * words of a line that fits on that line), without tokenizing it again. Not with `first`.
+   */
+  readonly after?: Line;
 }
 
 const PIECES = /\n|[^\S\n]+|[^\s]+/g;
@@ -40,9 +46,10 @@ export function wrapSpans(spans: readonly Span[], width: number, options: WrapOp
   const rest = options.rest ?? [];
   const w = Math.max(1, width);
   const lines: Line[] = [];
-  let line: Span[] = [...first];
-  let lineWidth = widthOf(first);
-  let hasContent = false;
+  const after = options.after !== undefined && options.after.length > 0 ? options.after : null;
+  let line: Span[] = after ? [...after] : [...first];
+  let lineWidth = widthOf(after ?? first);
+  let hasContent = after !== null;
   // True right after a soft wrap: spaces there are dropped; after a newline they are kept.
   let softWrapped = false;
 

@@ -40,10 +40,16 @@ function randomLine(rnd: () => number, width: number): Line {
 }
 
 /** Two lanes side by side, as LaneGrid draws them, each a column of rows. */
-function Screen({ left, right, width, fast }: { left: readonly Line[]; right: readonly Line[]; width: number; fast: boolean }) {
+function Screen({ left, right, width, fast, box = false }: { left: readonly Line[]; right: readonly Line[]; width: number; fast: boolean; box?: boolean }) {
+  const cell = (line: Line, i: number) => {
+    if (!fast) return <Text key={i}>{ansiLine(line, THEME).text || ' '}</Text>;
+    if (!box) return <AnsiLine key={i} line={line} theme={THEME} />;
+    const { text, width: cells } = ansiLine(line, THEME);
+    return <AnsiText key={i} text={text} width={cells} box={width} />; // as a lane's rows
+  };
   const column = (lines: readonly Line[]) => (
     <Box flexDirection="column" width={width} height={lines.length}>
-      {lines.map((line, i) => (fast ? <AnsiLine key={i} line={line} theme={THEME} /> : <Text key={i}>{ansiLine(line, THEME).text || ' '}</Text>))}
+      {lines.map(cell)}
     </Box>
   );
   return (
@@ -56,7 +62,7 @@ function Screen({ left, right, width, fast }: { left: readonly Line[]; right: re
 }
 
 test('AnsiText frames equal <Text> frames: wide characters, marks, emoji, styles, empty lines, side by side', () => {
-  for (const seed of [1, 2, 3, 4, 5, 6]) {
+  for (const [seed, box] of [[1, false], [2, false], [3, false], [4, true], [5, true], [6, false], [7, true], [8, true]] as const) {
     const rnd = prng(seed);
     const width = 5 + Math.floor(rnd() * 40);
     const rows = 1 + Math.floor(rnd() * 8);
@@ -64,15 +70,15 @@ test('AnsiText frames equal <Text> frames: wide characters, marks, emoji, styles
     let left = lines();
     let right = lines();
     const slow = render(<Screen left={left} right={right} width={width} fast={false} />);
-    const fast = render(<Screen left={left} right={right} width={width} fast />);
+    const fast = render(<Screen left={left} right={right} width={width} fast box={box} />);
     try {
       for (let step = 0; step < 25; step++) {
-        assert.equal(fast.lastFrame(), slow.lastFrame(), `seed ${seed}, step ${step}`);
+        assert.equal(fast.lastFrame(), slow.lastFrame(), `seed ${seed}${box ? ' (box)' : ''}, step ${step}`);
         // Change some rows: new text, the same width or not, rows moved up (a stream scrolling).
         left = rnd() < 0.3 ? [...left.slice(1), randomLine(rnd, width)] : left.map((l) => (rnd() < 0.3 ? randomLine(rnd, width) : l));
         right = right.map((l) => (rnd() < 0.3 ? randomLine(rnd, width) : l));
         slow.rerender(<Screen left={left} right={right} width={width} fast={false} />);
-        fast.rerender(<Screen left={left} right={right} width={width} fast />);
+        fast.rerender(<Screen left={left} right={right} width={width} fast box={box} />);
       }
     } finally {
       slow.unmount();

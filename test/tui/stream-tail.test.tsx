@@ -137,3 +137,65 @@ test('a long message streamed delta by delta: every frame equals a fresh render 
     } finally { stream.unmount(); }
   }
 });
+
+/**
+ * Word commits: the growing line is committed up to its last word break when nothing there is
+ * left open. Texts whose later characters change what the committed words were (a setext
+ * underline makes the paragraph a heading, a delimiter row makes it a table, a closer turns a
+ * literal `**` into bold, a fence or a list starts on the next line) must still come out as a
+ * fresh render of each prefix, and the words must really be committed mid-line.
+ */
+test('paragraph tail: word commits in the growing line stay exact when later text changes the block', () => {
+  const texts = [
+    'The quick brown fox jumps over the lazy dog and keeps on running far away\n===',
+    'The quick brown fox jumps over the lazy dog and keeps on running far away\n---\nafter the rule',
+    'name of the thing | value of the thing | more words here\n--- | --- | ---\ncell one | cell two | cell three',
+    'plain words before an open **bold that goes on for many words and closes** then more plain words follow',
+    'words before a tick `code that spans many words and then closes` and more words after it here',
+    'a line of many words that ends and then\n```js\nconst fenced = code opened mid stream;\n```\nand words after',
+    'a line of many words that ends and then\n- a list item with words\n- another item with more words',
+    'words and words and words then a lone ** that never closes and words go on and on and on',
+    'words with a hard break at the end of this line  \nand the next line goes on with more words',
+    'snake_case words and x*y and 2*3 and a_b_c then more words to wrap around the lane width',
+    'trailing words then a link [label with words](https://example.dev/path) and words after',
+    'the end of a line before a heading starts\n# Heading with words\nand then text again for a while',
+    'letters then digits 1984 then 1. not a list here and 2) neither and more words after it',
+  ];
+  let midLine = 0;
+  for (const body of texts) {
+    for (const width of [7, 16, 30]) {
+      const state = newParagraphTail();
+      for (let n = 1; n <= body.length; n++) {
+        const prefix = body.slice(0, n);
+        const got = paragraphTailLines(state, prefix, width);
+        const lineStart = prefix.lastIndexOf('\n') + 1;
+        if (state.done > lineStart) midLine += 1;
+        if (got === null) continue;
+        assert.deepEqual(got, markdownLines(sanitize(prefix), width), `width ${width} after ${n}: ${JSON.stringify(prefix)}`);
+      }
+    }
+  }
+  assert.ok(midLine > 500, `${midLine} frames with words committed mid-line`);
+});
+
+test('a paragraph turned into a heading, a table and a fence mid-stream: every frame equals a fresh render', async () => {
+  const columns = 40;
+  const rows = 16;
+  const body = 'The quick brown fox jumps over the lazy dog and keeps on running\n===\n'
+    + 'name of the thing | value of it\n--- | ---\ncell one | cell two\n\n'
+    + 'words that run into a fence\n```ts\nconst x = 1; // words\n```\nand the end of it.';
+  const stream = await renderApp({ columns, rows });
+  try {
+    await stream.emit(userMessage(U, 'Please write a long answer.'));
+    let streamed = '';
+    for (const ch of body) {
+      streamed += ch;
+      await stream.emit(text(U, 'ur-agent', ch));
+      const fresh = await renderApp({ columns, rows });
+      try {
+        await fresh.emit(userMessage(U, 'Please write a long answer.'), text(U, 'ur-agent', streamed));
+        assert.equal(stream.rawFrame(), fresh.rawFrame(), `after ${JSON.stringify(streamed)}:\n${stream.frame()}\n---\n${fresh.frame()}`);
+      } finally { fresh.unmount(); }
+    }
+  } finally { stream.unmount(); }
+});
