@@ -151,8 +151,11 @@ export async function revokeWorkspaceTrust(place: TrustPlace): Promise<boolean> 
 /** What an untrusted workspace's `.legion/` has that Legion ignores (docs/workspace-trust.md), for the one start line. */
 export const IGNORED_WHEN_UNTRUSTED = '.legion/config.yaml, allow rules and defaults of .legion/rules.yaml, approvalAuthority of stored agents, saved allowances, project prices';
 
-/** The one start line for an untrusted workspace, or null (trusted, or no `.legion/` yet). */
+/**
+ * The one start line for an untrusted workspace, or null (trusted, or no `.legion/` yet). What
+ * to do and what is ignored come first: a screen that cuts the line keeps them; why comes last.
+ */
 export function untrustedNotice(trust: WorkspaceTrust): string | null {
   if (trust.trusted || trust.reason === 'absent') return null;
-  return `untrusted workspace (${trust.detail}): ignoring ${IGNORED_WHEN_UNTRUSTED}; review them and run legion trust`;
+  return `untrusted workspace, run legion trust once you have reviewed .legion/: ignoring ${IGNORED_WHEN_UNTRUSTED} (${trust.detail})`;
 }

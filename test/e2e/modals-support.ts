@@ -65,9 +65,13 @@ function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** `legion init` in `dir`, then the extra agents (file tools, no approval authority). */
-export async function initWorkspace(dir: string, agents: readonly { id: string; tools: string[] }[]): Promise<void> {
-  execFileSync(process.execPath, [CLI, '--cwd', dir, 'init'], { env: { ...process.env, LEGION_PROVIDER: 'faux' }, stdio: 'pipe' });
+/**
+ * `legion init` in `dir`, then the extra agents (file tools, no approval authority). `home`: the
+ * HOME Legion will run with, when not this process's: init trusts the workspace for that user
+ * (docs/workspace-trust.md).
+ */
+export async function initWorkspace(dir: string, agents: readonly { id: string; tools: string[] }[], home?: string): Promise<void> {
+  execFileSync(process.execPath, [CLI, '--cwd', dir, 'init'], { env: { ...process.env, LEGION_PROVIDER: 'faux', ...(home ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}) }, stdio: 'pipe' });
   const participants = join(dir, '.legion', 'collective', 'participants');
   await mkdir(participants, { recursive: true });
   for (const a of agents) {

@@ -19,7 +19,7 @@ function tuiPid(t: Tmux): number {
 
 test('attached TUIs: both see the queue, a decision in one disappears from the other; a SIGKILLed TUI does not matter; quitting leaves the agents working; re-attach shows everything', { skip, timeout: 180_000 }, async () => {
   await withWorkspace(async (dir) => {
-    await initWorkspace(dir, [{ id: 'scribe', tools: ['file_write'] }, { id: 'scout', tools: ['file_write'] }]);
+    await initWorkspace(dir, [{ id: 'scribe', tools: ['file_write'] }, { id: 'scout', tools: ['file_write'] }], dir);
     const script = join(dir, 'script.yaml');
     await writeFile(script, TWO_AGENTS);
     const { command, env } = legionTui(dir, script);

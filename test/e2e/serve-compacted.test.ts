@@ -6,7 +6,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLI, hasTmux, initWorkspace, legionTui, quitTui, startTmux, withWorkspace, type Tmux } from './modals-support';
 import { until } from '../helpers/processes';
-import { trustWorkspace } from '../helpers/trust';
 
 /**
  * Attaching after compactions (docs/serve.md#attaching): the server's snapshot carries every
@@ -31,11 +30,10 @@ function sessionRecords(dir: string): string[] {
 
 test('a server whose session compacted, evicted and summarized: every `legion run` attaches and answers, and a TUI attaches and shows the lane', { skip: !hasTmux() && 'tmux is not installed', timeout: 240_000 }, async () => {
   await withWorkspace(async (dir) => {
-    await initWorkspace(dir, [{ id: 'reader', tools: ['file_read'] }]);
+    await initWorkspace(dir, [{ id: 'reader', tools: ['file_read'] }], dir);
     await writeFile(join(dir, 'big.txt'), `BEGIN-MARKER\n${'lorem ipsum dolor sit amet '.repeat(90)}\n`);
     await mkdir(join(dir, '.legion'), { recursive: true });
     await writeFile(join(dir, '.legion', 'config.yaml'), 'context:\n  defaultWindow: 4000\n  compactAt: 0.6\n  keepRecent: 0.3\n  evictToolResultsOver: 1000\n');
-    await trustWorkspace(dir, { HOME: dir }); // the server and the TUI below run with HOME=dir
     const script = join(dir, 'script.yaml');
     await writeFile(script, SCRIPT);
     const { command, env } = legionTui(dir, script);

@@ -42,7 +42,7 @@ function startServe(dir: string, env: Record<string, string>): { child: ChildPro
 
 test('the server SIGKILLed with an approval pending: the next `legion` recovers serve.json, socket and run lock, runs locally (status bar `local`), offers the approval again, the histories are valid; --attach then finds no server; --no-attach runs locally beside a live server; an attached TUI quitting mid-turn leaves the turn running to its end', { skip, timeout: 240_000 }, async () => {
   await withWorkspace(async (dir) => {
-    await initWorkspace(dir, []);
+    await initWorkspace(dir, [], dir);
     await grantTools(dir, 'ur-agent', ['file_write']);
     const script = join(dir, 'script.yaml');
     await writeFile(script, SCRIPT);

@@ -35,7 +35,7 @@ test('the built TUI with server-everything (stdio) configured: the call asks, th
     const home = join(dir, 'home');
     await mkdir(ws);
     await mkdir(join(home, '.config', 'legion'), { recursive: true });
-    await initWorkspace(ws, []);
+    await initWorkspace(ws, [], home);
     // A server of the user's own config starts without a trust step (a workspace one would not).
     await writeFile(join(home, '.config', 'legion', 'config.yaml'), `mcpServers:\n  everything:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(EVERYTHING_BIN)}, stdio]\n`);
     await grantTools(ws, 'ur-agent', ['mcp__everything__echo']);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { withTempDir } from '../helpers/tmp';
 import { bundlePath as BUNDLE, ensureBundle } from '../helpers/bundle';
 import { startWebhookServer } from '../helpers/webhook-server';
+import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
 import { writeWorkspaceTrust } from '../../src/storage/workspace-trust';
 import { createRunStore } from '../../src/session/run-store';
 import { layoutFor } from '../../src/storage/layout';
@@ -104,7 +105,7 @@ test('a cloned repository\'s .legion/ grants nothing until `legion trust`; moved
       assert.equal(untrusted.code === 0 || untrusted.code === 3, true, untrusted.stderr);
       const warned = warningLines(untrusted);
       assert.equal(warned.length, 1, untrusted.stderr);
-      assert.match(warned[0]!, /\.legion\/config\.yaml.*allow rules.*approvalAuthority.*allowances.*legion trust/);
+      assert.match(warned[0]!, /untrusted workspace, run legion trust .*\.legion\/config\.yaml.*allow rules.*approvalAuthority.*allowances/);
       const asked = eventsOf(untrusted).filter((e) => e.type === 'approval-request');
       assert.deepEqual(asked.map((e) => e.type === 'approval-request' && [e.toolName, e.approverId]), [['shell', 'user'], ['file_write', 'user'], ['file_write', 'user']],
         'the shell call asks (no project allow rule, no unmatched: allow), the lead cannot approve, the allowance is not honoured');
@@ -117,6 +118,18 @@ test('a cloned repository\'s .legion/ grants nothing until `legion trust`; moved
       const doctor = await legion(['doctor', '--json'], clone, home);
       const trustCheck = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks.find((c) => c.name === 'trust');
       assert.equal(trustCheck?.ok, false);
+      if (hasTmux()) {
+        // The TUI starts too, and its first screen carries the one warning line.
+        const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(clone, 'script.yaml'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', TERM: 'xterm-256color', NO_COLOR: '1' };
+        const tui = startTmux({ command: shellCommand([process.execPath, BUNDLE, '--cwd', clone, '--new']), cwd: clone, env, width: 160, height: 40 });
+        try {
+          const screen = await tui.waitFor(/untrusted workspace, run legion trust/, 20_000, 'the warning on the first screen');
+          assert.equal(screen.match(/untrusted workspace/g)?.length, 1, screen);
+          assert.equal(server.received.length, 0);
+        } finally {
+          tui.kill();
+        }
+      }
 
       // 2. `legion trust` lists what it honours, then everything applies.
       const trusted = join(home, 'trusted');
