@@ -137,7 +137,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
     const { app, steps } = worker;
     await worker.usage.reseed(layout.usage(input.runId));
     const t2b = performance.now();
-    steps.begin(input.runId, sessionId, journal);
+    steps.begin(input.runId, sessionId, journal, input.upstream);
     const core = app.core;
     // The engine lost this attempt (it will replay the turn), or a front end cancelled the turn: stop working for it.
     const stop = (): void => core.cancel(sessionId);
@@ -192,7 +192,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
             if (event.approverId === USER_ID && event.sessionId !== undefined) steps.awaitDecision(event.requestId, event.sessionId);
           });
         },
-        worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, step: steps.step, runTotals: usage.totals },
+        worker: { wrapTurn: steps.wrapTurn, wrapExecute: steps.wrapExecute, delegate: steps.delegate, step: steps.step, across: steps.across, runTotals: usage.totals },
       });
     } catch (error) {
       // A workspace the worker cannot use (bad config, unknown run) will not improve by retrying.

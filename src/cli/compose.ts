@@ -90,6 +90,8 @@ export interface ComposeOptions {
     delegate: NonNullable<CoreOptions['delegateElsewhere']>;
     /** A step of the caller's invocation (preparing a delegate's worktree, docs/engine.md#delegation). */
     step: NonNullable<CoreOptions['durableStep']>;
+    /** Approval requests between the invocations of a chain (docs/engine.md#approvals-across-objects). */
+    across: NonNullable<CoreOptions['approvalsAcross']>;
     /** The run's usage totals as the hub last wrote them, with this core's usage since (budgets read them). */
     runTotals: NonNullable<CoreOptions['runTotals']>;
   };
@@ -308,7 +310,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const core: Core = await createCore({
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
-      ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
+      ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, approvalsAcross: worker.across, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
         turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),

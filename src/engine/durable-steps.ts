@@ -17,6 +17,19 @@ export interface DurableJournal {
    * awakeable of the invocation), and it is resolved from outside through the ingress.
    */
   awakeable<T>(): { readonly id: string; readonly promise: Promise<T> };
+  /** An awakeable whose promise is awaited only when `wait` is called (a command issued in between must not wait behind it). */
+  awakeableLater<T>(): { readonly id: string; wait(): Promise<T> };
+  /** Resolve an awakeable of any invocation (a journaled command of this one). */
+  resolveAwakeable(id: string, value: unknown): void;
+  /** Post `item` to the delegation mailbox `mailbox` (mailbox.ts; a one-way send, journaled). */
+  post(mailbox: string, item: unknown): void;
+  /**
+   * `call` of a caller that takes its mail from `mailbox` meanwhile
+   * (docs/engine.md#approvals-across-objects): `next` waits for whichever comes first (the order
+   * the engine logs), the callee's result or the mailbox's next items. It rejects as `call`'s
+   * result does.
+   */
+  callWithMailbox(sessionId: string, input: TurnInput, mailbox: string): { next(): Promise<{ readonly outcome: unknown } | { readonly items: unknown }>; cancel(): void };
   readonly attempt: string;
   /** Aborts when this attempt ended (its connection to the engine lost, or the handler done). */
   readonly attemptEnded: AbortSignal;
@@ -68,23 +81,48 @@ export function journaledStream(stream: StreamOnce, journal: DurableJournal): St
   };
 }
 
+/** An answer a tool call sends to another invocation's awakeable (resolve_approval of a request held for a delegate elsewhere). */
+export interface SentAnswer {
+  readonly awakeable: string;
+  readonly answer: unknown;
+}
+
+/**
+ * What a tool call sends to other invocations: collected while it runs (`take`, inside its step,
+ * so they are journaled with its result), and sent after the step on every attempt (`sent`
+ * tells the sender: on a replay the tool does not run, its answers come from the journal).
+ */
+export interface ToolAnswers {
+  take(toolUseId: string): SentAnswer[];
+  sent(answer: SentAnswer): void;
+}
+
 /**
  * Each tool run becomes two steps: `tool-start <id>` records which attempt started it, then
  * `tool <id>` its result. On a replay a finished tool returns its result without running; a tool
  * an earlier attempt started but never finished (its worker died) is answered `CUT_BY_WORKER`
- * instead of running twice.
+ * instead of running twice. Answers the tool sends elsewhere (`answers`) are recorded with its
+ * result and sent once it is journaled, the same on every attempt.
  */
-export function journaledExecute(execute: ExecuteTool, journal: DurableJournal): ExecuteTool {
+export function journaledExecute(execute: ExecuteTool, journal: DurableJournal, answers?: ToolAnswers): ExecuteTool {
   return async (tool, input, context) => {
     const id = context.toolUseId;
     // A delegation runs the target's turn, whose steps are journaled themselves: not a step.
     if (tool.startsTurns) return execute(tool, input, context);
     try {
       const startedBy = await journal.run(`tool-start ${id}`, async () => journal.attempt);
-      return await journal.run<ToolResult>(`tool ${id}`, () =>
-        startedBy === journal.attempt
-          ? execute(tool, input, context)
-          : Promise.resolve({ content: CUT_BY_WORKER, isError: true, summary: 'interrupted (worker stopped)', failure: 'interrupted' }));
+      const recorded = await journal.run<ToolResult & { answers?: SentAnswer[] }>(`tool ${id}`, async () => {
+        if (startedBy !== journal.attempt) return { content: CUT_BY_WORKER, isError: true, summary: 'interrupted (worker stopped)', failure: 'interrupted' };
+        const result = await execute(tool, input, context);
+        const sent = answers?.take(id) ?? [];
+        return sent.length > 0 ? { ...result, answers: sent } : result;
+      });
+      const { answers: sent, ...result } = recorded;
+      for (const answer of sent ?? []) {
+        journal.resolveAwakeable(answer.awakeable, answer.answer);
+        answers?.sent(answer);
+      }
+      return result;
     } catch (error) {
       if (!journal.cancelled.aborted) throw error;
       return { content: CANCELLED, isError: true, summary: 'interrupted (cancelled)', failure: 'interrupted' };

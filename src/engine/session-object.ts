@@ -3,6 +3,7 @@ import * as restate from '@restatedev/restate-sdk';
 import type { TurnOutcome } from '../runtime/turn';
 import type { DurableJournal } from './durable-steps';
 import { turnInputSchema, turnOutcomeSchema, type TurnInput } from './turn-messages';
+import { MAILBOX_OBJECT } from './mailbox';
 
 /** The name Legion's session object is registered under; a session id is its key. */
 export const SESSION_OBJECT = 'LegionSession';
@@ -55,6 +56,9 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           awaiting = next.then(() => undefined, () => undefined);
           return next;
         };
+        const callTurn = (sessionId: string, input: TurnInput) => ctx.genericCall<TurnInput, unknown>({
+          service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
+        });
         const journal: DurableJournal = {
           attempt: randomUUID(),
           attemptEnded: ctx.request().attemptCompletedSignal,
@@ -65,10 +69,51 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
             const { id, promise } = ctx.awakeable<T>();
             return { id, promise: watch(serial(promise)) };
           },
+          awakeableLater: <T>() => {
+            const { id, promise } = ctx.awakeable<T>();
+            return { id, wait: () => watch(serial(promise)) };
+          },
+          resolveAwakeable: (id, value) => ctx.resolveAwakeable(id, value),
+          post: (mailbox, item) => {
+            ctx.genericSend({ service: MAILBOX_OBJECT, method: 'post', key: mailbox, parameter: item, inputSerde: restate.serde.json });
+          },
+          callWithMailbox: (sessionId, input, mailbox) => {
+            const call = callTurn(sessionId, input);
+            const id = serial(call.invocationId);
+            // Each wait for mail is an awakeable of this invocation handed to the mailbox (`take`).
+            const arm = (): restate.RestatePromise<{ items: unknown }> => {
+              const { id: awakeable, promise } = ctx.awakeable<unknown>();
+              ctx.genericSend({ service: MAILBOX_OBJECT, method: 'take', key: mailbox, parameter: awakeable, inputSerde: restate.serde.json });
+              return promise.map((items, failure) => {
+                if (failure) throw failure;
+                return { items };
+              });
+            };
+            let mail = arm();
+            const close = (): void => {
+              ctx.genericSend({ service: MAILBOX_OBJECT, method: 'close', key: mailbox, parameter: null, inputSerde: restate.serde.json });
+            };
+            return {
+              // One combinator awaited (the SDK drives one pending promise at a time); the engine
+              // logs which completed first, so a replay takes the same branch.
+              next: () => watch(id.then(() => serial(restate.RestatePromise.race([call.map((outcome, failure) => {
+                if (failure) throw failure;
+                return { outcome };
+              }), mail])))).then(
+                (news) => {
+                  if ('items' in news) mail = arm();
+                  else close();
+                  return news;
+                },
+                (error: unknown) => {
+                  close();
+                  throw error;
+                }),
+              cancel: () => void id.then((known) => ctx.invocation(known).cancel()).catch(() => undefined),
+            };
+          },
           call: (sessionId, input) => {
-            const call = ctx.genericCall<TurnInput, unknown>({
-              service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
-            });
+            const call = callTurn(sessionId, input);
             // Its id first (short), so a cancel need not wait behind the call's own result.
             const id = serial(call.invocationId);
             return {

@@ -2,6 +2,7 @@ import { createServer, type Http2Server, type ServerHttp2Session } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createEndpointHandler } from '@restatedev/restate-sdk';
 import { sessionObject, type RunTurnOnWorker, type TurnSettled } from './session-object';
+import { mailboxObject } from './mailbox';
 import { EVENTS_PATH, type EventFeed } from './event-feed';
 import { ensurePromiseWithResolvers } from './node-compat';
 
@@ -29,7 +30,7 @@ export async function startWorkerEndpoint(options: { host: string; port: number;
   ensurePromiseWithResolvers();
   // A turn's outcome goes out on the feed as soon as the turn has it (the hub need not wait for the engine's answer).
   const settled: TurnSettled = (input, sessionId, turnId, outcome) => options.feed.publishOutcome(input.runId, turnId, sessionId, outcome);
-  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled)] });
+  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled), mailboxObject()] });
   const server: Http2Server = createServer();
   // The engine and the hubs keep their HTTP/2 sessions open: `close` ends them, or the process would not exit.
   const sessions = new Set<ServerHttp2Session>();

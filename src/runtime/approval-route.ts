@@ -1,7 +1,7 @@
 import { USER_ID } from '../collective/participant';
 import type { ApprovalQueue, ApprovalRequest } from '../authz/approvals';
 import type { HeadlessMode } from './env';
-import type { ApproverPolicy } from './ports';
+import type { ApprovalsAcross, ApproverPolicy, RemoteAnswer } from './ports';
 import type { Turn } from './turn';
 
 /** Where approval requests go, and how they climb (docs/design.md#authorization, step 4 cascade). */
@@ -30,6 +30,8 @@ export interface RouterDeps {
    * the chain (approver-turn.ts, passed in: it starts a turn; what it leaves undecided climbs).
    */
   outsideChain(climb: (request: ApprovalRequest) => void): (request: ApprovalRequest) => void;
+  /** Engine mode: approvers whose turns wait in other invocations (docs/engine.md#approvals-across-objects). */
+  readonly across?: ApprovalsAcross;
 }
 
 /**
@@ -39,7 +41,10 @@ export interface RouterDeps {
  *   asking turn (its result will list the request); a caller on the chain that cannot
  *   answer now (finished, cancelled) is skipped and the request climbs;
  * - an agent outside the chain (an explicit approver): a turn of its own is started to
- *   decide it (approver-turn.ts).
+ *   decide it (approver-turn.ts);
+ * - engine mode: an agent whose communicator call waits in another invocation up the chain:
+ *   sent there (`across.upstream`); its decision is applied here as its `resolve_approval`
+ *   would be in-process, or the request climbs from it.
  */
 export function createRouter(deps: RouterDeps): Router {
   const { approvals, approvers } = deps;
@@ -64,10 +69,37 @@ export function createRouter(deps: RouterDeps): Router {
       return;
     }
     if (!request.chain.includes(request.approverId)) return deliverOutsideChain(request);
-    climb(request);
+    if (asker && deps.across?.upstream(asker, request, answeredElsewhere(request))) return;
+    climbHere(request); // raised here: climbed here
   };
 
+  /** What an approver in another invocation answered, applied here (the asker's core holds the request). */
+  const answeredElsewhere = (request: ApprovalRequest): Parameters<ApprovalsAcross['upstream']>[2] => ({
+    answered(answer: RemoteAnswer) {
+      const current = approvals.get(request.requestId);
+      if (!current || current.outcome) return; // withdrawn meanwhile (the turn cancelled)
+      if (answer.kind === 'decision') {
+        const applied = approvals.resolve([request.requestId], answer.decision, {
+          decidedBy: `agent:${request.approverId}`, onlyApprover: request.approverId, ...(answer.reason?.trim() ? { reason: answer.reason.trim() } : {}),
+        });
+        if (applied.ok) return; // else (a merge request that conflicts by now): it climbs
+      }
+      // Here, even when this core also holds the approver's side (a worker's core shared by both turns).
+      climbHere(current.request);
+    },
+    superseded(requestId) {
+      approvals.withdraw([requestId], `asked again as ${request.requestId} (the turn was replayed)`);
+    },
+  });
+
   const climb = (request: ApprovalRequest): void => {
+    // Sent here by a delegate elsewhere: the asker's core climbs it (its record there is the live one).
+    if (deps.across?.knows(request.requestId)) return deps.across.climb(request.requestId);
+    climbHere(request);
+  };
+
+  /** Climb a request this core raised (the asker's side, also when an approver elsewhere sends it on). */
+  const climbHere = (request: ApprovalRequest): void => {
     const next = approvers.next(request.approverId, { chain: request.chain, toolName: request.toolName }) ?? USER_ID;
     const moved = approvals.reassign(request.requestId, next);
     if (!moved.ok) return; // already decided (or the queue is closing): nothing to route
@@ -80,6 +112,12 @@ export function createRouter(deps: RouterDeps): Router {
   const undecided = (turn: Turn): ApprovalRequest[] => {
     const out: ApprovalRequest[] = [];
     for (const requestId of turn.delivered) {
+      // Held first: in engine mode the queue also holds, from disk, requests other cores raised.
+      if (deps.across?.knows(requestId)) {
+        const held = deps.across.held(requestId);
+        if (held && held.approverId === turn.agent.id) out.push(held);
+        continue;
+      }
       const record = approvals.get(requestId);
       if (record && !record.outcome && record.request.approverId === turn.agent.id) out.push(record.request);
     }
@@ -93,6 +131,10 @@ export function createRouter(deps: RouterDeps): Router {
     climbUnanswered(turn) {
       if (turn.delivered.size === 0) return;
       for (const requestId of turn.delivered) {
+        if (deps.across?.knows(requestId)) {
+          if (deps.across.held(requestId)?.approverId === turn.agent.id) deps.across.climb(requestId);
+          continue;
+        }
         const record = approvals.get(requestId);
         if (!record || record.outcome || record.request.approverId !== turn.agent.id) continue;
         climb(record.request);

@@ -6,6 +6,7 @@ import type { ResumeChild } from './call-state';
 import type { Journal } from './journal';
 import type { IsolationPrepared } from '../model/isolation';
 import type { Router } from './approval-route';
+import type { ApprovalRequest } from '../authz/approvals';
 import type { Slots } from './run-state';
 import { Delegation, nextNews, type SessionSlot, type Turn, type TurnOutcome, type TurnRequest } from './turn';
 import { approvalsBlock, firstLine, outcomeText } from './format';
@@ -55,10 +56,13 @@ export interface CommunicatorDeps {
   prepareIsolation?(sessionId: string, participantId: string, requested: 'worktree' | 'none'): Promise<IsolationPrepared>;
   /**
    * Engine mode (docs/engine.md#delegation): run the target's turn as a durable call to its
-   * session's object, not in this core. Used only when nothing raised below must reach a turn
-   * of this core (`runsElsewhere`). Must never reject; `signal` aborting cancels the call.
+   * session's object, not in this core (every delegation but a call of a batch resumed after a
+   * restart). `outcome` never rejects; `signal` aborting cancels the call. With `deliver` (the
+   * caller's agent decides approvals), approval requests raised below for it come back through
+   * `deliver`, and the outcome and those requests are looked for when `poll` is called (the
+   * caller waits for news, turn.ts `nextNews`; docs/engine.md#approvals-across-objects).
    */
-  delegateElsewhere?(call: DelegatedTurn, signal: AbortSignal): Promise<TurnOutcome>;
+  delegateElsewhere?(call: DelegatedTurn, signal: AbortSignal, deliver?: (request: ApprovalRequest) => void): { readonly outcome: Promise<TurnOutcome>; readonly poll?: () => void };
   /**
    * Engine mode: run `action` as a journaled step of the invocation that runs the caller's turn
    * (`callerChain`: the caller's session chain), named `name`: a replay of the caller returns the
@@ -69,19 +73,14 @@ export interface CommunicatorDeps {
 }
 
 /**
- * Whether a delegation may run in another invocation (docs/engine.md#delegation): not when an
- * approval request raised below could be for an agent of this chain (the request is delivered
- * to that agent's waiting communicator call, a turn of this core: approval-route.ts), nor when
- * re-attaching to a turn resumed after a restart. A target in worktree isolation runs elsewhere
- * too: its worktree is prepared here (a durable step of this invocation), its tools and its merge
- * request at its turn's end belong to its own turn, wherever that runs (docs/worktrees.md).
+ * Whether the agent of a turn can decide approval requests (it holds `resolve_approval` and some
+ * `approvalAuthority`): a request raised below may then be for it, delivered to its waiting
+ * communicator call (approval-route.ts; in engine mode through the engine,
+ * docs/engine.md#approvals-across-objects).
  */
-export function runsElsewhere(registry: CollectiveRegistry, callers: readonly string[], resumed: boolean): boolean {
-  if (resumed) return false;
-  return !callers.some((id) => {
-    const p = registry.get(id);
-    return p?.kind === 'agent' && p.tools.includes(RESOLVE_APPROVAL_TOOL) && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0);
-  });
+export function decidesApprovals(registry: CollectiveRegistry, id: string): boolean {
+  const p = registry.get(id);
+  return p?.kind === 'agent' && p.tools.includes(RESOLVE_APPROVAL_TOOL) && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0);
 }
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
@@ -160,9 +159,12 @@ export function createCommunicator(deps: CommunicatorDeps): Communicator {
     }
 
     const sessionChain = [...turn.sessionChain, sessionId];
-    if (deps.delegateElsewhere && runsElsewhere(registry, turn.chain, child !== undefined)) {
+    if (deps.delegateElsewhere && !child) {
       const call = { sessionId, initiatorId: callerId, responderId: target.id, name, text, chain, sessionChain };
-      void deps.delegateElsewhere(call, turn.controller.signal).then((outcome) => delegation.settle(outcome));
+      const deliver = decidesApprovals(registry, callerId) ? (request: ApprovalRequest): void => delegation.deliver(request) : undefined;
+      const elsewhere = deps.delegateElsewhere(call, turn.controller.signal, deliver);
+      if (elsewhere.poll) delegation.poll = elsewhere.poll;
+      void elsewhere.outcome.then((outcome) => delegation.settle(outcome));
     } else {
       const { slot } = slots.open(key);
       deps.enqueue(slot, {

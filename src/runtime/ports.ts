@@ -10,6 +10,7 @@ import type { ApprovalRequest } from '../authz/approvals';
 import type { AuditEntry } from '../authz/audit';
 import type { PendingApproval } from '../model/approval';
 import type { RemoteActor } from '../events/types';
+import type { Turn } from './turn';
 
 /**
  * The narrow interfaces the runtime needs from the other areas (providers, tools, authz).
@@ -117,4 +118,41 @@ export interface ApprovalsElsewhere {
   holds(requestId: string): boolean;
   /** Send a decision; one the holder refuses is said later, as a notice. */
   decide(requestId: string, decision: 'approved' | 'rejected', options: { reason?: string; allowForSession?: boolean; by?: RemoteActor }): void;
+}
+
+/**
+ * An answer to an approval request sent to an agent up the chain whose turn runs in another
+ * invocation (docs/engine.md#approvals-across-objects): its decision, or `climb` (it left the
+ * request undecided when its turn ended: the asker's core sends it to the next approver).
+ */
+export type RemoteAnswer =
+  | { readonly kind: 'decision'; readonly decision: 'approved' | 'rejected'; readonly reason?: string }
+  | { readonly kind: 'climb' };
+
+/**
+ * Engine mode on a worker: approval requests between the cores of a delegation chain, each turn
+ * an invocation of its own (docs/engine.md#approvals-across-objects). In-process the router hands
+ * a request to the communicator call through which its approver waits (approval-route.ts); here
+ * that call may wait in another invocation.
+ */
+export interface ApprovalsAcross {
+  /**
+   * The asker's side: send `request` to its approver when that agent's turn waits, in another
+   * invocation, on a call up `asker`'s chain; false when none does (the request climbs). Its
+   * answer comes back through `answered`; `superseded` names the request an earlier attempt of
+   * the asker's turn raised for the same call (the turn was replayed: this one replaces it).
+   */
+  upstream(asker: Turn, request: ApprovalRequest, handlers: { answered(answer: RemoteAnswer): void; superseded(requestId: string): void }): boolean;
+  /** The approver's side: a request a delegate running elsewhere sent to this core's agent, while it waits for an answer. */
+  held(requestId: string): ApprovalRequest | undefined;
+  /**
+   * Whether `requestId` was sent here from elsewhere (held, answered, or withdrawn with its
+   * delegate's turn): such a request is never decided or climbed through this core's queue,
+   * which may hold a stale copy read from disk.
+   */
+  knows(requestId: string): boolean;
+  /** Decide a held request (`resolve_approval` in the tool call `toolUseId`): the answer goes back once that call is journaled. */
+  decide(requestId: string, answer: RemoteAnswer & { kind: 'decision' }, toolUseId: string): void;
+  /** Send a held request on to the next approver (its approver's turn ended leaving it undecided). */
+  climb(requestId: string): void;
 }

@@ -12,7 +12,7 @@ import type { ToolCatalog, ToolContext } from '../tools/types';
 import type { Worktrees } from '../worktrees/service';
 import { createContextManager } from '../context/manager';
 import type {
-  AfterCall, ApproverPolicy, AuditSink, Authorize, BeforeBatch, DenialTracker, ExecuteTool, ResolveProvider, Triage, TurnHooks,
+  AfterCall, ApprovalsAcross, ApproverPolicy, AuditSink, Authorize, BeforeBatch, DenialTracker, ExecuteTool, ResolveProvider, Triage, TurnHooks,
 } from './ports';
 import type { HeadlessMode } from './env';
 import type { PromptExtras } from './stream';
@@ -95,6 +95,8 @@ export interface TurnOptions {
   readonly delegateElsewhere?: CommunicatorDeps['delegateElsewhere'];
   /** Engine mode on a worker: a step of the caller's invocation (delegation.ts `durableStep`). */
   readonly durableStep?: CommunicatorDeps['durableStep'];
+  /** Engine mode on a worker: approval requests between the invocations of a chain (docs/engine.md#approvals-across-objects). */
+  readonly approvalsAcross?: ApprovalsAcross;
 }
 
 /** The run's records the turn parts write to (built first by the core). */
@@ -140,6 +142,7 @@ export function createTurnParts(options: TurnOptions, records: TurnRecords, enqu
     // Approval routing; an approver outside the chain gets a turn of its own (approver-turn.ts), whose leftovers climb.
     const router = createRouter({
       approvals, approvers, headless, askers: state.askers,
+      ...(options.approvalsAcross ? { across: options.approvalsAcross } : {}),
       outsideChain: (climb) => createApproverTurns({ approvals, tools: catalog, slots, inbox: state.approverInbox, isStopping, enqueue, climb }),
     });
     const isolation = options.worktrees ? createIsolation({
@@ -178,7 +181,7 @@ export function createTurnParts(options: TurnOptions, records: TurnRecords, enqu
       registry,
       tools: catalog,
       communicate: communicator.communicate,
-      resolveApproval: (context, input) => resolveByAgent({ approvals, tools: catalog }, context, input),
+      resolveApproval: (context, input) => resolveByAgent({ approvals, tools: catalog, ...(options.approvalsAcross ? { across: options.approvalsAcross } : {}) }, context, input),
       sessionHistory: (sessionId) => {
         const session = sessions.get(sessionId);
         return session ? { messages: session.messages(), records: session.contextRecords() } : undefined;

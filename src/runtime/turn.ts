@@ -107,6 +107,13 @@ export class Delegation {
   detached = false;
   /** Requests for the owner raised below this delegation, not yet shown to it. */
   readonly inbox: ApprovalRequest[] = [];
+  /**
+   * Engine mode, a delegation running elsewhere whose news (its outcome, requests for the owner)
+   * is looked for only while the owner waits for news (docs/engine.md#approvals-across-objects):
+   * starts looking once (a second call while it looks does nothing); news arrives through
+   * `settle` and `deliver`.
+   */
+  poll?: () => void;
 
   constructor(
     readonly owner: Turn,
@@ -135,6 +142,7 @@ export class Delegation {
 export function nextNews(turn: Turn, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
+    for (const d of turn.delegations) d.poll?.();
     const done = (): void => {
       turn.wakers.delete(done);
       signal.removeEventListener('abort', done);

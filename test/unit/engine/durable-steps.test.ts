@@ -14,7 +14,11 @@ function fakeJournal(records: Map<string, unknown>, attempt: string, names: stri
     cancelled: new AbortController().signal,
     invocationId: 'inv_test',
     awakeable: () => { throw new Error('no awakeables here'); },
+    awakeableLater: () => { throw new Error('no awakeables here'); },
+    resolveAwakeable: () => { throw new Error('no awakeables here'); },
+    post: () => { throw new Error('no mailboxes here'); },
     call: () => { throw new Error('no calls here'); },
+    callWithMailbox: () => { throw new Error('no calls here'); },
     async run<T>(name: string, action: () => Promise<T>): Promise<T> {
       names.push(name);
       if (records.has(name)) return JSON.parse(JSON.stringify(records.get(name))) as T;

@@ -13,7 +13,11 @@ function journal(names: string[]): DurableJournal {
     attempt: 'a', attemptEnded: new AbortController().signal, cancelled: new AbortController().signal, invocationId: 'inv',
     run: async (name, action) => { names.push(name); return action(); },
     awakeable: () => ({ id: 'awk', promise: new Promise(() => undefined) }),
+    awakeableLater: () => ({ id: 'awk', wait: () => new Promise(() => undefined) }),
+    resolveAwakeable: () => undefined,
+    post: () => undefined,
     call: () => { throw new Error('no calls here'); },
+    callWithMailbox: () => { throw new Error('no calls here'); },
   };
 }
 
@@ -66,18 +70,18 @@ test('a delegation is a durable call of the target session\'s turn with the run 
   const calls: { sessionId: string; input: TurnInput }[] = [];
   const cancels: string[] = [];
   steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.resolve({ kind: 'done', text: 'built' })));
-  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'done', text: 'built' });
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal).outcome, { kind: 'done', text: 'built' });
   const { sessionId: _id, ...rest } = delegation;
   assert.deepEqual(calls, [{ sessionId: delegation.sessionId, input: { runId: 'run-1', ...rest } }]);
   steps.end(LEAD);
   steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.resolve({ kind: 'maybe' })));
-  assert.equal((await steps.delegate(delegation, new AbortController().signal)).kind, 'failed');
+  assert.equal((await steps.delegate(delegation, new AbortController().signal).outcome).kind, 'failed');
   steps.end(LEAD);
   steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.reject(new restate.TerminalError('no such agent'))));
-  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'failed', error: 'no such agent' });
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal).outcome, { kind: 'failed', error: 'no such agent' });
   steps.end(LEAD);
   steps.begin('run-1', LEAD, callingJournal(calls, cancels, Promise.reject(new restate.CancelledError())));
-  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal), { kind: 'interrupted' });
+  assert.deepEqual(await steps.delegate(delegation, new AbortController().signal).outcome, { kind: 'interrupted' });
   steps.end(LEAD);
   assert.deepEqual(cancels, []);
 });
@@ -90,7 +94,7 @@ test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it 
   let settle: (value: unknown) => void = () => undefined;
   steps.begin('run-1', LEAD, callingJournal([], cancels, new Promise((r) => { settle = r; })));
   const caller = new AbortController();
-  const running = steps.delegate(delegation, caller.signal);
+  const running = steps.delegate(delegation, caller.signal).outcome;
   caller.abort();
   settle({ kind: 'interrupted' });
   assert.deepEqual(await running, { kind: 'interrupted' });
@@ -99,7 +103,7 @@ test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it 
   const ended = new AbortController();
   steps.begin('run-1', LEAD, callingJournal([], cancels, new Promise((r) => { settle = r; }), ended));
   const lost = new AbortController();
-  const again = steps.delegate(delegation, lost.signal);
+  const again = steps.delegate(delegation, lost.signal).outcome;
   ended.abort();
   lost.abort();
   settle({ kind: 'interrupted' });
