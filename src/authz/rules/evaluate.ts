@@ -6,7 +6,7 @@ import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, parsePlain, type PlainParse } from './shell-plain';
 import { candidateRules } from './prefix-index';
 import { candidateMask } from './rule-index';
-import { readOnlyProblem, type PathCheck } from './shell-read-only';
+import { readOnlyProblem, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, withExpansionDefaults } from './shell-views';
 
@@ -205,20 +205,26 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
     return { decision: null, ruleId: null, reason: why, notPlain: why };
   }
   if (plain.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
-  let checkPath: PathCheck | null = null;
+  let checks: PathChecks | null = null;
   let pathsChecked = 0;
-  const countingCheck: PathCheck = (path) => {
-    pathsChecked++;
-    checkPath ??= readablePathCheck(ruleSet, query);
-    return checkPath(path);
+  const countingChecks: PathChecks = {
+    written: (path) => {
+      pathsChecked++;
+      checks ??= readablePathChecks(ruleSet, query);
+      return checks.written(path);
+    },
+    resolved: (path) => (checks ??= readablePathChecks(ruleSet, query)).resolved(path),
   };
   // git works on the repository it discovers: unless the workspace holds its own `.git`, that is
   // one above it (a monorepo, a dotfiles repository in the home directory), whose files
   // `git show HEAD:f`, `git log -p` and `git diff` print by the repository's paths, not ours.
   // Not counted as a path check: `npm run build && git status` stays allowed (docs/shell-rules.md#read-only-commands).
+  // Looked up once per decision, on the first git command (the same line's other git commands reuse it).
+  let repository: string | null | undefined;
   const repositoryTop = (): string | null => {
-    if (!query.realPath) return 'cannot see here whether the workspace is the top of its git repository';
-    return query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null;
+    if (repository !== undefined) return repository;
+    if (!query.realPath) return (repository = 'cannot see here whether the workspace is the top of its git repository');
+    return (repository = query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null);
   };
   // A read-only command's paths are checked before the line runs: another command of the same
   // line (`cd /etc`, `ln -s /etc/shadow x`, a build script) could change what they name.
@@ -235,7 +241,7 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
       const field = rule.commandField;
       if (field?.readOnly) {
         const before = pathsChecked;
-        const problem = readOnlyProblem(field.readOnly, part, countingCheck, repositoryTop);
+        const problem = readOnlyProblem(field.readOnly, part, countingChecks, repositoryTop);
         if (problem) {
           if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
           continue;
@@ -342,7 +348,7 @@ function fileReadMemo(ruleSet: RuleSet): Map<string, string | null> {
  * A path is refused when it leaves the workspace or enters `.legion/` (lexically, then after
  * following symlinks) or when the rules do not allow `file_read` of it, as written or resolved.
  */
-function readablePathCheck(ruleSet: RuleSet, query: RuleQuery): PathCheck {
+function readablePathChecks(ruleSet: RuleSet, query: RuleQuery): PathChecks {
   const tiers = ruleSet.tiersFor('file_read');
   const { workspaceRoot, participantId, realPath } = query;
   const memo = fileReadMemo(ruleSet);
@@ -360,18 +366,21 @@ function readablePathCheck(ruleSet: RuleSet, query: RuleQuery): PathCheck {
     memo.set(key, problem);
     return problem;
   };
-  return (value) => {
-    if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
-    const lexical = normalizeRulePath(value, workspaceRoot);
-    const problem = readable(lexical);
-    if (problem) return problem;
-    if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
-    const real = realPath(value); // as written: `link/..` is the link's target's parent
-    if (real === null) return null; // nothing there to read
-    const resolved = normalizeRulePath(real, workspaceRoot);
-    if (resolved === lexical) return null;
-    const through = readable(resolved);
-    return through ? `${through} (through a symbolic link from "${lexical}")` : null;
+  return {
+    written: (value) => {
+      if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
+      return readable(normalizeRulePath(value, workspaceRoot));
+    },
+    resolved: (value) => {
+      const lexical = normalizeRulePath(value, workspaceRoot);
+      if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
+      const real = realPath(value); // as written: `link/..` is the link's target's parent
+      if (real === null) return null; // nothing there to read
+      const resolved = normalizeRulePath(real, workspaceRoot);
+      if (resolved === lexical) return null;
+      const through = readable(resolved);
+      return through ? `${through} (through a symbolic link from "${lexical}")` : null;
+    },
   };
 }
 

@@ -33,6 +33,17 @@ export function requiredTextOf(matcher: (value: string) => boolean): readonly st
 
 const requiredByMatcher = new WeakMap<(value: string) => boolean, readonly string[]>();
 
+/**
+ * `matcher` preceded by `guard`, a cheaper necessary condition (a value it rejects, `matcher`
+ * rejects too), keeping `matcher`'s required text for the rule index.
+ */
+export function withGuard(matcher: (value: string) => boolean, guard: (value: string) => boolean): (value: string) => boolean {
+  const guarded = (value: string): boolean => guard(value) && matcher(value);
+  const required = requiredByMatcher.get(matcher);
+  if (required) requiredByMatcher.set(guarded, required);
+  return guarded;
+}
+
 function preCheckedMatcher(re: RegExp, required: string[] | null): (value: string) => boolean {
   if (!required) return (value) => re.test(value);
   // A search for a string is cheaper than a regex call where case cannot matter.

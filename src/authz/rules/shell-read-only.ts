@@ -25,6 +25,14 @@ interface Grammar {
 /** Checks one path argument: a reason it may not be read, or null. */
 export type PathCheck = (path: string) => string | null;
 
+/** A path is readable when both pass: `written` first for every path, then `resolved`. */
+export interface PathChecks {
+  /** The path as written, without the filesystem (confinement, the rules for `file_read`). */
+  readonly written: PathCheck;
+  /** The path with its symbolic links followed (reads the filesystem; only once `written` passed). */
+  readonly resolved: PathCheck;
+}
+
 const NUMBER = /^[+-]?\d+[A-Za-z]{0,3}$/;
 
 const flags = (letters: string, kind: ValueKind = 'flag'): Record<string, ValueKind> => Object.fromEntries([...letters].map((c) => [c, kind]));
@@ -151,12 +159,14 @@ const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks']);
 
 /**
  * Whether `command` is one of `names` used read-only: its arguments fit the grammar and every
- * path it reads passes `checkPath`; a git command also needs `repositoryTop` (null when the
+ * path it reads passes `checks`; a git command also needs `repositoryTop` (null when the
  * workspace is the top of the repository git will use: `rev:path`, `git log -p` and `git diff`
  * name the repository's files, so a repository above the workspace reaches beyond it).
- * Returns null when allowed, else the reason.
+ * Returns null when allowed, else the reason. Cheapest first, so that a refusal costs no
+ * more system calls than it must: the grammar and every path as written, then the repository,
+ * then the paths resolved.
  */
-export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checkPath: PathCheck, repositoryTop: () => string | null): string | null {
+export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checks: PathChecks, repositoryTop: () => string | null): string | null {
   const { argv, words } = command;
   let key = argv[0]!;
   let first = 1;
@@ -173,14 +183,19 @@ export function readOnlyProblem(names: ReadonlySet<string>, command: PlainComman
   if (!names.has(key)) return `${JSON.stringify(key)} is not a read-only command of this rule`;
   const grammar = READ_ONLY_COMMANDS[key]!;
   for (let k = first; k < words.length; k++) if (words[k]!.pattern) return `the file-name pattern ${JSON.stringify(argv[k])}`;
-  const problem = argumentsProblem(grammar, argv.slice(first), checkPath);
-  if (problem || argv[0] !== 'git') return problem;
-  return repositoryTop();
+  const written = argumentsProblem(grammar, argv, first, checks.written);
+  if (written) return written;
+  if (argv[0] === 'git') {
+    const outside = repositoryTop();
+    if (outside) return outside;
+  }
+  return argumentsProblem(grammar, argv, first, checks.resolved);
 }
 
-function argumentsProblem(g: Grammar, args: readonly string[], checkPath: PathCheck): string | null {
+/** The arguments `args[first…]` against the grammar (no copy of the list). */
+function argumentsProblem(g: Grammar, args: readonly string[], first: number, checkPath: PathCheck): string | null {
   let options = true;
-  for (let i = 0; i < args.length; i++) {
+  for (let i = first; i < args.length; i++) {
     const a = args[i]!;
     if (!options || a === '-' || !a.startsWith('-') || g.positional === 'text') {
       const problem = positionalProblem(g.positional, a, checkPath);
