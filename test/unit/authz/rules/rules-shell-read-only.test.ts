@@ -241,3 +241,25 @@ test('a read-only command that reads paths is not allowed in a line with a comma
   const run = spawnSync('/bin/bash', ['-c', `cd ${outside} && cat secret.txt`], { cwd: ws, encoding: 'utf8' });
   assert.match(run.stdout, new RegExp(OUTSIDE_SECRET));
 });
+
+test('a refused read costs no more filesystem lookups than it must: paths as written first, the repository once per line, then the paths resolved', () => {
+  const looked: string[] = [];
+  const realPathOf = workspaceRealPath(ws);
+  const counting = (path: string) => (looked.push(path), realPathOf(path));
+  const outcome = (command: string) => {
+    looked.length = 0;
+    return evaluateRules(shippedRules(), { toolName: 'shell', input: { command }, participantId: 'user', workspaceRoot: ws, realPath: counting });
+  };
+  // No .git of its own: the repository refuses before any argument is resolved.
+  looked.length = 0;
+  const bare = evaluateRules(shippedRules(), { toolName: 'shell', input: { command: 'git log -- README.md docs' }, participantId: 'user', workspaceRoot: join(temp.dir, 'outside'), realPath: (p) => (looked.push(p), workspaceRealPath(outside)(p)) });
+  assert.equal(bare.decision, null);
+  assert.match(bare.reason, /no \.git of its own/);
+  assert.deepEqual(looked, ['.git']);
+  // A path refused as written is never resolved (and the repository is not looked up).
+  assert.match(outcome('git diff README.md /etc/shadow').reason, /"\/etc\/shadow" is outside the workspace/);
+  assert.deepEqual(looked, []);
+  // Two git commands in one line: the repository is looked up once, each path once.
+  assert.equal(outcome('git status README.md && git diff README.md docs').decision, 'allow');
+  assert.deepEqual(looked, ['.git', 'README.md', 'README.md', 'docs']);
+});
