@@ -42,12 +42,16 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
 /** Indices into `rules`, ascending, of the rules whose prefix some view starts with (`views` as the prefixes are: lower-cased for strict rules). */
 export function candidateRules(rules: readonly CompiledRule[], views: readonly string[]): number[] {
   const index = indexOf(rules);
-  const out = new Set<number>(index.always);
+  // Marks per rule, then read in order: no set, no sort.
+  const marked = new Uint8Array(rules.length);
+  for (const i of index.always) marked[i] = 1;
   for (const view of views) {
     const space = view.indexOf(' ');
     const listed = index.byFirstWord.get(space === -1 ? view : view.slice(0, space));
-    if (listed) for (const i of listed) out.add(i);
-    for (const i of index.partial) if (view.startsWith(rules[i]!.commandField!.prefix)) out.add(i);
+    if (listed) for (const i of listed) marked[i] = 1;
+    for (const i of index.partial) if (view.startsWith(rules[i]!.commandField!.prefix)) marked[i] = 1;
   }
-  return [...out].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
+  return out;
 }

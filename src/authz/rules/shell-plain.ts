@@ -56,8 +56,11 @@ class NotPlain {
   ) {}
 }
 
-const LITERAL = /[A-Za-z0-9_.\/:,=@%+^\-\]]/;
 const PATTERN = /[*?[]/;
+/** Per ASCII code: 1 for the literal characters `A-Z a-z 0-9 _ . / : , = @ % + ^ - ]` (any code ≥ 0x80 is literal too). */
+const LITERAL_CODES = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,=@%+^-]') LITERAL_CODES[c.charCodeAt(0)] = 1;
+const isLiteral = (code: number): boolean => code >= 0x80 || LITERAL_CODES[code] === 1;
 /** `>&2`, `<&0`, `>&-`: the target of a duplication (sticky: matched in place, no copy of the rest). */
 const DUPLICATION = /(\d+|-)(?=$|[\s;&|<>])/y;
 const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
@@ -217,6 +220,16 @@ class PlainScanner {
     // them before anything else, so `a=\<newline>~` is `a=~` and `a\<newline>=1` an assignment).
     let logical = '';
     for (;;) {
+      // A run of literal characters at once (one slice, not one string per character).
+      if (this.i < s.length && isLiteral(s.charCodeAt(this.i))) {
+        let end = this.i + 1;
+        while (end < s.length && isLiteral(s.charCodeAt(end))) end++;
+        const run = s.slice(this.i, end);
+        value += run;
+        logical += run;
+        this.i = end;
+        continue;
+      }
       const c = s[this.i];
       if (c === undefined || c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '|' || c === '<' || c === '>') break;
       const at = this.i;
@@ -254,9 +267,6 @@ class PlainScanner {
       } else if (c === '{' && s[this.i + 1] === '}') {
         value += '{}';
         this.i += 2;
-      } else if (LITERAL.test(c) || c.charCodeAt(0) >= 0x80) {
-        value += c;
-        this.i++;
       } else if (PATTERN.test(c)) {
         if (isName) this.fail(`a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
         pattern = true;

@@ -73,6 +73,10 @@ interface Piece {
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
 /** Characters that end a word (besides blanks). */
 const isMeta = (c: string | undefined): boolean => c === '\n' || c === ';' || c === '&' || c === '|' || c === '<' || c === '>' || c === '(' || c === ')';
+/** Per ASCII code: 0 for what ends a word or starts a quote, escape or expansion (parseWord reads other characters as they are; codes ≥ 0x80 too). */
+const PLAIN_CODES = new Uint8Array(128).fill(1);
+for (const c of ' \t\n;&|<>()\\\'"`$') PLAIN_CODES[c.charCodeAt(0)] = 0;
+const isPlain = (code: number): boolean => code >= 0x80 || PLAIN_CODES[code] === 1;
 const REDIRECT_OPS = ['&>>', '&>', '<<<', '<<-', '<<', '<>', '<&', '>&', '>>', '>|', '<', '>'] as const;
 
 class Parser {
@@ -216,6 +220,17 @@ class Parser {
     let value = '';
     let bare = '';
     while (this.i < s.length) {
+      // A run of characters that stand for themselves at once (one slice, not one string per character).
+      if (isPlain(s.charCodeAt(this.i))) {
+        let end = this.i + 1;
+        while (end < s.length && isPlain(s.charCodeAt(end))) end++;
+        const run = s.slice(this.i, end);
+        raw += run;
+        value += run;
+        bare += run;
+        this.i = end;
+        continue;
+      }
       const c = s[this.i]!;
       if (isBlank(c) || isMeta(c)) {
         if ((c === '<' || c === '>') && s[this.i + 1] === '(' && this.i === start) {
