@@ -104,7 +104,10 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   );
   instance.waitUntilExit().catch((error: unknown) => onCrash(error));
   // MCP servers start once the first frame is out, never before it (docs/mcp.md).
-  setTimeout(() => app.startBackground(), 0).unref();
+  setTimeout(() => {
+    context.firstFrame?.();
+    app.startBackground();
+  }, 0).unref();
   try {
     await finished;
   } finally {

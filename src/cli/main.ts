@@ -1,3 +1,5 @@
+// First: the start's garbage collection set-up, before the other modules evaluate.
+import { endStartGrowth } from './start-growth';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { commandWord, parseArgs, type FlagSpec } from './args';
@@ -32,6 +34,8 @@ export async function main(argv: readonly string[], options: MainOptions): Promi
     specs[DEFAULT_COMMAND.name] = DEFAULT_COMMAND.flags;
     if (chosen) specs[chosen.name] = chosen.flags;
     const args = parseArgs(argv, specs, DEFAULT_COMMAND.name);
+    // Only the full-screen start keeps it until its first frame.
+    if (args.command !== DEFAULT_COMMAND.name || args.global.version || args.global.help) endStartGrowth();
     if (args.global.version) {
       io.stdout(`legion ${VERSION}\n`);
       return 0;
@@ -50,6 +54,7 @@ export async function main(argv: readonly string[], options: MainOptions): Promi
     const command = args.command === DEFAULT_COMMAND.name ? DEFAULT_COMMAND : chosen!;
     return await command.run({ args, io, appDir: options.appDir ?? findAppDir(), workspaceRoot, startTui: options.startTui });
   } catch (error) {
+    endStartGrowth();
     const code = error instanceof LegionError ? error.exitCode : 1;
     io.stderr(`legion: ${messageOf(error).split('\n')[0]}\n`);
     if (io.env.LEGION_DEBUG === '1' && error instanceof Error && error.stack) io.stderr(error.stack + '\n');

@@ -3,6 +3,7 @@ import { LegionError, messageOf } from '../errors';
 import type { CommandContext } from './command';
 import { composeApp, type AppSession } from './compose';
 import { attachChoice, attachedScreenSession, serverToAttach } from './attach';
+import { endStartGrowth } from './start-growth';
 
 /**
  * `legion [start]`: compose the core for the run (`--run <id>`, `--new`, else the latest),
@@ -12,6 +13,15 @@ import { attachChoice, attachedScreenSession, serverToAttach } from './attach';
  * it, the run it came from comes back). Returns the exit code.
  */
 export async function startScreen(context: CommandContext, loadScreen: () => Promise<Screen>): Promise<number> {
+  // Less garbage collection until the first frame (start-growth.ts): ended once it is drawn, or when the screen ends.
+  try {
+    return await runScreen(context, loadScreen, endStartGrowth);
+  } finally {
+    endStartGrowth();
+  }
+}
+
+async function runScreen(context: CommandContext, loadScreen: () => Promise<Screen>, firstFrame: () => void): Promise<number> {
   const runFlag = context.args.flags.get('run');
   const newRun = context.args.flags.get('new') === true;
   if (runFlag !== undefined && newRun) throw new LegionError('use either --run <id> or --new, not both', 2);
@@ -31,7 +41,7 @@ export async function startScreen(context: CommandContext, loadScreen: () => Pro
       await session.close('no screen');
       throw error;
     }
-    const outcome = await loaded.run(session, { env: context.io.env, plain: context.args.global.plain, workspaceRoot: context.workspaceRoot, stderr: (text) => context.io.stderr(text) });
+    const outcome = await loaded.run(session, { firstFrame, env: context.io.env, plain: context.args.global.plain, workspaceRoot: context.workspaceRoot, stderr: (text) => context.io.stderr(text) });
     return outcome.code;
   }
   for (;;) {
@@ -52,6 +62,7 @@ export async function startScreen(context: CommandContext, loadScreen: () => Pro
       throw error;
     }
     const outcome = await loaded.run(app, {
+      firstFrame,
       env: context.io.env,
       plain: context.args.global.plain,
       workspaceRoot: context.workspaceRoot,

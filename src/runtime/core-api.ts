@@ -151,6 +151,8 @@ export interface ScreenOptions {
   stderr(text: string): void;
   /** Show this session in a focused lane once drawn. */
   readonly show?: string;
+  /** Called once, after the first frame is written (the start's set-up for speed ends there). */
+  readonly firstFrame?: () => void;
 }
 
 export interface ScreenOutcome {
