@@ -36,6 +36,9 @@ export function toolDefinition(tool: Tool): ToolDefinition {
 
 /** The input fields of `tool`: the properties of its input schema as providers see it. */
 export function inputFieldsOf(tool: Tool): readonly string[] {
+  // A zod object's properties are its shape's keys: no JSON Schema built for them (the rule
+  // files are checked against the shipped tools' fields at every start; ~2 ms).
+  if (!tool.inputJsonSchema && tool.schema instanceof z.ZodObject) return Object.keys(tool.schema.shape);
   const properties = toolDefinition(tool).inputSchema.properties;
   return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
 }
