@@ -17,6 +17,15 @@ export const NOT_AT_START = [
   { pattern: /^components\//, why: 'the TUI: imported while the core composes' },
 ];
 
+/**
+ * Node built-ins no module on the start path may import statically (a start draws its first
+ * frame without a request): HTTP, TLS and compression, which the providers' requests load at
+ * their first use (src/providers/node-fetch.ts).
+ */
+export const BUILTINS_NOT_AT_START = [
+  { pattern: /^(node:)?(http|https|http2|tls|zlib)$/, why: 'HTTP, TLS or compression: loaded by the first model request (src/providers/node-fetch.ts)' },
+];
+
 /** The inputs `entry` reaches through static imports (`import`, `require`), in the order found. */
 export function startPath(metafile, entry) {
   const seen = new Set([entry]);
@@ -54,6 +63,10 @@ export function startPathViolations(metafile, entry) {
     // The first module of each kind is enough to say what pulls it in.
     const hit = [...from.keys()].find((f) => rule.pattern.test(f));
     if (hit) lines.push(`${chain(hit)} (${rule.why})`);
+  }
+  for (const rule of BUILTINS_NOT_AT_START) {
+    const hit = [...from.keys()].find((f) => (metafile.inputs[f]?.imports ?? []).some((i) => i.external && i.kind !== 'dynamic-import' && rule.pattern.test(i.path)));
+    if (hit) lines.push(`${chain(hit)} → ${metafile.inputs[hit].imports.find((i) => i.external && i.kind !== 'dynamic-import' && rule.pattern.test(i.path)).path} (${rule.why})`);
   }
   return lines;
 }

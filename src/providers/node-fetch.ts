@@ -1,7 +1,29 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import type * as Zlib from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createRequire } from 'node:module';
+
+interface HttpModules {
+  readonly http: typeof Http;
+  readonly https: typeof Https;
+  readonly zlib: typeof Zlib;
+}
+let modules: HttpModules | undefined;
+
+/**
+ * node:http, node:https (with TLS) and node:zlib, loaded by the first `createNodeFetch` (a
+ * provider's first request), not when this module is evaluated: a start evaluates it, and
+ * draws its first frame without a model call (docs/performance.md#start-up).
+ */
+function httpModules(): HttpModules {
+  if (!modules) {
+    const load = createRequire(import.meta.url);
+    modules = { http: load('node:http') as typeof Http, https: load('node:https') as typeof Https, zlib: load('node:zlib') as typeof Zlib };
+  }
+  return modules;
+}
 
 /**
  * The `fetch` the provider SDKs get (docs/streaming.md): node:http(s) instead of Node's
@@ -19,7 +41,8 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
  */
 export function createNodeFetch(options: { readonly fallback?: typeof fetch } = {}): typeof fetch {
   const fallback = options.fallback ?? globalThis.fetch;
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const { http, https } = httpModules();
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const nodeFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
     const simpleBody = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
@@ -37,7 +60,7 @@ export function createNodeFetch(options: { readonly fallback?: typeof fetch } = 
 
     return new Promise<Response>((resolve, reject) => {
       const secure = url.protocol === 'https:';
-      const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method ?? 'GET', headers: outgoing, agent: secure ? agents.https : agents.http });
+      const req = (secure ? https.request : http.request)(url, { method: init.method ?? 'GET', headers: outgoing, agent: secure ? agents.https : agents.http });
       let settled = false;
       let body: Readable | undefined;
       const onAbort = (): void => {
@@ -84,7 +107,8 @@ export function createNodeFetch(options: { readonly fallback?: typeof fetch } = 
 /** The response body as sent, decompressed when it is gzip, deflate or br (errors carried over). */
 function decoded(res: IncomingMessage, encoding: string | null): Readable {
   const codec = encoding?.trim().toLowerCase();
-  const inflate = codec === 'gzip' || codec === 'x-gzip' ? createGunzip() : codec === 'deflate' ? createInflate() : codec === 'br' ? createBrotliDecompress() : undefined;
+  const { zlib } = httpModules();
+  const inflate = codec === 'gzip' || codec === 'x-gzip' ? zlib.createGunzip() : codec === 'deflate' ? zlib.createInflate() : codec === 'br' ? zlib.createBrotliDecompress() : undefined;
   if (!inflate) return res;
   res.on('error', (error) => inflate.destroy(error));
   res.on('aborted', () => inflate.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));

@@ -44,3 +44,15 @@ test('start path: the TUI and provider SDKs imported statically are refused', ()
   assert.ok(lines.some((l) => l.startsWith('bin/legion.ts → components/start-tui.tsx (the TUI')), lines.join('\n'));
   assert.ok(lines.some((l) => l.includes('node_modules/openai/index.mjs (a provider SDK')), lines.join('\n'));
 });
+
+test('start path: node:http, node:https, node:tls or node:zlib imported statically is refused (the first model request loads them)', () => {
+  const external = (path: string) => ({ path, kind: 'import-statement', external: true });
+  const withFetch = (imports: { path: string; kind: string; external?: boolean }[]): Metafile => ({
+    inputs: { ...LAZY.inputs, 'src/cli/commands/start.ts': input(['src/providers/node-fetch.ts']), 'src/providers/node-fetch.ts': { imports } },
+  });
+  const lines = startPathViolations(withFetch([external('node:module'), external('node:https')]), 'bin/legion.ts') as string[];
+  assert.equal(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0]!, /src\/cli\/commands\/start\.ts → src\/providers\/node-fetch\.ts → node:https \(HTTP, TLS or compression/);
+  assert.match((startPathViolations(withFetch([external('zlib')]), 'bin/legion.ts') as string[])[0]!, /→ zlib \(/);
+  assert.deepEqual(startPathViolations(withFetch([external('node:module'), external('node:fs'), { path: 'node:http', kind: 'dynamic-import', external: true }]), 'bin/legion.ts'), []);
+});
