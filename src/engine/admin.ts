@@ -1,6 +1,21 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import { createRequire } from 'node:module';
 import { messageOf } from '../errors';
+
+/**
+ * node:http and node:https (with TLS), loaded by the first request: a start evaluates this
+ * module (src/cli/engine-settings.ts) and draws its first frame without one
+ * (docs/performance.md#start-up; scripts/start-path.mjs checks).
+ */
+let modules: { readonly http: typeof Http; readonly https: typeof Https } | undefined;
+function httpModules(): { readonly http: typeof Http; readonly https: typeof Https } {
+  if (!modules) {
+    const load = createRequire(import.meta.url);
+    modules = { http: load('node:http') as typeof Http, https: load('node:https') as typeof Https };
+  }
+  return modules;
+}
 
 /** An answer of the engine's admin API, or why there was none. */
 export type AdminResult<T> = { ok: true; value: T } | { ok: false; error: string; status?: number };
@@ -13,7 +28,8 @@ function send(url: string, init: { method?: string; body?: string }, timeoutMs: 
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { 'content-type': 'application/json' };
     if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
-    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, {
+    const { http, https } = httpModules();
+    const request = (url.startsWith('https:') ? https.request : http.request)(url, {
       method: init.method ?? 'GET', headers, signal: AbortSignal.timeout(timeoutMs),
     }, (response) => {
       let text = '';
