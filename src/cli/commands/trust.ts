@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,8 @@ export const trustCommand: Command = {
     out(`${legionDir}: ${before.trusted ? 'trusted' : `not trusted (${before.detail})`}\n`);
     out(grants.length === 0 ? 'it grants nothing beyond the defaults (no project config, allow rules, approvers or allowances)\n' : 'trusted, it grants:\n');
     for (const line of grants) out(`  ${line}\n`);
+    const tracked = trackedByGit(root);
+    if (tracked > 0) out(`note: ${tracked} file(s) of .legion/ are tracked by git: trust is of the folder, so a pull that changes them changes what you trusted (legion trust --list shows it again)\n`);
     if (args.flags.has('list')) return 0;
     await trustOrFail(place);
     out(`trusted ${root}: the above applies from the next start (moving or re-cloning the folder makes it untrusted again; legion trust --revoke undoes this)\n`);
@@ -110,6 +113,16 @@ async function whatItGrants(root: string): Promise<string[]> {
   const engine = readLocalEngine(layout.legionDir);
   if (engine) lines.push(`.legion/engine/engine.json: the local engine at ${engine.ingress} (turns run there when engine.kind is restate)`);
   return lines;
+}
+
+/** How many files under `.legion/` git tracks (0 outside a repository or without git). */
+function trackedByGit(root: string): number {
+  try {
+    const out = execFileSync('git', ['-C', root, 'ls-files', '-z', '--', '.legion'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
+    return out.split('\0').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
 }
 
 async function readText(file: string): Promise<string | null> {

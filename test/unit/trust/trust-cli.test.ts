@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +37,10 @@ test('legion trust --list: names every grant (loosening config keys first, marke
     assert.match(r.stdout, /participant mallory: a second user/);
     assert.match(r.stdout, /models\.yaml: model prices/);
     assert.equal(existsSync(trustMarkerFile(dir)), false);
+    assert.doesNotMatch(r.stdout, /tracked by git/);
+    execFileSync('git', ['init', '-q', dir]);
+    execFileSync('git', ['-C', dir, 'add', '.legion']);
+    assert.match((await cli(dir, ['trust', '--list'])).stdout, /note: 5 file\(s\) of \.legion\/ are tracked by git/);
   });
 });
 
