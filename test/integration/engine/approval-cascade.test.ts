@@ -170,3 +170,50 @@ test('lead → builder, the lead ends its turn leaving the request undecided: it
     }
   }, leaves);
 });
+
+test('ur → lead → builder, only ur decides: the builder\'s request skips the lead and reaches ur\'s call two invocations up, decided there', { skip, timeout: 240_000 }, async () => {
+  const UR = 'You are ur.';
+  const S0 = sessionIdOf({ initiatorId: 'user', responderId: 'ur', name: 'default' });
+  const chain: ModelScript = ({ system, last, lastText }) => {
+    if (system.includes(UR)) {
+      const asked = /Approval requests waiting for your decision:[\s\S]*?(apr-[A-Za-z0-9_-]+)/.exec(lastText);
+      if (asked) return { call: { name: 'resolve_approval', args: { requestId: asked[1], decision: 'approved' } } };
+      if (lastText.includes('lead heard')) return { text: 'ur heard: the lead' };
+      if (last === 'user') return { call: { name: 'communicator', args: { targetId: 'lead', message: 'lead it' } } };
+      return undefined;
+    }
+    if (system.includes(LEAD)) {
+      if (last === 'user') return { call: { name: 'communicator', args: { targetId: 'builder', message: 'build it' } } };
+      return { text: `lead heard: ${lastText.includes('piece 59.') ? 'piece 59' : lastText.slice(0, 80)}` };
+    }
+    return undefined;
+  };
+  await withScene(async (scene) => {
+    const store = createParticipantStore(layoutFor(scene.dir));
+    await store.save(agentSchema.parse({ id: 'ur', kind: 'agent', name: 'ur', systemPrompt: UR, tools: ['communicator', 'resolve_approval'], approvalAuthority: '*' }));
+    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+    const worker = await startWorker(scene.dir, scene.env, scene.port);
+    try {
+      const result = await Promise.race([
+        sendTurn(scene.engine.ingress, S0, { runId: scene.runId, responderId: 'ur', name: 'default', text: 'start' }),
+        new Promise((_, reject) => setTimeout(() => void journals(scene).then((dump) => reject(new Error(`no outcome in 120 s\n${worker.log.join('')}\n${dump}`))), 120_000).unref()),
+      ]) as { kind: string; text?: string };
+      const logs = `${worker.log.join('')}\n${JSON.stringify(result)}\n${await journals(scene)}`;
+      assert.equal(result.kind, 'done', logs);
+      assert.equal(result.text, 'ur heard: the lead', logs);
+      const lines_ = approvalLines(scene);
+      const request = lines_.find((l) => l.kind === 'request' && l.sessionId === S2);
+      assert.equal(request?.approverId, 'ur', logs);
+      assert.deepEqual(lines_.filter((l) => l.kind !== 'request').map((l) => [l.kind, l.decision, l.decidedBy]), [['resolve', 'approved', 'agent:ur']], logs);
+      assert.equal(lines(join(scene.dir, 'starts.txt')), 1, logs);
+      // The lead's answer carried the builder's; each turn an invocation of its own.
+      const leadSession = sessionIdOf({ initiatorId: 'ur', responderId: 'lead', name: 'default' });
+      assert.match(readFileSync(layoutFor(scene.dir).sessionFile(scene.runId, leadSession), 'utf8'), /lead heard: piece 59/);
+      for (const id of [S0, leadSession, S2]) {
+        assert.equal(worker.log.join('').split('\n').filter((l) => l.includes(`turn ${id}:`)).length, 1, `${id}\n${logs}`);
+      }
+    } finally {
+      await killHard(worker.child);
+    }
+  }, chain);
+});
