@@ -4,11 +4,11 @@ import type { RuleSet, ToolTiers } from './rule-set';
 import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, parsePlain, type PlainParse } from './shell-plain';
-import { candidateRules } from './prefix-index';
+import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMask } from './rule-index';
 import { readOnlyProblem, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
-import { strictViews, withExpansionDefaults } from './shell-views';
+import { strictViews, Views, withExpansionDefaults } from './shell-views';
 
 /** One call as the rules see it. */
 export interface RuleQuery {
@@ -237,7 +237,8 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
     let found: CompiledRule | null = null;
     let refused = '';
     let checkedHere = false;
-    for (const rule of tiers.allow) {
+    for (const i of allowCandidates(tiers.allow, part.argv[0]!, text)) {
+      const rule = tiers.allow[i]!;
       const field = rule.commandField;
       if (field?.readOnly) {
         const before = pathsChecked;
@@ -300,12 +301,12 @@ function analyzeShell(command: string): ShellAnalysis {
   const known = analyses.get(command);
   if (known) return known;
   const split = splitShell(command);
-  const views = new Set<string>([command]);
+  const views = new Views(command);
   const defaulted = withExpansionDefaults(command);
   if (defaulted !== null) views.add(defaulted);
   const opaque: string[] = [];
   for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
-  const viewList = [...views];
+  const viewList = views.list;
   const analysis: ShellAnalysis = {
     split,
     viewList,
@@ -433,16 +434,18 @@ export function ruleMatchesCall(rule: CompiledRule, query: RuleQuery): boolean {
  * deny still catches `path: ['.env']`); anything else matches no pattern.
  */
 function inputLookup(input: Record<string, unknown>, workspaceRoot: string, toolName: string): Lookup {
-  const normalizedPaths = new Map<string, string>();
+  // Made on first use: a shell decision often reads no field but `command`.
+  let normalizedPaths: Map<string, string> | null = null;
   const normalized = (path: string): string => {
+    normalizedPaths ??= new Map();
     let n = normalizedPaths.get(path);
     if (n === undefined) normalizedPaths.set(path, (n = normalizeRulePath(path, workspaceRoot)));
     return n;
   };
-  const strictCache = new Map<string, readonly string[] | null>();
-  const allowCache = new Map<string, readonly string[] | null>();
+  let strictCache: Map<string, readonly string[] | null> | null = null;
+  let allowCache: Map<string, readonly string[] | null> | null = null;
   return (field, isPath, strict) => {
-    const cache = strict ? strictCache : allowCache;
+    const cache = strict ? (strictCache ??= new Map()) : (allowCache ??= new Map());
     const cached = cache.get(field);
     if (cached !== undefined) return cached;
     let value = Object.hasOwn(input, field) ? input[field] : undefined;

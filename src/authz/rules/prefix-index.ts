@@ -55,3 +55,59 @@ export function candidateRules(rules: readonly CompiledRule[], views: readonly s
   for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
   return out;
 }
+
+/**
+ * Which allow rules for shell can allow one simple command, found without testing each:
+ * indices into `rules`, ascending. A `{ words }` rule needs the command's program (`argv[0]`)
+ * to be its first word; a glob or regex whose literal prefix holds a space needs the first
+ * word of `text` (the words joined as allow rules see them) to be the prefix's first word
+ * (`text` starts with the prefix). Every other rule (`{ readOnly }`, a prefix of one word or
+ * none, no `command` condition) is always a candidate. May hold rules that do not match (the
+ * caller tests each), never leaves out one that could.
+ */
+export function allowCandidates(rules: readonly CompiledRule[], program: string, text: string): number[] {
+  const index = allowIndexOf(rules);
+  const marked = new Uint8Array(rules.length);
+  for (const i of index.always) marked[i] = 1;
+  const byProgram = index.byProgram.get(program);
+  if (byProgram) for (const i of byProgram) marked[i] = 1;
+  const space = text.indexOf(' ');
+  const byWord = index.byFirstWord.get(space === -1 ? text : text.slice(0, space));
+  if (byWord) for (const i of byWord) marked[i] = 1;
+  const out: number[] = [];
+  for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
+  return out;
+}
+
+interface AllowIndex {
+  readonly always: readonly number[];
+  /** `{ words }` rules by their first word. */
+  readonly byProgram: ReadonlyMap<string, readonly number[]>;
+  /** Glob and regex rules by the first word of a prefix that holds a space. */
+  readonly byFirstWord: ReadonlyMap<string, readonly number[]>;
+}
+
+const allowIndexes = new WeakMap<readonly CompiledRule[], AllowIndex>();
+
+function allowIndexOf(rules: readonly CompiledRule[]): AllowIndex {
+  let index = allowIndexes.get(rules);
+  if (index) return index;
+  const always: number[] = [];
+  const byProgram = new Map<string, number[]>();
+  const byFirstWord = new Map<string, number[]>();
+  const file = (map: Map<string, number[]>, key: string, i: number): void => {
+    const list = map.get(key);
+    if (list) list.push(i);
+    else map.set(key, [i]);
+  };
+  rules.forEach((rule, i) => {
+    const field = rule.commandField;
+    if (!field || field.readOnly) return void always.push(i);
+    if (field.words) return void (field.words.length > 0 ? file(byProgram, field.words[0]!, i) : always.push(i));
+    const space = field.prefix.indexOf(' ');
+    if (space === -1) return void always.push(i);
+    file(byFirstWord, field.prefix.slice(0, space), i);
+  });
+  allowIndexes.set(rules, (index = { always, byProgram, byFirstWord }));
+  return index;
+}

@@ -64,6 +64,7 @@ const isLiteral = (code: number): boolean => code >= 0x80 || LITERAL_CODES[code]
 /** `>&2`, `<&0`, `>&-`: the target of a duplication (sticky: matched in place, no copy of the rest). */
 const DUPLICATION = /(\d+|-)(?=$|[\s;&|<>])/y;
 const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+const DIGITS = /^\d+$/;
 /** Longest excerpt quoted in a reason. */
 const EXCERPT = 40;
 
@@ -167,12 +168,12 @@ class PlainScanner {
       const isName = words.length === 0;
       const word = this.word(isName);
       const next = s[this.i];
-      if ((next === '<' || next === '>') && word.digitsOnly) {
+      if ((next === '<' || next === '>') && word.allUnquoted && DIGITS.test(word.value)) {
         redirects.push(this.redirect(wordStart, word.value));
         continue;
       }
       if (isName) {
-        if (word.assignment) this.fail(`a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
+        if (ASSIGNMENT_START.test(word.logical)) this.fail(`a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
         if (word.pattern) this.fail(`a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
         if (RESERVED_WORDS.has(word.value)) this.fail(`the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
@@ -210,7 +211,7 @@ class PlainScanner {
   }
 
   /** One word: literal characters, escapes, single quotes and double quotes without expansions. */
-  private word(isName: boolean): { value: string; pattern: boolean; digitsOnly: boolean; assignment: boolean } {
+  private word(isName: boolean): { value: string; pattern: boolean; allUnquoted: boolean; logical: string } {
     const s = this.s;
     const start = this.i;
     let value = '';
@@ -276,12 +277,7 @@ class PlainScanner {
         this.fail(`${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
       }
     }
-    return {
-      value,
-      pattern,
-      digitsOnly: allUnquoted && /^\d+$/.test(value),
-      assignment: ASSIGNMENT_START.test(logical),
-    };
+    return { value, pattern, allUnquoted, logical };
   }
 
   /** `"…"` without `$` or backquotes; `\$ \` \" \\` and line continuations as bash reads them. */

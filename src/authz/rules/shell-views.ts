@@ -19,8 +19,9 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  * Allow rules never see these views: a wrapped command never inherits an allow.
  */
 export function strictViews(command: ShellCommand, depth = 0, opaque?: string[]): string[] {
-  const views = new Set<string>([command.text]);
-  if (command.kind === 'compound') return [...views];
+  // Few and short: a list searched is cheaper than a set (no hash of each new string).
+  const views = new Views(command.text);
+  if (command.kind === 'compound') return views.list;
   const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
   const wordLists = defaulted.some((w, i) => w !== command.words[i]) ? [command.words, defaulted] : [command.words];
   const scripts = new Set<string>();
@@ -51,8 +52,31 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
       for (const inner of split.commands) for (const view of strictViews(inner, depth + 1, opaque)) views.add(view);
     }
   }
-  return [...views];
+  return views.list;
 }
+
+/**
+ * Distinct strings in the order first added. Searched as a list while short (no hash of each
+ * new string), through a set beyond that (a hostile line's many views stay linear).
+ */
+export class Views {
+  readonly list: string[];
+  private set: Set<string> | null = null;
+  constructor(first: string) {
+    this.list = [first];
+  }
+  add(view: string): void {
+    if (this.set) {
+      if (this.set.has(view)) return;
+      this.set.add(view);
+    } else {
+      if (this.list.includes(view)) return;
+      if (this.list.length >= LIST_LIMIT) this.set = new Set([...this.list, view]);
+    }
+    this.list.push(view);
+  }
+}
+const LIST_LIMIT = 16;
 
 /**
  * Bounds that keep the work per command linear in its length: wrapper chains longer than

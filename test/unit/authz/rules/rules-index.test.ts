@@ -4,6 +4,8 @@ import { stringify } from 'yaml';
 import { parseRuleSources } from '../../../../src/authz/rules/load';
 import { evaluateRules, ruleMatchesCall, type RuleQuery } from '../../../../src/authz/rules/evaluate';
 import { candidateMask } from '../../../../src/authz/rules/rule-index';
+import { allowCandidates } from '../../../../src/authz/rules/prefix-index';
+import { argvText, parsePlain } from '../../../../src/authz/rules/shell-plain';
 import type { CompiledRule } from '../../../../src/authz/rules/compile';
 import type { RuleSet } from '../../../../src/authz/rules/rule-set';
 import { normalizeRulePath } from '../../../../src/authz/rules/paths';
@@ -141,3 +143,48 @@ function lookupOf(query: RuleQuery) {
   };
 }
 
+
+test(`property: the allow index for shell leaves out no rule that allows a simple command (seed ${SEED})`, () => {
+  const rand = prng(SEED + 1);
+  const WORDS = ['git', 'Git', 'status', 'log', 'npm', 'run', 'a b', '', 'x*', "it's", 'ls', '-la'];
+  const word = () => pick(rand, WORDS);
+  const quote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+  const patterns = (): unknown[] => [
+    { words: [word() || 'x'] },
+    { words: [word() || 'x', word() || 'a b'] },
+    `${word()} ${word()}*`,
+    `${word()} *`,
+    `${word()}*`,
+    word() || 'x',
+    [`${word()} ${word()}`, `${word()} ${word()} *`],
+    { regex: `${word().replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')} (status|log).*` },
+    { regex: '.*' },
+    { readOnly: ['ls', 'git status'] },
+  ];
+  let skipped = 0;
+  for (let i = 0; i < ITERATIONS; i++) {
+    const rules = Array.from({ length: 5 + Math.floor(rand() * 30) }, (_, r) => {
+      const command = pick(rand, patterns());
+      return { id: `r${r}`, decision: 'allow', tool: 'shell', ...(rand() < 0.1 ? {} : { match: { command } }) };
+    });
+    const ruleSet = load(rules);
+    const allow = ruleSet.tiersFor('shell').allow;
+    for (let c = 0; c < 20; c++) {
+      const line = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => quote(word())).join(' ');
+      const parsed = parsePlain(line);
+      if (!parsed.plain) continue;
+      for (const part of parsed.commands) {
+        const text = argvText(part.argv);
+        const candidates = new Set(allowCandidates(allow, part.argv[0]!, text));
+        allow.forEach((rule, r) => {
+          if (candidates.has(r)) return;
+          skipped++;
+          const field = rule.commandField!;
+          const allows = field.words ? field.words.every((w, k) => part.argv[k] === w) : field.test(text);
+          assert.equal(allows, false, `${rule.id} ${JSON.stringify(rule.spec)} left out but allows ${JSON.stringify(part.argv)} (${text})`);
+        });
+      }
+    }
+  }
+  assert.ok(skipped > 1000, `only ${skipped} rules left out`);
+});
