@@ -2,6 +2,7 @@ import type { EngineSettings } from '../../config/engine-schema';
 import { adminHealth, listDeployments } from '../../engine/admin';
 import { ingressAnswers } from '../../engine/local-engine';
 import { SESSION_OBJECT } from '../../engine/session-object';
+import { MAILBOX_OBJECT } from '../../engine/mailbox';
 import type { Check } from './checks';
 import { engineUrls, type EngineUrls } from '../engine-settings';
 import { messageOf } from '../../errors';
@@ -28,6 +29,14 @@ export async function checkEngine(settings: EngineSettings, legionDir: string, t
   const workers = deployments.value.filter((d) => d.services.includes(SESSION_OBJECT));
   if (workers.length === 0) {
     return { name: 'engine', ok: false, detail: `the engine at ${engine.ingress} answers, but no worker registered ${SESSION_OBJECT}`, fix: 'start one: legion worker (or legion engine up)' };
+  }
+  // A worker of an older version serves turns but not the mailboxes approvals across a chain need (docs/engine.md#approvals-across-objects).
+  const old = workers.filter((d) => !d.services.includes(MAILBOX_OBJECT));
+  if (old.length > 0) {
+    return {
+      name: 'engine', ok: false, detail: `the worker at ${old.map((w) => w.uri).join(', ')} does not serve ${MAILBOX_OBJECT} (an older version of Legion)`,
+      fix: 'replace it with a worker of this version (docs/engine.md#upgrades-and-versions)',
+    };
   }
   return { name: 'engine', ok: true, detail: `engine: restate at ${engine.ingress}; workers registered at ${workers.map((w) => w.uri).join(', ')}` };
 }
