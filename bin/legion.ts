@@ -7,22 +7,33 @@ import { startScreen } from '../src/cli/start-screen';
 /**
  * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
  * cache: told when the full-screen UI starts, so the cache it writes holds the UI's code too.
- * Absent under tsx.
+ * Set by the snapshot entry (scripts/snapshot-entry.js) with `snapshot`: the bundle is being
+ * evaluated into a V8 startup snapshot; it is handed the function that runs a start and the
+ * modules to evaluate now, instead of starting. Absent under tsx.
  */
-declare const __legionStart: { tuiStarted(): void } | undefined;
+declare const __legionStart:
+  | { tuiStarted(): void; snapshot?: (run: () => void, preload: () => Promise<unknown>) => void }
+  | undefined;
 
-void main(process.argv.slice(2), {
-  io: processIo(),
-  startTui: (options) =>
-    startScreen(options.context, async () => {
-      // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
-      // must not put Ink in its CI mode, which draws no frame until exit. Ink reads the flag
-      // when its module is first evaluated: here, at this lazy import.
-      delete process.env.CI;
-      delete process.env.CONTINUOUS_INTEGRATION;
-      if (typeof __legionStart !== 'undefined') __legionStart.tuiStarted();
-      return (await import('../components/start-tui')).screen;
-    }),
-}).then((code) => {
-  process.exitCode = code;
-});
+const loadTui = () => import('../components/start-tui');
+
+function run(): void {
+  void main(process.argv.slice(2), {
+    io: processIo(),
+    startTui: (options) =>
+      startScreen(options.context, async () => {
+        // The TUI only starts on a terminal (the start command checks), so an inherited CI flag
+        // must not put Ink in its CI mode, which draws no frame until exit. Ink reads the flag
+        // when its module is first evaluated: here, at this lazy import.
+        delete process.env.CI;
+        delete process.env.CONTINUOUS_INTEGRATION;
+        if (typeof __legionStart !== 'undefined') __legionStart.tuiStarted();
+        return (await loadTui()).screen;
+      }),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}
+
+if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) __legionStart.snapshot(run, loadTui);
+else run();

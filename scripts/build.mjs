@@ -1,6 +1,8 @@
-// Bundle the CLI: dist/legion-app-<build>.cjs (everything, one CommonJS file) and
+// Bundle the CLI: dist/legion-app-<build>.cjs (everything, one CommonJS file),
 // dist/legion.js (the entry: a small loader, scripts/legion-loader.mjs, that runs the bundle
-// through V8's code cache).
+// through V8's code cache), and dist/legion (the `legion` command: starts Node from the V8
+// start-up snapshot of this build, dist/legion-snapshot-<build>-<node>-<arch>.blob, else runs
+// dist/legion.js; scripts/snapshot.mjs).
 //
 // Start-up speed is the point (test/bench/startup.ts, budget 200 ms to the first frame):
 // - V8's code cache (see scripts/legion-loader.mjs): compiling the bundle is the largest
@@ -38,6 +40,7 @@ import { patchOnce } from './build-tables.mjs';
 import { patchStringWidth } from './string-width-fast.mjs';
 import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
+import { buildSnapshot, launcherScript, snapshotName } from './snapshot.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -60,6 +63,16 @@ async function parsedShippedYaml() {
   walk(join(ROOT, 'config'));
   return out;
 }
+
+/**
+ * Code that runs `fn` (an expression) at every start: now (`now: false`: not now, the module
+ * already did it), and, when the module is being evaluated into a start snapshot
+ * (scripts/snapshot-entry.cjs), again once the snapshot is deserialized, before the app runs
+ * (`inSnapshot: false`: only then, e.g. WebAssembly, which a snapshot cannot hold).
+ */
+const AT_START = (fn, { now = true, inSnapshot = true } = {}) =>
+  `if (globalThis.__legionBuildingSnapshot) require('node:v8').startupSnapshot.addDeserializeCallback(${fn});\n` +
+  (now ? (inSnapshot ? `(${fn})();` : `else (${fn})();`) : '');
 
 /** A dependency's source with `edits` ([from, to, what]) applied, each exactly once. */
 const patched = (edits) => async (args) => ({
@@ -116,9 +129,32 @@ const result = await build({
         'if(h.instantiateWasm||(h.instantiateWasm=function(i,done){var m=new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(H.slice(H.indexOf(",")+1),"base64")),i);done(m);return m.exports}))try{return h.instantiateWasm(d,',
         'yoga-layout (wasm instantiation)',
       ]]));
+      // What a module computes from the terminal and the environment as it loads, computed again
+      // once a start snapshot is deserialized (scripts/snapshot-entry.cjs): chalk's colour level,
+      // and ansi-escapes' terminal checks.
+      b.onLoad({ filter: /[\\/]chalk[\\/]source[\\/]vendor[\\/]supports-color[\\/]index\.js$/ }, patched([[
+        'const supportsColor = {\n\tstdout: createSupportsColor({isTTY: tty.isatty(1)}),\n\tstderr: createSupportsColor({isTTY: tty.isatty(2)}),\n};',
+        `const supportsColor = {};\nconst detectColor = () => {\n\tsupportsColor.stdout = createSupportsColor({isTTY: tty.isatty(1)});\n\tsupportsColor.stderr = createSupportsColor({isTTY: tty.isatty(2)});\n};\n${AT_START('detectColor')}`,
+        'chalk (supports-color at start)',
+      ]]));
+      b.onLoad({ filter: /[\\/]chalk[\\/]source[\\/]index\.js$/ }, patched([
+        ['const {stdout: stdoutColor, stderr: stderrColor} = supportsColor;', 'let {stdout: stdoutColor, stderr: stderrColor} = supportsColor;', 'chalk (colour support read again at start)'],
+        ['export const chalkStderr = createChalk({level: stderrColor ? stderrColor.level : 0});',
+          `export const chalkStderr = createChalk({level: stderrColor ? stderrColor.level : 0});\n${AT_START('() => {\n\t({stdout: stdoutColor, stderr: stderrColor} = supportsColor);\n\tchalk.level = stdoutColor ? stdoutColor.level : 0;\n\tchalkStderr.level = stderrColor ? stderrColor.level : 0;\n}', { now: false })}`,
+          'chalk (levels at start)'],
+      ]));
+      b.onLoad({ filter: /[\\/]ansi-escapes[\\/]base\.js$/ }, patched([
+        ['const isTerminalApp = !isBrowser && process.env.TERM_PROGRAM === \'Apple_Terminal\';', 'let isTerminalApp;', 'ansi-escapes (Terminal.app)'],
+        ["const isTmux = !isBrowser && (process.env.TERM?.startsWith('screen') || process.env.TERM?.startsWith('tmux') || process.env.TMUX !== undefined);", 'let isTmux;', 'ansi-escapes (tmux)'],
+        ["export const cursorSavePosition = isTerminalApp ? '\\u001B7' : ESC + 's';\nexport const cursorRestorePosition = isTerminalApp ? '\\u001B8' : ESC + 'u';",
+          `export let cursorSavePosition;\nexport let cursorRestorePosition;\nconst readTerminal = () => {\n\tisTerminalApp = !isBrowser && process.env.TERM_PROGRAM === 'Apple_Terminal';\n\tisTmux = !isBrowser && (process.env.TERM?.startsWith('screen') || process.env.TERM?.startsWith('tmux') || process.env.TMUX !== undefined);\n\tcursorSavePosition = isTerminalApp ? '\\u001B7' : ESC + 's';\n\tcursorRestorePosition = isTerminalApp ? '\\u001B8' : ESC + 'u';\n};\n${AT_START('readTerminal')}`,
+          'ansi-escapes (terminal read at start)'],
+      ]));
       b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/ }, patched([[
         'const Yoga = wrapAssembly(await loadYoga());',
-        "const yogaModule = {};\nloadYoga(yogaModule).catch(() => undefined);\nif (!yogaModule.calledRun) throw new Error('yoga-layout did not start');\nconst Yoga = wrapAssembly(yogaModule);",
+        // In a V8 startup snapshot (scripts/snapshot-entry.js) there is no WebAssembly: the object Ink
+        // imports is filled once the snapshot is deserialized, before the app runs.
+        `const Yoga = {};\nconst startYoga = () => {\n  const yogaModule = {};\n  loadYoga(yogaModule).catch(() => undefined);\n  if (!yogaModule.calledRun) throw new Error('yoga-layout did not start');\n  Object.assign(Yoga, wrapAssembly(yogaModule));\n};\n${AT_START('startYoga', { inSnapshot: false })}`,
         'yoga-layout (top-level await)',
       ]]));
     },
@@ -168,13 +204,20 @@ put(
   patchOnce(patchOnce(loader, "'__LEGION_BUILD_ID__'", `'${buildId}'`, 'loader (build id)'), "'legion-app.cjs'", `'${appName}'`, 'loader (bundle name)'),
   0o755,
 );
+// The start-up snapshot and the `legion` command that starts from it (scripts/snapshot.mjs). Not
+// for a package (--prune, npm pack's prepack): a blob serves only the Node that made it, so
+// the package's launcher starts the plain bundle. LEGION_SNAPSHOT=0: no snapshot.
+const prune = process.argv.includes('--prune');
+const blobName = !prune && process.env.LEGION_SNAPSHOT !== '0' ? snapshotName(buildId) : null;
+if (blobName) buildSnapshot({ app: join(DIST, appName), loader: join(DIST, 'legion.js'), blob: join(DIST, blobName) });
+put(join(DIST, 'legion'), launcherScript(blobName ? { dist: DIST, blob: join(DIST, blobName) } : {}), 0o755);
 // Built now, even when nothing changed (scripts/start.mjs and the tests compare its time with the sources').
 const now = new Date();
 utimesSync(join(DIST, 'legion.js'), now, now);
+utimesSync(join(DIST, 'legion'), now, now);
 
-// Bundles of earlier builds (and the chunks of the earlier split build), once an hour old;
-// with --prune (npm pack's prepack) at once, so the package holds only this build.
-const prune = process.argv.includes('--prune');
+// Bundles and snapshots of earlier builds (and the chunks of the earlier split build), once an
+// hour old; with --prune (npm pack's prepack) at once, so the package holds only this build.
 const stale = (path) => {
   if (prune) return true;
   try {
@@ -185,6 +228,8 @@ const stale = (path) => {
 };
 for (const name of readdirSync(DIST)) {
   if (/^legion-app-[0-9a-f]+\.cjs$/.test(name) && name !== appName && stale(join(DIST, name))) unlinkSync(join(DIST, name));
+  const blob = /^(legion-snapshot-[0-9a-f]+-.+\.blob)(\.node)?$/.exec(name)?.[1];
+  if (blob && blob !== blobName && stale(join(DIST, blob))) rmSync(join(DIST, name), { force: true });
 }
 const chunks = join(DIST, 'chunks');
 if (existsSync(chunks)) {

@@ -5,7 +5,7 @@
 // `npm start -- --cwd <dir>` works in <dir> instead. The first screen names the workspace.
 import { mkdirSync, statSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 function newest(dir) {
@@ -26,7 +26,7 @@ function startWorkspace(env = process.env) {
 }
 
 let bundle = 0;
-try { bundle = statSync('dist/legion.js').mtimeMs; } catch { /* not built */ }
+try { bundle = Math.min(statSync('dist/legion.js').mtimeMs, statSync('dist/legion').mtimeMs); } catch { /* not built */ }
 const sources = Math.max(newest('src'), newest('components'), newest('bin'), statSync('package.json').mtimeMs);
 if (sources > bundle) {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
@@ -38,5 +38,8 @@ if (!args.includes('--cwd')) {
   mkdirSync(workspace, { recursive: true });
   args.unshift('--cwd', workspace);
 }
-const run = spawnSync(process.execPath, ['dist/legion.js', ...args], { stdio: 'inherit' });
+// The `legion` command (dist/legion: the build's start-up snapshot when this Node made it),
+// with this Node first on PATH, which the command starts.
+const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+const run = spawnSync('dist/legion', args, { stdio: 'inherit', env });
 process.exit(run.status ?? 1);

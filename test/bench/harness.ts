@@ -282,9 +282,17 @@ export function prepareWorkspace(): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }) }; // the app may still be writing as it exits
 }
 
-/** The shell command tmux runs: `exec` so the pane's pid is the app itself. */
+/** The `legion` command of the build (scripts/snapshot.mjs): starts from the V8 start-up snapshot, else runs dist/legion.js. */
+export const LAUNCHER = resolve(dirname(BUNDLE), 'legion');
+
+/** The shell command tmux runs for the plain bundle (`node dist/legion.js`): `exec` so the pane's pid is the app itself. */
 export function legionCommand(args: readonly string[] = []): string {
   return ['exec', shellQuote(process.execPath), shellQuote(BUNDLE), ...args.map(shellQuote)].join(' ');
+}
+
+/** The shell command tmux runs for the `legion` command users run (dist/legion; it execs node, so the pane's pid is the app). */
+export function launcherCommand(args: readonly string[] = []): string {
+  return ['exec', shellQuote(LAUNCHER), ...args.map(shellQuote)].join(' ');
 }
 
 function shellQuote(s: string): string {
@@ -295,13 +303,13 @@ export type LaunchResult =
   | { ok: true; ms: number; pid: number | null; screen: string }
   | { ok: false; reason: string; screen: string };
 
-/** (Re)start the built TUI in `pane` and wait for its first full frame. */
+/** (Re)start the built TUI in `pane` as users start it (`launcherCommand`) and wait for its first full frame. */
 export async function launchTui(pane: TmuxPane, options: { timeoutMs: number; args?: readonly string[] }): Promise<LaunchResult> {
   // The previous app must be gone first: killed by the respawn, it may still be releasing
   // the run lock while the new one starts, and the new one then refuses the locked run.
   await stopPaneProcess(pane);
   const since = performance.now();
-  pane.respawn(legionCommand(options.args));
+  pane.respawn(existsSync(LAUNCHER) ? launcherCommand(options.args) : legionCommand(options.args));
   const r = await waitForScreen(pane, isFirstFrame, { since, timeoutMs: options.timeoutMs });
   return r.ok ? { ...r, pid: pane.pid() } : r;
 }

@@ -11,6 +11,10 @@ export interface TmuxSession {
   /** Type literal text (no key names). */
   type(text: string): void;
   capture(): string;
+  /** The screen with its colours and attributes (tmux `capture-pane -e`: SGR sequences). */
+  captureStyled(): string;
+  /** The pid of the pane's process. */
+  pid(): number;
   /** True once the pane's process has exited. */
   dead(): boolean;
   /** Start `command` again in the pane (the previous one is killed). */
@@ -48,6 +52,8 @@ export function startTmux(options: TmuxOptions): TmuxSession {
     keys: (...keys) => void run('send-keys', '-t', 'e2e', ...keys),
     type: (text) => void run('send-keys', '-t', 'e2e', '-l', text),
     capture: () => run('capture-pane', '-p', '-t', 'e2e'),
+    captureStyled: () => run('capture-pane', '-p', '-e', '-t', 'e2e'),
+    pid: () => Number(run('display-message', '-p', '-t', 'e2e', '#{pane_pid}').trim()),
     dead: () => run('display-message', '-p', '-t', 'e2e', '#{pane_dead}').trim() === '1',
     respawn: (command) => void run('respawn-pane', '-k', '-t', 'e2e', command),
     async waitFor(check, timeoutMs = 10_000, what) {

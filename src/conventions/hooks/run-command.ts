@@ -10,7 +10,9 @@ export type CommandOutcome =
 
 /** Bytes of stdout and of stderr kept from one hook. */
 const OUTPUT_CAP = 64 * 1024;
-const SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+let shell: string | undefined;
+/** bash, else sh: looked up at the first hook, not at start (a start snapshot would keep the build machine's answer). */
+const hookShell = (): string => (shell ??= existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
 
 /**
  * Run one hook command with `bash -c` (sh without bash) in `cwd`, the event as JSON on stdin,
@@ -31,7 +33,7 @@ export function runHookCommand(options: {
     let stdout = '';
     let stderr = '';
     let settled = false;
-    const child = spawn(SHELL, ['-c', options.command], { cwd: options.cwd, env: { ...options.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(hookShell(), ['-c', options.command], { cwd: options.cwd, env: { ...options.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const kill = (): void => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');

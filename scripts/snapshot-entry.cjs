@@ -1,0 +1,188 @@
+// The script `node --build-snapshot` runs to make Legion's V8 start-up snapshot
+// (docs/performance.md#start-up; scripts/snapshot.mjs runs it, from scripts/build.mjs):
+//   node --snapshot-blob <blob> --build-snapshot scripts/snapshot-entry.cjs <bundle> <loader>
+// It evaluates the app bundle (dist/legion-app-<build>.cjs) and the full-screen UI's modules
+// (React, Ink, the components) into the heap Node then writes as the snapshot; a start from
+// the snapshot (dist/legion, the launcher) skips reading, compiling and evaluating them.
+//
+// What must not be in a snapshot is what a module reads from the machine while it evaluates:
+// the snapshot would replay the build's answer in every start (an environment variable, the
+// terminal, the working directory, the clock, a random seed or token). So while the bundle
+// evaluates, those reads are recorded, and the build fails on any that ALLOWED does not
+// name with the reason it is safe. The builder runs with an empty environment, in /.
+//
+// Node 20 limits (each found by trying): `require` here loads built-in modules only (the
+// bundle's other requires run after the snapshot is deserialized); node:http, node:https and
+// node:http2 cannot be in a snapshot (their parser binding is not serializable: the app loads
+// them at its first request); there is no WebAssembly (yoga, Ink's layout engine, starts in a
+// deserialize callback: scripts/build.mjs); and ES2023's copying array methods are missing
+// while the snapshot builds (they are there once it is deserialized): stand-ins below, removed
+// before the heap is written.
+'use strict';
+const v8 = require('node:v8');
+const { Script } = require('node:vm');
+const { readFileSync } = require('node:fs');
+const { dirname } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { createRequire } = require('node:module');
+
+const [app, loader] = process.argv.slice(2);
+if (!app || !loader) throw new Error('usage: node --snapshot-blob <blob> --build-snapshot snapshot-entry.cjs <bundle> <loader>');
+
+/** Reads module evaluation may make, each with why the snapshot may keep its answer. */
+const ALLOWED = [
+  { read: /^env (has )?(CI|CONTINUOUS_INTEGRATION)$|^env keys$/, from: /node_modules\/is-in-ci\//, why: 'Ink\'s CI check: the builder\'s environment is empty, and the UI removes these variables before Ink loads in a plain start too' },
+  { read: /^env DEV$/, from: /node_modules\/ink\//, why: 'Ink\'s React devtools switch: the builder\'s environment is empty; the devtools are not bundled' },
+  { read: /^(env (has )?[A-Z_]+|process\.argv|tty\.isatty)$/, from: /node_modules\/chalk\//, why: 'chalk\'s colour level: computed again once the snapshot is deserialized (scripts/build.mjs)' },
+  { read: /^env (TERM|TERM_PROGRAM|TMUX)$/, from: /node_modules\/ansi-escapes\//, why: 'ansi-escapes\' terminal checks: computed again once the snapshot is deserialized (scripts/build.mjs)' },
+  { read: /^process\.(stdout|stderr|stdin)$/, from: /node_modules\/ink\/build\/components\/(Stdout|Stderr|Stdin)Context\.js/, why: 'defaults of Ink\'s stream contexts, never used (Ink provides the streams it renders to); Node replaces its own streams after deserializing' },
+  { read: /^process\.pid$/, from: /node_modules\/signal-exit\//, why: 'a type check of process.pid' },
+  { read: /^cwd\(\)$/, from: /node_modules\/stack-utils\//, why: 'stack-utils\' default directory, never used (Ink\'s error screen passes the directory when it first needs it)' },
+];
+
+// --- recording what module evaluation reads ---------------------------------------------------
+const seen = [];
+let recording = true;
+/**
+ * Where a read was made: the module whose evaluation made it (esbuild names each module's
+ * evaluating function after its path), else the first frame outside Node and this file; null
+ * when Node's own code made it (its warnings, its console), which is Node's to handle.
+ */
+const whereFrom = (stack) => {
+  const frames = String(stack).split('\n').slice(1).map((l) => l.trim());
+  const caller = frames.find((l) => !/snapshot-entry\.cjs/.test(l));
+  if (!caller || /\(node:|^at node:/.test(caller)) return null;
+  const module = frames.find((l) => /^at (\S*\/)?(node_modules|src|components|bin)\/\S+\.(m?[jt]sx?|cjs|json) /.test(l));
+  return module ?? frames.find((l) => !/\(node:|^at node:|snapshot-entry\.cjs/.test(l)) ?? null;
+};
+const note = (read) => {
+  if (!recording) return;
+  const frame = whereFrom(new Error().stack);
+  if (frame) seen.push({ read, frame: frame.replace(/ \(.*\)$/, '') });
+};
+const restore = [];
+const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+Error.stackTraceLimit = 40;
+restore.push(() => (stackTraceLimit ? Object.defineProperty(Error, 'stackTraceLimit', stackTraceLimit) : delete Error.stackTraceLimit));
+const wrap = (object, name, read) => {
+  const own = Object.getOwnPropertyDescriptor(object, name);
+  const original = object[name];
+  object[name] = function (...args) {
+    note(read);
+    return original.apply(this, args);
+  };
+  restore.push(() => (own ? Object.defineProperty(object, name, own) : delete object[name]));
+};
+const env = process.env;
+process.env = new Proxy(env, {
+  get: (target, key) => (typeof key === 'string' && note(`env ${key}`), Reflect.get(target, key)),
+  has: (target, key) => (note(`env has ${String(key)}`), Reflect.has(target, key)),
+  ownKeys: (target) => (note('env keys'), Reflect.ownKeys(target)),
+});
+restore.push(() => (process.env = env));
+wrap(process, 'cwd', 'cwd()');
+wrap(process, 'hrtime', 'process.hrtime');
+wrap(process, 'uptime', 'process.uptime');
+wrap(Date, 'now', 'Date.now');
+wrap(performance, 'now', 'performance.now');
+wrap(Math, 'random', 'Math.random');
+const RealDate = Date;
+globalThis.Date = new Proxy(RealDate, {
+  construct: (target, args, newTarget) => (args.length === 0 && note('new Date()'), Reflect.construct(target, args, newTarget)),
+  apply: (target, self, args) => (note('Date()'), Reflect.apply(target, self, args)),
+});
+restore.push(() => (globalThis.Date = RealDate));
+const crypto = require('node:crypto');
+for (const name of ['randomBytes', 'randomUUID', 'randomFillSync', 'randomFill', 'randomInt', 'generateKeyPairSync']) wrap(crypto, name, `crypto.${name}`);
+const webcrypto = Object.getPrototypeOf(crypto.webcrypto);
+for (const name of ['getRandomValues', 'randomUUID']) wrap(webcrypto, name, `crypto.${name}`);
+const os = require('node:os');
+for (const name of ['homedir', 'hostname', 'userInfo', 'tmpdir', 'networkInterfaces', 'cpus', 'totalmem', 'freemem', 'loadavg', 'uptime']) wrap(os, name, `os.${name}`);
+wrap(require('node:tty'), 'isatty', 'tty.isatty');
+const fs = require('node:fs');
+for (const name of ['readFileSync', 'existsSync', 'statSync', 'lstatSync', 'readdirSync', 'openSync', 'accessSync', 'realpathSync']) wrap(fs, name, `fs.${name}`);
+for (const name of ['stdout', 'stderr', 'stdin', 'argv', 'execArgv', 'pid', 'ppid', 'title', 'env']) {
+  if (name === 'env') continue;
+  const descriptor = Object.getOwnPropertyDescriptor(process, name);
+  if (!descriptor) continue;
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: descriptor.enumerable,
+    get() {
+      note(`process.${name}`);
+      return descriptor.get ? descriptor.get.call(process) : descriptor.value;
+    },
+    set(value) {
+      if (descriptor.set) descriptor.set.call(process, value);
+      else descriptor.value = value;
+    },
+  });
+  restore.push(() => Object.defineProperty(process, name, descriptor));
+}
+
+// --- Node 20's snapshot builder lacks these (see the top) --------------------------------------
+const standIns = {
+  toSorted(compare) { return Array.prototype.slice.call(this).sort(compare); },
+  toReversed() { return Array.prototype.slice.call(this).reverse(); },
+  toSpliced(...args) { const copy = Array.prototype.slice.call(this); copy.splice(...args); return copy; },
+  with(index, value) { const copy = Array.prototype.slice.call(this); copy[index < 0 ? copy.length + index : index] = value; return copy; },
+};
+for (const [name, value] of Object.entries(standIns)) {
+  if (name in Array.prototype) continue;
+  Object.defineProperty(Array.prototype, name, { value, writable: true, configurable: true });
+  restore.push(() => delete Array.prototype[name]);
+}
+
+// --- evaluating the bundle ----------------------------------------------------------------------
+// Read by yoga's start (scripts/build.mjs): in a snapshot it starts once deserialized.
+globalThis.__legionBuildingSnapshot = true;
+restore.push(() => delete globalThis.__legionBuildingSnapshot);
+let realRequire = require;
+/** The bundle's `require`: Node's built-ins now; once deserialized, a require from the bundle. */
+const bundleRequire = (id) => realRequire(id);
+bundleRequire.resolve = (id, options) => realRequire.resolve(id, options);
+let runApp;
+let preloaded;
+const hooks = {
+  tuiStarted() {},
+  snapshot(run, preload) {
+    runApp = run;
+    preloaded = preload();
+  },
+};
+const module_ = { exports: {} };
+const wrapper = new Script(readFileSync(app, 'latin1'), { filename: app }).runInThisContext();
+wrapper(module_.exports, bundleRequire, module_, app, dirname(app), pathToFileURL(app).href, hooks);
+if (!runApp || !preloaded) throw new Error(`${app} did not hand over its start (bin/legion.ts, __legionStart.snapshot)`);
+
+preloaded.then(
+  () => {
+    recording = false;
+    for (const undo of restore.reverse()) undo();
+    const unexplained = seen.filter((s) => !ALLOWED.some((a) => a.read.test(s.read) && a.from.test(s.frame)));
+    if (unexplained.length > 0) {
+      const lines = [...new Set(unexplained.map((s) => `${s.read} (${s.frame})`))];
+      process.stderr.write(`snapshot: module evaluation read what a snapshot would keep from the build (make it read at first use, or explain it in ALLOWED in scripts/snapshot-entry.cjs):\n  ${lines.join('\n  ')}\n`);
+      process.exit(3);
+    }
+  },
+  (error) => {
+    process.stderr.write(`snapshot: the UI's modules failed to evaluate: ${error?.stack ?? error}\n`);
+    process.exit(3);
+  },
+);
+
+v8.startupSnapshot.setDeserializeMainFunction(() => {
+  realRequire = createRequire(app);
+  // As a plain start sees them: argv[1] the entry (the app starts itself with it, e.g. `legion
+  // serve`), and no snapshot flags for such children (they start plain).
+  process.argv.splice(1, 0, loader);
+  const execArgv = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const arg = process.execArgv[i];
+    if (arg === '--snapshot-blob') i++;
+    else if (!arg.startsWith('--snapshot-blob=') && arg !== '--no-verify-snapshot-checksum') execArgv.push(arg);
+  }
+  process.execArgv = execArgv;
+  runApp();
+});

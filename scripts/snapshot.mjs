@@ -1,0 +1,105 @@
+// The V8 start-up snapshot of a build and the launcher that starts from it
+// (docs/performance.md#start-up). Used by scripts/build.mjs.
+//
+// dist/legion-snapshot-<build>-<node version>-<arch>.blob: the heap after the app bundle and
+// the UI's modules evaluated (scripts/snapshot-entry.cjs), made by the `node` that runs the
+// build. Node can start only from a snapshot made by the same Node build (another one exits
+// with an error, a truncated file crashes it), so the blob is written to a temp file and
+// renamed into place, and beside it `<blob>.node` carries the modification time of the node
+// binary that made it: the launcher uses the blob only when the `node` it finds has exactly
+// that time (an upgraded Node is another file, with another time), else the plain bundle.
+//
+// dist/legion: the `legion` command, a POSIX shell script (the snapshot flag must be on node's
+// command line). It forks nothing on the way to `exec node`: PATH is searched and the files are
+// tested with the shell's built-ins.
+import { spawnSync } from 'node:child_process';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./snapshot-entry.cjs', import.meta.url));
+
+/** The blob's file name for a build and the running Node. */
+export const snapshotName = (buildId) => `legion-snapshot-${buildId}-${process.version}-${process.arch}.blob`;
+
+/** The stamp beside a blob: its modification time is the one of the node binary that made the blob. */
+export const stampOf = (blob) => `${blob}.node`;
+
+/**
+ * Make `blob` from the bundle `app` (`loader` is the plain entry, dist/legion.js, which a start
+ * from the snapshot reports as argv[1]). Throws with the builder's output when it fails: a
+ * module read the build machine's state while it evaluated, or Node could not snapshot the heap.
+ */
+export function buildSnapshot({ app, loader, blob }) {
+  if (existsSync(blob) && existsSync(stampOf(blob)) && sameTime(process.execPath, stampOf(blob))) return;
+  const temp = `${blob}.${process.pid}.tmp`;
+  // An empty environment, in /: nothing of the builder's shell can end up in the heap.
+  const r = spawnSync(process.execPath, ['--snapshot-blob', temp, '--build-snapshot', ENTRY, app, loader], {
+    cwd: '/',
+    env: {},
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
+  if (r.status !== 0 || !existsSync(temp)) {
+    rmSync(temp, { force: true });
+    // Node warns that some built-ins are "not yet fully verified" in a snapshot: tried here (the tests start from it).
+    const output = `${r.stdout}${r.stderr}`.split('\n').filter((l) => !/not yet fully verified|may still work in some cases|To request support for the module|--trace-warnings/.test(l)).join('\n').trim();
+    throw new Error(`build: the start-up snapshot failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${output}`);
+  }
+  renameSync(temp, blob);
+  // The node binary's exact time (touch copies it to the nanosecond, which the shell's -nt compares).
+  const touch = spawnSync('touch', ['-r', process.execPath, stampOf(blob)]);
+  if (touch.status !== 0) rmSync(stampOf(blob), { force: true });
+}
+
+/** True when the two files have the same modification time, to the nanosecond. */
+function sameTime(a, b) {
+  try {
+    return statSync(a, { bigint: true }).mtimeNs === statSync(b, { bigint: true }).mtimeNs;
+  } catch {
+    return false;
+  }
+}
+
+const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The launcher (dist/legion). With `dist` and `blob`: starts from `blob` when it and its stamp
+ * are there and the `node` on PATH has the stamp's time, else `node <dist>/legion.js`. Without
+ * (an npm package, which carries no blob: it would be another machine's Node): `legion.js`
+ * beside the launcher's real path. LEGION_SNAPSHOT=0 turns the snapshot off.
+ */
+export function launcherScript({ dist, blob } = {}) {
+  const lines = [
+    '#!/bin/sh',
+    '# legion: written by scripts/build.mjs (scripts/snapshot.mjs; docs/performance.md#start-up).',
+    '# Starts Node from the V8 start-up snapshot of this build when the `node` on PATH is the one',
+    '# that made it, else the plain bundle (legion.js). LEGION_SNAPSHOT=0: never the snapshot.',
+    'node=',
+    'saved_ifs=$IFS',
+    'IFS=:',
+    'set -f',
+    'for dir in $PATH; do',
+    '  if [ -f "${dir:-.}/node" ] && [ -x "${dir:-.}/node" ]; then node=${dir:-.}/node; break; fi',
+    'done',
+    'set +f',
+    'IFS=$saved_ifs',
+    '[ -n "$node" ] || node=node',
+  ];
+  if (dist && blob) {
+    const stamp = stampOf(blob);
+    lines.push(
+      `if [ "$LEGION_SNAPSHOT" != 0 ] && [ -f ${quote(blob)} ] && [ -f ${quote(stamp)} ] && ! [ "$node" -nt ${quote(stamp)} ] && ! [ "$node" -ot ${quote(stamp)} ]; then`,
+      `  exec "$node" --snapshot-blob ${quote(blob)} --no-verify-snapshot-checksum -- "$@"`,
+      'fi',
+      `if [ -f ${quote(join(dist, 'legion.js'))} ]; then exec "$node" ${quote(join(dist, 'legion.js'))} "$@"; fi`,
+    );
+  }
+  lines.push(
+    'self=$(readlink -f "$0" 2>/dev/null) || self=$0',
+    'exec "$node" "${self%/*}/legion.js" "$@"',
+    '',
+  );
+  return lines.join('\n');
+}

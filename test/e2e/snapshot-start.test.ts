@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, bundlePath, cleanAppEnv, ensureBundle } from '../helpers/bundle';
+import { makeTempDir } from '../helpers/tmp';
+import { hasTmux, shellCommand, startTmux, type TmuxSession } from '../helpers/tmux';
+
+/**
+ * The `legion` command of the build (dist/legion, scripts/snapshot.mjs) starts Node from the
+ * build's V8 start-up snapshot, and what the UI's modules computed from the terminal at load
+ * (chalk's colours, Ink's CI check) is the terminal's at the start, not the build's: the first
+ * screen is the plain bundle's, colours included, even with CI=true inherited (Ink draws nothing
+ * until exit in CI mode), and the keyboard works.
+ */
+const LAUNCHER = join(REPO_ROOT, 'dist', 'legion');
+
+/** The SGR sequences (colours, bold, dim…) on a screen captured with `-e`. */
+const styles = (screen: string): string[] => [...new Set(screen.match(/\x1b\[[0-9;:]*m/g) ?? [])].sort();
+
+async function firstScreen(tmux: TmuxSession): Promise<string> {
+  await tmux.waitFor(/message ur-agent/, 30_000, 'the first frame');
+  return tmux.captureStyled();
+}
+
+test('legion (the launcher) starts from the snapshot: same first screen and colours as the plain bundle, CI=true inherited, keys typed', { skip: (!hasTmux() && 'tmux is not installed') || (!existsSync('/proc/self/cmdline') && 'needs /proc'), timeout: 120_000 }, async () => {
+  ensureBundle({ e2e: true });
+  const blob = /--snapshot-blob '([^']+)'/.exec(readFileSync(LAUNCHER, 'utf8'))?.[1];
+  assert.ok(blob && existsSync(blob), 'the build made a snapshot and the launcher names it');
+  const fromSnapshot = await makeTempDir('legion-snapshot-e2e-');
+  const plain = await makeTempDir('legion-snapshot-e2e-plain-');
+  const env = { ...cleanAppEnv(), COLORTERM: 'truecolor', CI: 'true', CONTINUOUS_INTEGRATION: 'true' };
+  const tmux = startTmux({ command: shellCommand([LAUNCHER, '--cwd', fromSnapshot.dir]), cwd: fromSnapshot.dir, env, width: 100, height: 30 });
+  try {
+    const snapshotScreen = await firstScreen(tmux);
+    const args = readFileSync(`/proc/${tmux.pid()}/cmdline`, 'utf8').split('\0');
+    assert.deepEqual(args.slice(1, 3), ['--snapshot-blob', blob], 'the pane\'s node started from the snapshot');
+    tmux.type('hello');
+    await tmux.waitFor(/› hello/, 15_000, 'the typed text drawn live');
+    tmux.keys('C-c', 'C-c');
+    await tmux.waitFor(() => tmux.dead(), 15_000, 'the app to exit');
+
+    tmux.respawn(shellCommand([process.execPath, bundlePath, '--cwd', plain.dir]));
+    const plainScreen = await firstScreen(tmux);
+    assert.ok(styles(plainScreen).some((s) => /\x1b\[(3|9|38)/.test(s)), 'the plain start draws in colour');
+    assert.deepEqual(styles(snapshotScreen), styles(plainScreen), 'the same colours and attributes');
+    const text = (s: string) => s.replace(/\x1b\[[0-9;:]*m/g, '').replace(/\s+$/gm, '');
+    assert.equal(text(snapshotScreen).split('\n').length, text(plainScreen).split('\n').length);
+  } finally {
+    tmux.kill();
+    await fromSnapshot.cleanup();
+    await plain.cleanup();
+  }
+});

@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withTempDir } from '../../helpers/tmp';
+// @ts-expect-error: a build script (plain JS, no types)
+import { buildSnapshot, stampOf } from '../../../scripts/snapshot.mjs';
+
+/**
+ * The start-up snapshot builder (scripts/snapshot-entry.cjs through scripts/snapshot.mjs) on a
+ * stand-in bundle in the real bundle's shape: the wrapper the loader compiles, one module
+ * (named after its path, as esbuild names module functions) evaluating `body`, and the hand-over
+ * of bin/legion.ts (`__legionStart.snapshot`). Its start prints what it sees.
+ */
+function fakeApp(dir: string, body: string): string {
+  const app = join(dir, 'app.cjs');
+  writeFileSync(app, `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {
+  var init = { "src/fake.ts"() { ${body} } }["src/fake.ts"];
+  init();
+  const run = () => {
+    const crypto = require('node:crypto');
+    process.stdout.write(JSON.stringify({
+      argv: process.argv, execArgv: process.execArgv, cwd: process.cwd(), probe: process.env.PROBE,
+      random: Math.random(), uuid: crypto.randomUUID(), bytes: crypto.randomBytes(8).toString('hex'), now: Date.now(),
+      baked: globalThis.baked,
+    }));
+  };
+  __legionStart.snapshot(run, async () => { globalThis.preloaded = true; });
+})`);
+  return app;
+}
+
+interface Seen { argv: string[]; execArgv: string[]; cwd: string; probe?: string; random: number; uuid: string; bytes: string; now: number; baked?: unknown }
+
+test('snapshot: a start from it runs the app with the start\'s own argv, environment, directory, clock and randomness', async () => {
+  await withTempDir(async (dir) => {
+    const app = fakeApp(dir, 'globalThis.baked = [1, 2, 3].map((n) => n * 2);');
+    const blob = join(dir, 'app.blob');
+    buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
+    assert.ok(existsSync(blob) && existsSync(stampOf(blob)));
+    assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
+    const start = (args: string[]): Seen => {
+      const r = spawnSync(process.execPath, ['--snapshot-blob', blob, '--no-verify-snapshot-checksum', '--', ...args], { cwd: dir, encoding: 'utf8', env: { PROBE: 'from the start' } });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as Seen;
+    };
+    const before = Date.now();
+    const one = start(['a', '--b']);
+    const two = start(['a', '--b']);
+    assert.deepEqual(one.baked, [2, 4, 6], 'what the module computed is in the snapshot');
+    assert.deepEqual(one.argv, [process.execPath, join(dir, 'legion.js'), 'a', '--b'], 'argv as a plain start has it');
+    assert.deepEqual(one.execArgv, [], 'no snapshot flags for children the app starts');
+    assert.equal(one.cwd, dir);
+    assert.equal(one.probe, 'from the start');
+    assert.notEqual(one.random, two.random, 'Math.random is seeded at each start');
+    assert.notEqual(one.uuid, two.uuid, 'crypto.randomUUID differs between starts');
+    assert.notEqual(one.bytes, two.bytes, 'crypto.randomBytes differs between starts');
+    assert.ok(one.now >= before - 1000 && two.now <= Date.now() + 1000, 'the clock is the start\'s');
+  });
+});
+
+test('snapshot: the build fails, leaving no blob, when a module reads the build machine\'s state while it evaluates', async () => {
+  const reads: [string, RegExp][] = [
+    ['globalThis.token = process.env.SECRET_TOKEN;', /env SECRET_TOKEN \(at src\/fake\.ts\)/],
+    ["globalThis.has = 'HOME' in process.env;", /env has HOME/],
+    ['globalThis.seed = Math.random();', /Math\.random/],
+    ["globalThis.id = require('node:crypto').randomUUID();", /crypto\.randomUUID/],
+    ["globalThis.key = require('node:crypto').randomBytes(16);", /crypto\.randomBytes/],
+    ['globalThis.key = crypto.getRandomValues(new Uint8Array(4));', /crypto\.getRandomValues/],
+    ['globalThis.t = Date.now();', /Date\.now/],
+    ['globalThis.t = new Date();', /new Date\(\)/],
+    ['globalThis.dir = process.cwd();', /cwd\(\)/],
+    ["globalThis.home = require('node:os').homedir();", /os\.homedir/],
+    ["globalThis.tty = require('node:tty').isatty(1);", /tty\.isatty/],
+    ['globalThis.args = process.argv.slice(2);', /process\.argv/],
+    ["globalThis.conf = require('node:fs').existsSync('/etc/hostname');", /fs\.existsSync/],
+  ];
+  await withTempDir(async (dir) => {
+    for (const [body, error] of reads) {
+      const app = fakeApp(dir, body);
+      const blob = join(dir, 'app.blob');
+      assert.throws(() => buildSnapshot({ app, loader: join(dir, 'legion.js'), blob }), error, body);
+      assert.deepEqual(readdirSync(dir).filter((n) => n !== 'app.cjs'), [], `${body}: no blob, no stamp, no temp file`);
+    }
+  });
+});
+
+test('snapshot: reading at first use (after the snapshot is deserialized) is fine', async () => {
+  await withTempDir(async (dir) => {
+    const app = fakeApp(dir, 'globalThis.later = () => process.env.SECRET_TOKEN + Math.random() + Date.now();');
+    const blob = join(dir, 'app.blob');
+    buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
+    assert.ok(existsSync(blob));
+  });
+});
