@@ -13,8 +13,8 @@
 //
 // Node 20 limits (each found by trying): `require` here loads built-in modules only (the
 // bundle's other requires run after the snapshot is deserialized); node:http, node:https and
-// node:http2 cannot be in a snapshot (their parser binding is not serializable: the app loads
-// them at its first request); there is no WebAssembly (yoga, Ink's layout engine, starts in a
+// node:http2 cannot be in a snapshot (their parser binding is not serializable): the bundle
+// gets stand-ins that load them at their first use once deserialized; there is no WebAssembly (yoga, Ink's layout engine, starts in a
 // deserialize callback: scripts/build.mjs); and ES2023's copying array methods are missing
 // while the snapshot builds (they are there once it is deserialized): stand-ins below, removed
 // before the heap is written.
@@ -26,8 +26,10 @@ const { dirname } = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { createRequire } = require('node:module');
 
-const [app, loader] = process.argv.slice(2);
-if (!app || !loader) throw new Error('usage: node --snapshot-blob <blob> --build-snapshot snapshot-entry.cjs <bundle> <loader>');
+const [app, loader, lazyJson] = process.argv.slice(2);
+if (!app || !loader) throw new Error('usage: node --snapshot-blob <blob> --build-snapshot snapshot-entry.cjs <bundle> <loader> [<lazy built-ins>]');
+/** Built-ins a snapshot cannot hold, each with its export names (read by the build's own Node). */
+const LAZY = new Map(Object.entries(JSON.parse(lazyJson ?? '{}')));
 
 /** Reads module evaluation may make, each with why the snapshot may keep its answer. */
 const ALLOWED = [
@@ -138,8 +140,39 @@ for (const [name, value] of Object.entries(standIns)) {
 globalThis.__legionBuildingSnapshot = true;
 restore.push(() => delete globalThis.__legionBuildingSnapshot);
 let realRequire = require;
+let deserialized = false;
+const lazyModules = new Map();
+/**
+ * A built-in the snapshot cannot hold (LAZY) as a stand-in that loads it at its first use once
+ * deserialized (a start that never uses it never loads it). Its export names are listed (so
+ * esbuild's interop can copy them as getters); using one while the snapshot builds fails the
+ * build, naming the module that did.
+ */
+function lazyBuiltin(id, names) {
+  let real;
+  const load = (key) => {
+    if (!deserialized) throw new Error(`node:${id} cannot be in a start snapshot (Node 20): ${String(key)} used while the bundle evaluated, by ${whereFrom(new Error().stack) ?? 'the bundle'}; use it at first use instead`);
+    return (real ??= realRequire(`node:${id}`));
+  };
+  return new Proxy({}, {
+    // Not an export (esbuild's interop asks for `__esModule`): nothing, until deserialized.
+    get: (_, key) => (deserialized || names.includes(key) ? Reflect.get(load(key), key) : undefined),
+    has: (_, key) => names.includes(key) || Reflect.has(load(key), key),
+    ownKeys: () => [...names],
+    getOwnPropertyDescriptor: (_, key) => (names.includes(key) ? { configurable: true, enumerable: true, writable: true, value: deserialized ? load(key)[key] : undefined } : undefined),
+    set: (_, key, value) => Reflect.set(load(key), key, value),
+    getPrototypeOf: () => Object.prototype,
+  });
+}
 /** The bundle's `require`: Node's built-ins now; once deserialized, a require from the bundle. */
-const bundleRequire = (id) => realRequire(id);
+const bundleRequire = (id) => {
+  const bare = id.startsWith('node:') ? id.slice(5) : id;
+  if (!deserialized && LAZY.has(bare)) {
+    if (!lazyModules.has(bare)) lazyModules.set(bare, lazyBuiltin(bare, LAZY.get(bare)));
+    return lazyModules.get(bare);
+  }
+  return lazyModules.get(bare) ?? realRequire(id);
+};
 bundleRequire.resolve = (id, options) => realRequire.resolve(id, options);
 let runApp;
 let preloaded;
@@ -174,6 +207,7 @@ preloaded.then(
 
 v8.startupSnapshot.setDeserializeMainFunction(() => {
   realRequire = createRequire(app);
+  deserialized = true;
   // As a plain start sees them: argv[1] the entry (the app starts itself with it, e.g. `legion
   // serve`), and no snapshot flags for such children (they start plain).
   process.argv.splice(1, 0, loader);

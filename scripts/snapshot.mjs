@@ -14,6 +14,7 @@
 // tested with the shell's built-ins.
 import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,7 +35,7 @@ export function buildSnapshot({ app, loader, blob }) {
   if (existsSync(blob) && existsSync(stampOf(blob)) && sameTime(process.execPath, stampOf(blob))) return;
   const temp = `${blob}.${process.pid}.tmp`;
   // An empty environment, in /: nothing of the builder's shell can end up in the heap.
-  const r = spawnSync(process.execPath, ['--snapshot-blob', temp, '--build-snapshot', ENTRY, app, loader], {
+  const r = spawnSync(process.execPath, ['--snapshot-blob', temp, '--build-snapshot', ENTRY, app, loader, JSON.stringify(lazyBuiltins())], {
     cwd: '/',
     env: {},
     encoding: 'utf8',
@@ -51,6 +52,12 @@ export function buildSnapshot({ app, loader, blob }) {
   // The node binary's exact time (touch copies it to the nanosecond, which the shell's -nt compares).
   const touch = spawnSync('touch', ['-r', process.execPath, stampOf(blob)]);
   if (touch.status !== 0) rmSync(stampOf(blob), { force: true });
+}
+
+/** The built-ins a Node 20 snapshot cannot hold (scripts/snapshot-entry.cjs), with their export names. */
+function lazyBuiltins() {
+  const load = createRequire(import.meta.url);
+  return Object.fromEntries(['http', 'https', 'http2'].map((id) => [id, Object.getOwnPropertyNames(load(`node:${id}`))]));
 }
 
 /** True when the two files have the same modification time, to the nanosecond. */

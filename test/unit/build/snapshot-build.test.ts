@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 // @ts-expect-error: a build script (plain JS, no types)
@@ -13,7 +13,7 @@ import { buildSnapshot, stampOf } from '../../../scripts/snapshot.mjs';
  * (named after its path, as esbuild names module functions) evaluating `body`, and the hand-over
  * of bin/legion.ts (`__legionStart.snapshot`). Its start prints what it sees.
  */
-function fakeApp(dir: string, body: string): string {
+function fakeApp(dir: string, body: string, report = 'globalThis.baked'): string {
   const app = join(dir, 'app.cjs');
   writeFileSync(app, `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {
   var init = { "src/fake.ts"() { ${body} } }["src/fake.ts"];
@@ -23,7 +23,7 @@ function fakeApp(dir: string, body: string): string {
     process.stdout.write(JSON.stringify({
       argv: process.argv, execArgv: process.execArgv, cwd: process.cwd(), probe: process.env.PROBE,
       random: Math.random(), uuid: crypto.randomUUID(), bytes: crypto.randomBytes(8).toString('hex'), now: Date.now(),
-      baked: globalThis.baked,
+      baked: ${report},
     }));
   };
   __legionStart.snapshot(run, async () => { globalThis.preloaded = true; });
@@ -82,6 +82,26 @@ test('snapshot: the build fails, leaving no blob, when a module reads the build 
       const blob = join(dir, 'app.blob');
       assert.throws(() => buildSnapshot({ app, loader: join(dir, 'legion.js'), blob }), error, body);
       assert.deepEqual(readdirSync(dir).filter((n) => n !== 'app.cjs'), [], `${body}: no blob, no stamp, no temp file`);
+    }
+  });
+});
+
+test('snapshot: node:http, which Node 20 cannot snapshot, is a stand-in loaded at its first use; using it at load fails the build', async () => {
+  await withTempDir(async (dir) => {
+    const lazy = `var http = require('node:http'), https = require('node:https'), h2 = require('node:http2');
+      var copied = Object.keys(http).includes('request');
+      globalThis.later = () => [typeof http.request, typeof new https.Agent({}).destroy, typeof h2.connect, copied].join(' ');`;
+    const app = fakeApp(dir, lazy, 'globalThis.later()');
+    const blob = join(dir, 'app.blob');
+    buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
+    const started = spawnSync(process.execPath, ['--snapshot-blob', blob, '--'], { encoding: 'utf8' });
+    assert.equal(started.status, 0, started.stderr);
+    assert.equal((JSON.parse(started.stdout) as Seen).baked, 'function function function true');
+    rmSync(blob);
+    rmSync(stampOf(blob));
+    for (const use of ["new (require('node:http').Agent)();", "require('node:https').request;", "require('node:http2').constants;"]) {
+      fakeApp(dir, use);
+      assert.throws(() => buildSnapshot({ app, loader: join(dir, 'legion.js'), blob }), /cannot be in a start snapshot .*src\/fake\.ts/, use);
     }
   });
 });
