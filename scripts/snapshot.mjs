@@ -13,7 +13,7 @@
 // command line). It forks nothing on the way to `exec node`: PATH is searched and the files are
 // tested with the shell's built-ins.
 import { spawnSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,6 @@ export const stampOf = (blob) => `${blob}.node`;
  * module read the build machine's state while it evaluated, or Node could not snapshot the heap.
  */
 export function buildSnapshot({ app, loader, blob }) {
-  if (existsSync(blob) && existsSync(stampOf(blob)) && sameTime(process.execPath, stampOf(blob))) return;
   const temp = `${blob}.${process.pid}.tmp`;
   // An empty environment, in /: nothing of the builder's shell can end up in the heap.
   const r = spawnSync(process.execPath, ['--snapshot-blob', temp, '--build-snapshot', ENTRY, app, loader, JSON.stringify(lazyBuiltins())], {
@@ -48,6 +47,14 @@ export function buildSnapshot({ app, loader, blob }) {
     const output = `${r.stdout}${r.stderr}`.split('\n').filter((l) => !/not yet fully verified|may still work in some cases|To request support for the module|--trace-warnings/.test(l)).join('\n').trim();
     throw new Error(`build: the start-up snapshot failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${output}`);
   }
+  // A start from it, before it is put in place: V8 refuses a snapshot written with other flags
+  // than a start has (e.g. one a module set while it evaluated), and the launcher must never
+  // hand node a blob it refuses.
+  const check = spawnSync(process.execPath, ['--snapshot-blob', temp, '--no-verify-snapshot-checksum', '--', '--version'], { cwd: '/', encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  if (check.status !== 0) {
+    rmSync(temp, { force: true });
+    throw new Error(`build: a start from the new start-up snapshot failed (${check.error?.message ?? `exit ${check.status ?? check.signal}`}): ${`${check.stdout}${check.stderr}`.trim().slice(0, 2000)}`);
+  }
   renameSync(temp, blob);
   // The node binary's exact time (touch copies it to the nanosecond, which the shell's -nt compares).
   const touch = spawnSync('touch', ['-r', process.execPath, stampOf(blob)]);
@@ -58,15 +65,6 @@ export function buildSnapshot({ app, loader, blob }) {
 function lazyBuiltins() {
   const load = createRequire(import.meta.url);
   return Object.fromEntries(['http', 'https', 'http2'].map((id) => [id, Object.getOwnPropertyNames(load(`node:${id}`))]));
-}
-
-/** True when the two files have the same modification time, to the nanosecond. */
-function sameTime(a, b) {
-  try {
-    return statSync(a, { bigint: true }).mtimeNs === statSync(b, { bigint: true }).mtimeNs;
-  } catch {
-    return false;
-  }
 }
 
 const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;

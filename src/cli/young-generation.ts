@@ -1,4 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, startupSnapshot } from 'node:v8';
 
 /** V8's default `--semi-space-growth-factor`. */
 const DEFAULT_GROWTH = 2;
@@ -27,6 +27,15 @@ export function growYoungForStart(): () => void {
   growth = START_GROWTH;
   setFlagsFromString(`--semi-space-growth-factor=${growth}`);
   let ended = false;
+  if (startupSnapshot.isBuildingSnapshot()) {
+    // Evaluated into the start-up snapshot (scripts/snapshot-entry.cjs): V8 records its flags in
+    // the snapshot and refuses it to a Node with others, so the default while it is written,
+    // and the start's growth again once it is deserialized.
+    startupSnapshot.addSerializeCallback(() => setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH}`));
+    startupSnapshot.addDeserializeCallback(() => {
+      if (!ended) setFlagsFromString(`--semi-space-growth-factor=${START_GROWTH}`);
+    });
+  }
   return () => {
     if (ended) return;
     ended = true;

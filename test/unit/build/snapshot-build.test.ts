@@ -106,6 +106,15 @@ test('snapshot: node:http, which Node 20 cannot snapshot, is a stand-in loaded a
   });
 });
 
+test('snapshot: the build fails when a start from the new blob fails (a V8 flag changed while the bundle evaluated), leaving no blob', async () => {
+  await withTempDir(async (dir) => {
+    const app = fakeApp(dir, "require('node:v8').setFlagsFromString('--semi-space-growth-factor=4');");
+    const blob = join(dir, 'app.blob');
+    assert.throws(() => buildSnapshot({ app, loader: join(dir, 'legion.js'), blob }), /a start from the new start-up snapshot failed \(exit 14\)/);
+    assert.deepEqual(readdirSync(dir), ['app.cjs']);
+  });
+});
+
 test('snapshot: reading at first use (after the snapshot is deserialized) is fine', async () => {
   await withTempDir(async (dir) => {
     const app = fakeApp(dir, 'globalThis.later = () => process.env.SECRET_TOKEN + Math.random() + Date.now();');
