@@ -1,16 +1,15 @@
-import React, { memo, useMemo, useRef } from 'react';
+import React, { memo, useMemo } from 'react';
 import { Box } from 'ink';
 import type { LaneView, SessionView } from '../state/ui-state';
 import { awaitsUser, canType, isBusy } from '../state/ui-state';
 import type { Theme } from '../theme';
 import type { Line, Span } from '../text/line';
 import { ansiLine } from '../text/ansi';
-import { AnsiText } from '../text/AnsiText';
+import { AnsiBlock } from '../text/AnsiText';
 import { truncate, cellWidth } from '../text/width';
 import { formatCost, formatTokens, statusText } from '../format';
 import { lineSource } from './line-source';
 import { viewport } from './viewport';
-import { RowSlots } from './row-slots';
 import type { LineContext } from './entry-lines';
 import { highlightVersion } from '../markdown/highlight';
 import { welcomeLines } from './welcome';
@@ -52,22 +51,22 @@ export const Lane = memo(function Lane(props: LaneProps) {
   const { session, view, width, height, focused, activity, spinner, theme } = props;
   const bodyHeight = laneBodyHeight(height, activity !== null);
   const ctx = lineContext(width, view.expanded, theme);
-  const slots = useRef<RowSlots | null>(null);
   const empty = session.entries.length === 0 && session.streaming === '';
   const welcome = empty ? props.welcome ?? null : null;
-  const shown = useMemo(() => {
-    const v = welcome ? welcomeViewport(welcome, ctx.width, bodyHeight) : viewport(lineSource(session, ctx), view.scroll, bodyHeight);
-    const ids: (string | null)[] = [];
-    for (let i = 0; i < bodyHeight; i++) ids.push(v.ids[i] ?? null);
-    return { ...v, keys: (slots.current ??= new RowSlots()).assign(ids) };
-  }, [session, ctx, view.scroll, bodyHeight, welcome]);
-  const header = headerLine(props, shown.below);
-  const rows: React.ReactNode[] = [row('h', header, theme, width)];
-  for (let i = 0; i < bodyHeight; i++) rows.push(row(shown.keys[i]!, shown.lines[i], theme, width));
-  if (activity !== null) rows.push(row('a', [{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme, width));
+  const shown = useMemo(
+    () => (welcome ? welcomeViewport(welcome, ctx.width, bodyHeight) : viewport(lineSource(session, ctx), view.scroll, bodyHeight)),
+    [session, ctx, view.scroll, bodyHeight, welcome],
+  );
+  // Every row of the lane as one AnsiBlock: one element and one Ink text node per lane.
+  const texts: string[] = [ansiLine(headerLine(props, shown.below), theme).text];
+  for (let i = 0; i < bodyHeight; i++) {
+    const line = shown.lines[i];
+    texts.push(line ? ansiLine(line, theme).text : '');
+  }
+  if (activity !== null) texts.push(ansiLine([{ text: truncate(activity, width), tone: 'agent', dim: !spinner }], theme).text);
   return (
     <Box flexDirection="column" width={width} height={height}>
-      {rows}
+      <AnsiBlock texts={texts} box={width} />
     </Box>
   );
 });
@@ -78,16 +77,6 @@ function welcomeViewport(paragraphs: readonly string[], width: number, height: n
   return { lines, ids: lines.map((_, i) => `welcome-${i}`), above: false, below: false };
 }
 
-/**
- * One screen row (a blank one when `line` is undefined); re-rendered only when its text changes
- * (a streamed delta usually touches one row), never measured by Ink, and as wide as the lane
- * whatever it holds, so a growing line does not change the layout (AnsiText's `box`).
- */
-function row(key: string | number, line: Line | undefined, theme: Theme, box: number): React.ReactNode {
-  const { text, width } = line ? ansiLine(line, theme) : BLANK;
-  return <AnsiText key={key} text={text} width={width} box={box} />;
-}
-const BLANK = { text: '', width: 0 };
 
 /**
  * `▶ initiator → responder · name  status ──── read-only · tokens`. When it does not fit, the

@@ -1,5 +1,5 @@
 import React, { memo, useCallback } from 'react';
-import { Text, Transform, useIsScreenReaderEnabled } from 'ink';
+import { Box, Text, Transform, useIsScreenReaderEnabled } from 'ink';
 import type { Theme } from '../theme';
 import type { Line } from './line';
 import { ansiLine } from './ansi';
@@ -9,13 +9,6 @@ export interface AnsiTextProps {
   readonly text: string;
   /** The cells it takes (`ansiLine(...).width`); at most the width of its box. */
   readonly width: number;
-  /**
-   * The width of its box, for a line alone on its row (a lane's row): the placeholder is then
-   * always that many spaces, so the node's size never changes with its text and a growing line
-   * does not make Yoga lay the screen out again. The frame is the same (Ink trims each row's
-   * trailing spaces). At least `width`.
-   */
-  readonly box?: number;
 }
 
 /**
@@ -35,15 +28,57 @@ export interface AnsiTextProps {
  * is drawn as the spaces Ink made of it. With a screen reader (which reads text nodes, not
  * transforms) the text itself is rendered.
  */
-export const AnsiText = memo(function AnsiText({ text, width, box }: AnsiTextProps) {
+export const AnsiText = memo(function AnsiText({ text, width }: AnsiTextProps) {
   const reader = useIsScreenReaderEnabled();
   // An empty Ink text takes no row: an empty line is one space, as `<Text>{' '}</Text>`.
   const shown = text === '' || width <= 0 ? ' ' : text;
-  const placeholder = spaces(box !== undefined && box >= width && box > 0 ? box : text === '' || width <= 0 ? 1 : width);
+  const placeholder = spaces(text === '' || width <= 0 ? 1 : width);
   const transform = useCallback((line: string): string => (line === placeholder ? shown : line), [placeholder, shown]);
   if (reader) return <Text>{shown}</Text>;
   return <Transform transform={transform}>{placeholder}</Transform>;
 });
+
+export interface AnsiBlockProps {
+  /** One styled line per row (`ansiLine(...).text`, '' for a blank row), each at most `box` cells. */
+  readonly texts: readonly string[];
+  /** The width of the block in cells (its box's width). */
+  readonly box: number;
+}
+
+/**
+ * Rows of styled lines as one Ink text node, `box` cells wide and one row per line: a lane's
+ * rows (header, transcript, activity). As AnsiText, but for a whole column of rows at once:
+ * the text node holds `texts.length` rows of `box` spaces and its transform, which Ink calls
+ * for each output line with the line's index, puts the styled line of that row in place. So a
+ * frame costs React one element and Ink one text node per lane instead of one per row, and the
+ * node's size depends on the number of rows only: a growing or changing line never makes Yoga
+ * lay the screen out again. The frame is that of one `<Text>` per row in a column (Ink trims each
+ * row's trailing spaces); test/tui/ansi-text.test.tsx compares them. Same contract as AnsiText
+ * (lines fit the box, no horizontal clipping); with a screen reader, one `<Text>` per row.
+ */
+export const AnsiBlock = memo(function AnsiBlock({ texts, box }: AnsiBlockProps) {
+  const reader = useIsScreenReaderEnabled();
+  const row = spaces(Math.max(1, box));
+  const transform = useCallback((line: string, index: number): string => (line === row ? texts[index] || ' ' : line), [row, texts]);
+  if (reader) {
+    return <Box flexDirection="column">{texts.map((text, i) => <Text key={i}>{text || ' '}</Text>)}</Box>;
+  }
+  if (texts.length === 0) return null;
+  return <Transform transform={transform}>{rows(row, texts.length)}</Transform>;
+});
+
+const blocks = new Map<string, string>();
+/** `n` rows of `row` joined by newlines, the same string object each time (Ink caches measures by string). */
+function rows(row: string, n: number): string {
+  const key = `${row.length}:${n}`;
+  let block = blocks.get(key);
+  if (block === undefined) {
+    if (blocks.size > 64) blocks.clear(); // terminal sizes seen: a handful
+    block = Array.from({ length: n }, () => row).join('\n');
+    blocks.set(key, block);
+  }
+  return block;
+}
 
 const blanks: string[] = [];
 /** `' '.repeat(n)`, the same string object for the same n (Ink caches measures by string). */

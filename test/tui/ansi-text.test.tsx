@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import React from 'react';
 import { Box, Text } from 'ink';
 import { render } from 'ink-testing-library';
-import { AnsiLine, AnsiText } from '../../components/text/AnsiText';
+import { AnsiBlock, AnsiLine, AnsiText } from '../../components/text/AnsiText';
 import { ansiLine } from '../../components/text/ansi';
 import { createTheme } from '../../components/theme';
 import type { Line, Span } from '../../components/text/line';
@@ -41,15 +41,13 @@ function randomLine(rnd: () => number, width: number): Line {
 
 /** Two lanes side by side, as LaneGrid draws them, each a column of rows. */
 function Screen({ left, right, width, fast, box = false }: { left: readonly Line[]; right: readonly Line[]; width: number; fast: boolean; box?: boolean }) {
-  const cell = (line: Line, i: number) => {
-    if (!fast) return <Text key={i}>{ansiLine(line, THEME).text || ' '}</Text>;
-    if (!box) return <AnsiLine key={i} line={line} theme={THEME} />;
-    const { text, width: cells } = ansiLine(line, THEME);
-    return <AnsiText key={i} text={text} width={cells} box={width} />; // as a lane's rows
-  };
+  const cell = (line: Line, i: number) => (fast
+    ? <AnsiLine key={i} line={line} theme={THEME} />
+    : <Text key={i}>{ansiLine(line, THEME).text || ' '}</Text>);
+  // box: the whole column as one AnsiBlock, as a lane draws its rows.
   const column = (lines: readonly Line[]) => (
     <Box flexDirection="column" width={width} height={lines.length}>
-      {lines.map(cell)}
+      {fast && box ? <AnsiBlock texts={lines.map((l) => ansiLine(l, THEME).text)} box={width} /> : lines.map(cell)}
     </Box>
   );
   return (
@@ -117,12 +115,15 @@ test('AnsiText with a screen reader: the text itself, as <Text>', () => {
     const lines = ['one ─ line', 'two → lines', ''];
     const fast = render(<Box flexDirection="column">{lines.map((t, i) => <AnsiText key={i} text={t} width={ansiLine([{ text: t }], THEME).width} />)}</Box>);
     const slow = render(<Box flexDirection="column">{lines.map((t, i) => <Text key={i}>{t || ' '}</Text>)}</Box>);
+    const block = render(<Box flexDirection="column"><AnsiBlock texts={lines} box={20} /></Box>);
     try {
       assert.match(fast.lastFrame() ?? '', /one ─ line/);
       assert.equal(fast.lastFrame(), slow.lastFrame());
+      assert.equal(block.lastFrame(), slow.lastFrame(), 'AnsiBlock');
     } finally {
       fast.unmount();
       slow.unmount();
+      block.unmount();
     }
   } finally {
     if (before === undefined) delete process.env.INK_SCREEN_READER;
