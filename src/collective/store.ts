@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { writeJsonAtomic } from '../storage/atomic';
 import type { Layout } from '../storage/layout';
-import { participantFileSchema, USER_ID, type Participant } from './participant';
+import { participantFileSchema, USER_ID, type Agent, type Participant } from './participant';
 import type { WorkspaceTrust } from '../storage/workspace-trust';
 import { LegionError } from '../errors';
 import { ONE_SHOT } from '../storage/zod-validate';
@@ -15,22 +15,27 @@ export interface ParticipantStore {
    * Every stored participant. `trust` is required (docs/workspace-trust.md): in an untrusted
    * workspace agents load without their `approvalAuthority` and users other than `user` are
    * left out (their authority is `'*'` by definition); the files are not changed, so trusting
-   * the workspace later restores them.
+   * the workspace later restores them. A stripped agent saved again (a `modify_agent` that left
+   * its authority alone) is written with the authority its file had.
    */
   loadAll(trust: WorkspaceTrust): Promise<Participant[]>;
   save(participant: Participant): Promise<void>;
 }
 
+const holdsAuthority = (agent: Agent): boolean => agent.approvalAuthority === '*' || agent.approvalAuthority.length > 0;
+
 /** What an untrusted workspace's participants keep: no agent can approve, no second user. */
 function withoutAuthority(participants: readonly Participant[]): Participant[] {
   return participants
     .filter((p) => p.kind === 'agent' || p.id === USER_ID)
-    .map((p) => (p.kind === 'agent' && (p.approvalAuthority === '*' || p.approvalAuthority.length > 0) ? { ...p, approvalAuthority: [] } : p));
+    .map((p) => (p.kind === 'agent' && holdsAuthority(p) ? { ...p, approvalAuthority: [] } : p));
 }
 
 /** `scrub`: applied to a participant before it is written (secret scrubbing); default none. */
 export function createParticipantStore(layout: Layout, options: { readonly scrub?: <T>(value: T) => T } = {}): ParticipantStore {
   const scrub = options.scrub ?? (<T>(value: T): T => value);
+  // What an untrusted load stripped, by id: written back by `save` while memory still says none.
+  const stripped = new Map<string, Agent['approvalAuthority']>();
   return {
     async loadAll(trust) {
       let names: string[];
@@ -59,10 +64,14 @@ export function createParticipantStore(layout: Layout, options: { readonly scrub
         if (`${participant.id}.json` !== name) throw new LegionError(`${file}: id "${participant.id}" does not match the file name`);
         out.push(participant as Participant);
       }
-      return trust.trusted ? out : withoutAuthority(out);
+      if (trust.trusted) return out;
+      for (const p of out) if (p.kind === 'agent' && holdsAuthority(p)) stripped.set(p.id, p.approvalAuthority);
+      return withoutAuthority(out);
     },
     async save(participant) {
-      await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...scrub(participant) });
+      const kept = stripped.get(participant.id);
+      const written = kept !== undefined && participant.kind === 'agent' && !holdsAuthority(participant) ? { ...participant, approvalAuthority: kept } : participant;
+      await writeJsonAtomic(layout.participant(participant.id), { version: 1, ...scrub(written) });
     },
   };
 }
