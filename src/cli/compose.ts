@@ -62,7 +62,7 @@ import { composeConventions } from './compose-conventions';
 import type { WorkflowService } from '../workflows/service';
 import { keyArgumentOf } from '../collective/tools/shipped';
 import { realWorkspaceRoot } from './workspace-root';
-import { checkWorkspaceTrust, trustPlace, untrustedNotice, type WorkspaceTrust } from '../storage/workspace-trust';
+import { checkWorkspaceTrust, trustKeyFile, trustPlace, untrustedNotice, type WorkspaceTrust } from '../storage/workspace-trust';
 
 /** Statuses in which an agent is at work in its session (undo refuses to change its files then). */
 const BUSY: ReadonlySet<string> = new Set(['thinking', 'running-tool', 'waiting-approval']);
@@ -155,7 +155,8 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   // Engine mode (docs/engine.md): this process is the hub and turns run on the engine's workers.
   const engineAt = !options.worker && config.engine.kind === 'restate' ? await reachEngine(engineUrls(config.engine, layout.legionDir, trust)) : undefined;
   // Files of an older, world-readable workspace become private, with one notice (docs/cli-conventions.md).
-  const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())]);
+  // The trust key is left as it is: a key others could read stays refused (never silently re-trusted).
+  const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())], new Set([trustKeyFile(place.userDir)]));
   if (tightened) warnings.push(tightened);
   const participantStore = createParticipantStore(layout, { scrub });
   let participants = check.exists ? await participantStore.loadAll(trust) : [];

@@ -33,13 +33,14 @@ const realFs: TightenDeps = { lstat, readdir: (path) => readdir(path), chmod };
  * become at most 0700, files at most 0600 or 0700). Symbolic links are neither followed
  * nor changed; a missing root is nothing to do. Reports what changed and what could not.
  */
-export async function tightenTree(root: string, deps: TightenDeps = realFs): Promise<TightenReport> {
+export async function tightenTree(root: string, deps: TightenDeps = realFs, leave: ReadonlySet<string> = new Set()): Promise<TightenReport> {
   const report: TightenReport = { tightened: [], failed: [] };
-  await visit(root, deps, report, true);
+  await visit(root, deps, report, true, leave);
   return report;
 }
 
-async function visit(path: string, deps: TightenDeps, report: TightenReport, isRoot: boolean): Promise<void> {
+async function visit(path: string, deps: TightenDeps, report: TightenReport, isRoot: boolean, leave: ReadonlySet<string>): Promise<void> {
+  if (leave.has(path)) return;
   let mode: number;
   let isDir: boolean;
   try {
@@ -68,7 +69,7 @@ async function visit(path: string, deps: TightenDeps, report: TightenReport, isR
     if (!isRoot || (error as NodeJS.ErrnoException).code !== 'ENOENT') report.failed.push({ path, error: (error as Error).message });
     return;
   }
-  for (const name of names) await visit(join(path, name), deps, report, false);
+  for (const name of names) await visit(join(path, name), deps, report, false, leave);
 }
 
 /** Paths under `root` (root included) that give a group or others any access: for `legion doctor`. */
@@ -100,11 +101,14 @@ export function userConfigDir(env: Readonly<Record<string, string | undefined>>,
 /**
  * At start: tighten each existing root (`.legion/`, the user's config folder) and return the
  * one notice saying what changed or could not, or null when everything was already private.
+ * `leave`: paths never chmodded, because a shared mode there is evidence to keep, not to repair
+ * (the workspace-trust key: once others could read it, every marker may be forged, so it stays
+ * refused until the user removes it, docs/workspace-trust.md).
  */
-export async function tightenOnStart(roots: readonly string[], deps: TightenDeps = realFs): Promise<string | null> {
+export async function tightenOnStart(roots: readonly string[], leave: ReadonlySet<string>, deps: TightenDeps = realFs): Promise<string | null> {
   const notices: string[] = [];
   for (const root of roots) {
-    const notice = tightenNotice(root, await tightenTree(root, deps));
+    const notice = tightenNotice(root, await tightenTree(root, deps, leave));
     if (notice) notices.push(notice);
   }
   return notices.length > 0 ? notices.join('; ') : null;

@@ -62,12 +62,12 @@ test('tightenOnStart: one notice for what changed, what failed says the fix; non
   await withTempDir(async (dir) => {
     await mkdir(join(dir, 'ws'));
     await chmod(join(dir, 'ws'), 0o755);
-    const notice = await tightenOnStart([join(dir, 'ws'), join(dir, 'missing')]);
+    const notice = await tightenOnStart([join(dir, 'ws'), join(dir, 'missing')], new Set());
     assert.match(notice!, /^made 1 file\(s\) and folder\(s\) in .*ws private \(owner only: folders 0700, files 0600\)$/);
-    assert.equal(await tightenOnStart([join(dir, 'ws')]), null);
+    assert.equal(await tightenOnStart([join(dir, 'ws')], new Set()), null);
     await chmod(join(dir, 'ws'), 0o750);
     const refusing = { lstat, readdir: async () => [], chmod: async () => { throw Object.assign(new Error('x'), { code: 'EPERM' }); } };
-    assert.match((await tightenOnStart([join(dir, 'ws')], refusing))!, /1 path\(s\) in .*ws stay readable by others \(first: .*ws: EPERM\); fix with chmod -R go-rwx/);
+    assert.match((await tightenOnStart([join(dir, 'ws')], new Set(), refusing))!, /1 path\(s\) in .*ws stay readable by others \(first: .*ws: EPERM\); fix with chmod -R go-rwx/);
   });
 });
 
