@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 import { sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
@@ -74,4 +74,26 @@ test('tightenOnStart: one notice for what changed, what failed says the fix; non
 test('userConfigDir honours XDG_CONFIG_HOME', () => {
   assert.equal(userConfigDir({ XDG_CONFIG_HOME: '/x' }, '/home/u'), '/x/legion');
   assert.equal(userConfigDir({}, '/home/u'), '/home/u/.config/legion');
+});
+
+test('tightenOnStart walks the tree without a round trip through the thread pool (it runs before the first frame): done before a setImmediate, and it still tightens', async () => {
+  await withTempDir(async (dir) => {
+    const root = join(dir, '.legion');
+    for (let r = 0; r < 5; r++) {
+      await mkdir(join(root, 'runs', `r${r}`, 'sessions'), { recursive: true });
+      for (let s = 0; s < 4; s++) await writeFile(join(root, 'runs', `r${r}`, 'sessions', `s${s}.jsonl`), '{}\n');
+    }
+    const open = async (path: string): Promise<void> => {
+      const s = await stat(path);
+      await chmod(path, s.isDirectory() ? 0o755 : 0o644);
+      if (s.isDirectory()) for (const name of await readdir(path)) await open(join(path, name));
+    };
+    await open(root); // 12 folders and 20 files that others may read
+    let immediate = false;
+    setImmediate(() => { immediate = true; });
+    const notice = await tightenOnStart([root]);
+    assert.equal(immediate, false, 'the walk waited on I/O callbacks');
+    assert.match(notice ?? '', /made 32 file\(s\) and folder\(s\) in .*\.legion private/);
+    assert.equal(await modeOf(join(root, 'runs', 'r4', 'sessions', 's3.jsonl')), 0o600);
+  });
 });
