@@ -91,7 +91,7 @@ test('tightenOnStart walks the tree without a round trip through the thread pool
     await open(root); // 12 folders and 20 files that others may read
     let immediate = false;
     setImmediate(() => { immediate = true; });
-    const notice = await tightenOnStart([root]);
+    const notice = await tightenOnStart([root], new Set());
     assert.equal(immediate, false, 'the walk waited on I/O callbacks');
     assert.match(notice ?? '', /made 32 file\(s\) and folder\(s\) in .*\.legion private/);
     assert.equal(await modeOf(join(root, 'runs', 'r4', 'sessions', 's3.jsonl')), 0o600);
