@@ -215,7 +215,7 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   for (let i = 0; i < process.execArgv.length; i++) {
     const arg = process.execArgv[i];
     if (arg === '--snapshot-blob') i++;
-    else if (!arg.startsWith('--snapshot-blob=') && arg !== '--no-verify-snapshot-checksum') execArgv.push(arg);
+    else if (!arg.startsWith('--snapshot-blob=')) execArgv.push(arg);
   }
   process.execArgv = execArgv;
   runApp();

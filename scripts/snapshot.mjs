@@ -50,7 +50,7 @@ export function buildSnapshot({ app, loader, blob }) {
   // A start from it, before it is put in place: V8 refuses a snapshot written with other flags
   // than a start has (e.g. one a module set while it evaluated), and the launcher must never
   // hand node a blob it refuses.
-  const check = spawnSync(process.execPath, ['--snapshot-blob', temp, '--no-verify-snapshot-checksum', '--', '--version'], { cwd: '/', encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  const check = spawnSync(process.execPath, ['--snapshot-blob', temp, '--', '--version'], { cwd: '/', encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   if (check.status !== 0) {
     rmSync(temp, { force: true });
     throw new Error(`build: a start from the new start-up snapshot failed (${check.error?.message ?? `exit ${check.status ?? check.signal}`}): ${`${check.stdout}${check.stderr}`.trim().slice(0, 2000)}`);
@@ -96,7 +96,7 @@ export function launcherScript({ dist, blob } = {}) {
     const stamp = stampOf(blob);
     lines.push(
       `if [ "$LEGION_SNAPSHOT" != 0 ] && [ -f ${quote(blob)} ] && [ -f ${quote(stamp)} ] && ! [ "$node" -nt ${quote(stamp)} ] && ! [ "$node" -ot ${quote(stamp)} ]; then`,
-      `  exec "$node" --snapshot-blob ${quote(blob)} --no-verify-snapshot-checksum -- "$@"`,
+      `  exec "$node" --snapshot-blob ${quote(blob)} -- "$@"`,
       'fi',
       `if [ -f ${quote(join(dist, 'legion.js'))} ]; then exec "$node" ${quote(join(dist, 'legion.js'))} "$@"; fi`,
     );

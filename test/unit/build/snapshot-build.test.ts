@@ -41,7 +41,7 @@ test('snapshot: a start from it runs the app with the start\'s own argv, environ
     assert.ok(existsSync(blob) && existsSync(stampOf(blob)));
     assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
     const start = (args: string[]): Seen => {
-      const r = spawnSync(process.execPath, ['--snapshot-blob', blob, '--no-verify-snapshot-checksum', '--', ...args], { cwd: dir, encoding: 'utf8', env: { PROBE: 'from the start' } });
+      const r = spawnSync(process.execPath, ['--snapshot-blob', blob, '--', ...args], { cwd: dir, encoding: 'utf8', env: { PROBE: 'from the start' } });
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout) as Seen;
     };

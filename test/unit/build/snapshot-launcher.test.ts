@@ -48,7 +48,7 @@ test('launcher: starts from the snapshot when the blob and its stamp are there a
   await withTempDir(async (root) => {
     const l = layout(root);
     const args = ['--version', 'two words', "it's", '$HOME', '*', '--'];
-    assert.deepEqual(launch(l, args), ['--snapshot-blob', l.blob, '--no-verify-snapshot-checksum', '--', ...args]);
+    assert.deepEqual(launch(l, args), ['--snapshot-blob', l.blob, '--', ...args]);
   });
 });
 
