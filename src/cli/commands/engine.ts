@@ -9,6 +9,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../storage/private-mode'
 import { pidIsAlive } from '../../storage/lock-file';
 import { freePort, startLocalEngine } from '../../engine/local-engine';
 import { engineDir, readLocalEngine, removeLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../engine/local-record';
+import { workspaceTrustOf } from '../workspace-root';
 
 /** `legion engine up|down`: a local Restate engine and one worker for this workspace (docs/engine.md#running-it). */
 export const engineCommand: Command = {
@@ -19,11 +20,24 @@ export const engineCommand: Command = {
   async run(context) {
     const [action, extra] = context.args.positionals;
     if (extra !== undefined) throw new LegionError(`legion engine takes one argument, up or down (got "${extra}")`, 2);
+    if (action === 'up' || action === 'down') await requireTrusted(context);
     if (action === 'up') return up(context);
     if (action === 'down') return down(context);
     throw new LegionError(`legion engine: say up or down${action ? ` (not "${action}")` : ''}`, 2);
   },
 };
+
+/**
+ * The record names the processes up and down signal (the engine's as a group): a committed one in
+ * a cloned workspace would have Legion kill the user's processes (serverPid 1: all of them). Only
+ * a trusted workspace's record is believed (docs/workspace-trust.md); an untrusted workspace
+ * would not use the engine anyway (engine-settings.ts).
+ */
+async function requireTrusted(context: CommandContext): Promise<void> {
+  const trust = await workspaceTrustOf(context);
+  if (trust.trusted || trust.reason === 'absent') return;
+  throw new LegionError(`${layoutFor(context.workspaceRoot).legionDir} is not trusted (${trust.detail}), so its engine record is not believed: review it, run legion trust, then legion engine`);
+}
 
 function describe(record: LocalEngineRecord, legionDir: string): string {
   return [
