@@ -73,7 +73,8 @@ const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
  * The launcher (dist/legion). With `dist` and `blob`: starts from `blob` when it and its stamp
  * are there and the `node` on PATH has the stamp's time, else `node <dist>/legion.js`. Without
  * (an npm package, which carries no blob: it would be another machine's Node): `legion.js`
- * beside the launcher's real path. LEGION_SNAPSHOT=0 turns the snapshot off.
+ * beside the launcher's real path. LEGION_SNAPSHOT=0 turns the snapshot off; so does any
+ * NODE_OPTIONS (V8 flags there would make node refuse the snapshot, exit 14).
  */
 export function launcherScript({ dist, blob } = {}) {
   const lines = [
@@ -95,7 +96,8 @@ export function launcherScript({ dist, blob } = {}) {
   if (dist && blob) {
     const stamp = stampOf(blob);
     lines.push(
-      `if [ "$LEGION_SNAPSHOT" != 0 ] && [ -f ${quote(blob)} ] && [ -f ${quote(stamp)} ] && ! [ "$node" -nt ${quote(stamp)} ] && ! [ "$node" -ot ${quote(stamp)} ]; then`,
+      // NODE_OPTIONS may hold V8 flags (--max-old-space-size…): node refuses a snapshot made with other flags.
+      `if [ "$LEGION_SNAPSHOT" != 0 ] && [ -z "$NODE_OPTIONS" ] && [ -f ${quote(blob)} ] && [ -f ${quote(stamp)} ] && ! [ "$node" -nt ${quote(stamp)} ] && ! [ "$node" -ot ${quote(stamp)} ]; then`,
       `  exec "$node" --snapshot-blob ${quote(blob)} -- "$@"`,
       'fi',
       `if [ -f ${quote(join(dist, 'legion.js'))} ]; then exec "$node" ${quote(join(dist, 'legion.js'))} "$@"; fi`,

@@ -52,10 +52,12 @@ test('launcher: starts from the snapshot when the blob and its stamp are there a
   });
 });
 
-test('launcher: the plain bundle when the blob is missing, when its stamp is missing, or when LEGION_SNAPSHOT=0', async () => {
+test('launcher: the plain bundle when the blob is missing, when its stamp is missing, when NODE_OPTIONS is set, or when LEGION_SNAPSHOT=0', async () => {
   await withTempDir(async (root) => {
     const l = layout(root);
     assert.deepEqual(launch(l, ['a'], { LEGION_SNAPSHOT: '0' }), [join(l.dist, 'legion.js'), 'a']);
+    // V8 flags in NODE_OPTIONS make node refuse a snapshot made without them (exit 14).
+    assert.deepEqual(launch(l, ['a'], { NODE_OPTIONS: '--max-old-space-size=4096' }), [join(l.dist, 'legion.js'), 'a']);
     rmSync(stampOf(l.blob));
     assert.deepEqual(launch(l, ['a']), [join(l.dist, 'legion.js'), 'a']);
     writeFileSync(stampOf(l.blob), '');
