@@ -3,7 +3,7 @@ import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
-import { argvText, parsePlain, type PlainParse } from './shell-plain';
+import { argvText, scanPlain, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMask } from './rule-index';
 import { readOnlyProblem, type PathChecks } from './shell-read-only';
@@ -199,7 +199,7 @@ function strictPhase(tiers: ToolTiers, participantId: string, command: string, a
 /** The allow rules for a shell line that no deny or ask rule decided: every simple command allowed, its paths checked now. */
 function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analysis: ShellAnalysis, command: string, base: Lookup): RuleOutcome {
   const { participantId } = query;
-  const { plain, texts } = plainOf(analysis, command);
+  const { plain, texts } = plainOf(analysis);
   if (!plain.plain) {
     const why = `not plain words: ${plain.why} at character ${plain.at + 1}; no rule can allow it`;
     return { decision: null, ruleId: null, reason: why, notPlain: why };
@@ -276,14 +276,16 @@ interface ShellAnalysis {
   readonly viewList: readonly string[];
   readonly lowerViews: readonly string[];
   readonly splitError: string | null;
+  /** The plain-words parse, made first: on a plain line it gives the split too (one scan for deny, ask and allow). */
+  readonly plainParse: PlainParse;
   /** Set on first use (plainOf): a line denied or asked for never needs it. */
   plain?: { readonly plain: PlainParse; readonly texts: readonly string[] };
 }
 
 /** The plain-words parse and, for a plain line, each simple command's words joined by spaces (what allow rules match). */
-function plainOf(analysis: ShellAnalysis, command: string): NonNullable<ShellAnalysis['plain']> {
+function plainOf(analysis: ShellAnalysis): NonNullable<ShellAnalysis['plain']> {
   if (!analysis.plain) {
-    const plain = parsePlain(command);
+    const plain = analysis.plainParse;
     analysis.plain = { plain, texts: plain.plain ? plain.commands.map((c) => argvText(c.argv)) : [] };
   }
   return analysis.plain;
@@ -300,7 +302,10 @@ const ANALYSIS_LIMIT = 1024;
 function analyzeShell(command: string): ShellAnalysis {
   const known = analyses.get(command);
   if (known) return known;
-  const split = splitShell(command);
+  // A plain line (most of an agent's) is scanned once: the plain-words scan builds the split
+  // splitShell would return (scanPlain's contract); any other line is split by splitShell.
+  const scan = scanPlain(command);
+  const split = scan.split ?? splitShell(command);
   const views = new Views(command);
   const defaulted = withExpansionDefaults(command);
   if (defaulted !== null) views.add(defaulted);
@@ -312,6 +317,7 @@ function analyzeShell(command: string): ShellAnalysis {
     viewList,
     lowerViews: viewList.map((v) => v.toLowerCase()),
     splitError: !split.ok ? split.error : opaque.length > 0 ? opaque[0]! : null,
+    plainParse: scan.parse,
   };
   if (analyses.size >= ANALYSIS_LIMIT) analyses.clear();
   analyses.set(command, analysis);

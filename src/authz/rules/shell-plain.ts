@@ -1,3 +1,5 @@
+import { MAX_SHELL_LENGTH, type ShellCommand, type ShellSplit } from './shell-split';
+
 /**
  * The plain-words parse of a shell command line: the only form an `allow` rule can apply to
  * (docs/shell-rules.md#plain-words).
@@ -69,10 +71,24 @@ const DIGITS = /^\d+$/;
 const EXCERPT = 40;
 
 export function parsePlain(line: string): PlainParse {
+  return scanPlain(line).parse;
+}
+
+/**
+ * The plain-words parse and, for a plain line, the splitter's result for it (shell-split.ts):
+ * the simple commands with their tokens in order (redirections included) in source form and
+ * without quotes, exactly what `splitShell(line)` returns for every plain line no longer than
+ * MAX_SHELL_LENGTH (property-tested), so a plain line is scanned once for deny, ask and allow.
+ * `split` is null when the line is not plain (or too long): the splitter must read it.
+ */
+export function scanPlain(line: string): { readonly parse: PlainParse; readonly split: ShellSplit | null } {
+  const scanner = new PlainScanner(line);
   try {
-    return { plain: true, commands: new PlainScanner(line).parse() };
+    const commands = scanner.parse();
+    // splitShell refuses a longer line whatever it holds.
+    return { parse: { plain: true, commands }, split: line.length > MAX_SHELL_LENGTH ? null : { ok: true, commands: scanner.split } };
   } catch (error) {
-    if (error instanceof NotPlain) return { plain: false, why: error.why, at: error.at };
+    if (error instanceof NotPlain) return { parse: { plain: false, why: error.why, at: error.at }, split: null };
     throw error;
   }
 }
@@ -90,6 +106,10 @@ export function argvText(argv: readonly string[]): string {
 
 class PlainScanner {
   private i = 0;
+  /** Each simple command as splitShell reports it, built alongside. */
+  readonly split: ShellCommand[] = [];
+  /** Whether the word being read had a line continuation (its source text then differs from splitShell's raw form). */
+  private continued = false;
 
   constructor(private readonly s: string) {}
 
@@ -156,12 +176,18 @@ class PlainScanner {
     const start = this.i;
     const words: PlainWord[] = [];
     const redirects: string[] = [];
+    // The splitter's view of the same command: every token in order, as written and unquoted.
+    let text = '';
+    const tokens: string[] = [];
     for (;;) {
       this.skipBlanks(false);
       const c = s[this.i];
       if (c === undefined || c === '\n' || c === ';' || c === '|' || (c === '&' && s[this.i + 1] !== '>')) break;
       if (c === '<' || c === '>' || c === '&') {
-        redirects.push(this.redirect(this.i, ''));
+        const r = this.redirect(this.i, '');
+        redirects.push(r.written);
+        text += text === '' ? r.raw : ` ${r.raw}`;
+        tokens.push(r.value);
         continue;
       }
       const wordStart = this.i;
@@ -169,7 +195,10 @@ class PlainScanner {
       const word = this.word(isName);
       const next = s[this.i];
       if ((next === '<' || next === '>') && word.allUnquoted && DIGITS.test(word.value)) {
-        redirects.push(this.redirect(wordStart, word.value));
+        const r = this.redirect(wordStart, word.value);
+        redirects.push(r.written);
+        text += text === '' ? r.raw : ` ${r.raw}`;
+        tokens.push(r.value);
         continue;
       }
       if (isName) {
@@ -178,13 +207,19 @@ class PlainScanner {
         if (RESERVED_WORDS.has(word.value)) this.fail(`the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
       words.push({ value: word.value, pattern: word.pattern });
+      text += text === '' ? word.raw : ` ${word.raw}`;
+      tokens.push(word.value);
     }
     if (words.length === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
+    this.split.push({ text, words: tokens, kind: 'simple' });
     return { argv: words.map((w) => w.value), words, redirects };
   }
 
-  /** A redirection starting at `from` (its fd digits, if any, already read as `fd`). */
-  private redirect(from: number, fd: string): string {
+  /**
+   * A redirection starting at `from` (its fd digits, if any, already read as `fd`): as the
+   * plain parse lists it (`written`), and as the splitter does (`raw` in source form, `value` unquoted).
+   */
+  private redirect(from: number, fd: string): { written: string; raw: string; value: string } {
     const s = this.s;
     const op = /^(&>>|&>|<<<|<<|<>|<&|>&|>>|>\||<|>)/.exec(s.slice(this.i, this.i + 3))?.[0];
     if (!op) this.fail(`${this.excerpt(this.i)}`, this.i);
@@ -198,7 +233,8 @@ class PlainScanner {
       const m = DUPLICATION.exec(s);
       if (m) {
         this.i += m[0].length;
-        return s.slice(from, this.i);
+        const token = fd + op + m[0];
+        return { written: s.slice(from, this.i), raw: token, value: token };
       }
     }
     const c = s[this.i];
@@ -207,13 +243,15 @@ class PlainScanner {
     if (target.value !== '/dev/null' || target.pattern) {
       this.fail(`a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
     }
-    return `${fd}${op}/dev/null`;
+    const value = `${fd}${op}/dev/null`;
+    return { written: value, raw: fd + op + target.raw, value };
   }
 
   /** One word: literal characters, escapes, single quotes and double quotes without expansions. */
-  private word(isName: boolean): { value: string; pattern: boolean; allUnquoted: boolean; logical: string } {
+  private word(isName: boolean): { value: string; pattern: boolean; allUnquoted: boolean; logical: string; raw: string } {
     const s = this.s;
     const start = this.i;
+    this.continued = false;
     let value = '';
     let pattern = false;
     let allUnquoted = true;
@@ -242,7 +280,7 @@ class PlainScanner {
         if (n !== '\n') {
           value += n;
           allUnquoted = false;
-        }
+        } else this.continued = true;
       } else if (c === "'") {
         const close = s.indexOf("'", this.i + 1);
         if (close === -1) this.fail(`an unclosed quote ${this.excerpt(at, s.length)}`, at);
@@ -277,7 +315,8 @@ class PlainScanner {
         this.fail(`${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
       }
     }
-    return { value, pattern, allUnquoted, logical };
+    const source = s.slice(start, this.i);
+    return { value, pattern, allUnquoted, logical, raw: this.continued ? withoutContinuations(source) : source };
   }
 
   /** `"…"` without `$` or backquotes; `\$ \` \" \\` and line continuations as bash reads them. */
@@ -300,7 +339,10 @@ class PlainScanner {
         const n = s[this.i + 1];
         if (n === undefined) this.fail(`an unclosed quote ${this.excerpt(open, s.length)}`, open);
         this.i += 2;
-        if (n === '\n') continue;
+        if (n === '\n') {
+          this.continued = true;
+          continue;
+        }
         value += '$`"\\'.includes(n) ? n : c + n;
         continue;
       }
@@ -326,6 +368,30 @@ class PlainScanner {
     }
     return this.s.length;
   }
+}
+
+/**
+ * A plain word's source text as the splitter keeps it: line continuations (backslash-newline)
+ * removed, except inside single quotes where they are literal text.
+ */
+function withoutContinuations(source: string): string {
+  let out = '';
+  let double = false;
+  for (let j = 0; j < source.length; j++) {
+    const c = source[j]!;
+    if (c === "'" && !double) {
+      const close = source.indexOf("'", j + 1);
+      out += source.slice(j, close + 1);
+      j = close;
+    } else if (c === '\\') {
+      if (source[j + 1] !== '\n') out += source.slice(j, j + 2);
+      j++;
+    } else {
+      if (c === '"') double = !double;
+      out += c;
+    }
+  }
+  return out;
 }
 
 function describeDollar(s: string, at: number): string {
