@@ -53,9 +53,24 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
 /** Thrown inside the scanner only; not an Error, so no stack is captured (a refusal is common and must be cheap). */
 class NotPlain {
   constructor(
-    readonly why: string,
+    /** The reason, or how to write it (quoting an excerpt costs more than most refusals, and is read only when shown). */
+    readonly why: string | (() => string),
     readonly at: number,
   ) {}
+}
+
+/** A refusal whose reason is written on first read (then kept). */
+function notPlain(error: NotPlain): PlainParse {
+  const describe = error.why;
+  if (typeof describe === 'string') return { plain: false, why: describe, at: error.at };
+  let why: string | undefined;
+  return {
+    plain: false,
+    get why(): string {
+      return (why ??= describe());
+    },
+    at: error.at,
+  };
 }
 
 const PATTERN = /[*?[]/;
@@ -88,7 +103,7 @@ export function scanPlain(line: string): { readonly parse: PlainParse; readonly 
     // splitShell refuses a longer line whatever it holds.
     return { parse: { plain: true, commands }, split: line.length > MAX_SHELL_LENGTH ? null : { ok: true, commands: scanner.split } };
   } catch (error) {
-    if (error instanceof NotPlain) return { parse: { plain: false, why: error.why, at: error.at }, split: null };
+    if (error instanceof NotPlain) return { parse: notPlain(error), split: null };
     throw error;
   }
 }
@@ -118,7 +133,7 @@ class PlainScanner {
     return JSON.stringify(text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text);
   }
 
-  private fail(why: string, at: number): never {
+  private fail(why: string | (() => string), at: number): never {
     throw new NotPlain(why, at);
   }
 
@@ -129,7 +144,7 @@ class PlainScanner {
     for (;;) {
       this.skipBlanks(true);
       if (this.i >= s.length) {
-        if (needCommand) this.fail(`nothing after the operator at the end`, s.length);
+        if (needCommand) this.fail(() => `nothing after the operator at the end`, s.length);
         return commands;
       }
       commands.push(this.command());
@@ -141,12 +156,12 @@ class PlainScanner {
         this.i += 2;
         needCommand = true;
       } else if (two === '|&') {
-        this.fail(`the pipe ${this.excerpt(this.i, this.i + 2)} (it also redirects stderr)`, this.i);
+        this.fail(() => `the pipe ${this.excerpt(this.i, this.i + 2)} (it also redirects stderr)`, this.i);
       } else if (c === '|') {
         this.i++;
         needCommand = true;
       } else if (two === ';;') {
-        this.fail(`${this.excerpt(this.i, this.i + 2)} (case syntax)`, this.i);
+        this.fail(() => `${this.excerpt(this.i, this.i + 2)} (case syntax)`, this.i);
       } else if (c === ';' || c === '\n') {
         this.i++;
         needCommand = false;
@@ -155,7 +170,7 @@ class PlainScanner {
       } else if (c === '&') {
         this.fail('a background command "&"', this.i);
       } else {
-        this.fail(`${this.excerpt(this.i)}`, this.i);
+        this.fail(() => `${this.excerpt(this.i)}`, this.i);
       }
     }
   }
@@ -202,9 +217,9 @@ class PlainScanner {
         continue;
       }
       if (isName) {
-        if (ASSIGNMENT_START.test(word.logical)) this.fail(`a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
-        if (word.pattern) this.fail(`a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
-        if (RESERVED_WORDS.has(word.value)) this.fail(`the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (ASSIGNMENT_START.test(word.logical)) this.fail(() => `a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
+        if (word.pattern) this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (RESERVED_WORDS.has(word.value)) this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
       words.push({ value: word.value, pattern: word.pattern });
       text += text === '' ? word.raw : ` ${word.raw}`;
@@ -222,9 +237,9 @@ class PlainScanner {
   private redirect(from: number, fd: string): { written: string; raw: string; value: string } {
     const s = this.s;
     const op = /^(&>>|&>|<<<|<<|<>|<&|>&|>>|>\||<|>)/.exec(s.slice(this.i, this.i + 3))?.[0];
-    if (!op) this.fail(`${this.excerpt(this.i)}`, this.i);
-    if (op === '<<' || op === '<<<') this.fail(`a here-document ${this.excerpt(this.i, this.i + op.length)}`, this.i);
-    if (s[this.i + op.length] === '(') this.fail(`process substitution ${this.excerpt(this.i, this.i + 2)}`, this.i);
+    if (!op) this.fail(() => `${this.excerpt(this.i)}`, this.i);
+    if (op === '<<' || op === '<<<') this.fail(() => `a here-document ${this.excerpt(this.i, this.i + op.length)}`, this.i);
+    if (s[this.i + op.length] === '(') this.fail(() => `process substitution ${this.excerpt(this.i, this.i + 2)}`, this.i);
     this.i += op.length;
     this.skipBlanks(false);
     const targetStart = this.i;
@@ -238,10 +253,10 @@ class PlainScanner {
       }
     }
     const c = s[this.i];
-    if (c === undefined || /[\s;&|<>()]/.test(c)) this.fail(`a redirection ${this.excerpt(from, this.i)} without a target`, from);
+    if (c === undefined || /[\s;&|<>()]/.test(c)) this.fail(() => `a redirection ${this.excerpt(from, this.i)} without a target`, from);
     const target = this.word(false);
     if (target.value !== '/dev/null' || target.pattern) {
-      this.fail(`a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
+      this.fail(() => `a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
     }
     const value = `${fd}${op}/dev/null`;
     return { written: value, raw: fd + op + target.raw, value };
@@ -283,7 +298,7 @@ class PlainScanner {
         } else this.continued = true;
       } else if (c === "'") {
         const close = s.indexOf("'", this.i + 1);
-        if (close === -1) this.fail(`an unclosed quote ${this.excerpt(at, s.length)}`, at);
+        if (close === -1) this.fail(() => `an unclosed quote ${this.excerpt(at, s.length)}`, at);
         value += s.slice(this.i + 1, close);
         logical += s.slice(this.i + 1, close + 1);
         this.i = close + 1;
@@ -294,25 +309,25 @@ class PlainScanner {
         logical += s.slice(open + 1, this.i);
         allUnquoted = false;
       } else if (c === '$') {
-        this.fail(`${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
+        this.fail(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
       } else if (c === '`') {
-        this.fail(`command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
+        this.fail(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
       } else if (c === '~') {
         // `logical` already ends with this `~`: what precedes it is what bash sees.
         const prev = logical[logical.length - 2];
-        if (prev === undefined || prev === '=' || prev === ':') this.fail(`tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
+        if (prev === undefined || prev === '=' || prev === ':') this.fail(() => `tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
         value += c;
         this.i++;
       } else if (c === '{' && s[this.i + 1] === '}') {
         value += '{}';
         this.i += 2;
       } else if (PATTERN.test(c)) {
-        if (isName) this.fail(`a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
+        if (isName) this.fail(() => `a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
         pattern = true;
         value += c;
         this.i++;
       } else {
-        this.fail(`${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
+        this.fail(() => `${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
       }
     }
     const source = s.slice(start, this.i);
@@ -327,17 +342,17 @@ class PlainScanner {
     this.i++;
     for (;;) {
       const c = s[this.i];
-      if (c === undefined) this.fail(`an unclosed quote ${this.excerpt(open, s.length)}`, open);
+      if (c === undefined) this.fail(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
       const at = this.i;
       if (c === '"') {
         this.i++;
         return value;
       }
-      if (c === '$') this.fail(`${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))} inside double quotes`, at);
-      if (c === '`') this.fail(`command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)} inside double quotes`, at);
+      if (c === '$') this.fail(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))} inside double quotes`, at);
+      if (c === '`') this.fail(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)} inside double quotes`, at);
       if (c === '\\') {
         const n = s[this.i + 1];
-        if (n === undefined) this.fail(`an unclosed quote ${this.excerpt(open, s.length)}`, open);
+        if (n === undefined) this.fail(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
         this.i += 2;
         if (n === '\n') {
           this.continued = true;

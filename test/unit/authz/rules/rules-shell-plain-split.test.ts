@@ -102,3 +102,13 @@ test('plain scan: no split for a line that is not plain or too long (splitShell 
   assert.equal(scanPlain(long).split, null);
   assert.equal(splitShell(long).ok, false);
 });
+
+test("plain scan: a refusal's reason, written on first read, names the part and stays the same", () => {
+  const parse = scanPlain('ls && echo ${HOME:-/tmp} x').parse;
+  assert.equal(parse.plain, false);
+  assert.ok(!parse.plain);
+  assert.equal(parse.at, 11);
+  assert.equal(parse.why, 'parameter expansion "${HOME:-/tmp}"');
+  assert.equal(parse.why, { ...parse }.why);
+  assert.deepEqual(parsePlain('a & b'), { plain: false, why: 'a background command "&"', at: 2 });
+});
