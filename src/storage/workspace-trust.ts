@@ -78,6 +78,13 @@ async function keyForWriting(file: string, userDir: string): Promise<KeyRead> {
   return readKey(file);
 }
 
+/**
+ * A `.legion` that is a symbolic link is never trusted: its files live where the link points, which
+ * the file tools do not protect (they refuse paths naming `.legion`, not its target), so an agent
+ * could rewrite the rules that bind it. A real folder is needed (replace the link with its target).
+ */
+const SYMLINK_DETAIL = (legionDir: string): string => `${legionDir} is a symbolic link: only a real .legion folder can be trusted (agents could change its files through the link's target)`;
+
 function markerFor(key: Buffer, realRoot: string): string {
   return `${MARKER_VERSION} ${createHmac('sha256', key).update(`${MARKER_VERSION}\0${realRoot}`).digest('hex')}\n`;
 }
@@ -95,11 +102,13 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
     return { trusted: false, reason: 'unreadable', detail: `${place.workspaceRoot}: ${(error as Error).message}` };
   }
   const legionDir = join(realRoot, '.legion');
+  let stats;
   try {
-    await lstat(legionDir);
+    stats = await lstat(legionDir);
   } catch {
     return { trusted: false, reason: 'absent', detail: `${legionDir} does not exist` };
   }
+  if (stats.isSymbolicLink()) return { trusted: false, reason: 'mismatch', detail: SYMLINK_DETAIL(legionDir) };
   const file = trustMarkerFile(realRoot);
   let marker: string;
   try {
@@ -125,7 +134,7 @@ export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite
   let realRoot: string;
   try {
     realRoot = await realpath(place.workspaceRoot);
-    await lstat(join(realRoot, '.legion'));
+    if ((await lstat(join(realRoot, '.legion'))).isSymbolicLink()) return { ok: false, kind: 'no-workspace', error: SYMLINK_DETAIL(join(realRoot, '.legion')) };
   } catch (error) {
     return { ok: false, kind: 'no-workspace', error: `${join(place.workspaceRoot, '.legion')}: ${(error as Error).message}` };
   }
