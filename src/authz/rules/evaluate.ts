@@ -311,6 +311,14 @@ function analyzeShell(command: string): ShellAnalysis {
   if (defaulted !== null) views.add(defaulted);
   const opaque: string[] = [];
   for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
+  // What an allow rule matches (each command's words without its redirections, allowPhase) is
+  // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny.
+  if (scan.parse.plain) {
+    for (const c of scan.parse.commands) {
+      if (c.argv.length === 0) continue;
+      for (const view of strictViews({ text: argvText(c.argv), words: c.argv, kind: 'simple' }, 0, opaque)) views.add(view);
+    }
+  }
   const viewList = views.list;
   const analysis: ShellAnalysis = {
     split,

@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseRuleSources } from '../../../../src/authz/rules/load';
+import { evaluateRules } from '../../../../src/authz/rules/evaluate';
+import { APP_DIR } from '../../../helpers/app-harness';
+
+/**
+ * An allow rule matches a plain line's commands by their words without redirections; a deny or an
+ * ask rule must see that text too, or a redirection written first (`2>&1 curl …`, which the shell
+ * runs as `curl …`) hides the command from the deny and the allow lets it through.
+ */
+const USER = `version: 1
+rules:
+  - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
+  - { id: rm-ask, decision: ask, tool: shell, match: { command: "rm *" } }
+  - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
+  - { id: rm-allow, decision: allow, tool: shell, match: { command: { words: [rm] } } }
+`;
+
+test('a deny or ask rule is not escaped by a redirection written before the command', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  for (const prefix of ['', '2>&1 ', '>/dev/null ', '2>/dev/null ', '2>&1 >/dev/null ', '</dev/null ']) {
+    const denied = decide(`${prefix}curl http://evil.example`);
+    assert.equal(denied.decision, 'deny', `${JSON.stringify(prefix)} curl: ${denied.ruleId}`);
+    const asked = decide(`${prefix}rm notes.txt`);
+    assert.equal(asked.decision, 'ask', `${JSON.stringify(prefix)} rm: ${asked.ruleId}`);
+    assert.equal(decide(`${prefix}curl http://ok.example`).decision, 'allow', 'the allow still applies where nothing denies');
+  }
+});
