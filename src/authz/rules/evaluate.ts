@@ -6,7 +6,7 @@ import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, scanPlain, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMask } from './rule-index';
-import { readOnlyProblem, type PathChecks } from './shell-read-only';
+import { readOnlyProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, Views, withExpansionDefaults } from './shell-views';
 
@@ -165,34 +165,39 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
 
 /** Deny and ask for a shell line (its views), or null when neither decides and the allow rules may. */
 function strictPhase(tiers: ToolTiers, participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
-  const { split, viewList, lowerViews, splitError } = analysis;
-  const strictHit = (rules: readonly CompiledRule[]): RuleOutcome | null => {
-    for (const i of candidateRules(rules, lowerViews)) {
-      const rule = rules[i]!;
-      const field = rule.commandField;
-      if (!field) {
-        if (matchesExceptCommand(rule, participantId, base)) return outcome(rule);
-        continue;
-      }
-      for (let v = 0; v < viewList.length; v++) {
-        if (field.prefix && !lowerViews[v]!.startsWith(field.prefix)) continue;
-        const view = viewList[v]!;
-        if (field.test(view) && matchesExceptCommand(rule, participantId, base)) return outcome(rule, view === command ? undefined : view);
-      }
-    }
-    return null;
-  };
-
-  const denied = strictHit(tiers.deny);
+  const { split, splitError } = analysis;
+  const denied = strictHit(tiers.deny, participantId, command, analysis, base);
   if (denied) return denied;
   if (splitError !== null) {
-    const asked = strictHit(tiers.ask);
+    const asked = strictHit(tiers.ask, participantId, command, analysis, base);
     const why = `cannot check this shell command safely (${splitError})`;
     return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
   }
-  const asked = strictHit(tiers.ask);
+  const asked = strictHit(tiers.ask, participantId, command, analysis, base);
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+  return null;
+}
+
+/**
+ * The first of `rules` (deny or ask) that matches one of the line's views. A function of the
+ * module, as are the other per-decision helpers here, not a closure made per decision.
+ */
+function strictHit(rules: readonly CompiledRule[], participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
+  const { viewList, lowerViews } = analysis;
+  for (const i of candidateRules(rules, lowerViews)) {
+    const rule = rules[i]!;
+    const field = rule.commandField;
+    if (!field) {
+      if (matchesExceptCommand(rule, participantId, base)) return outcome(rule);
+      continue;
+    }
+    for (let v = 0; v < viewList.length; v++) {
+      if (field.prefix && !lowerViews[v]!.startsWith(field.prefix)) continue;
+      const view = viewList[v]!;
+      if (field.test(view) && matchesExceptCommand(rule, participantId, base)) return outcome(rule, view === command ? undefined : view);
+    }
+  }
   return null;
 }
 
@@ -205,27 +210,7 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
     return { decision: null, ruleId: null, reason: why, notPlain: why };
   }
   if (plain.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
-  let checks: PathChecks | null = null;
-  let pathsChecked = 0;
-  const countingChecks: PathChecks = {
-    written: (path) => {
-      pathsChecked++;
-      checks ??= readablePathChecks(ruleSet, query);
-      return checks.written(path);
-    },
-    resolved: (path) => (checks ??= readablePathChecks(ruleSet, query)).resolved(path),
-  };
-  // git works on the repository it discovers: unless the workspace holds its own `.git`, that is
-  // one above it (a monorepo, a dotfiles repository in the home directory), whose files
-  // `git show HEAD:f`, `git log -p` and `git diff` print by the repository's paths, not ours.
-  // Not counted as a path check: `npm run build && git status` stays allowed (docs/shell-rules.md#read-only-commands).
-  // Looked up once per decision, on the first git command (the same line's other git commands reuse it).
-  let repository: string | null | undefined;
-  const repositoryTop = (): string | null => {
-    if (repository !== undefined) return repository;
-    if (!query.realPath) return (repository = 'cannot see here whether the workspace is the top of its git repository');
-    return (repository = query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null);
-  };
+  const lineChecks = new LineChecks(ruleSet, query);
   // A read-only command's paths are checked before the line runs: another command of the same
   // line (`cd /etc`, `ln -s /etc/shadow x`, a build script) could change what they name.
   let readsPaths: string | null = null;
@@ -241,13 +226,13 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
       const rule = tiers.allow[i]!;
       const field = rule.commandField;
       if (field?.readOnly) {
-        const before = pathsChecked;
-        const problem = readOnlyProblem(field.readOnly, part, countingChecks, repositoryTop);
+        const before = lineChecks.pathsChecked;
+        const problem = readOnlyProblem(field.readOnly, part, lineChecks, lineChecks.repositoryTop);
         if (problem) {
           if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
           continue;
         }
-        checkedHere = pathsChecked > before;
+        checkedHere = lineChecks.pathsChecked > before;
       } else if (field?.words) {
         if (!startsWithWords(part.argv, field.words)) continue;
       } else if (field && ((field.prefix && !text.startsWith(field.prefix)) || !field.test(text))) {
@@ -267,6 +252,42 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
   }
   const rule = first!;
   return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${plain.commands.length > 1 ? ', …' : ''})` };
+}
+
+/**
+ * The path checks of one line's allow phase: the paths checked as written are counted (a line
+ * whose read-only command checked paths must not also run a command that could change them),
+ * the `file_read` checks are set up on first use, and git's repository is looked up once.
+ * The checks are arrows assigned here (read-only commands pass them on as callbacks), not
+ * closures with inferred names made per decision.
+ */
+class LineChecks implements PathChecks {
+  pathsChecked = 0;
+  readonly written: PathCheck;
+  readonly resolved: PathCheck;
+  /**
+   * git works on the repository it discovers: unless the workspace holds its own `.git`, that is
+   * one above it (a monorepo, a dotfiles repository in the home directory), whose files
+   * `git show HEAD:f`, `git log -p` and `git diff` print by the repository's paths, not ours.
+   * Not counted as a path check: `npm run build && git status` stays allowed (docs/shell-rules.md#read-only-commands).
+   * Looked up once per decision, on the first git command (the same line's other git commands reuse it).
+   */
+  readonly repositoryTop: () => string | null;
+  private checks: PathChecks | null = null;
+  private repository: string | null | undefined = undefined;
+
+  constructor(ruleSet: RuleSet, query: RuleQuery) {
+    this.written = (path) => {
+      this.pathsChecked++;
+      return (this.checks ??= new FileReadChecks(ruleSet, query)).written(path);
+    };
+    this.resolved = (path) => (this.checks ??= new FileReadChecks(ruleSet, query)).resolved(path);
+    this.repositoryTop = () => {
+      if (this.repository !== undefined) return this.repository;
+      if (!query.realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
+      return (this.repository = query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null);
+    };
+  }
 }
 
 /** What evaluateShell reads of a command line, a pure function of its text (shared: never changed once set). */
@@ -363,40 +384,50 @@ function fileReadMemo(ruleSet: RuleSet): Map<string, string | null> {
  * A path is refused when it leaves the workspace or enters `.legion/` (lexically, then after
  * following symlinks) or when the rules do not allow `file_read` of it, as written or resolved.
  */
-function readablePathChecks(ruleSet: RuleSet, query: RuleQuery): PathChecks {
-  const tiers = ruleSet.tiersFor('file_read');
-  const { workspaceRoot, participantId, realPath } = query;
-  const memo = fileReadMemo(ruleSet);
-  const readable = (path: string): string | null => {
-    const key = `${participantId}\0${workspaceRoot}\0${path}`;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
-    const confined = confinementProblem(path);
-    let problem = confined;
-    if (!problem) {
-      const decided = evaluateWhole(tiers, participantId, inputLookup({ path }, workspaceRoot, 'file_read'));
-      problem = decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
-    }
-    if (memo.size >= FILE_READ_MEMO_LIMIT) memo.clear();
-    memo.set(key, problem);
-    return problem;
-  };
-  return {
-    written: (value) => {
+class FileReadChecks implements PathChecks {
+  readonly written: PathCheck;
+  readonly resolved: PathCheck;
+  private readonly tiers: ToolTiers;
+  private readonly memo: Map<string, string | null>;
+
+  constructor(
+    ruleSet: RuleSet,
+    private readonly query: RuleQuery,
+  ) {
+    this.tiers = ruleSet.tiersFor('file_read');
+    this.memo = fileReadMemo(ruleSet);
+    const { workspaceRoot, realPath } = query;
+    this.written = (value) => {
       if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
-      return readable(normalizeRulePath(value, workspaceRoot));
-    },
-    resolved: (value) => {
+      return this.readable(normalizeRulePath(value, workspaceRoot));
+    };
+    this.resolved = (value) => {
       const lexical = normalizeRulePath(value, workspaceRoot);
       if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
       const real = realPath(value); // as written: `link/..` is the link's target's parent
       if (real === null) return null; // nothing there to read
       const resolved = normalizeRulePath(real, workspaceRoot);
       if (resolved === lexical) return null;
-      const through = readable(resolved);
+      const through = this.readable(resolved);
       return through ? `${through} (through a symbolic link from "${lexical}")` : null;
-    },
-  };
+    };
+  }
+
+  private readable(path: string): string | null {
+    const { participantId, workspaceRoot } = this.query;
+    const key = `${participantId}\0${workspaceRoot}\0${path}`;
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    const confined = confinementProblem(path);
+    let problem = confined;
+    if (!problem) {
+      const decided = evaluateWhole(this.tiers, participantId, inputLookup({ path }, workspaceRoot, 'file_read'));
+      problem = decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
+    }
+    if (this.memo.size >= FILE_READ_MEMO_LIMIT) this.memo.clear();
+    this.memo.set(key, problem);
+    return problem;
+  }
 }
 
 /** Participant and every condition but `command` (a file redirection needs an allow whose `command` mentions `>`/`<`). */
@@ -450,12 +481,6 @@ export function ruleMatchesCall(rule: CompiledRule, query: RuleQuery): boolean {
 function inputLookup(input: Record<string, unknown>, workspaceRoot: string, toolName: string): Lookup {
   // Made on first use: a shell decision often reads no field but `command`.
   let normalizedPaths: Map<string, string> | null = null;
-  const normalized = (path: string): string => {
-    normalizedPaths ??= new Map();
-    let n = normalizedPaths.get(path);
-    if (n === undefined) normalizedPaths.set(path, (n = normalizeRulePath(path, workspaceRoot)));
-    return n;
-  };
   let strictCache: Map<string, readonly string[] | null> | null = null;
   let allowCache: Map<string, readonly string[] | null> | null = null;
   return (field, isPath, strict) => {
@@ -468,7 +493,14 @@ function inputLookup(input: Record<string, unknown>, workspaceRoot: string, tool
     if (typeof value === 'string') values = [value];
     else if (typeof value === 'number' || typeof value === 'boolean') values = [String(value)];
     else if (strict && Array.isArray(value)) values = value.filter((v): v is string => typeof v === 'string');
-    if (values && isPath) values = values.map(normalized);
+    if (values && isPath) {
+      const known = (normalizedPaths ??= new Map());
+      values = values.map((path) => {
+        let n = known.get(path);
+        if (n === undefined) known.set(path, (n = normalizeRulePath(path, workspaceRoot)));
+        return n;
+      });
+    }
     cache.set(field, values);
     return values;
   };
