@@ -31,6 +31,8 @@ export const TRUSTED: WorkspaceTrust = { trusted: true };
 
 const MARKER_VERSION = 'legion-workspace-trust v1';
 const KEY_BYTES = 32;
+/** A marker is one line of ~90 bytes; anything larger is not one. */
+const MARKER_MAX_BYTES = 256;
 
 export const trustKeyFile = (userDir: string): string => join(userDir, 'workspace-trust.key');
 export const trustMarkerFile = (workspaceRoot: string): string => join(workspaceRoot, '.legion', 'trusted');
@@ -112,6 +114,10 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
   const file = trustMarkerFile(realRoot);
   let marker: string;
   try {
+    // Only a small regular file is read: a committed marker that is a link to /dev/zero, a FIFO
+    // or a huge file would otherwise hang the start or fill memory.
+    const stats = await lstat(file);
+    if (!stats.isFile() || stats.size > MARKER_MAX_BYTES) return { trusted: false, reason: 'mismatch', detail: `${file} is not a marker Legion wrote (not a small regular file)` };
     marker = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { trusted: false, reason: 'no-marker', detail: `${legionDir} was not made by Legion for you here and you have not trusted it` };

@@ -10,6 +10,8 @@ import { pidIsAlive } from '../../storage/lock-file';
 import { freePort, startLocalEngine } from '../../engine/local-engine';
 import { engineDir, readLocalEngine, removeLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../engine/local-record';
 import { workspaceTrustOf } from '../workspace-root';
+import { trustPlace, writeWorkspaceTrust, type WorkspaceTrust } from '../../storage/workspace-trust';
+import { homedir } from 'node:os';
 
 /** `legion engine up|down`: a local Restate engine and one worker for this workspace (docs/engine.md#running-it). */
 export const engineCommand: Command = {
@@ -20,8 +22,8 @@ export const engineCommand: Command = {
   async run(context) {
     const [action, extra] = context.args.positionals;
     if (extra !== undefined) throw new LegionError(`legion engine takes one argument, up or down (got "${extra}")`, 2);
-    if (action === 'up' || action === 'down') await requireTrusted(context);
-    if (action === 'up') return up(context);
+    const trust = action === 'up' || action === 'down' ? await requireTrusted(context) : undefined;
+    if (action === 'up') return up(context, trust!);
     if (action === 'down') return down(context);
     throw new LegionError(`legion engine: say up or down${action ? ` (not "${action}")` : ''}`, 2);
   },
@@ -33,9 +35,9 @@ export const engineCommand: Command = {
  * a trusted workspace's record is believed (docs/workspace-trust.md); an untrusted workspace
  * would not use the engine anyway (engine-settings.ts).
  */
-async function requireTrusted(context: CommandContext): Promise<void> {
+async function requireTrusted(context: CommandContext): Promise<WorkspaceTrust> {
   const trust = await workspaceTrustOf(context);
-  if (trust.trusted || trust.reason === 'absent') return;
+  if (trust.trusted || trust.reason === 'absent') return trust;
   throw new LegionError(`${layoutFor(context.workspaceRoot).legionDir} is not trusted (${trust.detail}), so its engine record is not believed: review it, run legion trust, then legion engine`);
 }
 
@@ -48,7 +50,8 @@ function describe(record: LocalEngineRecord, legionDir: string): string {
   ].join('\n') + '\n';
 }
 
-async function up(context: CommandContext): Promise<number> {
+/** `trust`: the workspace's, checked by requireTrusted (trusted, or no `.legion/` yet). */
+async function up(context: CommandContext, trust: WorkspaceTrust): Promise<number> {
   const { io } = context;
   const layout = layoutFor(context.workspaceRoot);
   const running = readLocalEngine(layout.legionDir);
@@ -59,6 +62,12 @@ async function up(context: CommandContext): Promise<number> {
   if (running) stopRecorded(running); // half of it died: start both afresh
   const logs = join(layout.legionDir, 'logs');
   mkdirSync(logs, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (!trust.trusted) {
+    // No `.legion/` before this command: Legion made it for the user, so it is trusted (as legion
+    // init does); without the marker the worker started below would find it untrusted.
+    const marked = await writeWorkspaceTrust(trustPlace(context.workspaceRoot, io.env, io.env.HOME || homedir()));
+    if (!marked.ok) throw new LegionError(marked.error);
+  }
   const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log') })
     .catch((error: Error) => { throw new LegionError(error.message); });
   // The worker keeps its port across down/up when it can: turns in flight stay pinned to the URL they started on.

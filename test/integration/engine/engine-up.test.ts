@@ -10,6 +10,7 @@ import { restateServerBinary } from '../../../src/engine/local-engine';
 import { readLocalEngine } from '../../../src/engine/local-record';
 import { pidIsAlive } from '../../../src/storage/lock-file';
 import { withTempDir } from '../../helpers/tmp';
+import { checkWorkspaceTrust } from '../../../src/storage/workspace-trust';
 import { APP_DIR } from '../../helpers/crash-workspace';
 import { REPO_ROOT } from '../../helpers/bundle';
 
@@ -72,6 +73,24 @@ test('legion engine up starts restate-server and a worker, says what runs where;
       assert.ok(again2);
       pids = [again2.serverPid, again2.workerPid];
       assert.deepEqual([again2.ingress, again2.admin, again2.worker], [record.ingress, record.admin, record.worker]);
+      assert.equal((await legion(dir, ['engine', 'down'])).code, 0);
+    } finally {
+      for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+});
+
+test('legion engine up in a folder without .legion/ makes it trusted (Legion made it for the user), so its worker honours the workspace', { skip, timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    let pids: number[] = [];
+    try {
+      const up = await legion(dir, ['engine', 'up']);
+      assert.equal(up.code, 0, up.stderr);
+      const record = readLocalEngine(join(dir, '.legion'));
+      assert.ok(record);
+      pids = [record.serverPid, record.workerPid];
+      const trust = await checkWorkspaceTrust({ workspaceRoot: dir, userDir: testUserDir(dir) });
+      assert.equal(trust.trusted, true, JSON.stringify(trust));
       assert.equal((await legion(dir, ['engine', 'down'])).code, 0);
     } finally {
       for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, cp, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { withTempDir } from '../../helpers/tmp';
 import {
   checkWorkspaceTrust, revokeWorkspaceTrust, trustKeyFile, trustMarkerFile, untrustedNotice, writeWorkspaceTrust, type TrustPlace,
@@ -164,5 +165,25 @@ test('a key file that is a symbolic link or not a key: unsafe', async () => {
     await rm(key);
     await writeFile(key, 'not a key\n', { mode: 0o600 });
     assert.equal(((await checkWorkspaceTrust(place)) as { reason?: string }).reason, 'unsafe-key');
+  });
+});
+
+test('a marker that is not a small regular file (a link to /dev/zero, a FIFO, a huge file) is refused without being read', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    const file = trustMarkerFile(place.workspaceRoot);
+    await rm(file);
+    await symlink('/dev/zero', file);
+    const zero = await checkWorkspaceTrust(place);
+    assert.equal(!zero.trusted && zero.reason, 'mismatch');
+    await rm(file);
+    execFileSync('mkfifo', [file]); // reading a FIFO with no writer would block the start forever
+    const fifo = await checkWorkspaceTrust(place);
+    assert.equal(!fifo.trusted && fifo.reason, 'mismatch');
+    await rm(file);
+    await writeFile(file, 'x'.repeat(1024 * 1024));
+    const huge = await checkWorkspaceTrust(place);
+    assert.equal(!huge.trusted && huge.reason, 'mismatch');
   });
 });
