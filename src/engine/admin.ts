@@ -1,51 +1,13 @@
-import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import { createRequire } from 'node:module';
+import { requestText } from './http-text';
 import { messageOf } from '../errors';
-
-/**
- * node:http and node:https (with TLS), loaded by the first request: a start evaluates this
- * module (src/cli/engine-settings.ts) and draws its first frame without one
- * (docs/performance.md#start-up; scripts/start-path.mjs checks).
- */
-let modules: { readonly http: typeof Http; readonly https: typeof Https } | undefined;
-function httpModules(): { readonly http: typeof Http; readonly https: typeof Https } {
-  if (!modules) {
-    const load = createRequire(import.meta.url);
-    modules = { http: load('node:http') as typeof Http, https: load('node:https') as typeof Https };
-  }
-  return modules;
-}
 
 /** An answer of the engine's admin API, or why there was none. */
 export type AdminResult<T> = { ok: true; value: T } | { ok: false; error: string; status?: number };
 
-/**
- * One request over node:http (its global agent keeps the connection alive): a hub asks for the
- * deployments every 250 ms, and `fetch` costs it several times the CPU of the request itself.
- */
-function send(url: string, init: { method?: string; body?: string }, timeoutMs: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
-    if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
-    const { http, https } = httpModules();
-    const request = (url.startsWith('https:') ? https.request : http.request)(url, {
-      method: init.method ?? 'GET', headers, signal: AbortSignal.timeout(timeoutMs),
-    }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (d: string) => { text += d; });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(init.body);
-  });
-}
-
+/** One admin API request (node:http, connection kept alive: the hub polls every 250 ms). */
 async function call<T>(admin: string, path: string, init: { method?: string; body?: string } = {}, timeoutMs = 5000): Promise<AdminResult<T>> {
   try {
-    const { status, text } = await send(`${admin}${path}`, init, timeoutMs);
+    const { status, text } = await requestText(`${admin}${path}`, init, timeoutMs);
     if (status < 200 || status >= 300) return { ok: false, status, error: `${admin}${path}: HTTP ${status} ${firstLine(text)}` };
     return { ok: true, value: (text ? JSON.parse(text) : undefined) as T };
   } catch (error) {

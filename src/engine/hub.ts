@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { messageOf } from '../errors';
 import type { EventInput } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
+import { requestText } from './http-text';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
 import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
@@ -49,24 +48,6 @@ export interface HubOptions {
   onRemoteRequest?(requestId: string): void;
   /** How often the hub looks for workers it does not follow yet (default 250 ms). */
   readonly pollMs?: number;
-}
-
-
-/** POST without a deadline: a turn may run for an hour (fetch would give up on the headers after 5 minutes). */
-function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-    }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (d: string) => { text += d; });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 /** The engine's answer to a turn sent to the ingress, as the turn's outcome. */
@@ -197,7 +178,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
       const turnId = randomUUID();
       const settled = new Promise<TurnOutcome>((resolve) => settling.set(turnId, resolve));
       try {
-        const answered = post(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, JSON.stringify(input), { [TURN_HEADER]: turnId })
+        const answered = requestText(`${options.ingress}/${SESSION_OBJECT}/${encodeURIComponent(sessionId)}/turn`, { method: 'POST', body: JSON.stringify(input), headers: { [TURN_HEADER]: turnId } })
           .then(outcomeOf, (error: unknown): TurnOutcome => ({
             kind: 'failed', error: `the engine at ${options.ingress} was lost (${messageOf(error)}): the turn may go on there; see legion doctor`,
           }));
@@ -214,7 +195,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
       const id = awakeableOf.get(requestId);
       if (!id) return { ok: false, error: `no pending request ${requestId}` };
       try {
-        const answer = await post(`${options.ingress}/restate/awakeables/${encodeURIComponent(id)}/resolve`, JSON.stringify(decision));
+        const answer = await requestText(`${options.ingress}/restate/awakeables/${encodeURIComponent(id)}/resolve`, { method: 'POST', body: JSON.stringify(decision) });
         if (answer.status < 200 || answer.status >= 300) return { ok: false, error: `the engine refused the decision: HTTP ${answer.status} ${answer.text.slice(0, 200)}` };
         return { ok: true };
       } catch (error) {
