@@ -20,10 +20,10 @@ export const NOT_AT_START = [
 /**
  * Node built-ins no module on the start path may import statically (a start draws its first
  * frame without a request): HTTP, TLS and compression, which the providers' and the engine's
- * admin requests load at their first use (src/providers/node-fetch.ts, src/engine/http-text.ts).
+ * admin requests load at their first use (src/providers/http-modules.ts).
  */
 export const BUILTINS_NOT_AT_START = [
-  { pattern: /^(node:)?(http|https|http2|tls|zlib)$/, why: 'HTTP, TLS or compression: loaded at the first request (src/providers/node-fetch.ts, src/engine/http-text.ts)' },
+  { pattern: /^(node:)?(http|https|http2|tls|zlib)$/, why: 'HTTP, TLS or compression: loaded at the first request (src/providers/http-modules.ts)' },
 ];
 
 /** The inputs `entry` reaches through static imports (`import`, `require`), in the order found. */

@@ -1,20 +1,4 @@
-import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import { createRequire } from 'node:module';
-
-/**
- * node:http and node:https (with TLS), loaded by the first request: a start evaluates the
- * engine's admin client (src/cli/engine-settings.ts) and draws its first frame without them
- * (docs/performance.md#start-up; scripts/start-path.mjs checks).
- */
-let modules: { readonly http: typeof Http; readonly https: typeof Https } | undefined;
-function httpModules(): { readonly http: typeof Http; readonly https: typeof Https } {
-  if (!modules) {
-    const load = createRequire(import.meta.url);
-    modules = { http: load('node:http') as typeof Http, https: load('node:https') as typeof Https };
-  }
-  return modules;
-}
+import { httpModules } from '../providers/http-modules';
 
 /**
  * One JSON request to the engine over node:http(s), its text answer. The global agent keeps the

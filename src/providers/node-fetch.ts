@@ -1,29 +1,6 @@
-import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import type * as Zlib from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { createRequire } from 'node:module';
-
-interface HttpModules {
-  readonly http: typeof Http;
-  readonly https: typeof Https;
-  readonly zlib: typeof Zlib;
-}
-let modules: HttpModules | undefined;
-
-/**
- * node:http, node:https (with TLS) and node:zlib, loaded by the first `createNodeFetch` (a
- * provider's first request), not when this module is evaluated: a start evaluates it, and
- * draws its first frame without a model call (docs/performance.md#start-up).
- */
-function httpModules(): HttpModules {
-  if (!modules) {
-    const load = createRequire(import.meta.url);
-    modules = { http: load('node:http') as typeof Http, https: load('node:https') as typeof Https, zlib: load('node:zlib') as typeof Zlib };
-  }
-  return modules;
-}
+import { httpModules } from './http-modules';
 
 /**
  * The `fetch` the provider SDKs get (docs/streaming.md): node:http(s) instead of Node's
