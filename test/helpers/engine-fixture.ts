@@ -9,6 +9,8 @@ import { initWorkspace } from '../../src/collective/init';
 import { createParticipantStore } from '../../src/collective/store';
 import { agentSchema } from '../../src/collective/participant';
 import { layoutFor } from '../../src/storage/layout';
+import { createRunStore } from '../../src/session/run-store';
+import { randomIds, sessionIdOf } from '../../src/session/ids';
 import { freePort, startLocalEngine, type LocalEngine } from '../../src/engine/local-engine';
 import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 import { until } from './processes';
@@ -142,6 +144,23 @@ export async function setupEngineWorkspace(dir: string, modelUrl: string, engine
   ].join('\n'));
   await writeFile(join(dir, 'tool.sh'), toolScript(toolSleepSeconds));
   return { HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin', OPENAI_API_KEY: 'test-key' };
+}
+
+/** What most engine tests start from: a fake model, a real engine, the builder's workspace, a run, and the user's session with the builder. */
+export interface EngineScene {
+  readonly model: FakeModel;
+  readonly engine: LocalEngine;
+  readonly env: Record<string, string>;
+  readonly run: { readonly id: string };
+  readonly sessionId: string;
+}
+
+export async function startEngineScene(dir: string, modelOptions: { answerChunks: number; delayMs: number }): Promise<EngineScene> {
+  const model = await startFakeModel(modelOptions);
+  const engine = await startEngine(dir);
+  const env = await setupEngineWorkspace(dir, model.url, engine);
+  const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+  return { model, engine, env, run, sessionId: sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' }) };
 }
 
 export async function startEngine(dir: string): Promise<LocalEngine> {

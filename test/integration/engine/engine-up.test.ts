@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { initWorkspace } from '../../../src/collective/init';
 import { restateServerBinary } from '../../../src/engine/local-engine';
-import { readLocalEngine } from '../../../src/engine/local-record';
+import { readLocalEngine, type LocalEngineRecord } from '../../../src/engine/local-record';
 import { pidIsAlive } from '../../../src/storage/lock-file';
 import { withTempDir } from '../../helpers/tmp';
 import { checkWorkspaceTrust } from '../../../src/storage/workspace-trust';
@@ -15,6 +15,15 @@ import { APP_DIR } from '../../helpers/crash-workspace';
 import { REPO_ROOT } from '../../helpers/bundle';
 
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
+
+/** `legion engine up` in `dir`, which must succeed and leave its record. */
+async function engineUp(dir: string): Promise<{ up: Awaited<ReturnType<typeof legion>>; record: LocalEngineRecord }> {
+  const up = await legion(dir, ['engine', 'up']);
+  assert.equal(up.code, 0, up.stderr);
+  const record = readLocalEngine(join(dir, '.legion'));
+  assert.ok(record);
+  return { up, record };
+}
 
 function legion(dir: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -41,10 +50,7 @@ test('legion engine up starts restate-server and a worker, says what runs where;
     assert.match(worker.stderr, /^legion: engine\.kind is restate but no engine runs for this workspace: start one with legion engine up/);
     let pids: number[] = [];
     try {
-      const up = await legion(dir, ['engine', 'up']);
-      assert.equal(up.code, 0, up.stderr);
-      const record = readLocalEngine(join(dir, '.legion'));
-      assert.ok(record);
+      const { up, record } = await engineUp(dir);
       pids = [record.serverPid, record.workerPid];
       assert.ok(pids.every(pidIsAlive));
       assert.ok(up.stdout.includes(`ingress ${record.ingress}, admin ${record.admin}`), up.stdout);
@@ -84,10 +90,7 @@ test('legion engine up in a folder without .legion/ makes it trusted (Legion mad
   await withTempDir(async (dir) => {
     let pids: number[] = [];
     try {
-      const up = await legion(dir, ['engine', 'up']);
-      assert.equal(up.code, 0, up.stderr);
-      const record = readLocalEngine(join(dir, '.legion'));
-      assert.ok(record);
+      const { record } = await engineUp(dir);
       pids = [record.serverPid, record.workerPid];
       const trust = await checkWorkspaceTrust({ workspaceRoot: dir, userDir: testUserDir(dir) });
       assert.equal(trust.trusted, true, JSON.stringify(trust));

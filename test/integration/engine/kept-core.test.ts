@@ -2,13 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, startEngineScene, startWorker } from '../../helpers/engine-fixture';
 
 /**
  * A worker keeps the run's core between turns (docs/engine.md#a-turn-on-a-worker) and builds it
@@ -19,11 +18,7 @@ const skip = restateServerBinary().ok ? false : 'restate-server is not installed
 
 test('a worker reuses its core between turns, and rebuilds it when the session file was written elsewhere', { skip, timeout: 240_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
-    const engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const { model, engine, env, run, sessionId } = await startEngineScene(dir, { answerChunks: 2, delayMs: 0 });
     const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
     const turn = async (text: string): Promise<void> => {
       // A turn takes seconds; one without an outcome fails here with the worker's log (below), not at the test's timeout without it.
@@ -64,12 +59,8 @@ test('a worker reuses its core between turns, and rebuilds it when the session f
 
 test('a kept core reads the hub\'s usage totals at each turn: usage.json rewritten does not rebuild it, and a run budget it reached stops the next call', { skip, timeout: 60_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
-    const engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
+    const { model, engine, env, run, sessionId } = await startEngineScene(dir, { answerChunks: 2, delayMs: 0 });
     appendFileSync(join(dir, '.legion', 'config.yaml'), 'budgets: { runUsd: 1 }\n');
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
     const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
     const send = (text: string): Promise<unknown> => sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text });
     const cores = (): string[] => worker.log.join('').split('\n').filter((l) => l.includes(`turn ${sessionId}:`)).map((l) => / core (kept|built)/.exec(l)![1]!);
@@ -103,10 +94,7 @@ test('a kept core reads the hub\'s usage totals at each turn: usage.json rewritt
 
 test('turns of several sessions of a run at once share the worker\'s one core (built once), each journaled in its own invocation', { skip, timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 5, delayMs: 20 });
-    const engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+    const { model, engine, env, run } = await startEngineScene(dir, { answerChunks: 5, delayMs: 20 });
     const worker = await startWorker(dir, { ...env, LEGION_ENGINE_TIMING: '1' }, await freePort());
     const names = ['a', 'b', 'c'];
     const round = (text: string): Promise<unknown[]> => Promise.all(names.map((name) =>

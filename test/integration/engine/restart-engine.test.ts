@@ -2,24 +2,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { pidIsAlive } from '../../../src/storage/lock-file';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, startEngine, startEngineScene, startWorker } from '../../helpers/engine-fixture';
 
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
 test('kill -9 the engine itself mid-turn, start it again on its data: the turn ends on the worker, the tool ran once, the history valid', { skip, timeout: 180_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 40, delayMs: 50 });
-    let engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const scene = await startEngineScene(dir, { answerChunks: 40, delayMs: 50 });
+    const { model, env, run, sessionId } = scene;
+    let engine = scene.engine;
     const file = layoutFor(dir).sessionFile(run.id, sessionId);
     const worker = await startWorker(dir, env, await freePort());
     try {

@@ -2,23 +2,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { registerDeployment } from '../../../src/engine/admin';
 import { withTempDir } from '../../helpers/tmp';
-import { killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, startBalancer, startEngineScene, startWorker, type WorkerProcess } from '../../helpers/engine-fixture';
 
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
 test('two workers behind one URL, the one running the turn killed with SIGKILL: the other finishes it; nothing finished repeated', { skip, timeout: 180_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 40, delayMs: 50 });
-    const engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const { model, engine, env, run, sessionId } = await startEngineScene(dir, { answerChunks: 40, delayMs: 50 });
     const ports = [await freePort(), await freePort()];
     const workers: WorkerProcess[] = [];
     for (const port of ports) workers.push(await startWorker(dir, env, port, ['--no-register']));

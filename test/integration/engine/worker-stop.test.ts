@@ -1,11 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
-import { layoutFor } from '../../../src/storage/layout';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { withTempDir } from '../../helpers/tmp';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, startEngineScene, startWorker } from '../../helpers/engine-fixture';
 
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
@@ -15,11 +12,7 @@ const skip = restateServerBinary().ok ? false : 'restate-server is not installed
  */
 test('legion worker exits on SIGTERM after serving a turn (the engine\'s connection still open)', { skip, timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 2, delayMs: 0 });
-    const engine = await startEngine(dir);
-    const env = await setupEngineWorkspace(dir, model.url, engine);
-    const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+    const { model, engine, env, run, sessionId } = await startEngineScene(dir, { answerChunks: 2, delayMs: 0 });
     const worker = await startWorker(dir, env, await freePort());
     try {
       const outcome = await sendTurn(engine.ingress, sessionId, { runId: run.id, responderId: 'builder', name: 'default', text: 'build it' }) as { kind: string };
