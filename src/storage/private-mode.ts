@@ -1,5 +1,4 @@
 import { chmodSync, lstatSync, readdirSync } from 'node:fs';
-import type { chmod, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -21,10 +20,11 @@ export interface TightenReport {
   readonly failed: { path: string; error: string }[];
 }
 
+/** The file system calls the walk makes (a fake in tests, `sharedPaths` records instead of changing modes). */
 export interface TightenDeps {
-  readonly lstat: typeof lstat;
+  readonly lstat: (path: string) => Promise<{ readonly mode: number; isSymbolicLink(): boolean; isDirectory(): boolean }>;
   readonly readdir: (path: string) => Promise<string[]>;
-  readonly chmod: typeof chmod;
+  readonly chmod: (path: string, mode: number) => Promise<void>;
 }
 
 /**
@@ -35,9 +35,9 @@ export interface TightenDeps {
  * docs/performance.md#start-up).
  */
 const realFs: TightenDeps = {
-  lstat: (async (path: string) => lstatSync(path)) as unknown as typeof lstat,
+  lstat: async (path) => lstatSync(path),
   readdir: async (path) => readdirSync(path),
-  chmod: (async (path: string, mode: number) => chmodSync(path, mode)) as unknown as typeof chmod,
+  chmod: async (path, mode) => chmodSync(path, mode),
 };
 
 /**
