@@ -3,6 +3,7 @@
 import { main } from '../src/cli/main';
 import { processIo } from '../src/cli/io';
 import { startScreen } from '../src/cli/start-screen';
+import { warmStartParsers } from '../src/cli/snapshot-warm';
 
 /**
  * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
@@ -35,5 +36,6 @@ function run(): void {
   });
 }
 
-if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) __legionStart.snapshot(run, loadTui);
+// In a snapshot: the TUI's modules evaluated, and the parsers of the shipped files compiled (src/cli/snapshot-warm.ts).
+if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) __legionStart.snapshot(run, async () => [await loadTui(), warmStartParsers()]);
 else run();

@@ -33,7 +33,7 @@ import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { patchOnce } from './build-tables.mjs';
@@ -56,7 +56,7 @@ async function parsedShippedYaml() {
       if (entry.isDirectory()) walk(path);
       else if (/\.ya?ml$/.test(entry.name)) {
         const parsed = preparseYaml(readFileSync(path, 'utf8'), path);
-        if (parsed) out.push(parsed);
+        if (parsed) out.push({ ...parsed, name: relative(join(ROOT, 'config'), path) });
       }
     }
   };

@@ -13,6 +13,8 @@ export type YamlParse = { ok: true; source: YamlSource } | { ok: false; error: s
 /** A YAML text, the JSON of what `parseYamlSource` makes of it, and `lineOf` of every key path of the data (by `JSON.stringify(path)`). */
 export interface ParsedYaml {
   readonly text: string;
+  /** The file's path under the package's `config/` (`rules.yaml`), set by the build. */
+  readonly name?: string;
   readonly json: string;
   readonly lines: Readonly<Record<string, number | null>>;
 }
@@ -24,6 +26,11 @@ export interface ParsedYaml {
  */
 declare const __LEGION_PARSED_YAML__: readonly ParsedYaml[] | undefined;
 const SHIPPED: readonly ParsedYaml[] = typeof __LEGION_PARSED_YAML__ === 'undefined' ? [] : __LEGION_PARSED_YAML__;
+
+/** The text of a YAML file shipped in `config/` (`name` relative to it) as the build carried it; undefined under tsx. */
+export function shippedYamlText(name: string): string | undefined {
+  return SHIPPED.find((p) => p.name === name)?.text;
+}
 
 /**
  * Parse YAML text; a syntax error becomes `file:line: message` in one line.

@@ -1,0 +1,44 @@
+// Warming the start's parsers while a V8 start-up snapshot is built (docs/performance.md#the-start-up-snapshot).
+import { validateLayers } from '../config/load';
+import { parseYamlSource, shippedYamlText } from '../config/yaml-source';
+import { parseRuleSources } from '../authz/rules/load';
+import { parseModelsFile } from '../providers/pricing';
+import { parseFauxScript } from '../providers/faux-script';
+
+/**
+ * The shipped files every start parses before its first frame, each with the function that
+ * parses it there. Each returns whether the text parsed; a shipped file that does not is a
+ * broken build.
+ */
+const PARSERS: readonly { readonly name: string; parse(text: string, file: string): boolean }[] = [
+  {
+    name: 'legion.yaml',
+    parse: (text, file) => {
+      const parsed = parseYamlSource(text, file);
+      return parsed.ok && validateLayers([parsed.source]).ok;
+    },
+  },
+  { name: 'rules.yaml', parse: (text, file) => parseRuleSources([{ file, text }]).ok },
+  { name: 'models.yaml', parse: (text, file) => parseModelsFile(text, file).ok },
+  { name: 'demo-script.yaml', parse: (text, file) => parseFauxScript(text, file).ok },
+];
+
+/**
+ * Run once while the bundle is evaluated into a start-up snapshot (bin/legion.ts): parse the
+ * shipped files (carried in the bundle, nothing read from the machine) through the functions a
+ * start runs on them, and discard the results. V8 keeps the bytecode of functions compiled while
+ * a snapshot builds, so a start from it runs them without compiling them first (a start from a
+ * snapshot has no code cache). These functions keep no state between calls: a start still reads
+ * and parses the real files. Returns the names warmed; throws when a shipped file is missing from
+ * the bundle or does not parse (the build then fails).
+ */
+export function warmStartParsers(textOf: (name: string) => string | undefined = shippedYamlText): string[] {
+  const warmed: string[] = [];
+  for (const { name, parse } of PARSERS) {
+    const text = textOf(name);
+    if (text === undefined) throw new Error(`snapshot warm-up: config/${name} is not in the bundle`);
+    if (!parse(text, `config/${name}`)) throw new Error(`snapshot warm-up: the shipped config/${name} does not parse`);
+    warmed.push(name);
+  }
+  return warmed;
+}
