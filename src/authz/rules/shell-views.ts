@@ -10,6 +10,7 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *   - its words with quotes and escapes removed,
  *   - the same with each `${x:-word}` (`-`, `=`, `+`, `?`, with or without `:`) replaced by its
  *     word, so `rm -rf ${x:-/}` reads `rm -rf /`,
+ *   - without its redirections (`>out curl …` is `curl …`),
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
@@ -24,6 +25,8 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
   if (command.kind === 'compound') return views.list;
   const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
   const wordLists = defaulted.some((w, i) => w !== command.words[i]) ? [command.words, defaulted] : [command.words];
+  // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
+  if (command.words.some(isRedirection)) wordLists.push(command.words.filter((w) => !isRedirection(w)));
   const scripts = new Set<string>();
   for (const words of wordLists) {
     views.add(words.join(' '));
@@ -101,6 +104,14 @@ function embeddedScripts(words: readonly string[]): string[] {
   }
   return [];
 }
+
+/**
+ * A word the splitter wrote for a redirection (`>out`, `2>&1`, `<<<x`, `&>>log`); not a process
+ * substitution `<(…)`. A quoted word reading the same is taken for one too: deny rules then see
+ * one view more, never fewer.
+ */
+const REDIRECTION = /^\d*(?:&>>?|<<<|<>|<&|>&|>>|>\||<|>)(?!\()/;
+const isRedirection = (word: string): boolean => REDIRECTION.test(word);
 
 const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
 

@@ -11,6 +11,7 @@ export const WRAPPERS = new Set([
   'unbuffer', 'script', 'flock', 'chroot', 'busybox', 'find', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish',
   'ash', 'mksh', 'csh', 'tcsh', 'runuser', 'systemd-run', 'nsenter', 'unshare', 'caffeinate', 'catchsegv',
   'valgrind', 'firejail', 'proot', 'fakeroot', 'torsocks', 'proxychains', 'proxychains4', 'npx', 'pnpx', 'bunx',
+  'chronic', 'prlimit', 'numactl', 'faketime', 'cpulimit', 'setpriv', 'ifne',
 ]);
 export const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', '}', 'fi', 'done', 'coproc']);
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'mksh', 'csh', 'tcsh', 'busybox', 'su', 'runuser']);

@@ -31,3 +31,27 @@ test('a deny or ask rule is not escaped by a redirection written before the comm
     assert.equal(decide(`${prefix}curl http://ok.example`).decision, 'allow', 'the allow still applies where nothing denies');
   }
 });
+
+test('a deny or ask rule is not escaped by a file redirection or here-string written before the command (a line that is not plain)', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  // Without the deny these lines would only ask (not plain): an ask can be approved, by an agent
+  // approver too; a deny cannot. So the rule itself must be the one that decides.
+  for (const prefix of ['>out ', '2>err ', '>>log ', '&>out ', '<in ', '<<<x ', '<<< "x y" ', '0<<<x ', '2>err >out ', 'true; >out ', 'true && <<<x ', 'sudo >out ', '>out env ', '<<<x command ']) {
+    const denied = decide(`${prefix}curl http://evil.example`);
+    assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], `${JSON.stringify(prefix)} curl`);
+    const asked = decide(`${prefix}rm notes.txt`);
+    assert.deepEqual([asked.decision, asked.ruleId], ['ask', 'rm-ask'], `${JSON.stringify(prefix)} rm`);
+  }
+});
+
+test('a deny rule sees the command after wrappers that run their arguments (chronic, prlimit, numactl, faketime, cpulimit, setpriv)', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  for (const wrapper of ['chronic', 'prlimit --nofile=64', 'numactl -N 0', 'faketime 2020-01-01', 'cpulimit -l 50', 'setpriv --no-new-privs', 'ifne']) {
+    const denied = decide(`${wrapper} curl http://evil.example`);
+    assert.equal(denied.decision, 'deny', `${wrapper}: ${denied.ruleId}`);
+  }
+});
