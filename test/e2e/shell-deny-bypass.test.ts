@@ -1,0 +1,166 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { withTempDir } from '../helpers/tmp';
+import { CLI, initWorkspace } from './modals-support';
+import { until } from '../helpers/processes';
+import type { LegionEvent } from '../../src/events/types';
+
+/**
+ * A deny rule end to end (docs/shell-rules.md#deny-and-ask-rules), with the built CLI, locally and
+ * attached to `legion serve`: the agent is the attacker. The workspace allows every plain shell
+ * command and denies `curl *deny-me*`; the faux model asks for curl to a local listener written in
+ * the ways a parser might split differently (a redirection first, a here-string, `exec 3>&1;`, a line
+ * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper). Every one must be denied by
+ * that rule — no approval request (an ask could be approved), the tool result says denied — and the
+ * listener must see nothing but the control call the rules allow (which proves curl and the network
+ * work: the sandbox is off).
+ */
+
+const DENIED = (url: string): string[] => [
+  `2>&1 curl -s ${url}/fd-dup-first`,
+  `>/dev/null curl -s ${url}/dev-null-first`,
+  `FOO=1 2>/dev/null curl -s ${url}/assignment-then-redirect`,
+  `true && 2>&1 curl -s ${url}/after-and`,
+  `>out.txt curl -s ${url}/file-redirect-first`,
+  `2>err.txt curl -s ${url}/stderr-file-first`,
+  `<<<x curl -s ${url}/here-string-first`,
+  `exec 3>&1; curl -s ${url}/after-exec`,
+  `cu\\\nrl -s ${url}/line-continuation`,
+  `\\curl -s ${url}/backslash`,
+  `command curl -s ${url}/command`,
+  `env curl -s ${url}/env`,
+  `$'cu\\x72l' -s ${url}/ansi-c`,
+  `'cu'"rl" -s ${url}/quotes`,
+  `nice -n 1 curl -s ${url}/nice`,
+  `chronic curl -s ${url}/chronic`,
+];
+
+interface Listener { url: string; paths: string[]; close(): Promise<void> }
+
+async function listen(): Promise<Listener> {
+  const paths: string[] = [];
+  const server: Server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    res.end('ok\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** A workspace (trusted by its user, as `legion init` leaves it) whose rules allow every plain shell command but curl to *deny-me*. */
+async function workspace(dir: string, url: string): Promise<{ ws: string; env: Record<string, string> }> {
+  const home = join(dir, 'home');
+  const ws = join(dir, 'ws');
+  await mkdir(home, { recursive: true });
+  await mkdir(ws, { recursive: true });
+  await initWorkspace(ws, [{ id: 'worker', tools: ['shell'] }], home);
+  await writeFile(join(ws, '.legion', 'rules.yaml'), [
+    'version: 1',
+    'rules:',
+    '  - { id: no-curl, decision: deny, tool: shell, match: { command: "curl *deny-me*" }, reason: "no curl here" }',
+    '  - { id: any-plain-shell, decision: allow, tool: shell }',
+    '',
+  ].join('\n'));
+  await writeFile(join(ws, '.legion', 'config.yaml'), 'sandbox: { mode: off }\n');
+  const calls = [...DENIED(`${url}/deny-me`), `curl -s ${url}/control`].map((command) => ({ name: 'shell', input: { command } }));
+  const script = join(ws, 'script.yaml');
+  await writeFile(script, JSON.stringify({
+    version: 1,
+    replies: [
+      { agent: 'worker', on: 'message', toolCalls: calls },
+      { agent: 'worker', on: 'tool-result', repeat: true, text: 'worker done' },
+      { agent: 'worker', on: 'tool-error', repeat: true, text: 'worker done' },
+    ],
+  }));
+  const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
+  return { ws, env };
+}
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+/**
+ * The built CLI. Attached, an approval request waits in the server's queue for a TUI that never
+ * comes: the run is stopped at the first one (the assertions then name it), or after 60 s.
+ */
+function legion(args: string[], ws: string, env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, '--cwd', ws, ...args], { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/"type":"approval-request"/.test(stdout)) setTimeout(() => child.kill('SIGKILL'), 500);
+    });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('exit', (code) => {
+      clearTimeout(deadline);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const eventsOf = (run: Run): LegionEvent[] => run.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LegionEvent);
+
+/** Every denied line's call ended in an error that says denied, no approval was asked, the control ran, and the listener saw only it. */
+function assertDenied(run: Run, listener: Listener): void {
+  const events = eventsOf(run);
+  const asked = events.filter((e) => e.type === 'approval-request').map((e) => e.type === 'approval-request' && (e.input as { command: string }).command);
+  // Attached, the run is stopped at the first approval request: the calls after it never run.
+  assert.deepEqual(listener.paths, ['/control'], `the listener saw only the allowed control call (asked: ${JSON.stringify(asked)})`);
+  const starts = new Map<string, string>();
+  for (const e of events) if (e.type === 'tool-call-start') starts.set(e.toolUseId, (e.input as { command: string }).command);
+  const ends = new Map<string, { isError: boolean; summary: string }>();
+  for (const e of events) if (e.type === 'tool-call-end') ends.set(starts.get(e.toolUseId) ?? e.toolUseId, e);
+  assert.deepEqual(asked, [], 'a deny never asks');
+  for (const command of DENIED(`${listener.url}/deny-me`)) {
+    const end = ends.get(command);
+    assert.ok(end, `no tool result for ${JSON.stringify(command)}: ${run.stderr}`);
+    assert.equal(end.isError, true, `${JSON.stringify(command)} ran: ${end.summary}`);
+    assert.match(end.summary, /denied/i, `${JSON.stringify(command)}: ${end.summary}`);
+  }
+  const control = ends.get(`curl -s ${listener.url}/control`);
+  assert.equal(control?.isError, false, `the control call: ${JSON.stringify(control)}`);
+}
+
+test('deny rules hold end to end against lines a parser might split differently: `legion run`', { timeout: 120_000 }, async () => {
+  const listener = await listen();
+  try {
+    await withTempDir(async (dir) => {
+      const { ws, env } = await workspace(dir, listener.url);
+      const run = await legion(['run', '--to', 'worker', '--json', '--approve', 'deny', 'go'], ws, env);
+      assertDenied(run, listener);
+      assert.equal(run.code, 0, run.stderr);
+    });
+  } finally {
+    await listener.close();
+  }
+});
+
+test('deny rules hold end to end against lines a parser might split differently: `legion run` attached to `legion serve`', { timeout: 120_000 }, async () => {
+  const listener = await listen();
+  try {
+    await withTempDir(async (dir) => {
+      const { ws, env } = await workspace(dir, listener.url);
+      const server = spawn(process.execPath, [CLI, '--cwd', ws, 'serve'], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let log = '';
+      server.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+      try {
+        await until(() => /serving run/.test(log), `the server: ${log}`, 60_000);
+        const run = await legion(['run', '--attach', '--to', 'worker', '--json', 'go'], ws, env);
+        assertDenied(run, listener);
+        assert.equal(run.code, 0, run.stderr);
+      } finally {
+        server.kill('SIGTERM');
+        if (server.exitCode === null) await new Promise((r) => server.once('exit', r));
+      }
+    });
+  } finally {
+    await listener.close();
+  }
+});
