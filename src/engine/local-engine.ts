@@ -39,10 +39,12 @@ export interface LocalEngine {
 
 /**
  * Start a single-node restate-server (docs/engine.md#running-it): its data in `dataDir`, its log
- * appended to `logFile`, TCP only, on free local ports. Detached (its own process group) so it
+ * appended to `logFile`, TCP only, on free local ports; `settings`: more lines of its TOML
+ * config (dotted keys, e.g. `worker.invoker.concurrent-invocations-limit = 10`; benches try
+ * knobs with it). Detached (its own process group) so it
  * outlives the command that started it; resolves once the admin API and the ingress answer.
  */
-export async function startLocalEngine(options: { dataDir: string; logFile: string; timeoutMs?: number }): Promise<LocalEngine> {
+export async function startLocalEngine(options: { dataDir: string; logFile: string; timeoutMs?: number; settings?: readonly string[] }): Promise<LocalEngine> {
   const binary = restateServerBinary();
   if (!binary.ok) throw new Error(binary.error);
   mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -57,10 +59,10 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
     // A laptop-sized engine: one partition, a small RocksDB cache.
     'default-num-partitions = 1',
     'rocksdb-total-memory-size = "128 MiB"',
-    '[admin]',
-    `bind-address = "127.0.0.1:${adminPort}"`,
-    '[ingress]',
-    `bind-address = "127.0.0.1:${ingressPort}"`,
+    // Dotted keys, no table headers: `settings` may add keys of any table after them.
+    `admin.bind-address = "127.0.0.1:${adminPort}"`,
+    `ingress.bind-address = "127.0.0.1:${ingressPort}"`,
+    ...(options.settings ?? []),
     '',
   ].join('\n'), { mode: PRIVATE_FILE_MODE });
   const log = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
@@ -93,7 +95,7 @@ async function previousPorts(configFile: string): Promise<[number, number, numbe
   } catch {
     return null;
   }
-  const ports = [...text.matchAll(/^bind-address = "127\.0\.0\.1:(\d+)"$/gm)].map((m) => Number(m[1]));
+  const ports = [...text.matchAll(/^(?:admin\.|ingress\.)?bind-address = "127\.0\.0\.1:(\d+)"$/gm)].map((m) => Number(m[1]));
   if (ports.length !== 3) return null;
   const [node, admin, ingress] = ports as [number, number, number];
   // A server just stopped may hold its ports a moment longer.

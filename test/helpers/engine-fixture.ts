@@ -163,9 +163,10 @@ export async function startEngineScene(dir: string, modelOptions: { answerChunks
   return { model, engine, env, run, sessionId: sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' }) };
 }
 
-export async function startEngine(dir: string): Promise<LocalEngine> {
+/** `settings`: more lines of the engine's config (startLocalEngine), for benches trying a knob. */
+export async function startEngine(dir: string, settings: readonly string[] = []): Promise<LocalEngine> {
   await mkdir(join(dir, 'engine-data'), { recursive: true });
-  return startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log') });
+  return startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log'), settings });
 }
 
 export interface WorkerProcess {

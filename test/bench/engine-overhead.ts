@@ -1,0 +1,108 @@
+/**
+ * engine (overhead part, docs/engine.md#performance): the wall time of one turn (a message, one
+ * model call answering with one `shell` call allowed by a rule, the tool run, one model call with
+ * the final text; a local fake model, no delay) with the core in this process, and the same turn
+ * driven by a hub in this process through a real restate-server to one `legion worker` (a child
+ * process). Each side has its own workspace and its own app, opened once; their turns alternate
+ * (in-process, engine, in-process, …) so both see the same load; the first turn of each is left
+ * out (it compiles its path); medians.
+ * `settingsB` (LEGION_BENCH_RESTATE_SETTINGS_B in engine.ts): a third side, the same turn through
+ * a second engine with those config lines, alternating with the other two: a knob measured
+ * against the default turn by turn.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { percentile } from './harness';
+import { composeApp, type AppSession } from '../../src/cli/compose';
+import type { CommandContext } from '../../src/cli/command';
+import { freePort, type LocalEngine } from '../../src/engine/local-engine';
+import { APP_DIR } from '../helpers/crash-workspace';
+import { killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
+
+function contextFor(dir: string, env: Record<string, string>): CommandContext {
+  return {
+    args: { command: 'run', positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
+    io: { stdout: () => undefined, stderr: () => undefined, env, cwd: dir, isTTY: false },
+    appDir: APP_DIR,
+    workspaceRoot: dir,
+  };
+}
+
+interface Side {
+  readonly name: string;
+  readonly dir: string;
+  app?: AppSession;
+  engine?: LocalEngine;
+  worker?: WorkerProcess;
+  readonly samples: number[];
+}
+
+async function oneTurn(app: AppSession, i: number): Promise<number> {
+  const start = performance.now();
+  const sent = app.core.send('builder', `turn ${i}`);
+  if (!sent.ok) throw new Error(sent.error);
+  await app.core.idle(sent.sessionId);
+  const outcome = app.core.lastOutcome(sent.sessionId);
+  if (outcome?.kind !== 'done') throw new Error(`turn ${i}: ${JSON.stringify(outcome)}`);
+  return performance.now() - start;
+}
+
+export interface OverheadFigures {
+  readonly inProcessMs: number;
+  readonly engineMs: number;
+  readonly engineP95Ms: number;
+  /** With `settingsB`: the median turn through the second engine. */
+  readonly engineBMs?: number;
+}
+
+/**
+ * `turns` turns a side, alternating. `settings`: lines added to the engine's config (as
+ * startLocalEngine takes them); `timing`: the worker prints its phases (LEGION_ENGINE_TIMING=1)
+ * to this process's stderr at the end.
+ */
+export async function overheadFigures(options: { turns: number; settings: readonly string[]; settingsB?: readonly string[]; timing: boolean }): Promise<OverheadFigures> {
+  const model = await startFakeModel({ answerChunks: 5, delayMs: 0 });
+  const sides: Side[] = ['in-process', 'engine', ...(options.settingsB ? ['engine B'] : [])]
+    .map((name) => ({ name, dir: mkdtempSync(join(tmpdir(), 'legion-bench-engine-')), samples: [] }));
+  try {
+    for (const side of sides) {
+      const engine = await startEngine(side.dir, side.name === 'engine B' ? options.settingsB : options.settings);
+      const env = await setupEngineWorkspace(side.dir, model.url, engine);
+      if (side.name === 'in-process') {
+        process.kill(-engine.pid, 'SIGKILL');
+        const config = readFileSync(join(side.dir, '.legion', 'config.yaml'), 'utf8');
+        await writeFile(join(side.dir, '.legion', 'config.yaml'), config.replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
+      } else {
+        side.engine = engine;
+        side.worker = await startWorker(side.dir, { ...env, ...(options.timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort());
+      }
+      side.app = await composeApp(contextFor(side.dir, env), { newRun: true, headless: { approve: 'deny' } });
+    }
+    for (let i = 0; i <= options.turns; i++) {
+      for (const side of sides) {
+        const ms = await oneTurn(side.app!, i);
+        if (i > 0) side.samples.push(ms);
+      }
+    }
+    const median = (name: string) => percentile(sides.find((s) => s.name === name)!.samples, 50);
+    return {
+      inProcessMs: median('in-process'),
+      engineMs: median('engine'),
+      engineP95Ms: percentile(sides[1]!.samples, 95),
+      ...(options.settingsB ? { engineBMs: median('engine B') } : {}),
+    };
+  } finally {
+    for (const side of sides) {
+      await side.app?.close('bench over').catch(() => undefined);
+      if (side.worker) {
+        await killHard(side.worker.child);
+        if (options.timing) process.stderr.write(`${side.name}:\n${side.worker.log.join('')}`);
+      }
+      if (side.engine) try { process.kill(-side.engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      rmSync(side.dir, { recursive: true, force: true });
+    }
+    await model.close();
+  }
+}
