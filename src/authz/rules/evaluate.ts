@@ -3,10 +3,10 @@ import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
-import { argvText, scanPlain, type PlainParse } from './shell-plain';
+import { argvText, scanPlain, type PlainCommand, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMask } from './rule-index';
-import { readOnlyProblem, type PathCheck, type PathChecks } from './shell-read-only';
+import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, Views, withExpansionDefaults } from './shell-views';
 
@@ -201,57 +201,109 @@ function strictHit(rules: readonly CompiledRule[], participantId: string, comman
   return null;
 }
 
-/** The allow rules for a shell line that no deny or ask rule decided: every simple command allowed, its paths checked now. */
+/**
+ * The allow rules for a shell line that no deny or ask rule decided: every simple command
+ * allowed, its paths checked now. Each command's rule is the first candidate, in file order,
+ * that allows it; found in two passes so that a line refused without the filesystem makes no
+ * system call: first every command's first rule that allows it as written (a `{ readOnly }`
+ * rule's grammar and paths as written), then the filesystem checks of the read-only ones (a
+ * command they refuse goes on to its next candidate, as if the rule had not matched).
+ */
 function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analysis: ShellAnalysis, command: string, base: Lookup): RuleOutcome {
-  const { participantId } = query;
   const { plain, texts } = plainOf(analysis);
   if (!plain.plain) {
     const why = `not plain words: ${plain.why} at character ${plain.at + 1}; no rule can allow it`;
     return { decision: null, ruleId: null, reason: why, notPlain: why };
   }
-  if (plain.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
-  const lineChecks = new LineChecks(ruleSet, query);
+  const parts = plain.commands;
+  if (parts.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
+  const search = new AllowSearch(ruleSet, tiers, query, base);
+  const found: AllowFound[] = [];
+  for (let p = 0; p < parts.length; p++) {
+    const first = search.next(parts[p]!, texts[p]!, allowCandidates(tiers.allow, parts[p]!.argv[0]!, texts[p]!), 0);
+    if (typeof first === 'string') return { decision: null, ruleId: null, reason: first };
+    found.push(first);
+  }
   // A read-only command's paths are checked before the line runs: another command of the same
   // line (`cd /etc`, `ln -s /etc/shadow x`, a build script) could change what they name.
   let readsPaths: string | null = null;
   let mayChange: string | null = null;
-  let first: CompiledRule | null = null;
-  for (let p = 0; p < plain.commands.length; p++) {
-    const part = plain.commands[p]!;
-    const text = texts[p]!;
-    let found: CompiledRule | null = null;
-    let refused = '';
-    let checkedHere = false;
-    for (const i of allowCandidates(tiers.allow, part.argv[0]!, text)) {
-      const rule = tiers.allow[i]!;
+  for (let p = 0; p < parts.length; p++) {
+    let hit = found[p]!;
+    while (hit.rule.commandField?.readOnly) {
+      const problem = readOnlyResolvedProblem(parts[p]!, search.checks.resolved, search.checks.repositoryTop);
+      if (!problem) break;
+      search.refusedBy(hit.rule, parts[p]!, problem);
+      const next = search.next(parts[p]!, texts[p]!, hit.candidates, hit.at + 1);
+      if (typeof next === 'string') return { decision: null, ruleId: null, reason: next };
+      found[p] = hit = next;
+    }
+    if (!hit.rule.commandField?.readOnly) mayChange ??= texts[p]!;
+    else if (hit.checkedPaths) readsPaths ??= texts[p]!;
+  }
+  if (readsPaths !== null && mayChange !== null) {
+    return { decision: null, ruleId: null, reason: `\`${readsPaths}\` reads paths checked before the line runs, and \`${mayChange}\` in the same line could change them: run it as a command of its own` };
+  }
+  const rule = found[0]!.rule;
+  return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${parts.length > 1 ? ', …' : ''})` };
+}
+
+/** One simple command's allowing rule as written: `candidates[at]` is its index in the allow tier. */
+interface AllowFound {
+  readonly rule: CompiledRule;
+  readonly candidates: readonly number[];
+  readonly at: number;
+  /** A `{ readOnly }` rule that checked paths of the command (as written). */
+  readonly checkedPaths: boolean;
+}
+
+/** The first pass of allowPhase for one line: each command's next candidate rule that allows it without the filesystem. */
+class AllowSearch {
+  readonly checks: LineChecks;
+  /** Per command, the first refusal by a read-only rule naming its program (it explains the ask); made on first use. */
+  private refusals: Map<PlainCommand, string> | null = null;
+
+  constructor(
+    ruleSet: RuleSet,
+    private readonly tiers: ToolTiers,
+    private readonly query: RuleQuery,
+    private readonly base: Lookup,
+  ) {
+    this.checks = new LineChecks(ruleSet, query);
+  }
+
+  /** From `candidates[from]` on, the first rule that allows `part` as written, or the reason none does. */
+  next(part: PlainCommand, text: string, candidates: readonly number[], from: number): AllowFound | string {
+    const { checks } = this;
+    for (let at = from; at < candidates.length; at++) {
+      const rule = this.tiers.allow[candidates[at]!]!;
       const field = rule.commandField;
+      let checkedPaths = false;
       if (field?.readOnly) {
-        const before = lineChecks.pathsChecked;
-        const problem = readOnlyProblem(field.readOnly, part, lineChecks, lineChecks.repositoryTop);
+        const before = checks.pathsChecked;
+        const problem = readOnlyWrittenProblem(field.readOnly, part, checks.written);
         if (problem) {
-          if (!refused && namesProgram(field.readOnly, part.argv[0]!)) refused = ` (${rule.id}: ${problem})`;
+          this.refusedBy(rule, part, problem);
           continue;
         }
-        checkedHere = lineChecks.pathsChecked > before;
+        checkedPaths = checks.pathsChecked > before;
       } else if (field?.words) {
         if (!startsWithWords(part.argv, field.words)) continue;
       } else if (field && ((field.prefix && !text.startsWith(field.prefix)) || !field.test(text))) {
         continue;
       }
-      if (!matchesExceptCommand(rule, participantId, base)) continue;
-      found = rule;
-      break;
+      if (!matchesExceptCommand(rule, this.query.participantId, this.base)) continue;
+      return { rule, candidates, at, checkedPaths };
     }
-    if (!found) return { decision: null, ruleId: null, reason: `no rule allows \`${text}\`${refused}` };
-    if (!found.commandField?.readOnly) mayChange ??= text;
-    else if (checkedHere) readsPaths ??= text;
-    first ??= found;
+    const refused = this.refusals?.get(part);
+    return `no rule allows \`${text}\`${refused ? ` (${refused})` : ''}`;
   }
-  if (readsPaths !== null && mayChange !== null) {
-    return { decision: null, ruleId: null, reason: `\`${readsPaths}\` reads paths checked before the line runs, and \`${mayChange}\` in the same line could change them: run it as a command of its own` };
+
+  /** Notes why a read-only rule refused `part`, if it is the first such rule naming the program. */
+  refusedBy(rule: CompiledRule, part: PlainCommand, problem: string): void {
+    const refusals = (this.refusals ??= new Map());
+    if (!refusals.has(part) && namesProgram(rule.commandField!.readOnly!, part.argv[0]!)) refusals.set(part, `${rule.id}: ${problem}`);
   }
-  const rule = first!;
-  return { decision: 'allow', ruleId: rule.id, reason: rule.reason ?? `every part allowed (${rule.id}${plain.commands.length > 1 ? ', …' : ''})` };
 }
 
 /**

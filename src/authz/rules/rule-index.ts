@@ -4,11 +4,11 @@ import { requiredTextOf } from './required-text';
 /**
  * Which rules of one tier list can match a call, found without testing each
  * (docs/rules.md#performance). A rule whose condition on some field needs one of a few
- * literals (required-text.ts: `src/`, `.env`, `gen-12`) is filed under the first three
- * characters, lower-cased, of each; a call then visits only the rules filed under some
+ * literals (required-text.ts: `src/`, `.env`, `gen-12`) is filed under three consecutive
+ * characters, lower-cased, of each (the run rarest among the list's literals); a call then visits only the rules filed under some
  * three-character run of that field's values, plus the rules with no such literal, which
- * stay in every answer. Sound: a value containing a literal contains the literal's first
- * three characters, and lower-casing ASCII text keeps it (case-insensitive rules fold only
+ * stay in every answer. Sound: a value containing a literal contains each three-character
+ * run of it, and lower-casing ASCII text keeps it (case-insensitive rules fold only
  * ASCII onto ASCII without the `u` flag); literals with other characters are not used. The
  * caller still tests every candidate, in file order, so the first match is the same.
  */
@@ -36,28 +36,53 @@ const indexes = new WeakMap<readonly CompiledRule[], RuleIndex>();
 function indexOf(rules: readonly CompiledRule[]): RuleIndex {
   let index = indexes.get(rules);
   if (index) return index;
-  const fields = new Map<string, { name: string; isPath: boolean; strict: boolean; byTrigram: Map<number, number[]> }>();
-  const filed = new Uint8Array(rules.length);
+  // Each rule's first field with usable literals (one is enough: every field must match).
+  const chosen: { rule: number; key: string; name: string; isPath: boolean; strict: boolean; literals: string[] }[] = [];
   rules.forEach((rule, i) => {
     const strict = rule.decision !== 'allow';
     for (const field of rule.fields) {
       if (field.readOnly || field.words) continue;
       const literals = requiredTextOf(field.test);
       if (!literals || literals.length === 0 || !literals.every((l) => l.length >= GRAM && ASCII.test(l))) continue;
-      const key = `${field.name}\0${field.isPath}\0${strict}`;
-      let entry = fields.get(key);
-      if (!entry) fields.set(key, (entry = { name: field.name, isPath: field.isPath, strict, byTrigram: new Map() }));
-      for (const gram of new Set(literals.map((l) => gramAt(l.toLowerCase(), 0)))) {
-        const list = entry.byTrigram.get(gram);
-        if (list) list.push(i);
-        else entry.byTrigram.set(gram, [i]);
-      }
-      filed[i] = 1;
+      chosen.push({ rule: i, key: `${field.name}\0${field.isPath}\0${strict}`, name: field.name, isPath: field.isPath, strict, literals: literals.map((l) => l.toLowerCase()) });
       return;
     }
   });
+  // Any three characters of a literal will do (a value holding the literal holds them all):
+  // each literal is filed under its rarest among the rules' literals, so that a common run
+  // (`src`, `.ts`) does not make every rule naming `src-20` a candidate for every `src/` path.
+  const frequency = new Map<number, number>();
+  for (const { literals } of chosen) {
+    for (const literal of literals) for (const gram of new Set(gramsOf(literal))) frequency.set(gram, (frequency.get(gram) ?? 0) + 1);
+  }
+  const fields = new Map<string, { name: string; isPath: boolean; strict: boolean; byTrigram: Map<number, number[]> }>();
+  const filed = new Uint8Array(rules.length);
+  for (const { rule, key, name, isPath, strict, literals } of chosen) {
+    let entry = fields.get(key);
+    if (!entry) fields.set(key, (entry = { name, isPath, strict, byTrigram: new Map() }));
+    for (const gram of new Set(literals.map((l) => rarest(gramsOf(l), frequency)))) {
+      const list = entry.byTrigram.get(gram);
+      if (list) list.push(rule);
+      else entry.byTrigram.set(gram, [rule]);
+    }
+    filed[rule] = 1;
+  }
   indexes.set(rules, (index = { fields: [...fields.values()], filed }));
   return index;
+}
+
+/** Every three-character run of a lower-cased ASCII literal, as gramAt numbers. */
+function gramsOf(literal: string): number[] {
+  const grams: number[] = [];
+  for (let at = 0; at + GRAM <= literal.length; at++) grams.push(gramAt(literal, at));
+  return grams;
+}
+
+/** The least frequent of `grams` (the first such). */
+function rarest(grams: readonly number[], frequency: ReadonlyMap<number, number>): number {
+  let best = grams[0]!;
+  for (const gram of grams) if (frequency.get(gram)! < frequency.get(best)!) best = gram;
+  return best;
 }
 
 /**

@@ -162,34 +162,55 @@ const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks']);
  * path it reads passes `checks`; a git command also needs `repositoryTop` (null when the
  * workspace is the top of the repository git will use: `rev:path`, `git log -p` and `git diff`
  * name the repository's files, so a repository above the workspace reaches beyond it).
- * Returns null when allowed, else the reason. Cheapest first, so that a refusal costs no
- * more system calls than it must: the grammar and every path as written, then the repository,
- * then the paths resolved.
+ * Returns null when allowed, else the reason. In two steps, cheapest first, so that a refusal
+ * costs no more system calls than it must: `readOnlyWrittenProblem` (the grammar and every
+ * path as written, no filesystem), then, once that passed, `readOnlyResolvedProblem` (the
+ * repository, then the paths resolved). A caller may run the first step for every command of
+ * a line before the second for any (evaluate.ts).
  */
 export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checks: PathChecks, repositoryTop: () => string | null): string | null {
+  return readOnlyWrittenProblem(names, command, checks.written) ?? readOnlyResolvedProblem(command, checks.resolved, repositoryTop);
+}
+
+/** The first step of readOnlyProblem: the command, its grammar and every path as written (`written`). */
+export function readOnlyWrittenProblem(names: ReadonlySet<string>, command: PlainCommand, written: PathCheck): string | null {
   const { argv, words } = command;
-  let key = argv[0]!;
-  let first = 1;
-  // A command name is one word: `git\ status` runs a program named "git status", not git.
-  if (key.includes(' ')) return `the command name ${JSON.stringify(key)}`;
-  if (key === 'git') {
-    while (first < argv.length && GIT_GLOBAL.has(argv[first]!)) first++;
-    const sub = argv[first];
-    if (sub === undefined) return 'git without a subcommand';
-    if (sub.startsWith('-')) return `git option ${JSON.stringify(sub)} is not known to be read-only`;
-    key = `git ${sub}`;
-    first++;
-  }
-  if (!names.has(key)) return `${JSON.stringify(key)} is not a read-only command of this rule`;
-  const grammar = READ_ONLY_COMMANDS[key]!;
-  for (let k = first; k < words.length; k++) if (words[k]!.pattern) return `the file-name pattern ${JSON.stringify(argv[k])}`;
-  const written = argumentsProblem(grammar, argv, first, checks.written);
-  if (written) return written;
+  const form = formOf(argv);
+  if (typeof form === 'string') return form;
+  if (!names.has(form.key)) return `${JSON.stringify(form.key)} is not a read-only command of this rule`;
+  for (let k = form.first; k < words.length; k++) if (words[k]!.pattern) return `the file-name pattern ${JSON.stringify(argv[k])}`;
+  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, written);
+}
+
+/** The second step, only for a command readOnlyWrittenProblem allowed: git's repository, then every path resolved (`resolved`). */
+export function readOnlyResolvedProblem(command: PlainCommand, resolved: PathCheck, repositoryTop: () => string | null): string | null {
+  const { argv } = command;
+  const form = formOf(argv) as Form;
   if (argv[0] === 'git') {
     const outside = repositoryTop();
     if (outside) return outside;
   }
-  return argumentsProblem(grammar, argv, first, checks.resolved);
+  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, resolved);
+}
+
+/** Which read-only command argv runs (`cat`, `git diff`) and where its arguments start. */
+interface Form {
+  readonly key: string;
+  readonly first: number;
+}
+
+/** The command's form, or why it has none. */
+function formOf(argv: readonly string[]): Form | string {
+  const program = argv[0]!;
+  // A command name is one word: `git\ status` runs a program named "git status", not git.
+  if (program.includes(' ')) return `the command name ${JSON.stringify(program)}`;
+  if (program !== 'git') return { key: program, first: 1 };
+  let first = 1;
+  while (first < argv.length && GIT_GLOBAL.has(argv[first]!)) first++;
+  const sub = argv[first];
+  if (sub === undefined) return 'git without a subcommand';
+  if (sub.startsWith('-')) return `git option ${JSON.stringify(sub)} is not known to be read-only`;
+  return { key: `git ${sub}`, first: first + 1 };
 }
 
 /** The arguments `args[first…]` against the grammar (no copy of the list). */

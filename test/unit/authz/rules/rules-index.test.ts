@@ -129,6 +129,19 @@ test('the index leaves out a rule only when no value can hold its literal, in an
   assert.equal(decide('docs/secret'), null);
 });
 
+test('a literal is filed under its rarest three characters: `src/` paths do not make every rule naming `src-N` a candidate', () => {
+  const rules: Record<string, unknown>[] = [];
+  for (let i = 0; i < 10; i++) rules.push({ id: `dir${i}`, decision: 'deny', tool: 'file_read', match: { path: `**/src-${i}/**` } });
+  const ruleSet = load(rules);
+  const deny = ruleSet.tiersFor('file_read').deny;
+  const query: RuleQuery = { toolName: 'file_read', input: { path: 'src/main.ts' }, participantId: 'a', workspaceRoot: ROOT };
+  // Every literal starts with `src`, which the path holds; the run only `src-3` has does not.
+  assert.deepEqual([...candidateMask(deny, lookupOf(query))], new Array(10).fill(0));
+  const hit: RuleQuery = { ...query, input: { path: 'lib/SRC-3/x.ts' } };
+  assert.equal(candidateMask(deny, lookupOf(hit))[3], 1);
+  assert.equal(evaluateRules(ruleSet, hit).ruleId, 'dir3');
+});
+
 /** The field values evaluate.ts reads for a call (no array items for allow rules, normalized paths). */
 function lookupOf(query: RuleQuery) {
   const input = query.input as Record<string, unknown>;

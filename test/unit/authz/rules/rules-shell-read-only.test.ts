@@ -262,4 +262,7 @@ test('a refused read costs no more filesystem lookups than it must: paths as wri
   // Two git commands in one line: the repository is looked up once, each path once.
   assert.equal(outcome('git status README.md && git diff README.md docs').decision, 'allow');
   assert.deepEqual(looked, ['.git', 'README.md', 'README.md', 'docs']);
+  // A command no rule allows refuses the line before any lookup, wherever it stands in the line.
+  assert.match(outcome('git diff README.md docs && npm run build').reason, /no rule allows `npm run build`/);
+  assert.deepEqual(looked, []);
 });
