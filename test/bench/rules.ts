@@ -105,9 +105,15 @@ function unseen(call: RuleQuery, pass: number): RuleQuery {
   return { ...call, input };
 }
 
-/** A workspace holding the files the calls name, so symlink resolution does real work. */
+/**
+ * A workspace holding the files the calls name, so symlink resolution does real work, and a
+ * `.git` of its own, as a project's workspace has: without it every git command is refused
+ * after one lookup (git would read a repository above the workspace) and the figure would
+ * leave out the path checks of the git commands, most of the mix's read-only commands.
+ */
 function makeWorkspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-rules-'));
+  mkdirSync(join(dir, '.git'));
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'package.json'), '{}');
   writeFileSync(join(dir, 'src', 'main.ts'), '');
@@ -146,8 +152,11 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
   const passes = smoke ? 50 : 5_000;
   const warmup = smoke ? 10 : 1_000;
   try {
-    if (evaluateRules(ruleSet, calls.find((c) => String((c.input as { command?: string }).command).startsWith('cat package.json'))!).decision !== 'allow') {
-      throw new Error('the read-only shell call is not allowed: the bench would not measure the path checks');
+    for (const start of ['cat package.json', 'git log', 'git status']) {
+      const call = shellCalls.find((c) => String((c.input as { command?: string }).command).startsWith(start))!;
+      if (evaluateRules(ruleSet, unseen(call, -1)).decision !== 'allow') {
+        throw new Error(`the read-only shell call \`${start} …\` is not allowed: the bench would not measure its path checks`);
+      }
     }
     return {
       perDecisionMicros: measure(calls, passes, warmup, true),
