@@ -27,6 +27,13 @@ const { pathToFileURL } = require('node:url');
 const { createRequire } = require('node:module');
 
 const [app, loader, lazyJson] = process.argv.slice(2);
+/** The V8 flags the builder runs with (scripts/snapshot.mjs SNAPSHOT_V8_FLAGS): a start has them too, its children not. */
+const builderFlags = [];
+for (let i = 0; i < process.execArgv.length; i++) {
+  const arg = process.execArgv[i];
+  if (arg === '--snapshot-blob') i++;
+  else if (arg !== '--build-snapshot' && !arg.startsWith('--snapshot-blob=')) builderFlags.push(arg);
+}
 if (!app || !loader) throw new Error('usage: node --snapshot-blob <blob> --build-snapshot snapshot-entry.cjs <bundle> <loader> [<lazy built-ins>]');
 /** Built-ins a snapshot cannot hold, each with its export names (read by the build's own Node). */
 const LAZY = new Map(Object.entries(JSON.parse(lazyJson ?? '{}')));
@@ -209,13 +216,13 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   realRequire = createRequire(app);
   deserialized = true;
   // As a plain start sees them: argv[1] the entry (the app starts itself with it, e.g. `legion
-  // serve`), and no snapshot flags for such children (they start plain).
+  // serve`), and no snapshot flags (the blob, the builder's V8 flags) for such children (they start plain).
   process.argv.splice(1, 0, loader);
   const execArgv = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const arg = process.execArgv[i];
     if (arg === '--snapshot-blob') i++;
-    else if (!arg.startsWith('--snapshot-blob=')) execArgv.push(arg);
+    else if (!arg.startsWith('--snapshot-blob=') && !builderFlags.includes(arg)) execArgv.push(arg);
   }
   process.execArgv = execArgv;
   runApp();

@@ -5,7 +5,10 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 // @ts-expect-error: a build script (plain JS, no types)
-import { buildSnapshot, stampOf } from '../../../scripts/snapshot.mjs';
+import { buildSnapshot, stampOf, SNAPSHOT_V8_FLAGS } from '../../../scripts/snapshot.mjs';
+
+/** How the launcher starts node from a blob (scripts/snapshot.mjs). */
+const fromBlob = (blob: string): string[] => [...(SNAPSHOT_V8_FLAGS as string[]), '--snapshot-blob', blob, '--'];
 
 /**
  * The start-up snapshot builder (scripts/snapshot-entry.cjs through scripts/snapshot.mjs) on a
@@ -41,7 +44,7 @@ test('snapshot: a start from it runs the app with the start\'s own argv, environ
     assert.ok(existsSync(blob) && existsSync(stampOf(blob)));
     assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
     const start = (args: string[]): Seen => {
-      const r = spawnSync(process.execPath, ['--snapshot-blob', blob, '--', ...args], { cwd: dir, encoding: 'utf8', env: { PROBE: 'from the start' } });
+      const r = spawnSync(process.execPath, [...fromBlob(blob), ...args], { cwd: dir, encoding: 'utf8', env: { PROBE: 'from the start' } });
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout) as Seen;
     };
@@ -50,7 +53,7 @@ test('snapshot: a start from it runs the app with the start\'s own argv, environ
     const two = start(['a', '--b']);
     assert.deepEqual(one.baked, [2, 4, 6], 'what the module computed is in the snapshot');
     assert.deepEqual(one.argv, [process.execPath, join(dir, 'legion.js'), 'a', '--b'], 'argv as a plain start has it');
-    assert.deepEqual(one.execArgv, [], 'no snapshot flags for children the app starts');
+    assert.deepEqual(one.execArgv, [], 'no snapshot flags (the blob, the builder\'s V8 flags) for children the app starts');
     assert.equal(one.cwd, dir);
     assert.equal(one.probe, 'from the start');
     assert.notEqual(one.random, two.random, 'Math.random is seeded at each start');
@@ -94,7 +97,7 @@ test('snapshot: node:http, which Node 20 cannot snapshot, is a stand-in loaded a
     const app = fakeApp(dir, lazy, 'globalThis.later()');
     const blob = join(dir, 'app.blob');
     buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
-    const started = spawnSync(process.execPath, ['--snapshot-blob', blob, '--'], { encoding: 'utf8' });
+    const started = spawnSync(process.execPath, fromBlob(blob), { encoding: 'utf8' });
     assert.equal(started.status, 0, started.stderr);
     assert.equal((JSON.parse(started.stdout) as Seen).baked, 'function function function true');
     rmSync(blob);
@@ -121,5 +124,35 @@ test('snapshot: reading at first use (after the snapshot is deserialized) is fin
     const blob = join(dir, 'app.blob');
     buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
     assert.ok(existsSync(blob));
+  });
+});
+
+test('snapshot: a start that adds to a large deserialized heap runs no full garbage collection before it is done (V8 flags of the snapshot)', async () => {
+  await withTempDir(async (dir) => {
+    // ~15 MB of old generation in the snapshot, as the app's modules are; the start then keeps
+    // a few MB and makes garbage, as composing and the first frame do. With V8's default, its
+    // first scavenges lower the old generation's limit to about the deserialized size, and a
+    // full mark-compact follows.
+    const app = join(dir, 'app.cjs');
+    writeFileSync(app, `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {
+  globalThis.kept = Array.from({ length: 150000 }, (_, i) => ({ i, s: 'x' + i, a: [i, i + 1] }));
+  const run = () => {
+    const { PerformanceObserver, constants } = require('node:perf_hooks');
+    let major = 0;
+    const seen = new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail && e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++; });
+    seen.observe({ entryTypes: ['gc'] });
+    const more = [];
+    for (let r = 0; r < 30; r++) { more.push(Array.from({ length: 5000 }, (_, i) => ({ r, i, s: 'y' + i }))); for (let k = 0; k < 20000; k++) globalThis.sink = { k }; }
+    setTimeout(() => { seen.disconnect(); process.stdout.write(JSON.stringify({ major, kept: more.length })); }, 50);
+  };
+  __legionStart.snapshot(run, async () => undefined);
+})`);
+    const blob = join(dir, 'app.blob');
+    buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
+    for (let i = 0; i < 2; i++) {
+      const r = spawnSync(process.execPath, fromBlob(blob), { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { major: 0, kept: 30 });
+    }
   });
 });

@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } 
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 // @ts-expect-error: a build script (plain JS, no types)
-import { launcherScript, stampOf } from '../../../scripts/snapshot.mjs';
+import { launcherScript, stampOf, SNAPSHOT_V8_FLAGS } from '../../../scripts/snapshot.mjs';
 
 /**
  * The `legion` launcher (dist/legion, scripts/snapshot.mjs) with a stand-in `node` on PATH
@@ -48,7 +48,7 @@ test('launcher: starts from the snapshot when the blob and its stamp are there a
   await withTempDir(async (root) => {
     const l = layout(root);
     const args = ['--version', 'two words', "it's", '$HOME', '*', '--'];
-    assert.deepEqual(launch(l, args), ['--snapshot-blob', l.blob, '--', ...args]);
+    assert.deepEqual(launch(l, args), [...(SNAPSHOT_V8_FLAGS as string[]), '--snapshot-blob', l.blob, '--', ...args], 'the V8 flags the blob was built with, the blob, the arguments');
   });
 });
 
