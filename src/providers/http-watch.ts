@@ -12,7 +12,7 @@
  * - remember the first bytes of a 200 that is not an event stream, for a readable error.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createNodeFetch } from './node-fetch';
+import { GATHER_MS, createNodeFetch, gathersAtSocket } from './node-fetch';
 
 export type VendorId = 'anthropic' | 'openai' | 'gemini';
 
@@ -84,11 +84,6 @@ export function defaultBackoffMs(attempt: number, random = Math.random): number 
   return Math.min(0.5 * 2 ** attempt, 8) * (1 - random() * 0.25) * 1000;
 }
 
-/**
- * How long an event stream's chunks are gathered into one (see the body stream below): 16 ms
- * costs a fifth less CPU per delta than 8 ms (docs/streaming.md) and is still under a frame.
- */
-const GATHER_MS = 16;
 /** Settled: loses a race only to a read that had its data already. */
 const NOTHING_YET: Promise<null> = Promise.resolve(null);
 
@@ -195,6 +190,8 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
   const watchBody = (response: Response): Response => {
     const contentType = response.headers.get('content-type') ?? '';
     const isStream = contentType.includes('text/event-stream');
+    // The node fetch already gathers an event stream's packets at its socket: no second window.
+    const gather = isStream && !gathersAtSocket(response);
     if (!response.body) {
       disarm();
       return response;
@@ -230,8 +227,8 @@ export function createHttpWatch(options: HttpWatchOptions): HttpWatch {
           return;
         }
         touch();
-        if (!isStream) {
-          if (head.length < 200) {
+        if (!gather) {
+          if (!isStream && head.length < 200) {
             head += decoder.decode(first.value, { stream: true });
             nonStream = { contentType: contentType || '(none)', head: head.slice(0, 200) };
           }

@@ -33,6 +33,7 @@ for (const pass of ['warm', 'measure']) {
   if (pass === 'measure') {
     session.connect();
     await session.post('Profiler.enable');
+    if (process.env.PROFILE_INTERVAL_US) await session.post('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US) });
     await session.post('Profiler.start');
   }
   const cpu0 = process.cpuUsage();

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { createNodeFetch } from '../../../src/providers/node-fetch';
+import { createNodeFetch, gathersAtSocket } from '../../../src/providers/node-fetch';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer((req, res) => {
@@ -59,6 +61,129 @@ test('node fetch: packets that arrived before a read are one chunk; the stream e
     finish();
     assert.equal(Buffer.from((await pending).value!).toString('utf8'), 'data: end\n\n');
     assert.equal((await reader.read()).done, true);
+  } finally {
+    await s.close();
+  }
+});
+
+/** Count the 'data' events (reads) of client sockets connected to `port` while `fn` runs. */
+async function countSocketReads<T>(port: number, fn: (reads: () => number) => Promise<T>): Promise<{ reads: number; result: T }> {
+  const emit = Socket.prototype.emit;
+  let reads = 0;
+  Socket.prototype.emit = function (this: Socket, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'data' && this.remotePort === port) reads += 1;
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  } as typeof emit;
+  try {
+    const result = await fn(() => reads);
+    return { result, reads };
+  } finally {
+    Socket.prototype.emit = emit;
+  }
+}
+
+test('node fetch: an event stream\'s socket is not read for the gather window after a chunk: packets meanwhile are one read, one chunk', async () => {
+  let more!: () => void;
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: 1\n\n');
+    more = () => {
+      let i = 2;
+      const next = (): void => {
+        if (i > 6) return void res.end();
+        res.write(`data: ${i++}\n\n`);
+        setTimeout(next, 5); // a packet each 5 ms, as a model streams
+      };
+      next();
+    };
+  });
+  try {
+    const port = Number(new URL(s.url).port);
+    // A window far longer than the five packets take, even on a loaded machine.
+    const gathering = createNodeFetch({ gatherMs: 1500 });
+    const { reads, result } = await countSocketReads(port, async (readsSoFar) => {
+      const response = await gathering(s.url);
+      assert.equal(gathersAtSocket(response), true);
+      const reader = response.body!.getReader();
+      const first = Buffer.from((await reader.read()).value!).toString('utf8');
+      const before = readsSoFar();
+      const pending = reader.read(); // waiting already: without the hold it gets packet 2 alone
+      more();
+      const second = Buffer.from((await pending).value!).toString('utf8');
+      const rest = readsSoFar() - before;
+      return { first, second, readsForRest: rest, done: (await reader.read()).done };
+    });
+    assert.equal(result.first, 'data: 1\n\n');
+    assert.equal(result.second, 'data: 2\n\ndata: 3\n\ndata: 4\n\ndata: 5\n\ndata: 6\n\n', 'the five packets, one chunk');
+    assert.ok(result.readsForRest <= 2, `the five packets took ${result.readsForRest} socket reads (held: one, and the end)`);
+    assert.equal(result.done, true);
+    assert.ok(reads >= 2);
+
+    // Not an event stream: no hold (nothing to gather: the SDK reads it whole).
+    const plain = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    try {
+      assert.equal(gathersAtSocket(await gathering(plain.url)), false);
+    } finally {
+      await plain.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test('node fetch: over TLS too, the packets of a gather window are one chunk (TLS pushes each record of a read on its own)', async () => {
+  const fixture = (name: string): Buffer => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url));
+  let more!: () => void;
+  const server = createHttpsServer({ key: fixture('localhost-test-only.key'), cert: fixture('localhost-test-only.crt') }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: 1\n\n');
+    more = () => {
+      let i = 2;
+      const next = (): void => {
+        if (i > 9) return void res.end();
+        res.write(`data: ${i++}\n\n`);
+        setTimeout(next, 3);
+      };
+      next();
+    };
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const reject = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'; // the fixture's self-signed certificate, for this test only
+  try {
+    const response = await createNodeFetch({ gatherMs: 1500 })(`https://127.0.0.1:${port}/`);
+    const reader = response.body!.getReader();
+    assert.equal(Buffer.from((await reader.read()).value!).toString('utf8'), 'data: 1\n\n');
+    const pending = reader.read();
+    more();
+    assert.equal(Buffer.from((await pending).value!).toString('utf8'), [2, 3, 4, 5, 6, 7, 8, 9].map((i) => `data: ${i}\n\n`).join(''), 'eight records, one chunk');
+    assert.equal((await reader.read()).done, true);
+  } finally {
+    if (reject === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = reject;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('node fetch: an abort during the gather window ends the body at once; the next request on the kept-alive socket is not held', async () => {
+  const s = await serve((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (req.url === '/short') return void res.end('data: all\n\n');
+    res.write('data: 1\n\n');
+  });
+  try {
+    const gathering = createNodeFetch({ gatherMs: 60_000 });
+    const during = new AbortController();
+    const response = await gathering(`${s.url}/long`, { signal: during.signal });
+    const reader = response.body!.getReader();
+    await reader.read(); // the hold starts: a minute
+    const next = reader.read();
+    during.abort(new DOMException('This operation was aborted', 'AbortError'));
+    await assert.rejects(next, (error: unknown) => (error as Error).name === 'AbortError');
+    // Two whole streams in a row on the pool's sockets: a held socket would stall for a minute (the test's timeout).
+    for (let i = 0; i < 2; i++) assert.equal(await (await gathering(`${s.url}/short`)).text(), 'data: all\n\n');
   } finally {
     await s.close();
   }
