@@ -65,7 +65,8 @@ export async function attachedScreenSession(context: CommandContext, info: Serve
   const { welcome } = core;
   return {
     core, history, workflows, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,
-    warnings: [...loaded.warnings, `attached to the Legion server (pid ${info.pid}): quitting leaves its agents working; \`legion stop\` ends it`],
+    // The server's trust decides what its agents may do: its warning, not this process's check (a trust given or revoked since its start applies at its restart).
+    warnings: [...(welcome.untrusted ? [welcome.untrusted] : []), ...loaded.warnings, `attached to the Legion server (pid ${info.pid}): quitting leaves its agents working; \`legion stop\` ends it`],
     attached: true,
     // Checkpoints and undo stay with the server (docs/serve.md#attaching): `legion undo` works beside it.
     close: () => core.shutdown('detach'),

@@ -25,6 +25,8 @@ export interface AttachedRun {
  */
 export async function runAttached(io: CliIo, server: ServerInfo, run: AttachedRun): Promise<number> {
   const { core } = await attachServer(server, 'run');
+  // The server's untrusted-workspace warning, as a local `legion run` prints it (docs/workspace-trust.md).
+  if (core.welcome.untrusted) io.stderr(`legion: warning: ${core.welcome.untrusted}\n`);
   let sessionId: string | undefined;
   const print = (event: LegionEvent): void => io.stdout(run.clean(JSON.stringify(event)) + '\n');
   const printer = run.coalesce ? createDeltaCoalescer(print) : { push: print, close: () => undefined };

@@ -8,6 +8,7 @@ import { locateServer } from '../serve/locate';
 import { startServer, type LegionServer, type ServerLimits } from '../serve/server';
 import type { ServeAddon } from '../serve/addon';
 import { VERSION } from './version';
+import { untrustedNotice, type WorkspaceTrust } from '../storage/workspace-trust';
 
 export interface ServeHostOptions {
   /** Resolves with the reason to stop (a signal, `legion stop`). */
@@ -60,7 +61,7 @@ export async function hostServer(context: CommandContext, options: ServeHostOpti
     claimed = true;
     const dirProblem = prepareSocketDir(socketPath, appLayout.legionDir, uid);
     if (dirProblem) throw new LegionError(dirProblem);
-    server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath, workspace: context.workspaceRoot, version: VERSION, log: options.log, providerLabel: app.providerLabel, demo: app.demo, ...(options.limits ? { limits: options.limits } : {}) });
+    server = await startServer({ core: app.core, history: app.history, workflows: app.workflows, socketPath, workspace: context.workspaceRoot, version: VERSION, log: options.log, providerLabel: app.providerLabel, demo: app.demo, ...untrustedOf(app.trust), ...(options.limits ? { limits: options.limits } : {}) });
     for (const warning of app.warnings) options.log(`warning: ${warning}`);
     app.startBackground();
     for (const addon of options.addons) {
@@ -84,4 +85,10 @@ export async function hostServer(context: CommandContext, options: ServeHostOpti
     if (claimed) releaseServerInfo(appLayout.legionDir, process.pid, socketPath);
     options.log('stopped');
   }
+}
+
+/** The untrusted-workspace warning for the welcome, when the workspace is not trusted (docs/workspace-trust.md). */
+function untrustedOf(trust: WorkspaceTrust): { untrusted?: string } {
+  const notice = untrustedNotice(trust);
+  return notice === null ? {} : { untrusted: notice };
 }

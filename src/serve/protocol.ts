@@ -112,6 +112,8 @@ export const welcomeSchema = z.strictObject({
   /** For the status bar: "anthropic · claude-sonnet-4-5", "demo"… */
   providerLabel: z.string().max(200).optional(),
   demo: z.boolean().optional(),
+  /** The server's untrusted-workspace warning (docs/workspace-trust.md), shown by attached front ends as a local start shows it. */
+  untrusted: z.string().max(4000).optional(),
 });
 export type Welcome = z.infer<typeof welcomeSchema>;
 

@@ -48,6 +48,8 @@ export interface ServerOptions extends Served {
   /** Told to every client in its welcome, for its status bar. */
   readonly providerLabel?: string;
   readonly demo?: boolean;
+  /** The untrusted-workspace warning of the served workspace, told to every client in its welcome (its trust as the server computed it at start). */
+  readonly untrusted?: string;
   /** The methods it serves: METHOD_TABLE (method-table.ts) unless a test extends it. */
   readonly methods?: MethodTable;
 }
@@ -166,6 +168,7 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
           protocol: PROTOCOL_VERSION, runId: core.runId, workspace: options.workspace, pid: process.pid, version: options.version,
           lastSeq: core.bus.lastSeq(), replay: replay ? 'since' : 'snapshot',
           ...(options.providerLabel !== undefined ? { providerLabel: options.providerLabel } : {}), ...(options.demo !== undefined ? { demo: options.demo } : {}),
+          ...(options.untrusted !== undefined ? { untrusted: options.untrusted } : {}),
         },
       }));
       if (replay) for (const l of replay) write(client, l);
