@@ -22,7 +22,8 @@
 //   first use and answers simple text from a table (scripts/string-width-fast.mjs, ~18 ms);
 //   slice-ansi and ansi-tokenize (Ink's line slicer and tokenizer) split plain text without
 //   ICU's grapheme segmenter, created at the first other text (scripts/grapheme-fast.mjs,
-//   ~10 ms each). Ink's error screen sets up stack-utils at its first use.
+//   ~10 ms each). Ink's error screen sets up stack-utils at its first use. Ink's check for
+//   control characters in every text node is one regular expression (scripts/ink-control-fast.mjs).
 //
 // Tests build while other tests run the app, so a build never leaves a half-written file
 // behind or changes a file a running app may still read: the bundle's name carries its
@@ -40,6 +41,7 @@ import { patchOnce } from './build-tables.mjs';
 import { patchStringWidth } from './string-width-fast.mjs';
 import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
+import { FAST_HAS_CONTROL, INK_HAS_CONTROL } from './ink-control-fast.mjs';
 import { buildSnapshot, launcherScript, snapshotName } from './snapshot.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,6 +124,8 @@ const result = await build({
       b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: "export { default as en } from './en.js';", loader: 'js' }));
       b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => ({ contents: await patchStringWidth(args.path), loader: 'js' }));
       b.onLoad({ filter: /[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/ }, async (args) => ({ contents: await patchAnsiTokenize(args.path), loader: 'js' }));
+      // Ink's check for control characters in every text node, by one regular expression (scripts/ink-control-fast.mjs).
+      b.onLoad({ filter: /[\\/]ink[\\/]build[\\/]ansi-tokenizer\.js$/ }, patched([[INK_HAS_CONTROL, FAST_HAS_CONTROL, 'ink (control characters by one regular expression)']]));
       b.onLoad({ filter: /[\\/]slice-ansi[\\/]tokenize-ansi\.js$/ }, async (args) => ({ contents: await patchSliceAnsi(args.path), loader: 'js' }));
       // Emscripten's hook for custom instantiation, filled with a synchronous one (H is the data: URL of the WebAssembly).
       b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, patched([[
