@@ -60,6 +60,9 @@ interface RecordedStream extends Omit<StreamResult, 'inputErrors'> {
 const record = (result: StreamResult): RecordedStream => ({ ...result, inputErrors: [...result.inputErrors] });
 const restore = (recorded: RecordedStream): StreamResult => ({ ...recorded, inputErrors: new Map(recorded.inputErrors) });
 
+/** How the name of a model call's step begins (the driver ends a delegation's window at one, invocation-driver.ts). */
+export const MODEL_STEP = 'model ';
+
 /**
  * Each model call of a session becomes the step `model <session> <n>`: a finished call
  * (its text, tool calls, usage already emitted) is returned from the journal on a replay; the
@@ -71,7 +74,7 @@ export function journaledStream(stream: StreamOnce, journal: DurableJournal): St
     const n = (calls.get(turn.session.id) ?? 0) + 1;
     calls.set(turn.session.id, n);
     try {
-      return restore(await journal.run(`model ${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context))));
+      return restore(await journal.run(`${MODEL_STEP}${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context))));
     } catch (error) {
       // Cancelled through the engine: the turn ends interrupted, as a cancel in-process does.
       if (!journal.cancelled.aborted) throw error;

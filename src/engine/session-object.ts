@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import type { TurnOutcome } from '../runtime/turn';
-import type { DurableJournal } from './durable-steps';
+import { MODEL_STEP, type DurableJournal } from './durable-steps';
 import { turnInputSchema, turnOutcomeSchema, type TurnInput } from './turn-messages';
 import { MAILBOX_OBJECT } from './mailbox';
+import { invocationDriver, type WindowMark } from './invocation-driver';
 
 /** The name Legion's session object is registered under; a session id is its key. */
 export const SESSION_OBJECT = 'LegionSession';
@@ -46,15 +47,15 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           if (error instanceof restate.CancelledError) cancel.abort();
           throw error;
         });
-        // The SDK drives one pending promise of an invocation at a time: two awaited at once (a
-        // tool's step beside a delegation's call in a parallel batch) fail the attempt ("awaitNext
-        // already pending"). Commands are issued when made (their journal order is the order the
-        // turn makes them); awaiting them is serialized here, in that order.
-        let awaiting: Promise<unknown> = Promise.resolve();
-        const serial = <T>(promise: PromiseLike<T>): Promise<T> => {
-          const next = awaiting.then(() => promise);
-          awaiting = next.then(() => undefined, () => undefined);
-          return next;
+        // The SDK drives one awaited promise per invocation: every promise the turn issues goes
+        // through one driver, which awaits them as races the journal fixes (invocation-driver.ts).
+        const driver = invocationDriver(ctx);
+        const one = <T>(promise: restate.RestatePromise<T>, mark?: WindowMark): Promise<T> => driver.track([promise], mark)[0] as Promise<T>;
+        // A call's id: the SDK types it a Promise, it is a RestatePromise (it must be raced with the rest).
+        const idOf = (call: restate.InvocationPromise<unknown>): restate.RestatePromise<restate.InvocationId> => {
+          const id = call.invocationId;
+          if (!restate.isRestatePromise(id)) throw new Error('the SDK answered a call\'s id with a plain promise: the driver cannot race it');
+          return id as unknown as restate.RestatePromise<restate.InvocationId>;
         };
         const callTurn = (sessionId: string, input: TurnInput) => ctx.genericCall<TurnInput, unknown>({
           service: SESSION_OBJECT, method: 'turn', key: sessionId, parameter: input, inputSerde: restate.serde.json, outputSerde: restate.serde.json,
@@ -64,14 +65,15 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           attemptEnded: ctx.request().attemptCompletedSignal,
           cancelled: cancel.signal,
           invocationId: String(ctx.request().id),
-          run: (name, action) => watch(serial(ctx.run(name, action))),
+          // A model step ends the batch a delegation's call may have opened a window for.
+          run: (name, action) => watch(one(ctx.run(name, action), name.startsWith(MODEL_STEP) ? 'close' : undefined)),
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
-            return { id, promise: watch(serial(promise)) };
+            return { id, promise: watch(one(promise)) };
           },
           awakeableLater: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
-            return { id, wait: () => watch(serial(promise)) };
+            return { id, wait: () => watch(one(promise)) };
           },
           resolveAwakeable: (id, value) => ctx.resolveAwakeable(id, value),
           post: (mailbox, item) => {
@@ -79,7 +81,7 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           },
           callWithMailbox: (sessionId, input, mailbox) => {
             const call = callTurn(sessionId, input);
-            const id = serial(call.invocationId);
+            const id = one(idOf(call), 'open');
             // Each wait for mail is an awakeable of this invocation handed to the mailbox (`take`).
             const arm = (): restate.RestatePromise<{ items: unknown }> => {
               const { id: awakeable, promise } = ctx.awakeable<unknown>();
@@ -94,12 +96,11 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
               ctx.genericSend({ service: MAILBOX_OBJECT, method: 'close', key: mailbox, parameter: null, inputSerde: restate.serde.json });
             };
             return {
-              // One combinator awaited (the SDK drives one pending promise at a time); the engine
-              // logs which completed first, so a replay takes the same branch.
-              next: () => watch(id.then(() => serial(restate.RestatePromise.race([call.map((outcome, failure) => {
+              // One combinator: the engine logs which completed first, so a replay takes the same branch.
+              next: () => watch(one(restate.RestatePromise.race([call.map((outcome, failure) => {
                 if (failure) throw failure;
                 return { outcome };
-              }), mail])))).then(
+              }), mail]))).then(
                 (news) => {
                   if ('items' in news) mail = arm();
                   else close();
@@ -114,12 +115,12 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           },
           call: (sessionId, input) => {
             const call = callTurn(sessionId, input);
-            // Its id first (short), so a cancel need not wait behind the call's own result.
-            const id = serial(call.invocationId);
+            // Its id apart (short), so a cancel need not wait behind the call's own result.
+            const [id, result] = driver.track([idOf(call), call], 'open') as [Promise<restate.InvocationId>, Promise<unknown>];
             return {
               // Watched: the callee is cancelled when this turn is (the engine cancels the calls it
               // waits on, or the caller's core does), so a cancellation seen here is this turn's.
-              result: watch(id.then(() => serial(call))),
+              result: watch(result),
               cancel: () => void id.then((known) => ctx.invocation(known).cancel()).catch(() => undefined),
             };
           },
