@@ -1,7 +1,16 @@
 import * as restate from '@restatedev/restate-sdk';
 
-/** What one operation of a turn marks (docs/engine.md#parallel-work-in-one-turn): a delegation's call opens a window, a model step closes it. */
-export type WindowMark = 'open' | 'close';
+/**
+ * What one operation of a turn is to the driver (docs/engine.md#parallel-work-in-one-turn):
+ * - `call`: a delegation's call whose result the batch waits for: opens a window until the turn's
+ *   next `model` step (the batch is over by then);
+ * - `mailbox-call`: a call whose caller takes mail meanwhile: its delegation may outlive the batch
+ *   (the call returns early with a request, the agent answers it in later steps), so it holds a
+ *   window open until `release` (its mailbox closed, a command of the turn);
+ * - `quiet`: an operation not made beside a command of the turn (where it falls among the turn's
+ *   commands may differ between attempts): its promise joins the next race, it issues no wake step.
+ */
+export type Operation = 'call' | 'mailbox-call' | 'model' | 'quiet';
 
 /**
  * How the promises of one invocation reach its turn (docs/engine.md#parallel-work-in-one-turn).
@@ -10,19 +19,24 @@ export type WindowMark = 'open' | 'close';
  * a time over the turn's promises not yet delivered, each result going to the turn as the race
  * gives it (the engine logs which member completed first: a replay takes the same branch).
  *
- * Which promises a race holds is fixed by the journal alone, never by timing:
+ * Which promises a race holds is fixed by the journal and the order in which the turn issues its
+ * operations (the same on every attempt, as the order of its commands must be), never by timing:
  * - outside a window, the next promise in the order issued, one at a time;
- * - inside a window (from a delegation's call to the turn's next model step), the race also holds
+ * - inside a window (while a delegation's call is out, see `Operation`), the race also holds
  *   a `wake <n>` step. Each operation of the turn issued in the window ends the pending wake step
- *   (its action returns the number of promises issued by then) and issues the next one right
- *   after it: the same place in the journal on every attempt. When a wake step's result comes
+ *   (its action returns the number of promises issued by then) and, when the operation issued a
+ *   command, issues the next one right after it: the same place in the journal on every attempt
+ *   (after a `quiet` operation, which issues none, what the turn issues waits until the promises
+ *   raced before it have come back, as outside a window). When a wake step's result comes
  *   out of a race, the next race holds every promise up to the number it recorded (a replay waits
  *   for the turn to issue them again), so a tool of the delegation's batch runs while the callee
  *   does. Cost: one journaled step per operation issued inside a window, none outside one.
  */
 export interface InvocationDriver {
   /** The promises one operation issued: each settles as its result reaches the turn (a promise rejected with the race's failure when the invocation was cancelled). */
-  track(promises: readonly restate.RestatePromise<unknown>[], mark?: WindowMark): Promise<unknown>[];
+  track(promises: readonly restate.RestatePromise<unknown>[], operation?: Operation): Promise<unknown>[];
+  /** A `mailbox-call`'s window released: call right after the command that closed its mailbox. */
+  release(): void;
 }
 
 interface Item {
@@ -51,7 +65,8 @@ export function invocationDriver(ctx: restate.Context): InvocationDriver {
   /** Wakes a race may hold (issued at or below `basis`), not yet out of one. */
   const known = new Set<Wake>();
   let pending: Wake | undefined;
-  let inWindow = false;
+  let batchCall = false;
+  let mailboxCalls = 0;
   let wakeCount = 0;
   let driving = false;
   let issuedWaiter: (() => void) | undefined;
@@ -123,15 +138,20 @@ export function invocationDriver(ctx: restate.Context): InvocationDriver {
   };
 
   return {
-    track: (promises, mark) => {
+    release: () => {
+      mailboxCalls = Math.max(0, mailboxCalls - 1);
+    },
+    track: (promises, operation) => {
       const settled = promises.map((promise) => new Promise<unknown>((resolve, reject) => { items.push({ promise, resolve, reject }); }));
       const count = items.length;
       // Ends the pending wake step: its race lets the new promises in.
       pending?.fire(count);
       pending = undefined;
-      if (mark === 'open') inWindow = true;
-      if (mark === 'close') inWindow = false;
-      if (inWindow) pending = issueWake(count);
+      if (operation === 'call') batchCall = true;
+      if (operation === 'mailbox-call') mailboxCalls++;
+      if (operation === 'model') batchCall = false;
+      // A wake step is a command: issued only right after one of the turn's.
+      if ((batchCall || mailboxCalls > 0) && operation !== 'quiet') pending = issueWake(count);
       const waiter = issuedWaiter;
       issuedWaiter = undefined;
       waiter?.();

@@ -4,7 +4,7 @@ import type { TurnOutcome } from '../runtime/turn';
 import { MODEL_STEP, type DurableJournal } from './durable-steps';
 import { turnInputSchema, turnOutcomeSchema, type TurnInput } from './turn-messages';
 import { MAILBOX_OBJECT } from './mailbox';
-import { invocationDriver, type WindowMark } from './invocation-driver';
+import { invocationDriver, type Operation } from './invocation-driver';
 
 /** The name Legion's session object is registered under; a session id is its key. */
 export const SESSION_OBJECT = 'LegionSession';
@@ -50,7 +50,7 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
         // The SDK drives one awaited promise per invocation: every promise the turn issues goes
         // through one driver, which awaits them as races the journal fixes (invocation-driver.ts).
         const driver = invocationDriver(ctx);
-        const one = <T>(promise: restate.RestatePromise<T>, mark?: WindowMark): Promise<T> => driver.track([promise], mark)[0] as Promise<T>;
+        const one = <T>(promise: restate.RestatePromise<T>, operation?: Operation): Promise<T> => driver.track([promise], operation)[0] as Promise<T>;
         // A call's id: the SDK types it a Promise, it is a RestatePromise (it must be raced with the rest).
         const idOf = (call: restate.InvocationPromise<unknown>): restate.RestatePromise<restate.InvocationId> => {
           const id = call.invocationId;
@@ -65,11 +65,12 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           attemptEnded: ctx.request().attemptCompletedSignal,
           cancelled: cancel.signal,
           invocationId: String(ctx.request().id),
-          // A model step ends the batch a delegation's call may have opened a window for.
-          run: (name, action) => watch(one(ctx.run(name, action), name.startsWith(MODEL_STEP) ? 'close' : undefined)),
+          // A model step: the batch of a delegation's call is over.
+          run: (name, action) => watch(one(ctx.run(name, action), name.startsWith(MODEL_STEP) ? 'model' : undefined)),
+          // Made where a request reaches the user, not beside a command of the turn: 'quiet'.
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
-            return { id, promise: watch(one(promise)) };
+            return { id, promise: watch(one(promise, 'quiet')) };
           },
           awakeableLater: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
@@ -81,30 +82,39 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           },
           callWithMailbox: (sessionId, input, mailbox) => {
             const call = callTurn(sessionId, input);
-            const id = one(idOf(call), 'open');
-            // Each wait for mail is an awakeable of this invocation handed to the mailbox (`take`).
-            const arm = (): restate.RestatePromise<{ items: unknown }> => {
+            const id = one(idOf(call), 'mailbox-call');
+            id.catch(() => undefined); // seen by `cancel`, if called
+            // Each wait for news is an awakeable of this invocation handed to the mailbox (`take`),
+            // raced with the call's result as one combinator (the engine logs which completed
+            // first, so a replay takes the same branch) handed to the driver right after the
+            // `take` is sent: the same place in the journal on every attempt.
+            const arm = (): Promise<{ outcome: unknown } | { items: unknown }> => {
               const { id: awakeable, promise } = ctx.awakeable<unknown>();
               ctx.genericSend({ service: MAILBOX_OBJECT, method: 'take', key: mailbox, parameter: awakeable, inputSerde: restate.serde.json });
-              return promise.map((items, failure) => {
-                if (failure) throw failure;
-                return { items };
-              });
+              const news = one(restate.RestatePromise.race([
+                call.map((outcome, failure) => {
+                  if (failure) throw failure;
+                  return { outcome };
+                }),
+                promise.map((items, failure) => {
+                  if (failure) throw failure;
+                  return { items };
+                }),
+              ]));
+              news.catch(() => undefined); // seen by `next`
+              return news;
             };
-            let mail = arm();
+            let news = arm();
             const close = (): void => {
               ctx.genericSend({ service: MAILBOX_OBJECT, method: 'close', key: mailbox, parameter: null, inputSerde: restate.serde.json });
+              driver.release();
             };
             return {
-              // One combinator: the engine logs which completed first, so a replay takes the same branch.
-              next: () => watch(one(restate.RestatePromise.race([call.map((outcome, failure) => {
-                if (failure) throw failure;
-                return { outcome };
-              }), mail]))).then(
-                (news) => {
-                  if ('items' in news) mail = arm();
+              next: () => watch(news).then(
+                (got) => {
+                  if ('items' in got) news = arm();
                   else close();
-                  return news;
+                  return got;
                 },
                 (error: unknown) => {
                   close();
@@ -116,7 +126,8 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           call: (sessionId, input) => {
             const call = callTurn(sessionId, input);
             // Its id apart (short), so a cancel need not wait behind the call's own result.
-            const [id, result] = driver.track([idOf(call), call], 'open') as [Promise<restate.InvocationId>, Promise<unknown>];
+            const [id, result] = driver.track([idOf(call), call], 'call') as [Promise<restate.InvocationId>, Promise<unknown>];
+            id.catch(() => undefined); // seen by `cancel`, if called
             return {
               // Watched: the callee is cancelled when this turn is (the engine cancels the calls it
               // waits on, or the caller's core does), so a cancellation seen here is this turn's.
