@@ -1,7 +1,7 @@
 import * as restate from '@restatedev/restate-sdk';
 
 /**
- * What one operation of a turn is to the driver (docs/engine.md#parallel-work-in-one-turn):
+ * What one operation of a turn is to the driver (docs/engine.md#delegation):
  * - `call`: a delegation's call whose result the batch waits for: opens a window until the turn's
  *   next `model` step (the batch is over by then);
  * - `mailbox-call`: a call whose caller takes mail meanwhile: its delegation may outlive the batch
@@ -13,7 +13,7 @@ import * as restate from '@restatedev/restate-sdk';
 export type Operation = 'call' | 'mailbox-call' | 'model' | 'quiet';
 
 /**
- * How the promises of one invocation reach its turn (docs/engine.md#parallel-work-in-one-turn).
+ * How the promises of one invocation reach its turn (docs/engine.md#delegation).
  * The SDK drives one awaited promise per invocation, runs a `ctx.run` action only while it is
  * part of that promise, and an awaited combinator does not grow. So the driver awaits one race at
  * a time over the turn's promises not yet delivered, each result going to the turn as the race

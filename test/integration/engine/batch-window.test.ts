@@ -15,7 +15,7 @@ import { until } from '../../helpers/processes';
 import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
- * A tool of the same batch as a delegation (docs/engine.md#parallel-work-in-one-turn): `lead`
+ * A tool of the same batch as a delegation (docs/engine.md#delegation): `lead`
  * answers with a batch of a communicator call to `builder` (whose answer streams for seconds) and
  * two shell calls, `echo first` then its own slow `sh lead.sh` (a batch's shell calls run in order,
  * so the slow one's steps are issued after the call's). In-process both run at once; on the engine the tool must too, its
@@ -57,7 +57,8 @@ interface Scene {
   port: number;
 }
 
-async function withScene(body: (scene: Scene) => Promise<void>): Promise<void> {
+/** `decides`: the lead holds resolve_approval and authority over shell, so its call takes mail (a mailbox call). */
+async function withScene(body: (scene: Scene) => Promise<void>, decides = false): Promise<void> {
   await withTempDir(async (dir) => {
     const model = await startFakeModel({ answerChunks: ANSWER_CHUNKS, delayMs: 50, script });
     const engine = await startEngine(dir);
@@ -66,7 +67,7 @@ async function withScene(body: (scene: Scene) => Promise<void>): Promise<void> {
       await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n  - id: lead-script\n    decision: allow\n    tool: shell\n    match: { command: "sh lead.sh" }\n  - id: lead-first\n    decision: allow\n    tool: shell\n    match: { command: "echo first" }\n');
       await writeFile(join(dir, 'lead.sh'), leadTool);
       const store = createParticipantStore(layoutFor(dir));
-      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell'] }));
+      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell', ...(decides ? ['resolve_approval'] : [])], ...(decides ? { approvalAuthority: ['shell'] } : {}) }));
       await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
       const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
       await body({ dir, env, engine, model, runId: run.id, port: await freePort() });
@@ -115,24 +116,30 @@ function assertOnce(scene: Scene, result: { kind: string; text?: string }, logs:
   assert.match(leadLast(scene), /piece 99\./);
 }
 
+async function toolBesideDelegation(scene: Scene): Promise<void> {
+  const worker = await startWorker(scene.dir, scene.env, scene.port);
+  try {
+    const result = await sendLead(scene) as { kind: string; text?: string };
+    const logs = worker.log.join('');
+    assertOnce(scene, result, logs);
+    const [ended] = stamps(join(scene.dir, 'lead-ends.txt'));
+    const answer = builderAnswer(scene);
+    assert.ok(ended !== undefined && answer, logs);
+    // In-process order: the lead's tool (2 s) ended while the builder was still streaming its
+    // answer (5 s, after its own model call and tool), not after the delegation came back.
+    assert.ok(ended < answer.writtenAt.at(-1)!, `the lead's tool ended at ${ended}, after the builder's last chunk (${answer.writtenAt.at(-1)})`);
+    assert.match(leadLast(scene), /lead-output/);
+  } finally {
+    await killHard(worker.child);
+  }
+}
+
 test('a batch of a delegation and a slow tool: the tool runs while the delegate works, its result in before the delegation returns', { skip, timeout: 180_000 }, async () => {
-  await withScene(async (scene) => {
-    const worker = await startWorker(scene.dir, scene.env, scene.port);
-    try {
-      const result = await sendLead(scene) as { kind: string; text?: string };
-      const logs = worker.log.join('');
-      assertOnce(scene, result, logs);
-      const [ended] = stamps(join(scene.dir, 'lead-ends.txt'));
-      const answer = builderAnswer(scene);
-      assert.ok(ended !== undefined && answer, logs);
-      // In-process order: the lead's tool (2 s) ended while the builder was still streaming its
-      // answer (5 s, after its own model call and tool), not after the delegation came back.
-      assert.ok(ended < answer.writtenAt.at(-1)!, `the lead's tool ended at ${ended}, after the builder's last chunk (${answer.writtenAt.at(-1)})`);
-      assert.match(leadLast(scene), /lead-output/);
-    } finally {
-      await killHard(worker.child);
-    }
-  });
+  await withScene(toolBesideDelegation);
+});
+
+test('the same batch from a caller that takes mail meanwhile (it decides approvals): the tool runs while the delegate works', { skip, timeout: 180_000 }, async () => {
+  await withScene(toolBesideDelegation, true);
 });
 
 /** Kill the worker at `when`, start another: the lead's turn ends done on it (the lead's journal holds wake steps by then). */
