@@ -104,12 +104,18 @@ async function journalNames(scene: Scene, pattern: string): Promise<string[]> {
 const sendLead = (scene: Scene): Promise<unknown> =>
   sendTurn(scene.engine.ingress, S1, { runId: scene.runId, responderId: 'lead', name: 'default', text: 'start' }, 150_000);
 
-/** What every variant asserts once the lead's turn is over: each turn once, nothing finished asked or run again. */
-function assertOnce(scene: Scene, result: { kind: string; text?: string }, logs: string): void {
+/**
+ * What every variant asserts once the lead's turn is over: each turn once, nothing finished asked
+ * or run again. `killed`: the builder's tool may have been cut before it started (its start
+ * journaled, the kill before the process ran: answered "interrupted", never run).
+ */
+function assertOnce(scene: Scene, result: { kind: string; text?: string }, logs: string, killed = false): void {
   assert.equal(result.kind, 'done', `${JSON.stringify(result)}\n${logs}`);
   assert.equal(repeatedFinished(scene.model), 0, `a finished model call was made again\n${logs}`);
   assert.equal(stamps(join(scene.dir, 'lead-starts.txt')).length, 1, `the lead's tool ran again\n${logs}`);
-  assert.equal(readFileSync(join(scene.dir, 'starts.txt'), 'utf8').trim().split('\n').length, 1, 'the builder\'s tool ran again');
+  const builderRuns = existsSync(join(scene.dir, 'starts.txt')) ? readFileSync(join(scene.dir, 'starts.txt'), 'utf8').trim().split('\n').length : 0;
+  if (killed) assert.ok(builderRuns <= 1, 'the builder\'s tool ran again');
+  else assert.equal(builderRuns, 1, 'the builder\'s tool did not run once');
   assert.deepEqual(roles(scene, S1), ['user', 'assistant', 'user', 'assistant']);
   assert.deepEqual(roles(scene, S2), ['user', 'assistant', 'user', 'assistant']);
   // The lead's last call saw the builder's whole answer.
@@ -165,7 +171,7 @@ async function killedDuringBatch(scene: Scene, when: () => Promise<void>): Promi
 test('the worker killed during the batch while the lead\'s tool runs: the tool answered "interrupted", not run again; the delegation finishes once', { skip, timeout: 240_000 }, async () => {
   await withScene(async (scene) => {
     const { result, logs } = await killedDuringBatch(scene, () => until(() => stamps(join(scene.dir, 'lead-starts.txt')).length === 1, 'the lead\'s tool started', 90_000));
-    assertOnce(scene, result, logs);
+    assertOnce(scene, result, logs, true);
     assert.ok(leadLast(scene).includes(CUT_BY_WORKER.slice(0, 40)), leadLast(scene));
   });
 });
@@ -176,7 +182,7 @@ test('the worker killed during the batch while the delegate streams (the lead\'s
       await until(() => stamps(join(scene.dir, 'lead-ends.txt')).length === 1, 'the lead\'s tool ended', 90_000);
       await scene.model.streaming((r) => role(r) === 'builder' && r.last === 'tool', 45);
     });
-    assertOnce(scene, result, logs);
+    assertOnce(scene, result, logs, true);
     // The tool's result was journaled before the kill: replayed, not cut.
     assert.match(leadLast(scene), /lead-output/);
     assert.ok(!leadLast(scene).includes(CUT_BY_WORKER.slice(0, 40)), leadLast(scene));
