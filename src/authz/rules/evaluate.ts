@@ -385,11 +385,15 @@ function analyzeShell(command: string): ShellAnalysis {
   const opaque: string[] = [];
   for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
   // What an allow rule matches (each command's words without its redirections, allowPhase) is
-  // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny.
+  // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny. A command
+  // of the scan's own split without redirections has the same words there, and its text as
+  // allow rules see it is those words joined: its views are already in.
   if (scan.parse.plain) {
-    for (const c of scan.parse.commands) {
-      if (c.argv.length === 0) continue;
-      for (const view of strictViews({ text: argvText(c.argv), words: c.argv, kind: 'simple' }, 0, opaque)) views.add(view);
+    const commands = scan.parse.commands;
+    for (let c = 0; c < commands.length; c++) {
+      const { argv, redirects } = commands[c]!;
+      if (argv.length === 0 || (scan.split !== null && redirects.length === 0 && joinsAsWritten(argv))) continue;
+      for (const view of strictViews({ text: argvText(argv), words: argv, kind: 'simple' }, 0, opaque)) views.add(view);
     }
   }
   const viewList = views.list;
@@ -403,6 +407,12 @@ function analyzeShell(command: string): ShellAnalysis {
   if (analyses.size >= ANALYSIS_LIMIT) analyses.clear();
   analyses.set(command, analysis);
   return analysis;
+}
+
+/** Whether argvText(argv) is argv joined by spaces: no word is empty or holds whitespace. */
+function joinsAsWritten(argv: readonly string[]): boolean {
+  for (const word of argv) if (word === '' || /\s/.test(word)) return false;
+  return true;
 }
 
 function startsWithWords(argv: readonly string[], words: readonly string[]): boolean {

@@ -43,7 +43,7 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
 export function candidateRules(rules: readonly CompiledRule[], views: readonly string[]): number[] {
   const index = indexOf(rules);
   // Marks per rule, then read in order: no set, no sort.
-  const marked = new Uint8Array(rules.length);
+  const marked = marks(rules.length);
   for (const i of index.always) marked[i] = 1;
   for (const view of views) {
     const space = view.indexOf(' ');
@@ -51,8 +51,29 @@ export function candidateRules(rules: readonly CompiledRule[], views: readonly s
     if (listed) for (const i of listed) marked[i] = 1;
     for (const i of index.partial) if (view.startsWith(rules[i]!.commandField!.prefix)) marked[i] = 1;
   }
+  return markedInOrder(marked, rules.length);
+}
+
+/**
+ * One buffer of marks for every lookup here (a lookup makes no typed array of its own): all
+ * zero between lookups. A lookup runs to its end without calling out, so none overlaps another.
+ */
+let scratch = new Uint8Array(512);
+
+function marks(length: number): Uint8Array {
+  if (scratch.length < length) scratch = new Uint8Array(length);
+  return scratch;
+}
+
+/** The marked indices below `length`, ascending, leaving every mark cleared. */
+function markedInOrder(marked: Uint8Array, length: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
+  for (let i = 0; i < length; i++) {
+    if (marked[i]) {
+      out.push(i);
+      marked[i] = 0;
+    }
+  }
   return out;
 }
 
@@ -67,16 +88,14 @@ export function candidateRules(rules: readonly CompiledRule[], views: readonly s
  */
 export function allowCandidates(rules: readonly CompiledRule[], program: string, text: string): number[] {
   const index = allowIndexOf(rules);
-  const marked = new Uint8Array(rules.length);
+  const marked = marks(rules.length);
   for (const i of index.always) marked[i] = 1;
   const byProgram = index.byProgram.get(program);
   if (byProgram) for (const i of byProgram) marked[i] = 1;
   const space = text.indexOf(' ');
   const byWord = index.byFirstWord.get(space === -1 ? text : text.slice(0, space));
   if (byWord) for (const i of byWord) marked[i] = 1;
-  const out: number[] = [];
-  for (let i = 0; i < marked.length; i++) if (marked[i]) out.push(i);
-  return out;
+  return markedInOrder(marked, rules.length);
 }
 
 interface AllowIndex {

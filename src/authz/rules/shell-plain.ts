@@ -221,13 +221,14 @@ class PlainScanner {
         if (word.pattern) this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
         if (RESERVED_WORDS.has(word.value)) this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
-      words.push({ value: word.value, pattern: word.pattern });
+      words.push(word);
       text += text === '' ? word.raw : ` ${word.raw}`;
       tokens.push(word.value);
     }
     if (words.length === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
     this.split.push({ text, words: tokens, kind: 'simple' });
-    return { argv: words.map((w) => w.value), words, redirects };
+    // Without redirections the splitter's tokens are the argv (both read-only: one array).
+    return { argv: redirects.length === 0 ? tokens : words.map((w) => w.value), words, redirects };
   }
 
   /**
@@ -330,7 +331,8 @@ class PlainScanner {
         this.fail(() => `${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
       }
     }
-    const source = s.slice(start, this.i);
+    // A word of literal characters only (most words) is its own source text: no second copy.
+    const source = allUnquoted && !pattern && value.length === this.i - start ? value : s.slice(start, this.i);
     return { value, pattern, allUnquoted, logical, raw: this.continued ? withoutContinuations(source) : source };
   }
 

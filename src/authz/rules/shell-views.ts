@@ -23,11 +23,14 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
   // Few and short: a list searched is cheaper than a set (no hash of each new string).
   const views = new Views(command.text);
   if (command.kind === 'compound') return views.list;
-  const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
-  const wordLists = defaulted.some((w, i) => w !== command.words[i]) ? [command.words, defaulted] : [command.words];
+  const wordLists: (readonly string[])[] = [command.words];
+  if (command.words.some(hasExpansion)) {
+    const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
+    if (defaulted.some((w, i) => w !== command.words[i])) wordLists.push(defaulted);
+  }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
   if (command.words.some(isRedirection)) wordLists.push(command.words.filter((w) => !isRedirection(w)));
-  const scripts = new Set<string>();
+  let scripts: Set<string> | null = null;
   for (const words of wordLists) {
     views.add(words.join(' '));
     const first = words[0] ?? '';
@@ -42,9 +45,9 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
       }
     }
     // `eval echo ${v:-\<(cmd)}` runs `echo <(cmd)`: scripts are read from the defaulted words too.
-    for (const script of embeddedScripts(words)) {
-      if (scripts.has(script)) continue;
-      scripts.add(script);
+    const script = embeddedScript(words);
+    if (script !== null && !scripts?.has(script)) {
+      (scripts ??= new Set()).add(script);
       views.add(script);
       if (depth >= MAX_SCRIPT_DEPTH) {
         opaque?.push(`scripts nested deeper than ${MAX_SCRIPT_DEPTH} levels`);
@@ -89,20 +92,20 @@ const LIST_LIMIT = 16;
 const MAX_PREFIX_WORDS = 24;
 const MAX_SCRIPT_DEPTH = 4;
 
-/** Scripts a command would run: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action. */
-function embeddedScripts(words: readonly string[]): string[] {
+/** The script a command would run, or null: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action. */
+function embeddedScript(words: readonly string[]): string | null {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
     const name = basename(words[k]!);
-    if (name === 'eval' && k + 1 < words.length) return [words.slice(k + 1).join(' ')];
-    if (name === 'trap' && k + 1 < words.length) return [words[k + 1]!];
+    if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
+    if (name === 'trap' && k + 1 < words.length) return words[k + 1]!;
     if (!SHELLS.has(name)) continue;
     for (let j = k + 1; j < limit; j++) {
       const w = words[j]!;
-      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') return j + 1 < words.length ? [words[j + 1]!] : [];
+      if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') return j + 1 < words.length ? words[j + 1]! : null;
     }
   }
-  return [];
+  return null;
 }
 
 /**
@@ -112,6 +115,8 @@ function embeddedScripts(words: readonly string[]): string[] {
  */
 const REDIRECTION = /^\d*(?:&>>?|<<<|<>|<&|>&|>>|>\||<|>)(?!\()/;
 const isRedirection = (word: string): boolean => REDIRECTION.test(word);
+
+const hasExpansion = (word: string): boolean => word.includes('${');
 
 const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
 
