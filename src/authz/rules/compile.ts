@@ -166,7 +166,7 @@ function compilePattern(name: string, pattern: MatchPattern, strict: boolean): {
     }
   }
   const globs = typeof pattern === 'string' ? [pattern] : (pattern as readonly string[]);
-  const compiledGlobs: { re: RegExp }[] = [];
+  const compiledGlobs: { test: Matcher }[] = [];
   for (const glob of globs) {
     const compiled = isPathField(name) ? compilePathGlob(glob, strict) : compileTextGlob(glob, strict);
     if (!compiled.ok) return { ok: false, error: `match.${name}: ${compiled.error}` };

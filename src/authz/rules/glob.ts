@@ -1,5 +1,5 @@
 import micromatch from 'micromatch';
-import { regexMatcher, withGuard } from './required-text';
+import { anyMatcher, regexMatcher, withGuard } from './required-text';
 
 /**
  * Glob compilation for rules. Tool names, participant ids and path fields use micromatch
@@ -141,25 +141,13 @@ export function compileTextGlob(pattern: string, strict: boolean): CompiledGlob 
 }
 
 /**
- * One matcher for a list of compiled globs (any of): their regexes joined into a single
- * alternation, so a 20-pattern list costs one regex test. Falls back to testing each.
+ * One matcher for a list of compiled globs (any of): each glob's own matcher, guarded by its
+ * suffix and required text (a value that ends otherwise, or lacks its literal, runs no regex of
+ * that glob). The rule index reads the list's required text: one of each glob's.
  */
-export function anyGlob(globs: readonly { re: RegExp; suffix?: string }[]): Matcher {
-  // Every path glob with a suffix: a value ending with none of them matches none of them.
-  const suffixes = globs.every((g) => g.suffix) ? globs.map((g) => g.suffix!) : null;
-  const nocase = globs[0]!.re.flags.includes('i');
-  if (globs.length === 1) {
-    return guardedBySuffixes(regexMatcher(globs[0]!.re), suffixes, nocase);
-  }
-  const flags = globs[0]!.re.flags;
-  if (globs.every((g) => g.re.flags === flags) && globs.every((g) => !/\\[1-9]/.test(g.re.source))) {
-    try {
-      return guardedBySuffixes(regexMatcher(new RegExp(globs.map((g) => `(?:${g.re.source})`).join('|'), flags)), suffixes, nocase);
-    } catch {
-      // fall through
-    }
-  }
-  return (value) => globs.some((g) => g.re.test(value));
+export function anyGlob(globs: readonly { test: Matcher }[]): Matcher {
+  if (globs.length === 1) return globs[0]!.test;
+  return anyMatcher(globs.map((g) => g.test));
 }
 
 function translate(pattern: string, any: string): string {

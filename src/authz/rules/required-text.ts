@@ -44,6 +44,23 @@ export function withGuard(matcher: (value: string) => boolean, guard: (value: st
   return guarded;
 }
 
+/**
+ * Whether any of `matchers` accepts a value, tested in order. Its required text, for the rule
+ * index, is the union of theirs when each has some (a value any of them accepts holds one).
+ */
+export function anyMatcher(matchers: readonly ((value: string) => boolean)[]): (value: string) => boolean {
+  const any = (value: string): boolean => {
+    for (const matcher of matchers) if (matcher(value)) return true;
+    return false;
+  };
+  const each = matchers.map((m) => requiredByMatcher.get(m));
+  if (each.every((r) => r !== undefined)) {
+    const union = [...new Set(each.flatMap((r) => r!))];
+    if (union.length <= MAX_ALTERNATIVES) requiredByMatcher.set(any, union);
+  }
+  return any;
+}
+
 function preCheckedMatcher(re: RegExp, required: string[] | null): (value: string) => boolean {
   if (!required) return (value) => re.test(value);
   // A search for a string is cheaper than a regex call where case cannot matter.

@@ -63,6 +63,30 @@ test('a value ending otherwise is rejected without the regex; one trailing slash
   assert.deepEqual(requiredTextOf(anyGlob([exact])), ['docs']);
 });
 
+test('a list of globs runs no regex on a value each glob\'s own guard rejects (its suffix, its literal)', () => {
+  const md = compilePathGlob('docs/**/*.md', false);
+  const named = compilePathGlob('**/src-1/**', false);
+  assert.ok(md.ok && named.ok);
+  const list = anyGlob([md, named]);
+  const exec = RegExp.prototype.exec;
+  let runs = 0;
+  RegExp.prototype.exec = function (this: RegExp, value: string) {
+    runs++;
+    return exec.call(this, value);
+  };
+  try {
+    // Holds `docs` (the first glob's literal) but ends otherwise than `.md`, and lacks `src-1`.
+    assert.equal(list('docs/a.json'), false);
+    assert.equal(runs, 0);
+    assert.equal(list('docs/x/y.md'), true);
+    assert.equal(list('lib/src-1/z.ts'), true);
+  } finally {
+    RegExp.prototype.exec = exec;
+  }
+  // The rule index reads one literal of each glob.
+  assert.deepEqual([...requiredTextOf(list)!].sort(), [...requiredTextOf(md.test)!, ...requiredTextOf(named.test)!].sort());
+});
+
 /** Pieces of a glob, each with text it matches (for values that do match). */
 const PIECES: readonly [string, readonly string[]][] = [
   ['a', ['a']], ['b', ['b']], ['x.md', ['x.md']], ['.md', ['.md']], ['.', ['.']], ['-', ['-']], ['_', ['_']], ['/', ['/']],
