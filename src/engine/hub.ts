@@ -136,10 +136,26 @@ export function startEngineHub(options: HubOptions): EngineHub {
     stream.on('close', forget);
   };
 
-  const refresh = async (): Promise<void> => {
+  const lookOnce = async (): Promise<void> => {
     const deployments = await listDeployments(options.admin);
     if (!deployments.ok || closed) return;
     for (const d of deployments.value) if (d.services.includes(SESSION_OBJECT) && d.uri && !followed.has(d.uri)) follow(d.uri);
+  };
+  // Look for workers not followed yet. Callers arriving while a look is under way share the next
+  // one, started once it ends: each caller's look begins after its call (a worker registered
+  // before it is seen), and 20 turns sent at once ask the admin API twice, not 20 times.
+  let looking: Promise<void> | undefined;
+  let again: Promise<void> | undefined;
+  const refresh = (): Promise<void> => {
+    if (!looking) {
+      looking = lookOnce().finally(() => { looking = undefined; });
+      return looking;
+    }
+    again ??= looking.catch(() => undefined).then(() => {
+      again = undefined;
+      return refresh();
+    });
+    return again;
   };
   /** Cancel the session's running invocation through the admin API (it may not be known yet: retried briefly). */
   const cancelInvocation = async (sessionId: string): Promise<void> => {

@@ -1,6 +1,6 @@
 import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { createEndpointHandler } from '@restatedev/restate-sdk';
+import { createEndpointHandler, type LoggerTransport } from '@restatedev/restate-sdk';
 import { sessionObject, type RunTurnOnWorker, type TurnSettled } from './session-object';
 import { mailboxObject } from './mailbox';
 import { EVENTS_PATH, type EventFeed } from './event-feed';
@@ -24,13 +24,13 @@ export function parseListen(value: string | undefined): { host: string; port: nu
 /**
  * Serve Legion's Restate services over HTTP/2 (the engine's bidirectional protocol) on
  * `host:port`. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1 for a
- * wildcard address).
+ * wildcard address). `sdkLog`: where the SDK logs (sdk-log.ts; default: its own, to the console).
  */
-export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; advertise?: string }): Promise<WorkerEndpoint> {
+export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; advertise?: string; sdkLog?: LoggerTransport }): Promise<WorkerEndpoint> {
   ensurePromiseWithResolvers();
   // A turn's outcome goes out on the feed as soon as the turn has it (the hub need not wait for the engine's answer).
   const settled: TurnSettled = (input, sessionId, turnId, outcome) => options.feed.publishOutcome(input.runId, turnId, sessionId, outcome);
-  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled), mailboxObject()] });
+  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled), mailboxObject()], ...(options.sdkLog ? { logger: options.sdkLog } : {}) });
   const server: Http2Server = createServer();
   // The engine and the hubs keep their HTTP/2 sessions open: `close` ends them, or the process would not exit.
   const sessions = new Set<ServerHttp2Session>();

@@ -10,8 +10,11 @@
  *   in-process beside it.
  * - CPU per delta with `sessions` sessions of one run streaming at once: CPU of the serving
  *   processes (engine: hub + worker + restate-server; in-process: `legion serve` alone) ÷ the
- *   deltas the attached core received. Each side warmed by a round first; in-process is the same
- *   workspace with `engine: { kind: in-process }` and a fresh `legion serve`.
+ *   deltas the attached core received. Each side is warmed by `warmRounds` rounds, then measured
+ *   over `measuredRounds` rounds: the median round's figure (one warm-up round left the
+ *   in-process side still compiling: its first measured round took up to 1.5× its next ones,
+ *   which flattered the engine's ratio). In-process is the same workspace with
+ *   `engine: { kind: in-process }` and a fresh `legion serve`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,8 +30,17 @@ export interface StreamFigures {
   readonly inProcessLatencyP95Ms: number;
   readonly engineCpuPerDeltaMs: number;
   readonly inProcessCpuPerDeltaMs: number;
-  /** The engine's CPU per delta by process (hub, worker, restate-server), for the note. */
+  /** The engine's CPU per delta by process (hub, worker, restate-server) in its median round, for the note. */
   readonly engineParts: { hub: number; worker: number; server: number };
+  /** Each measured round's CPU per delta (engine: the three processes'), for the note. */
+  readonly engineRoundsMs: number[];
+  readonly inProcessRoundsMs: number[];
+}
+
+/** The median of `rounds` by `key` (an odd count: the middle one). */
+function medianBy<T>(rounds: readonly T[], key: (r: T) => number): T {
+  const sorted = [...rounds].sort((a, b) => key(a) - key(b));
+  return sorted[(sorted.length - 1) >> 1]!;
 }
 
 const cpuOf = (pid: number): number => {
@@ -74,22 +86,27 @@ async function latencies(stack: EngineStack, remote: RemoteCore, text: string): 
   }
 }
 
-export async function streamFigures(dir: string, options: { chunks: number; delayMs: number; sessions: number }): Promise<StreamFigures> {
+export async function streamFigures(dir: string, options: { chunks: number; delayMs: number; sessions: number; warmRounds: number; measuredRounds: number }): Promise<StreamFigures> {
   const stack = await startEngineStack(dir, { answerChunks: options.chunks, delayMs: options.delayMs });
   try {
     let remote = await stack.attach('bench');
     await round(remote, ['default'], 'warm up');
     const lags = [...await latencies(stack, remote, 'latency 1'), ...await latencies(stack, remote, 'latency 2')];
     const names = Array.from({ length: options.sessions }, (_, i) => `s${i}`);
-    await round(remote, names, 'warm up');
+    for (let i = 0; i < options.warmRounds; i++) await round(remote, names, `warm up ${i}`);
     const pids = { hub: stack.serve.pid!, worker: stack.worker.child.pid!, server: stack.engine.pid };
-    const before = { hub: cpuOf(pids.hub), worker: cpuOf(pids.worker), server: cpuOf(pids.server) };
-    const engineDeltas = await round(remote, names, 'measured');
-    const engineParts = {
-      hub: (cpuOf(pids.hub) - before.hub) / engineDeltas,
-      worker: (cpuOf(pids.worker) - before.worker) / engineDeltas,
-      server: (cpuOf(pids.server) - before.server) / engineDeltas,
-    };
+    const engineRounds: { hub: number; worker: number; server: number }[] = [];
+    for (let i = 0; i < options.measuredRounds; i++) {
+      const before = { hub: cpuOf(pids.hub), worker: cpuOf(pids.worker), server: cpuOf(pids.server) };
+      const deltas = await round(remote, names, `measured ${i}`);
+      engineRounds.push({
+        hub: (cpuOf(pids.hub) - before.hub) / deltas,
+        worker: (cpuOf(pids.worker) - before.worker) / deltas,
+        server: (cpuOf(pids.server) - before.server) / deltas,
+      });
+    }
+    const total = (r: { hub: number; worker: number; server: number }): number => r.hub + r.worker + r.server;
+    const engineParts = medianBy(engineRounds, total);
     // The same workspace in-process: a fresh `legion serve` runs the turns itself.
     const configFile = join(dir, '.legion', 'config.yaml');
     writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
@@ -97,18 +114,24 @@ export async function streamFigures(dir: string, options: { chunks: number; dela
     remote = await stack.attach('bench');
     await round(remote, ['default'], 'warm up in-process');
     const localLags = [...await latencies(stack, remote, 'latency in-process 1'), ...await latencies(stack, remote, 'latency in-process 2')];
-    await round(remote, names, 'warm up in-process');
-    const serve0 = cpuOf(stack.serve.pid!);
-    const localDeltas = await round(remote, names, 'measured in-process');
-    const inProcessCpuPerDeltaMs = (cpuOf(stack.serve.pid!) - serve0) / localDeltas;
+    for (let i = 0; i < options.warmRounds; i++) await round(remote, names, `warm up in-process ${i}`);
+    const localRounds: number[] = [];
+    for (let i = 0; i < options.measuredRounds; i++) {
+      const serve0 = cpuOf(stack.serve.pid!);
+      const deltas = await round(remote, names, `measured in-process ${i}`);
+      localRounds.push((cpuOf(stack.serve.pid!) - serve0) / deltas);
+    }
+    const inProcessCpuPerDeltaMs = medianBy(localRounds, (r) => r);
     return {
       latencyP95Ms: percentile(lags, 95),
       latencyP50Ms: percentile(lags, 50),
       inProcessLatencyP50Ms: percentile(localLags, 50),
       inProcessLatencyP95Ms: percentile(localLags, 95),
-      engineCpuPerDeltaMs: engineParts.hub + engineParts.worker + engineParts.server,
+      engineCpuPerDeltaMs: total(engineParts),
       inProcessCpuPerDeltaMs,
       engineParts,
+      engineRoundsMs: engineRounds.map(total),
+      inProcessRoundsMs: localRounds,
     };
   } finally {
     await stack.close();

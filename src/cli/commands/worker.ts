@@ -5,6 +5,7 @@ import { registerDeployment } from '../../engine/admin';
 import { engineSettings } from '../engine-settings';
 import { createWorkerTurns } from '../compose-engine';
 import { EventFeed } from '../../engine/event-feed';
+import { workerSdkLogger } from '../../engine/sdk-log';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
@@ -27,7 +28,7 @@ export const workerCommand: Command = {
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
     const feed = new EventFeed();
     const turns = createWorkerTurns(context, feed);
-    const endpoint = await startWorkerEndpoint({ ...listen, feed, runTurn: turns.runTurn }).catch((error: Error) => {
+    const endpoint = await startWorkerEndpoint({ ...listen, feed, runTurn: turns.runTurn, sdkLog: workerSdkLogger(io.env, io.stderr) }).catch((error: Error) => {
       throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
     });
     log(`serving Legion's services at ${endpoint.url}`);
