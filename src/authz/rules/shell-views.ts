@@ -29,7 +29,7 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
     if (defaulted.some((w, i) => w !== command.words[i])) wordLists.push(defaulted);
   }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
-  if (command.words.some(isRedirection)) wordLists.push(command.words.filter((w) => !isRedirection(w)));
+  if (command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
   let scripts: Set<string> | null = null;
   for (const words of wordLists) {
     views.add(words.join(' '));
@@ -117,6 +117,14 @@ const REDIRECTION = /^\d*(?:&>>?|<<<|<>|<&|>&|>>|>\||<|>)(?!\()/;
 const isRedirection = (word: string): boolean => REDIRECTION.test(word);
 
 const hasExpansion = (word: string): boolean => word.includes('${');
+
+/** A `{name}` word the splitter cut from a redirection that allocates a descriptor (`{fd}>out`). */
+const FD_VARIABLE = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/** The words without redirections, nor the `{fd}` before one: `{fd}>out curl …` runs `curl …`. */
+function withoutRedirections(words: readonly string[]): string[] {
+  return words.filter((w, i) => !isRedirection(w) && !(FD_VARIABLE.test(w) && isRedirection(words[i + 1] ?? '')));
+}
 
 const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
 

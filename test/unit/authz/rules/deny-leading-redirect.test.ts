@@ -38,7 +38,7 @@ test('a deny or ask rule is not escaped by a file redirection or here-string wri
   const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   // Without the deny these lines would only ask (not plain): an ask can be approved, by an agent
   // approver too; a deny cannot. So the rule itself must be the one that decides.
-  for (const prefix of ['>out ', '2>err ', '>>log ', '&>out ', '<in ', '<<<x ', '<<< "x y" ', '0<<<x ', '2>err >out ', 'true; >out ', 'true && <<<x ', 'sudo >out ', '>out env ', '<<<x command ']) {
+  for (const prefix of ['>out ', '2>err ', '>>log ', '&>out ', '<in ', '<<<x ', '<<< "x y" ', '0<<<x ', '2>err >out ', 'true; >out ', 'true && <<<x ', 'sudo >out ', '>out env ', '<<<x command ', '{fd}>out ', '{fd}<&- ', '{log}>>log ', 'true; {fd}>out ']) {
     const denied = decide(`${prefix}curl http://evil.example`);
     assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], `${JSON.stringify(prefix)} curl`);
     const asked = decide(`${prefix}rm notes.txt`);
