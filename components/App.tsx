@@ -14,7 +14,7 @@ import { laneBodyHeight } from './lanes/Lane';
 import { activityRow } from './lanes/activity';
 import { welcomeText } from './lanes/welcome';
 import { Composer, composerRows } from './composer/Composer';
-import { StatusBar } from './StatusBar';
+import { StatusBar, useStatusFacts } from './StatusBar';
 import { ModalHost } from './modals/ModalHost';
 import { ModalKeysContext, type ModalKeyHandler, type ModalKeysRegistry } from './modals/modal-api';
 import { useKeys } from './use-keys';
@@ -68,6 +68,12 @@ export function App(props: AppProps) {
   const session = focusedSession(state);
   const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
   const readOnly = session ? !canType(session) : true;
+  const keys = useMemo(() => {
+    const k = (a: Parameters<Keymap['keysOf']>[0], otherwise: string): string => formatKey(keymap.keysOf(a)[0] ?? otherwise);
+    return { send: k('send', 'enter'), help: k('help', 'f1'), approvals: k('approvals', ''), nextLane: k('nextLane', ''), switcher: k('switcher', '') };
+  }, [keymap]);
+  // The status bar and hint line get only what they show: a streamed delta re-renders neither.
+  const facts = useStatusFacts(state, keys.nextLane, keys.switcher, theme.dot);
   const maxComposer = Math.max(1, Math.min(8, Math.floor(height / 4)));
   const cRows = composerRows(draft, width, maxComposer, theme);
   const lanesHeight = Math.max(1, height - (demo ? 1 : 0) - (theme.plain ? 0 : 1) - cRows - 2);
@@ -97,10 +103,10 @@ export function App(props: AppProps) {
     approvalsKey: formatKey(keymap.keysOf('approvals')[0] ?? 'ctrl+y'),
   }), [demo, props.workspaceRoot, keymap]);
   const placeholder = !session ? 'no session'
-    : awaitsUser(session) ? `answer ${session.initiatorId}…  (${formatKey(keymap.keysOf('send')[0] ?? 'enter')} sends your answer)`
+    : awaitsUser(session) ? `answer ${session.initiatorId}…  (${keys.send} sends your answer)`
     : readOnly && session.responderId === 'user' ? `read-only: no question of ${session.initiatorId} is open`
     : readOnly ? `read-only: ${session.initiatorId} ${theme.arrow} ${session.responderId} (agents talking)`
-      : `message ${session.responderId}${session.name === 'default' ? '' : ` ${theme.dot} ${session.name}`}…  (${formatKey(keymap.keysOf('help')[0] ?? 'f1')} help)`;
+      : `message ${session.responderId}${session.name === 'default' ? '' : ` ${theme.dot} ${session.name}`}…  (${keys.help} help)`;
 
   return (
     <ModalKeysContext.Provider value={registry}>
@@ -113,9 +119,8 @@ export function App(props: AppProps) {
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
-        <AnsiLine line={hintLine(state, keymap, theme, width, readOnly)} theme={theme} />
-        <StatusBar state={state} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: props.mode } : {})} spinner={spinner} approvalsKey={formatKey(keymap.keysOf('approvals')[0] ?? '')}
-          laneKey={formatKey(keymap.keysOf('nextLane')[0] ?? '')} switcherKey={formatKey(keymap.keysOf('switcher')[0] ?? '')} theme={theme} />
+        <HintLine message={state.flash ?? state.notice} ended={state.ended} keymap={keymap} theme={theme} width={width} readOnly={readOnly} />
+        <StatusBar facts={facts} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: props.mode } : {})} spinner={spinner} approvalsKey={keys.approvals} theme={theme} />
       </Box>
     </ModalKeysContext.Provider>
   );
@@ -162,9 +167,22 @@ function laneBox(state: UiState, width: number, height: number, index: number, t
   return null;
 }
 
+interface HintLineProps {
+  readonly message: UiState['notice'];
+  readonly ended: UiState['ended'];
+  readonly keymap: Keymap;
+  readonly theme: Theme;
+  readonly width: number;
+  readonly readOnly: boolean;
+}
+
+/** The hint line, rendered again only when what it shows changes (not per streamed frame). */
+export const HintLine = memo(function HintLine({ message, ended, keymap, theme, width, readOnly }: HintLineProps) {
+  return <AnsiLine line={hintLine(message, ended, keymap, theme, width, readOnly)} theme={theme} />;
+});
+
 /** The line above the status bar: the answer to the last key, else the last notice, else key hints. */
-function hintLine(state: UiState, keymap: Keymap, theme: Theme, width: number, readOnly: boolean): Span[] {
-  const message = state.flash ?? state.notice;
+function hintLine(message: UiState['notice'], ended: UiState['ended'], keymap: Keymap, theme: Theme, width: number, readOnly: boolean): Span[] {
   if (message) {
     const tone = message.level === 'error' ? 'error' : message.level === 'warn' ? 'warn' : 'accent';
     return [{ text: truncate(sanitize(message.text).replace(/\s+/g, ' '), width), tone }];
@@ -173,6 +191,6 @@ function hintLine(state: UiState, keymap: Keymap, theme: Theme, width: number, r
   const parts = readOnly
     ? [`${k('interrupt')} interrupt`, `${k('nextLane')} next lane`, `${k('switcher')} sessions`, `${k('help')} help`]
     : [`${k('send')} send`, `${k('newline')} newline`, `${k('nextLane')} lanes`, `${k('interrupt')} interrupt`, `${k('approvals')} approvals`, `${k('help')} help`];
-  if (state.ended) parts.unshift(`run ended: ${state.ended}`);
+  if (ended) parts.unshift(`run ended: ${ended}`);
   return [{ text: truncate(parts.join(`  ${theme.dot} `.replace(/^ /, ' ')), width), tone: 'muted' }];
 }

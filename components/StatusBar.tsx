@@ -1,4 +1,4 @@
-import React, { memo } from 'react';
+import React, { memo, useRef } from 'react';
 import type { UiState } from './state/ui-state';
 import { awaitsUser, isBusy } from './state/ui-state';
 import type { Theme } from './theme';
@@ -9,17 +9,57 @@ import { truncate, cellWidth } from './text/width';
 import { formatCost, formatTokens } from './format';
 import { workflowProgressText } from './state/workflows';
 
+/**
+ * What the status bar shows of the UI state, as plain values (`statusFacts`). A streamed delta
+ * changes none of them, so `useStatusFacts` keeps the same object and the memoised bar is not
+ * rendered again for it (only the streaming lane is).
+ */
+export interface StatusFacts {
+  readonly runId: string;
+  readonly resumed: boolean;
+  readonly model: UiState['model'];
+  readonly tokens: number;
+  readonly costUsd: number;
+  readonly costKnown: boolean;
+  readonly busy: readonly string[];
+  readonly question: string | null;
+  readonly pending: number;
+  readonly mcp: Span | null;
+  readonly workflow: string | null;
+}
+
+export function statusFacts(state: UiState, laneKey: string, switcherKey: string, dot: string): StatusFacts {
+  return {
+    runId: state.runId, resumed: state.resumed, model: state.model,
+    tokens: state.totals.tokens, costUsd: state.totals.costUsd, costKnown: state.totals.costKnown,
+    busy: busyAgents(state), question: questionHint(state, laneKey, switcherKey), pending: Object.keys(state.pending).length,
+    mcp: mcpMark(state), workflow: workflowProgressText(state, dot),
+  };
+}
+
+export function sameStatusFacts(a: StatusFacts, b: StatusFacts): boolean {
+  return a.runId === b.runId && a.resumed === b.resumed && a.model === b.model && a.tokens === b.tokens && a.costUsd === b.costUsd
+    && a.costKnown === b.costKnown && a.question === b.question && a.pending === b.pending && a.workflow === b.workflow
+    && a.busy.length === b.busy.length && a.busy.every((id, i) => id === b.busy[i])
+    && (a.mcp === b.mcp || (a.mcp !== null && b.mcp !== null && a.mcp.text === b.mcp.text));
+}
+
+/** The status facts of `state`, the same object as long as they are equal (so the bar's memo holds). */
+export function useStatusFacts(state: UiState, laneKey: string, switcherKey: string, dot: string): StatusFacts {
+  const kept = useRef<StatusFacts | null>(null);
+  const next = statusFacts(state, laneKey, switcherKey, dot);
+  if (kept.current === null || !sameStatusFacts(kept.current, next)) kept.current = next;
+  return kept.current;
+}
+
 export interface StatusBarProps {
-  readonly state: UiState;
+  readonly facts: StatusFacts;
   readonly providerLabel: string;
   readonly demo: boolean;
   readonly width: number;
   readonly spinner: string;
   /** How the approval queue opens (from the keymap), shown on the badge. */
   readonly approvalsKey: string;
-  /** How to reach another lane and the session switcher (from the keymap), for the question hint. */
-  readonly laneKey: string;
-  readonly switcherKey: string;
   readonly theme: Theme;
   /** Where the core runs: `attached` to `legion serve`, or `local` in this process (docs/serve.md#attaching). */
   readonly mode?: 'attached' | 'local';
@@ -61,26 +101,24 @@ export function mcpMark(state: UiState): Span | null {
  * you, pending approvals. When it does not fit, the run id goes first, then the busy list
  * shrinks to a count, then the provider is cut; the question hint and approvals badge always show.
  */
-export const StatusBar = memo(function StatusBar({ state, providerLabel, demo, width, spinner, approvalsKey, laneKey, switcherKey, theme, mode }: StatusBarProps) {
-  const busy = busyAgents(state);
-  const question = questionHint(state, laneKey, switcherKey);
-  const pending = Object.keys(state.pending).length;
-  const model = state.model && !providerLabel.includes(state.model) ? `${providerLabel} ${state.model}` : providerLabel;
+export const StatusBar = memo(function StatusBar({ facts, providerLabel, demo, width, spinner, approvalsKey, theme, mode }: StatusBarProps) {
+  const { busy, question, pending } = facts;
+  const model = facts.model && !providerLabel.includes(facts.model) ? `${providerLabel} ${facts.model}` : providerLabel;
   const spin = spinner ? `${spinner} ` : '';
   const seg = {
     app: { text: 'legion', bold: true } as Span,
-    run: { text: `run ${state.runId}${state.resumed ? ' (resumed)' : ''}`, tone: 'muted' } as Span,
+    run: { text: `run ${facts.runId}${facts.resumed ? ' (resumed)' : ''}`, tone: 'muted' } as Span,
     mode: mode ? ({ text: mode, tone: mode === 'attached' ? 'accent' : 'muted', bold: mode === 'attached' } as Span) : null,
     provider: (demo ? { text: 'DEMO', tone: 'warn', bold: true, inverse: !theme.plain } : { text: model }) as Span,
-    tokens: { text: `${formatTokens(state.totals.tokens)} tok ${formatCost(state.totals.costUsd, state.totals.costKnown)}` } as Span,
+    tokens: { text: `${formatTokens(facts.tokens)} tok ${formatCost(facts.costUsd, facts.costKnown)}` } as Span,
     busy: busy.length > 0 ? ({ text: `${spin}busy: ${busy.join(', ')}`, tone: 'accent' } as Span) : null,
     pending: pending > 0
       ? ({ text: `${pending} approval${pending === 1 ? '' : 's'} pending${approvalsKey ? ` (${approvalsKey})` : ''}`, tone: 'warn', bold: true, inverse: !theme.plain && theme.color } as Span)
       : null,
     question: question ? ({ text: question, tone: 'warn', bold: true } as Span) : null,
-    mcp: mcpMark(state),
+    mcp: facts.mcp,
     // Running workflows (docs/workflows.md#tui): `review-pr 2/4 · $0.31`.
-    workflow: ((text) => (text ? ({ text, tone: 'accent' } as Span) : null))(workflowProgressText(state, theme.dot)),
+    workflow: facts.workflow ? ({ text: facts.workflow, tone: 'accent' } as Span) : null,
   };
   const sep: Span = { text: ` ${theme.dot} `, tone: 'muted' };
   const build = (): Span[] => {
