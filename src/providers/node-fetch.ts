@@ -132,15 +132,19 @@ interface Hold {
  * `_read` starts reading again at the release (until then a stream asking for more does not).
  * Only when the handle has that shape (else no hold: packets are read as they come, as
  * before); not once the message is complete (the socket goes back to the keep-alive pool).
- * The timer does not keep the process up; the response closing (an abort) releases at once.
+ * A socket not read does not keep the process up, so the timer does (a process whose only work
+ * is this body would otherwise exit mid-stream); the response closing (an abort) releases at once.
  */
 function socketHold(res: IncomingMessage, ms: number): Hold {
   let held: (Socket & Reader) | null = null;
   let over: Promise<void> | null = null;
   let done: (() => void) | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const release = (): void => {
     const socket = held;
     held = null;
+    if (timer) clearTimeout(timer);
+    timer = null;
     over = null;
     done?.();
     done = null;
@@ -165,7 +169,7 @@ function socketHold(res: IncomingMessage, ms: number): Hold {
       held = socket;
       socket._read = () => undefined;
       over = new Promise<void>((resolve) => { done = resolve; });
-      setTimeout(release, ms).unref();
+      timer = setTimeout(release, ms);
     },
   };
 }
