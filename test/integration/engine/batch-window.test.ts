@@ -92,9 +92,9 @@ function roles(scene: Scene, sessionId: string): string[] {
   return readFileSync(layoutFor(scene.dir).sessionFile(scene.runId, sessionId), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role);
 }
 
-/** The engine's journal entries named like `pattern` (its SQL introspection), of the lead's session object. */
-async function journalNames(scene: Scene, pattern: string): Promise<string[]> {
-  const sql = `SELECT j.name FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${S1}' AND j.name LIKE '${pattern}' ORDER BY j.index`;
+/** The engine's journal entries named like `pattern` (its SQL introspection), of a session object (the lead's by default). */
+async function journalNames(scene: Scene, pattern: string, sessionId = S1): Promise<string[]> {
+  const sql = `SELECT j.name FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}' AND j.name LIKE '${pattern}' ORDER BY j.index`;
   const response = await fetch(`${scene.engine.admin}/query`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
   const body = await response.text();
   if (!response.ok) throw new Error(`query: ${response.status} ${body}`);
@@ -122,7 +122,11 @@ function assertOnce(scene: Scene, result: { kind: string; text?: string }, logs:
   assert.match(leadLast(scene), /piece 99\./);
 }
 
-async function toolBesideDelegation(scene: Scene): Promise<void> {
+/**
+ * `wakes`: how many wake steps the lead's turn may journal, one per command it issues while the
+ * delegation is out (the first shell call's start may come before the call or after it).
+ */
+async function toolBesideDelegation(scene: Scene, wakes: { min: number; max: number }): Promise<void> {
   const worker = await startWorker(scene.dir, scene.env, scene.port);
   try {
     const result = await sendLead(scene) as { kind: string; text?: string };
@@ -135,17 +139,25 @@ async function toolBesideDelegation(scene: Scene): Promise<void> {
     // answer (5 s, after its own model call and tool), not after the delegation came back.
     assert.ok(ended < answer.writtenAt.at(-1)!, `the lead's tool ended at ${ended}, after the builder's last chunk (${answer.writtenAt.at(-1)})`);
     assert.match(leadLast(scene), /lead-output/);
+    // What the window cost: a wake step after each command of the lead while the call was out;
+    // none in the builder's turn (no delegation of its own).
+    const names = await journalNames(scene, 'wake %');
+    assert.ok(names.length >= wakes.min && names.length <= wakes.max, JSON.stringify(names));
+    assert.deepEqual(names, names.map((_, i) => `wake ${i + 1}`));
+    assert.deepEqual(await journalNames(scene, 'wake %', S2), []);
   } finally {
     await killHard(worker.child);
   }
 }
 
 test('a batch of a delegation and a slow tool: the tool runs while the delegate works, its result in before the delegation returns', { skip, timeout: 180_000 }, async () => {
-  await withScene(toolBesideDelegation);
+  // After the call, and `tool-start` and `tool` of each shell call issued after it (the slow one's at least).
+  await withScene((scene) => toolBesideDelegation(scene, { min: 3, max: 5 }));
 });
 
 test('the same batch from a caller that takes mail meanwhile (it decides approvals): the tool runs while the delegate works', { skip, timeout: 180_000 }, async () => {
-  await withScene(toolBesideDelegation, true);
+  // The same, and after its mailbox's `take`.
+  await withScene((scene) => toolBesideDelegation(scene, { min: 4, max: 6 }), true);
 });
 
 /** Kill the worker at `when`, start another: the lead's turn ends done on it (the lead's journal holds wake steps by then). */
