@@ -12,7 +12,7 @@ import { restateServerBinary, freePort, type LocalEngine } from '../../../src/en
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, runLegion, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * A tool of the same batch as a delegation (docs/engine.md#delegation): `lead`
@@ -198,5 +198,32 @@ test('the worker killed during the batch while the delegate streams (the lead\'s
     // The tool's result was journaled before the kill: replayed, not cut.
     assert.match(leadLast(scene), /lead-output/);
     assert.ok(!leadLast(scene).includes(CUT_BY_WORKER.slice(0, 40)), leadLast(scene));
+  });
+});
+
+test('legion run: the slow tool of the batch asks the user (decided by --approve all): decided once, it runs once beside the delegation, the turn ends', { skip, timeout: 180_000 }, async () => {
+  await withScene(async (scene) => {
+    const rules = join(scene.dir, '.legion', 'rules.yaml');
+    await writeFile(rules, readFileSync(rules, 'utf8').replace('id: lead-script\n    decision: allow', 'id: lead-script\n    decision: ask'));
+    const worker = await startWorker(scene.dir, scene.env, scene.port);
+    try {
+      const run = await runLegion(scene.dir, scene.env, ['run', '--to', 'lead', '--json', '--approve', 'all', 'start']);
+      assert.equal(run.code, 0, `${run.stderr}\n${worker.log.join('')}`);
+      const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; sessionId?: string; requestId?: string; decision?: string });
+      const asked = events.filter((e) => e.type === 'approval-request');
+      assert.equal(asked.length, 1, JSON.stringify(asked));
+      assert.equal(asked[0]!.sessionId, S1);
+      assert.deepEqual(events.filter((e) => e.type === 'approval-resolve').map((e) => [e.requestId, e.decision]), [[asked[0]!.requestId, 'approved']]);
+      assert.equal(stamps(join(scene.dir, 'lead-starts.txt')).length, 1, 'the approved tool did not run once');
+      // A batch's requests are decided before its calls run: the tool still runs beside the delegation.
+      const [ended] = stamps(join(scene.dir, 'lead-ends.txt'));
+      assert.ok(ended !== undefined && ended < builderAnswer(scene)!.writtenAt.at(-1)!, `the lead's tool ended at ${ended}, after the builder's last chunk`);
+      assert.equal(repeatedFinished(scene.model), 0);
+      assert.deepEqual(roles(scene, S2), ['user', 'assistant', 'user', 'assistant']);
+      assert.match(leadLast(scene), /lead-output/);
+      assert.match(leadLast(scene), /piece 99\./);
+    } finally {
+      await killHard(worker.child);
+    }
   });
 });
