@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { PRIVATE_FILE_MODE } from './private-mode';
 
@@ -10,8 +10,8 @@ import { PRIVATE_FILE_MODE } from './private-mode';
  *   so a reader never sees an empty or half-written lock. Only where the file system has no
  *   hard links does creation fall back to `open(O_EXCL)` then write, and a reader may see it
  *   empty for that moment (callers give an unreadable lock a grace period or treat it as stale);
- * - a lock is removed only if it still holds what the remover judged (stale, or its own): it is
- *   renamed aside (of two processes only one moves a given file), compared, and put back when
+ * - a lock is removed only if it still holds what the remover judged (stale, or its own): under
+ *   a breaker file that removers take in turn, it is renamed aside, compared, and put back when
  *   another process had replaced it meanwhile. No plain `unlink` of a lock judged earlier.
  */
 
@@ -90,8 +90,35 @@ export type Removal = 'removed' | 'changed' | 'missing';
  * Remove `file` if it still holds `judged` (the text read when it was judged stale, or the
  * holder's own text on release): `changed` when another process had replaced it (left in
  * place), `missing` when it is gone. Never throws.
+ *
+ * Removers take turns through a breaker file (`<file>.break`, made like a lock, held for the
+ * moment of one comparison), and a lock is compared before it is moved: otherwise, of three
+ * processes taking over the same stale lock, one could move aside the lock a second had just
+ * made, and a third create its own while it was away — two holders. Another remover's breaker is waited for (up to 2 s, then `changed`: nothing
+ * removed); a breaker whose process is dead (killed in that moment), or unreadable for over 2 s,
+ * is removed. Only a second remover breaking such a breaker at the same instant reopens the race.
  */
 export function removeLockIfUnchanged(file: string, judged: string): Removal {
+  const breaker = takeBreaker(file);
+  if (breaker === 'missing') return 'missing';
+  if (breaker === 'busy') return 'changed';
+  try {
+    return moveAsideIfUnchanged(file, judged);
+  } finally {
+    try { unlinkSync(breaker); } catch { /* gone */ }
+  }
+}
+
+/**
+ * Under the breaker: compare first, so a live lock is never moved (a creator would take its
+ * place while it is away); then rename aside, compare again, and put it back when it is not what
+ * was judged (only reached when a broken breaker let two removers in).
+ */
+function moveAsideIfUnchanged(file: string, judged: string): Removal {
+  let now: string | undefined;
+  try { now = readLockFile(file); } catch { return 'changed'; }
+  if (now === undefined) return 'missing';
+  if (now !== judged) return 'changed';
   const aside = `${file}.aside.${process.pid}.${lockToken()}`;
   try {
     renameSync(file, aside);
@@ -107,4 +134,39 @@ export function removeLockIfUnchanged(file: string, judged: string): Removal {
   }
   try { unlinkSync(aside); } catch { /* gone */ }
   return result;
+}
+
+const BREAKER_WAIT_MS = 2_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** The breaker's path once this process holds it; `missing` when the lock's folder is gone; `busy` after waiting. */
+function takeBreaker(file: string): string | 'missing' | 'busy' {
+  const path = `${file}.break`;
+  const text = `${process.pid} ${lockToken()}\n`;
+  const deadline = Date.now() + BREAKER_WAIT_MS;
+  for (;;) {
+    try {
+      if (createLockFile(path, text)) return path;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'busy';
+    }
+    let seen: string | undefined;
+    try { seen = readLockFile(path); } catch { /* unreadable: waited for */ }
+    if (seen !== undefined && breakerIsStale(path, seen)) {
+      try { if (readLockFile(path) === seen) unlinkSync(path); } catch { /* gone */ }
+      continue;
+    }
+    if (Date.now() > deadline) return 'busy';
+    Atomics.wait(pause, 0, 0, 1); // held for a comparison's time: look again in 1 ms
+  }
+}
+
+function breakerIsStale(path: string, text: string): boolean {
+  const pid = Number(text.split(' ', 1)[0]);
+  if (Number.isInteger(pid) && pid > 0) return !pidIsAlive(pid);
+  try {
+    return Date.now() - statSync(path).mtimeMs > BREAKER_WAIT_MS;
+  } catch {
+    return false;
+  }
 }
