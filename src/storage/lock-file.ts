@@ -137,7 +137,8 @@ function moveAsideIfUnchanged(file: string, judged: string): Removal {
 }
 
 const BREAKER_WAIT_MS = 2_000;
-const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Made at the first wait, not at load: the start-up snapshot has no SharedArrayBuffer. */
+let pause: Int32Array | undefined;
 
 /** The breaker's path once this process holds it; `missing` when the lock's folder is gone; `busy` after waiting. */
 function takeBreaker(file: string): string | 'missing' | 'busy' {
@@ -157,6 +158,7 @@ function takeBreaker(file: string): string | 'missing' | 'busy' {
       continue;
     }
     if (Date.now() > deadline) return 'busy';
+    pause ??= new Int32Array(new SharedArrayBuffer(4));
     Atomics.wait(pause, 0, 0, 1); // held for a comparison's time: look again in 1 ms
   }
 }

@@ -29,6 +29,7 @@ const DENIED = (url: string): string[] => [
   `>out.txt curl -s ${url}/file-redirect-first`,
   `2>err.txt curl -s ${url}/stderr-file-first`,
   `<<<x curl -s ${url}/here-string-first`,
+  `{fd}>out.txt curl -s ${url}/fd-variable-first`,
   `exec 3>&1; curl -s ${url}/after-exec`,
   `cu\\\nrl -s ${url}/line-continuation`,
   `\\curl -s ${url}/backslash`,
