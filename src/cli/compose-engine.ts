@@ -9,7 +9,7 @@ import { USER_ID } from '../collective/participant';
 import type { TurnOutcome } from '../runtime/turn';
 import type { DurableJournal } from '../engine/durable-steps';
 import { turnSteps, type TurnSteps } from '../engine/turn-steps';
-import { workspaceFingerprint, changedFiles } from './worker-fingerprint';
+import { workspaceFingerprint, changedFiles, restamped } from './worker-fingerprint';
 import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
@@ -39,9 +39,10 @@ interface KeptCore {
  * from the shared workspace with the durable steps; send the message, wait for the session to be
  * idle and return the outcome. Turns of several sessions of a run share the core at once, each
  * journaled in its own invocation (turn-steps.ts); concurrent turns arriving while it is built
- * wait for it. The core stays after a turn that ran to its end undisturbed and changed no file but
- * those of the core's running sessions; otherwise it is retired: no turn joins it, and it closes
- * when its last turn ends. A request that reaches the user waits on an awakeable
+ * wait for it. The core stays after a turn that ran to its end undisturbed, its own session file
+ * restamped in the fingerprint (a file written elsewhere meanwhile is seen by the next turn's
+ * scan); otherwise, or when that scan sees a change, it is retired: no turn joins it, and it
+ * closes when its last turn ends. A request that reaches the user waits on an awakeable
  * (docs/engine.md#approvals). Its events go to `feed` (the hubs following this worker), not to
  * the run's ledger: the hub records what it receives. LEGION_ENGINE_TIMING=1: each turn's phases
  * go to stderr.
@@ -77,11 +78,12 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       // Another turn replaced the run's core while this one waited: look at that one.
       if (pending && current.get(runId) !== pending) continue;
       const now = workspaceFingerprint(root, runId, context.io.env);
-      if (candidate && !candidate.retired && !candidate.active.has(sessionId)
-        && changedFiles(candidate.fingerprint, now, new Set([...candidate.active].map((s) => layout.sessionFile(runId, s)))).length === 0) {
+      const changed = candidate ? changedFiles(candidate.fingerprint, now, new Set([...candidate.active].map((s) => layout.sessionFile(runId, s)))) : [];
+      if (candidate && !candidate.retired && !candidate.active.has(sessionId) && changed.length === 0) {
         candidate.active.add(sessionId);
         return { worker: candidate, reused: true };
       }
+      if (changed.length > 0 && context.io.env.LEGION_ENGINE_TIMING === '1') context.io.stderr(`legion worker: core not kept, changed: ${changed.join(', ')}\n`);
       // Set before anything is awaited: turns arriving meanwhile wait for this core instead of building their own.
       const building = (async () => {
         if (candidate) await retire(candidate, 'workspace changed');
@@ -162,17 +164,13 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
       journal.cancelled.removeEventListener('abort', stop);
       steps.end(sessionId);
       const t3 = performance.now();
-      // Kept when the turn changed nothing but the session files of the core's turns (which it
-      // holds): a file another turn or process wrote meanwhile may differ from the core's memory.
-      const after = keep && !worker.retired ? workspaceFingerprint(root, input.runId, context.io.env) : undefined;
-      const changed = after === undefined ? [] : changedFiles(worker.fingerprint, after, new Set([...worker.active].map((s) => layout.sessionFile(input.runId, s))));
+      // Kept after a clean turn, its own session file (which the core holds) restamped in the
+      // fingerprint: any other file written meanwhile, by this core or another process, keeps its
+      // old line, so the next turn's scan sees it changed and builds the core afresh.
+      const kept = keep && !worker.retired;
+      if (kept) worker.fingerprint = restamped(worker.fingerprint, layout.sessionFile(input.runId, sessionId));
       worker.active.delete(sessionId);
-      if (after !== undefined && changed.length === 0) {
-        worker.fingerprint = after;
-      } else {
-        if (timing && changed.length > 0) context.io.stderr(`legion worker: not kept, changed: ${changed.join(', ')}\n`);
-        await retire(worker, 'turn ended');
-      }
+      if (!kept) await retire(worker, 'turn ended');
       if (timing) context.io.stderr(`legion worker: turn ${sessionId}: reset ${(t1 - t0).toFixed(1)} ms, core ${reused ? 'kept' : 'built'} ${(t2 - t1).toFixed(1)} ms, reseed ${(t2b - t2).toFixed(1)} ms, turn ${(t3 - t2).toFixed(1)} ms, end ${(performance.now() - t3).toFixed(1)} ms\n`);
     }
   }

@@ -52,6 +52,19 @@ function filesOf(dir: string): string {
 }
 
 /**
+ * `fingerprint` with `file`'s line as the file is now (added if it was not there, left out if
+ * the file is gone, as a full scan lists it): what a turn's end records of the session file it
+ * wrote (docs/engine.md#a-turn-on-a-worker), one stat instead of a scan of every file. Another
+ * file written meanwhile keeps its old line, so the next turn's scan still sees it changed.
+ */
+export function restamped(fingerprint: string, file: string): string {
+  const now = one(file);
+  const lines = fingerprint.split('\n').filter((line) => line && !line.startsWith(`${file} `));
+  if (!now.endsWith(' - - -')) lines.push(now);
+  return lines.join('\n');
+}
+
+/**
  * The files whose lines differ between two fingerprints, those in `except` left out (the session
  * files of the turns a core runs: it writes them itself and holds them in memory).
  */
