@@ -113,7 +113,7 @@ function decoded(res: IncomingMessage, encoding: string | null): Readable {
 }
 
 /** What `socketHold` needs of a socket's libuv handle (net.Socket's `_handle`; checked before use). */
-interface ReadHandle { reading: boolean; readStop(): number }
+interface ReadHandle { reading: boolean; readStop(): number; readStart(): number }
 
 /** A socket hold (`socketHold`): started when a chunk is handed on, over `ms` later or when the response closes. */
 interface Hold {
@@ -151,7 +151,14 @@ function socketHold(res: IncomingMessage, ms: number): Hold {
     if (!socket) return;
     delete (socket as Partial<Reader>)._read; // the prototype's again
     const handle = readHandle(socket);
-    if (handle && !socket.destroyed && !handle.reading) socket._read(0);
+    if (!handle || socket.destroyed || handle.reading) return;
+    socket._read(0);
+    // Fail safe where net.Socket's `_read` did not start the handle again (another Node's
+    // internals): start it here, as its `tryReadStart` does, rather than leave the body hanging.
+    if (handle.reading || socket.destroyed) return;
+    handle.reading = true;
+    const failed = handle.readStart();
+    if (failed !== 0) socket.destroy(Object.assign(new Error(`read start failed (${failed})`), { errno: failed }));
   };
   res.once('close', release);
   return {
@@ -179,7 +186,7 @@ interface Reader { _read(n: number): void }
 
 function readHandle(socket: Socket): ReadHandle | null {
   const handle = (socket as unknown as { _handle?: Partial<ReadHandle> | null })._handle;
-  if (!handle || typeof handle.readStop !== 'function' || typeof handle.reading !== 'boolean') return null;
+  if (!handle || typeof handle.readStop !== 'function' || typeof handle.readStart !== 'function' || typeof handle.reading !== 'boolean') return null;
   return handle as ReadHandle;
 }
 
