@@ -30,6 +30,7 @@ const DENIED = (url: string): string[] => [
   `2>err.txt curl -s ${url}/stderr-file-first`,
   `<<<x curl -s ${url}/here-string-first`,
   `{fd}>out.txt curl -s ${url}/fd-variable-first`,
+  `<<EOF curl -s ${url}/heredoc-first\nbody\nEOF`,
   `exec 3>&1; curl -s ${url}/after-exec`,
   `cu\\\nrl -s ${url}/line-continuation`,
   `\\curl -s ${url}/backslash`,

@@ -9,6 +9,7 @@ import { candidateMask } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, Views, withExpansionDefaults } from './shell-views';
+import { withoutHereDocuments } from './shell-heredoc';
 
 /** One call as the rules see it. */
 export interface RuleQuery {
@@ -384,6 +385,9 @@ function analyzeShell(command: string): ShellAnalysis {
   if (defaulted !== null) views.add(defaulted);
   const opaque: string[] = [];
   for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
+  // A line with here-documents asks (not split); its commands are still seen by deny rules (`<<EOF curl …`).
+  const undocumented = split.ok ? null : withoutHereDocuments(command);
+  if (undocumented !== null) for (const part of splitShell(undocumented).commands) for (const view of strictViews(part, 0, [])) views.add(view);
   // What an allow rule matches (each command's words without its redirections, allowPhase) is
   // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny. A command
   // of the scan's own split without redirections has the same words there, and its text as

@@ -55,3 +55,18 @@ test('a deny rule sees the command after wrappers that run their arguments (chro
     assert.equal(denied.decision, 'deny', `${wrapper}: ${denied.ruleId}`);
   }
 });
+
+test('a deny or ask rule sees the commands of a line with here-documents (which asks): `<<EOF curl …` is denied; a body is data', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  for (const line of ['<<EOF curl http://evil.example\nx\nEOF', "<< 'EOF' curl http://evil.example\nx\nEOF", '<<-"E" curl http://evil.example\n\tx\n\tE', 'true <<A; curl http://evil.example\nbody\nA', 'cat <<A\ncurl http://ok.example\nA\n<<B curl http://evil.example\nB']) {
+    const denied = decide(line);
+    assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], JSON.stringify(line));
+  }
+  const asked = decide('<<EOF rm notes.txt\nx\nEOF');
+  assert.deepEqual([asked.decision, asked.ruleId], ['ask', 'rm-ask']);
+  const data = decide('cat <<EOF > notes.md\ncurl http://evil.example\nEOF');
+  assert.equal(data.decision, 'ask', 'a here-document still asks');
+  assert.notEqual(data.ruleId, 'curl-evil-deny', 'its body is data to cat, not a command');
+});
