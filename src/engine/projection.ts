@@ -1,4 +1,4 @@
-import { readFileSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { writeJsonAtomicSync } from '../storage/atomic';
 
@@ -22,10 +22,41 @@ function readBase(baseFile: string): z.infer<typeof baseSchema> | null {
   }
 }
 
+/** The base record's length on disk: a new record overwrites the whole old one in place. */
+const RECORD_BYTES = 256;
+
+/**
+ * Write the base record: overwritten in place, padded to RECORD_BYTES (one write into an existing
+ * file; creating or renaming a file costs 0.3–1 ms each on this kind of disk, every turn); the
+ * first record of a session, or one too long to pad, is written whole as a new file. A write cut
+ * by the worker's death leaves a record that does not parse, read as none: nothing of the turn
+ * was appended yet (the record is written before), so the replay records the file as it finds it.
+ */
+function writeBase(baseFile: string, record: z.infer<typeof baseSchema>): void {
+  const text = JSON.stringify(record);
+  if (text.length < RECORD_BYTES) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(baseFile, 'r+');
+    } catch {
+      fd = undefined; // none yet: written whole below
+    }
+    if (fd !== undefined) {
+      try {
+        writeSync(fd, `${text.padEnd(RECORD_BYTES - 1)}\n`, 0);
+        return;
+      } finally {
+        closeSync(fd);
+      }
+    }
+  }
+  writeJsonAtomicSync(baseFile, record, { sync: false });
+}
+
 /**
  * The session file as it was when the turn started (docs/engine.md#a-turn-on-a-worker): the
  * first attempt of an invocation records the file's size in `baseFile` (written before anything
- * of the turn is appended, renamed into place whole); a later attempt of the same invocation
+ * of the turn is appended, `writeBase`); a later attempt of the same invocation
  * finds its record there and cuts the file back to it, so what a dead attempt appended is dropped
  * and the replay appends it again from the journaled steps. The record sits in the shared
  * workspace beside the projection it describes (not in the engine's journal: one round trip less
@@ -37,7 +68,7 @@ function readBase(baseFile: string): z.infer<typeof baseSchema> | null {
 export function resetProjection(file: string, baseFile: string, invocationId: string): void {
   const recorded = readBase(baseFile);
   if (recorded?.invocationId !== invocationId) {
-    writeJsonAtomicSync(baseFile, { invocationId, size: sizeOf(file) }, { sync: false });
+    writeBase(baseFile, { invocationId, size: sizeOf(file) });
     return;
   }
   if (sizeOf(file) > recorded.size) truncateSync(file, recorded.size);
