@@ -12,7 +12,8 @@
  *   frames reuses that row's string, so a frame costs its changed rows only;
  * - a row that changed reuses the styled characters of lines already seen, and skips the
  *   style diff between neighbours with the same styles (the diff of equal styles is empty).
- * Caches keep the last two frames only (memory is bounded by two screens).
+ * Caches keep the last two frames and the last 64 rows and lines dropped from them (memory is
+ * bounded by two screens and 64 rows).
  *
  * It is installed on Ink's Output class (`installInkOutputCache`, called before the first
  * render), and only when Ink's class has the shape this was written for and a probe frame
@@ -38,14 +39,24 @@ type GetResult = { output: string; height: number };
 const NO_STYLES: AnsiCode[] = [];
 const BLANK: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: NO_STYLES } as StyledChar;
 
-/** Two-generation cache: entries used in this frame or the previous one survive. */
+/**
+ * Two-generation cache: entries used in this frame or the previous one survive; of the others,
+ * the last `keep` dropped stay too (a spinner's row comes back every spinner cycle: its ten
+ * frames' rows are built once, not ~8 times a second for as long as an agent works).
+ */
 class FrameCache<V> {
   private current = new Map<string, V>();
   private previous = new Map<string, V>();
+  private readonly older = new Map<string, V>();
+  constructor(private readonly keep: number) {}
   get(key: string): V | undefined {
     let value = this.current.get(key);
     if (value === undefined) {
       value = this.previous.get(key);
+      if (value === undefined) {
+        value = this.older.get(key);
+        if (value !== undefined) this.older.delete(key);
+      }
       if (value !== undefined) this.current.set(key, value);
     }
     return value;
@@ -53,15 +64,25 @@ class FrameCache<V> {
   set(key: string, value: V): void {
     this.current.set(key, value);
   }
-  /** Start a frame: what the frame before last used (and the last did not) is dropped. */
+  /** Start a frame: what the frame before last used (and the last did not) joins the older ones. */
   turn(): void {
+    for (const [key, value] of this.previous) {
+      if (this.current.has(key)) continue;
+      this.older.delete(key);
+      this.older.set(key, value);
+    }
+    for (const key of this.older.keys()) {
+      if (this.older.size <= this.keep) break;
+      this.older.delete(key);
+    }
     this.previous = this.current;
     this.current = new Map();
   }
 }
 
-const rows = new FrameCache<string>();
-const styled = new FrameCache<StyledChar[]>();
+/** Rows kept beyond two frames: a few screens' worth of changing rows (spinners, a clock). */
+const rows = new FrameCache<string>(64);
+const styled = new FrameCache<StyledChar[]>(64);
 /** Widths of single characters (graphemes); the set of characters on screens is small. */
 const charWidths = new Map<string, number>();
 const MAX_CHAR_WIDTHS = 10_000;
@@ -140,8 +161,16 @@ function charsToString(chars: readonly StyledChar[]): string {
   return out;
 }
 
+let rowsBuilt = 0;
+
+/** Rows built (not found in the caches) since the process started: for tests of the caching. */
+export function rowsBuiltSoFar(): number {
+  return rowsBuilt;
+}
+
 /** One row from its writes (`[x, line, x, line, …]`), as Ink's `get()` builds it. */
 function buildRow(width: number, writes: readonly (number | string)[]): string {
+  rowsBuilt += 1;
   const cells: (StyledChar | undefined)[] = new Array<StyledChar>(width).fill(BLANK);
   for (let w = 0; w < writes.length; w += 2) {
     let offsetX = writes[w] as number;

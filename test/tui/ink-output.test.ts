@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Output from '../../node_modules/ink/build/output.js';
-import { fastGet, inkGet, installInkOutputCache } from '../../components/text/ink-output';
+import { fastGet, inkGet, installInkOutputCache, rowsBuiltSoFar } from '../../components/text/ink-output';
 
 type Transformer = (line: string, index: number) => string;
 type Op =
@@ -120,4 +120,28 @@ test('installInkOutputCache puts the cached get() on Ink\'s Output class, once',
   assert.equal(installInkOutputCache(), true);
   assert.equal(Output.prototype.get, fastGet);
   assert.equal(installInkOutputCache(), true);
+});
+
+test('a spinner\'s rows come back from the cache: each of its frames is built once, however long it spins', () => {
+  const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  const frame = (i: number): { fast: string; ink: string } => {
+    const o = new Output({ width: 60, height: 3 });
+    o.write(0, 0, `\x1b[36;1m▶ user → ur-agent\x1b[0m  \x1b[36m${SPINNER[i % SPINNER.length]} thinking\x1b[0m\x1b[90m ${'─'.repeat(30)}\x1b[0m`, { transformers: [] });
+    o.write(0, 1, `streamed text ${'word '.repeat(i % 7)}`, { transformers: [] }); // a row that changes too
+    o.write(0, 2, `legion · ${SPINNER[(i + 3) % SPINNER.length]} busy: ur-agent`, { transformers: [] });
+    return { fast: fastGet.call(o as never).output, ink: inkGet.call(o).output };
+  };
+  // Three frames per spinner step (a stream draws at 30/s, the spinner moves at ~8/s), five cycles.
+  const steps = SPINNER.length * 5;
+  let firstCycle = 0;
+  const before = rowsBuiltSoFar();
+  for (let step = 0; step < steps; step++) {
+    for (let k = 0; k < 3; k++) {
+      const { fast, ink } = frame(step);
+      assert.equal(fast, ink, `frame ${step}/${k}`);
+    }
+    if (step === SPINNER.length - 1) firstCycle = rowsBuiltSoFar() - before;
+  }
+  assert.ok(firstCycle >= SPINNER.length * 2, 'the first cycle builds the spinner rows');
+  assert.equal(rowsBuiltSoFar() - before, firstCycle, 'later cycles build none');
 });
