@@ -59,6 +59,9 @@ export function engineConfig(options: { dataDir: string; ingressPort: number; ad
     // less per turn. An engine already provisioned keeps the log provider it has.
     'bifrost.default-provider = "local"',
     'rocksdb-perf-level = "disable"',
+    // A local engine contacts no one: restate-server's start-up telemetry (a request to GitHub)
+    // is off, as everything else Legion starts stays on the machine.
+    'disable-telemetry = true',
     // Dotted keys, no table headers: `settings` may add keys of any table after them.
     `admin.bind-address = "127.0.0.1:${adminPort}"`,
     `ingress.bind-address = "127.0.0.1:${ingressPort}"`,

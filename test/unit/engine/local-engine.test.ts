@@ -38,6 +38,7 @@ test('the local engine keeps every acknowledged journal entry fsynced: a latency
     assert.equal(valueOf(dumped, 'bifrost.local', 'rocksdb-disable-wal-fsync'), 'false');
     assert.equal(valueOf(dumped, 'log-server', 'rocksdb-disable-wal-fsync'), 'false');
     assert.equal(valueOf(dumped, '', 'default-num-partitions'), '1');
+    assert.equal(valueOf(dumped, '', 'disable-telemetry'), 'true', 'a local engine phones no one');
     assert.equal(valueOf(dumped, 'admin', 'bind-address'), '"127.0.0.1:19070"');
     assert.equal(valueOf(dumped, 'ingress', 'bind-address'), '"127.0.0.1:18080"');
   });
