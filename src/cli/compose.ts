@@ -39,8 +39,8 @@ import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
 import { engineTurnRunner } from '../engine/hub-turn';
+import { createProjectionFollower } from '../engine/projection-follower';
 import { approvalsOnWorkers } from '../engine/hub-approvals';
-import { readSessionFile } from '../session/session-files';
 import { engineUrls, reachEngine } from './engine-settings';
 import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
@@ -314,7 +314,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, approvalsAcross: worker.across, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
       ...(hub ? {
         restartHandling: 'none' as const,
-        turnRunner: engineTurnRunner(hub, run.id, async (sessionId) => (await readSessionFile(layout, run.id, sessionId))?.messages ?? null),
+        turnRunner: engineTurnRunner(hub, run.id, createProjectionFollower((sessionId) => layout.sessionFile(run.id, sessionId))),
         elsewhere: approvalsOnWorkers(hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })),
       } : {}),
       resolveProvider: (agent) => {

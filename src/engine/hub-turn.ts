@@ -1,16 +1,17 @@
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { Turn, TurnOutcome, TurnStart } from '../runtime/turn';
 import type { SessionHandle } from '../session/types';
-import type { Message } from '../model/message';
+import type { ProjectionFollower } from './projection-follower';
 import type { EngineHub } from './hub';
 
 /**
  * A turn of the hub in engine mode (docs/engine.md#streaming-and-the-hub): sent to the engine,
  * which runs it on a worker; the session's messages come from the projection the worker wrote
- * (`readProjection`) into the hub's memory once it ended. A turn resumed at start (a batch left
+ * (`projection`, which reads only what was appended since the last turn) into the hub's memory
+ * once it ended. A turn resumed at start (a batch left
  * open in-process) is not sent: it failed with the reason.
  */
-export function engineTurnRunner(hub: EngineHub, runId: string, readProjection: (sessionId: string) => Promise<Message[] | null>) {
+export function engineTurnRunner(hub: EngineHub, runId: string, projection: ProjectionFollower) {
   return async (turn: Turn, start: TurnStart, deps: TurnDeps): Promise<TurnOutcome> => {
     if (start.kind !== 'message') {
       const error = 'a turn left open by an in-process run cannot resume on the engine: send the agent a new message';
@@ -19,7 +20,7 @@ export function engineTurnRunner(hub: EngineHub, runId: string, readProjection: 
     }
     deps.setStatus(turn.slot, 'thinking');
     const outcome = await hub.runTurn({ runId, responderId: turn.agent.id, name: turn.session.key.name, text: start.text }, turn.session.id, turn.controller.signal);
-    await catchUp(turn.session, readProjection);
+    catchUp(turn.session, projection);
     if (outcome.kind === 'failed') {
       deps.setStatus(turn.slot, 'error', outcome.error);
       deps.notice('error', `${turn.agent.id}: ${outcome.error}`, turn.session.id);
@@ -31,8 +32,6 @@ export function engineTurnRunner(hub: EngineHub, runId: string, readProjection: 
 }
 
 /** Append (in memory) what the projection holds beyond what the hub's session has. */
-export async function catchUp(session: SessionHandle, readProjection: (sessionId: string) => Promise<Message[] | null>): Promise<void> {
-  const onDisk = await readProjection(session.id);
-  if (!onDisk) return;
-  for (let i = session.messages().length; i < onDisk.length; i++) session.append(onDisk[i]!);
+export function catchUp(session: SessionHandle, projection: ProjectionFollower): void {
+  for (const message of projection.since(session.id, session.messages().length) ?? []) session.append(message);
 }

@@ -32,14 +32,15 @@ export interface SessionFileRead {
   readonly fileTime?: string;
 }
 
-type SessionLine = Message | ContextRecord;
+export type SessionLine = Message | ContextRecord;
 
 /** A line of a session file: a message, or a context record (lines with `type` "compaction"/"eviction"). */
-function validateSessionLine(value: unknown): { ok: true; value: SessionLine } | { ok: false; error: string } {
+export function validateSessionLine(value: unknown): { ok: true; value: SessionLine } | { ok: false; error: string } {
   return isContextLine(value) ? validateContextRecord(value) : validateMessage(value);
 }
 
-function isRecord(line: SessionLine): line is ContextRecord {
+/** True for a context line (compaction, eviction) of a session file, false for a message. */
+export function isRecord(line: SessionLine): line is ContextRecord {
   return (line as { type?: unknown }).type !== undefined;
 }
 
