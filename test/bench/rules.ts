@@ -120,7 +120,7 @@ function makeWorkspace(): string {
   return dir;
 }
 
-export async function run({ smoke }: BenchOptions): Promise<Record<string, number>> {
+export async function run({ smoke, note }: BenchOptions): Promise<Record<string, number>> {
   const shipped = readFileSync(join(ROOT, 'config', 'rules.yaml'), 'utf8');
   const shippedCount = (shipped.match(/^\s+- id: /gm) ?? []).length;
   const extra = stringify({ version: 1, rules: generatedRules(500 - shippedCount) });
@@ -135,10 +135,23 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
   const calls = CALLS.map((c) => ({ ...c, workspaceRoot: workspace, realPath }));
   const shellCalls = [...calls.filter((c) => c.toolName === 'shell'), ...MORE_SHELL_CALLS.map((c) => ({ ...c, workspaceRoot: workspace, realPath }))];
 
-  const measure = (batch: readonly RuleQuery[], passes: number, warmup: number, fresh: boolean): number => {
+  /**
+   * The median over passes of one pass's wall time per call. `label` (the judged figures) adds
+   * a note: the median of each tenth of the timed passes, in order, and the process's CPU time
+   * (all threads, GC included) per call over the timed passes, so a run whose figure is off
+   * shows whether a stretch of it ran slower and whether the CPU did more work or the process
+   * waited (docs/rules.md#performance: the spread of the shell figure).
+   */
+  const measure = (batch: readonly RuleQuery[], passes: number, warmup: number, fresh: boolean, label?: string): number => {
     const samples: number[] = [];
     let sink = 0;
+    let cpu: NodeJS.CpuUsage | null = null;
+    let wall = 0;
     for (let i = 0; i < warmup + passes; i++) {
+      if (i === warmup) {
+        cpu = process.cpuUsage();
+        wall = performance.now();
+      }
       const pass = fresh ? batch.map((call) => unseen(call, i)) : batch;
       const start = performance.now();
       for (const call of pass) sink += evaluateRules(ruleSet, call).reason.length;
@@ -146,6 +159,17 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
       if (i >= warmup) samples.push(micros);
     }
     if (sink === 0) throw new Error('unreachable: keeps the loop from being optimized away');
+    if (label && note && cpu) {
+      const used = process.cpuUsage(cpu);
+      const calls = passes * batch.length;
+      const tenth = Math.max(1, Math.floor(samples.length / 10));
+      const stretches: string[] = [];
+      for (let k = 0; k + tenth <= samples.length; k += tenth) stretches.push(stats(samples.slice(k, k + tenth)).median.toFixed(1));
+      note(
+        `${label}: median µs per call by tenth of the timed passes ${stretches.join(' ')}; ` +
+          `over them, wall ${(((performance.now() - wall) * 1000) / calls).toFixed(1)} µs and process CPU ${((used.user + used.system) / calls).toFixed(1)} µs per call (bench's own work and GC included)`,
+      );
+    }
     return stats(samples).median;
   };
   gc();
@@ -159,8 +183,8 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
       }
     }
     return {
-      perDecisionMicros: measure(calls, passes, warmup, true),
-      perShellDecisionMicros: measure(shellCalls, passes, warmup, true),
+      perDecisionMicros: measure(calls, passes, warmup, true, 'perDecisionMicros'),
+      perShellDecisionMicros: measure(shellCalls, passes, warmup, true, 'perShellDecisionMicros'),
       repeatPerDecisionMicros: measure(calls, passes, warmup, false),
       repeatPerShellDecisionMicros: measure(shellCalls, passes, warmup, false),
       loadMs,
