@@ -5,7 +5,7 @@ import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, scanPlain, type PlainCommand, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
-import { candidateMask } from './rule-index';
+import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { strictViews, Views, withExpansionDefaults } from './shell-views';
@@ -138,10 +138,23 @@ function firstMatch(rules: readonly CompiledRule[], participantId: string, looku
     for (const rule of rules) if (matches(rule, participantId, lookup)) return rule;
     return null;
   }
-  const mask = candidateMask(rules, lookup);
-  for (let i = 0; i < rules.length; i++) if (mask[i] && matches(rules[i]!, participantId, lookup)) return rules[i]!;
-  return null;
+  // A mask per nesting depth, reused: a rule's test can run firstMatch again (a read-only
+  // command's file_read check), which must not overwrite the mask this call is reading.
+  const depth = maskDepth++;
+  try {
+    let mask = masks[depth];
+    if (!mask || mask.length < rules.length) masks[depth] = mask = new Uint8Array(Math.max(rules.length, 512));
+    candidateMaskInto(rules, lookup, mask);
+    for (let i = 0; i < rules.length; i++) if (mask[i] && matches(rules[i]!, participantId, lookup)) return rules[i]!;
+    return null;
+  } finally {
+    maskDepth--;
+  }
 }
+
+/** firstMatch's candidate masks by nesting depth: one buffer per depth, not a new one per call. */
+const masks: Uint8Array[] = [];
+let maskDepth = 0;
 
 function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, command: string, base: Lookup): RuleOutcome {
   const { participantId } = query;

@@ -90,9 +90,18 @@ function rarest(grams: readonly number[], frequency: ReadonlyMap<number, number>
  * provably cannot. Rules with no usable literal are always 1.
  */
 export function candidateMask(rules: readonly CompiledRule[], values: FieldValues): Uint8Array {
+  return candidateMaskInto(rules, values, new Uint8Array(rules.length));
+}
+
+/**
+ * candidateMask written into the first `rules.length` entries of `mask` (at least that long;
+ * what it held before is overwritten, the entries past them are left as they were), so a
+ * caller can reuse one buffer instead of allocating one per call. Returns `mask`.
+ */
+export function candidateMaskInto(rules: readonly CompiledRule[], values: FieldValues, mask: Uint8Array): Uint8Array {
   const index = indexOf(rules);
-  const mask = new Uint8Array(rules.length);
-  for (let i = 0; i < mask.length; i++) mask[i] = index.filed[i]! ^ 1;
+  if (mask.length < rules.length) throw new RangeError(`candidate mask of ${mask.length} entries for ${rules.length} rules`);
+  for (let i = 0; i < rules.length; i++) mask[i] = index.filed[i]! ^ 1;
   for (const field of index.fields) {
     const list = values(field.name, field.isPath, field.strict);
     if (!list) continue; // the field is absent: no rule filed under it can match

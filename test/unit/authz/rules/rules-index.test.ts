@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { parseRuleSources } from '../../../../src/authz/rules/load';
 import { evaluateRules, ruleMatchesCall, type RuleQuery } from '../../../../src/authz/rules/evaluate';
-import { candidateMask } from '../../../../src/authz/rules/rule-index';
+import { candidateMask, candidateMaskInto } from '../../../../src/authz/rules/rule-index';
 import { allowCandidates } from '../../../../src/authz/rules/prefix-index';
 import { argvText, parsePlain } from '../../../../src/authz/rules/shell-plain';
 import type { CompiledRule } from '../../../../src/authz/rules/compile';
@@ -140,6 +140,23 @@ test('a literal is filed under its rarest three characters: `src/` paths do not 
   const hit: RuleQuery = { ...query, input: { path: 'lib/SRC-3/x.ts' } };
   assert.equal(candidateMask(deny, lookupOf(hit))[3], 1);
   assert.equal(evaluateRules(ruleSet, hit).ruleId, 'dir3');
+});
+
+test('a reused candidate mask is rewritten for its rules, whatever it held, and a short one is refused', () => {
+  const rules: Record<string, unknown>[] = [];
+  for (let i = 0; i < 10; i++) rules.push({ id: `dir${i}`, decision: 'deny', tool: 'file_read', match: { path: `**/src-${i}/**` } });
+  const deny = load(rules).tiersFor('file_read').deny;
+  for (const path of ['src/main.ts', 'lib/SRC-3/x.ts']) {
+    const values = lookupOf({ toolName: 'file_read', input: { path }, participantId: 'a', workspaceRoot: ROOT });
+    const want = [...candidateMask(deny, values)];
+    for (const stale of [0, 1]) {
+      const buffer = new Uint8Array(16).fill(stale);
+      assert.equal(candidateMaskInto(deny, values, buffer), buffer);
+      assert.deepEqual([...buffer.subarray(0, 10)], want, `${path} over a buffer of ${stale}s`);
+      assert.deepEqual([...buffer.subarray(10)], new Array(6).fill(stale), 'entries past the rules are left as they were');
+    }
+  }
+  assert.throws(() => candidateMaskInto(deny, lookupOf({ toolName: 'file_read', input: { path: 'x' }, participantId: 'a', workspaceRoot: ROOT }), new Uint8Array(9)), RangeError);
 });
 
 /** The field values evaluate.ts reads for a call (no array items for allow rules, normalized paths). */
