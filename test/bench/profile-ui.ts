@@ -43,7 +43,7 @@ const session = out ? new Session() : undefined;
 if (session) {
   session.connect();
   await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL ?? 200) });
   await session.post('Profiler.start');
 }
 const r = await pass();
