@@ -38,8 +38,8 @@ test('a streamed frame does not build the lane header again; a spinner frame, a 
     // Facts the header shows do change it.
     await t.emit({ type: 'usage', sessionId: U, participantId: 'ur-agent', model: 'm', inputTokens: 1200, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.001 });
     assert.match(headerOf(t.frame()), /1\.2k tok/);
-    await t.emit(status(U, 'ur-agent', 'tool', 'reading a.ts'));
-    assert.match(headerOf(t.frame()), /reading a\.ts|tool/);
+    await t.emit(status(U, 'ur-agent', 'running-tool', 'reading a.ts'));
+    assert.match(headerOf(t.frame()), /reading a\.ts/);
     await t.emit(status(U, 'ur-agent', 'idle'));
     assert.doesNotMatch(headerOf(t.frame()), /thinking|reading/);
   } finally {
