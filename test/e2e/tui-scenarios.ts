@@ -272,11 +272,12 @@ export const SCENARIOS: readonly Scenario[] = [
       assert.equal(existsSync(join(dir, 'notes.txt')), false);
       assert.equal(await readFile(join(dir, '.legion', 'worktrees', ISOLATED_SESSION, 'notes.txt'), 'utf8'), 'scribe was here\n');
       t.keys('Enter');
-      s = await t.waitFor(/\+scribe was here/, 20_000);
+      // The diff's last change, so the frame is whole in the capture (tmux may show a frame still being written).
+      s = await t.waitFor(/\+two by scribe/, 20_000);
+      assert.match(s, /\+scribe was here/);
       assert.match(s, /Request 1 of 1 · merge/);
       assert.match(s, /2 files changed, 2 insertions\(\+\), 1 deletion\(-\)/);
       assert.match(s, /-two\b/);
-      assert.match(s, /\+two by scribe/);
       t.type('y');
       await t.waitFor(/The delegate answered\./, 30_000);
       assert.equal(await readFile(join(dir, 'shared.txt'), 'utf8'), 'one\ntwo by scribe\nthree\n');
