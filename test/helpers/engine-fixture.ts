@@ -16,6 +16,7 @@ import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 import { until } from './processes';
 import { APP_DIR } from './crash-workspace';
 import { REPO_ROOT } from './bundle';
+import { withTempDir } from './tmp';
 
 /**
  * Engine tests (docs/engine.md): a real restate-server, `legion worker` processes, and a fake
@@ -161,6 +162,46 @@ export async function startEngineScene(dir: string, modelOptions: { answerChunks
   const env = await setupEngineWorkspace(dir, model.url, engine);
   const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
   return { model, engine, env, run, sessionId: sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' }) };
+}
+
+/** Finished model calls sent twice (the same conversation answered in full twice): a repeated paid call. */
+export function repeatedFinished(model: FakeModel): number {
+  const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
+  return finished.length - new Set(finished).size;
+}
+
+/** A temp workspace on a real engine with a fake model and a run, for tests that add their own agents and workers. */
+export interface EngineRunScene {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+  readonly engine: LocalEngine;
+  readonly model: FakeModel;
+  readonly runId: string;
+  /** A free port for the test's first worker. */
+  readonly port: number;
+}
+
+/**
+ * Run `body` in an `EngineRunScene`: `prepare` adds agents, rules and scripts to the workspace
+ * before the run is made. The engine and the model are stopped afterwards, even on failure.
+ */
+export async function withEngineRun(
+  options: { model: { answerChunks: number; delayMs: number; script?: ModelScript }; toolSleepSeconds: number; prepare?: (dir: string) => Promise<void> },
+  body: (scene: EngineRunScene) => Promise<void>,
+): Promise<void> {
+  await withTempDir(async (dir) => {
+    const model = await startFakeModel(options.model);
+    const engine = await startEngine(dir);
+    try {
+      const env = await setupEngineWorkspace(dir, model.url, engine, options.toolSleepSeconds);
+      await options.prepare?.(dir);
+      const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
+      await body({ dir, env, engine, model, runId: run.id, port: await freePort() });
+    } finally {
+      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
+      await model.close();
+    }
+  });
 }
 
 /** `settings`: more lines of the engine's config (startLocalEngine), for benches trying a knob. */

@@ -3,16 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { createParticipantStore } from '../../../src/collective/store';
 import { agentSchema } from '../../../src/collective/participant';
-import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
+import { restateServerBinary } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
-import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, runLegion, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, runLegion, sendTurn, startWorker, repeatedFinished, withEngineRun, type EngineRunScene, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * A tool of the same batch as a delegation (docs/engine.md#delegation): `lead`
@@ -48,45 +46,23 @@ const script: ModelScript = ({ system, last, lastText }) => {
   return { text: `lead heard: ${lastText.length}` };
 };
 
-interface Scene {
-  dir: string;
-  env: Record<string, string>;
-  engine: LocalEngine;
-  model: FakeModel;
-  runId: string;
-  port: number;
-}
+type Scene = EngineRunScene;
 
 /** `decides`: the lead holds resolve_approval and authority over shell, so its call takes mail (a mailbox call). */
 async function withScene(body: (scene: Scene) => Promise<void>, decides = false): Promise<void> {
-  await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: ANSWER_CHUNKS, delayMs: 50, script });
-    const engine = await startEngine(dir);
-    try {
-      const env = await setupEngineWorkspace(dir, model.url, engine, 0);
-      await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n  - id: lead-script\n    decision: allow\n    tool: shell\n    match: { command: "sh lead.sh" }\n  - id: lead-first\n    decision: allow\n    tool: shell\n    match: { command: "echo first" }\n');
-      await writeFile(join(dir, 'lead.sh'), leadTool);
-      const store = createParticipantStore(layoutFor(dir));
-      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell', ...(decides ? ['resolve_approval'] : [])], ...(decides ? { approvalAuthority: ['shell'] } : {}) }));
-      await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
-      const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-      await body({ dir, env, engine, model, runId: run.id, port: await freePort() });
-    } finally {
-      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
-      await model.close();
-    }
-  });
+  await withEngineRun({ model: { answerChunks: ANSWER_CHUNKS, delayMs: 50, script }, toolSleepSeconds: 0, prepare: async (dir) => {
+    await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n  - id: lead-script\n    decision: allow\n    tool: shell\n    match: { command: "sh lead.sh" }\n  - id: lead-first\n    decision: allow\n    tool: shell\n    match: { command: "echo first" }\n');
+    await writeFile(join(dir, 'lead.sh'), leadTool);
+    const store = createParticipantStore(layoutFor(dir));
+    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell', ...(decides ? ['resolve_approval'] : [])], ...(decides ? { approvalAuthority: ['shell'] } : {}) }));
+    await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
+  } }, body);
 }
 
 const stamps = (file: string): number[] => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number) : []);
 const role = (r: ModelRequest): string => (r.system.includes(LEAD) ? 'lead' : 'builder');
 const builderAnswer = (scene: Scene): ModelRequest | undefined => scene.model.requests.find((r) => role(r) === 'builder' && r.last === 'tool' && r.finished);
 const leadLast = (scene: Scene): string => scene.model.requests.filter((r) => role(r) === 'lead' && r.last === 'tool').at(-1)?.history ?? '';
-
-function repeatedFinished(model: FakeModel): number {
-  const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
-  return finished.length - new Set(finished).size;
-}
 
 function roles(scene: Scene, sessionId: string): string[] {
   return readFileSync(layoutFor(scene.dir).sessionFile(scene.runId, sessionId), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role);

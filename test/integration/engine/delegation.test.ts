@@ -3,17 +3,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
 import { createParticipantStore } from '../../../src/collective/store';
 import { agentSchema } from '../../../src/collective/participant';
-import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
+import { restateServerBinary } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
 import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
-import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
-import { killHard, runLegion, sendTurn, setupEngineWorkspace, spawnLegion, startEngine, startFakeModel, startWorker, type FakeModel, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, runLegion, sendTurn, spawnLegion, startWorker, repeatedFinished, withEngineRun, type EngineRunScene, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * Delegation on the engine (docs/engine.md#delegation): `lead` delegates to `builder` through
@@ -32,11 +30,6 @@ const S3 = sessionIdOf({ initiatorId: 'builder', responderId: 'lead', name: 'def
 
 const lines = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 
-function repeatedFinished(model: FakeModel): number {
-  const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
-  return finished.length - new Set(finished).size;
-}
-
 /** The lead delegates to the builder; an agent whose call came back answers with what it heard. */
 const leadScript = (builderDelegatesBack: boolean): ModelScript => ({ system, last, lastText }) => {
   const lead = system.includes(LEAD);
@@ -46,31 +39,14 @@ const leadScript = (builderDelegatesBack: boolean): ModelScript => ({ system, la
   return undefined; // the builder: `sh tool.sh`, then 60 pieces of text
 };
 
-interface Scene {
-  dir: string;
-  env: Record<string, string>;
-  engine: LocalEngine;
-  model: FakeModel;
-  runId: string;
-  port: number;
-}
+type Scene = EngineRunScene;
 
 async function withScene(toolSleep: number, script: ModelScript, body: (scene: Scene) => Promise<void>): Promise<void> {
-  await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 60, delayMs: 50, script });
-    const engine = await startEngine(dir);
-    try {
-      const env = await setupEngineWorkspace(dir, model.url, engine, toolSleep);
-      const store = createParticipantStore(layoutFor(dir));
-      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
-      await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell', 'communicator'] }));
-      const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-      await body({ dir, env: { ...env, LEGION_ENGINE_TIMING: '1' }, engine, model, runId: run.id, port: await freePort() });
-    } finally {
-      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
-      await model.close();
-    }
-  });
+  await withEngineRun({ model: { answerChunks: 60, delayMs: 50, script }, toolSleepSeconds: toolSleep, prepare: async (dir) => {
+    const store = createParticipantStore(layoutFor(dir));
+    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+    await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell', 'communicator'] }));
+  } }, (scene) => body({ ...scene, env: { ...scene.env, LEGION_ENGINE_TIMING: '1' } }));
 }
 
 function roles(scene: Scene, sessionId: string): string[] {

@@ -2,13 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunStore } from '../../../src/session/run-store';
-import { randomIds, sessionIdOf } from '../../../src/session/ids';
+import { sessionIdOf } from '../../../src/session/ids';
 import { layoutFor } from '../../../src/storage/layout';
-import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
+import { restateServerBinary } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
-import { withTempDir } from '../../helpers/tmp';
-import { killHard, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type WorkerProcess } from '../../helpers/engine-fixture';
+import { killHard, sendTurn, startWorker, repeatedFinished, withEngineRun, type EngineRunScene, type WorkerProcess } from '../../helpers/engine-fixture';
 
 /**
  * The core proof of engine mode (docs/engine.md#a-turn-on-a-worker): a worker killed with
@@ -19,36 +17,13 @@ const skip = restateServerBinary().ok ? false : 'restate-server is not installed
 
 const lines = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 
-/** Finished model calls sent twice (the same conversation answered in full twice). */
-function repeatedFinished(model: FakeModel): number {
-  const finished = model.requests.filter((r) => r.finished).map((r) => r.history);
-  return finished.length - new Set(finished).size;
-}
-
-interface Scene {
-  dir: string;
-  env: Record<string, string>;
-  engine: LocalEngine;
-  model: FakeModel;
-  runId: string;
-  sessionId: string;
-  port: number;
+interface Scene extends EngineRunScene {
+  readonly sessionId: string;
 }
 
 async function withScene(toolSleep: number, body: (scene: Scene) => Promise<void>): Promise<void> {
-  await withTempDir(async (dir) => {
-    const model = await startFakeModel({ answerChunks: 60, delayMs: 50 });
-    const engine = await startEngine(dir);
-    try {
-      const env = await setupEngineWorkspace(dir, model.url, engine, toolSleep);
-      const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-      const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
-      await body({ dir, env, engine, model, runId: run.id, sessionId, port: await freePort() });
-    } finally {
-      try { process.kill(-engine.pid, 'SIGKILL'); } catch { /* gone */ }
-      await model.close();
-    }
-  });
+  const sessionId = sessionIdOf({ initiatorId: 'user', responderId: 'builder', name: 'default' });
+  await withEngineRun({ model: { answerChunks: 60, delayMs: 50 }, toolSleepSeconds: toolSleep }, (scene) => body({ ...scene, sessionId }));
 }
 
 function history(scene: Scene): { role: string; content: { type: string; text?: string; content?: string }[] }[] {
