@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
+import type { ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { startEngineHub } from '../../../src/engine/hub';
-import { EVENTS_PATH } from '../../../src/engine/event-feed';
 import { SESSION_OBJECT, TURN_HEADER } from '../../../src/engine/session-object';
+import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
 
 /**
  * A hub against a fake engine (docs/engine.md#streaming-and-the-hub): the admin API lists one
@@ -14,15 +14,7 @@ import { SESSION_OBJECT, TURN_HEADER } from '../../../src/engine/session-object'
  */
 async function fakeEngine() {
   const feeds: ServerHttp2Stream[] = [];
-  const worker = createHttp2Server();
-  worker.on('stream', (stream, headers) => {
-    if (headers[':path'] !== EVENTS_PATH) return void stream.close();
-    stream.respond({ ':status': 200 });
-    stream.write('\n');
-    feeds.push(stream);
-  });
-  await new Promise<void>((r) => worker.listen(0, '127.0.0.1', r));
-  const workerUrl = `http://127.0.0.1:${(worker.address() as AddressInfo).port}`;
+  const { server: worker, url: workerUrl } = await startFakeWorkerFeed(feeds);
   const admin = createServer((_req, res) => res.end(JSON.stringify({ deployments: [{ id: 'dp_1', uri: workerUrl, services: [{ name: SESSION_OBJECT }] }] })));
   const turns: { turnId: string; response: ServerResponse }[] = [];
   const ingress = createServer((req: IncomingMessage, res) => {

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { startEngineHub } from '../../../src/engine/hub';
-import { EVENTS_PATH } from '../../../src/engine/event-feed';
 import { SESSION_OBJECT } from '../../../src/engine/session-object';
+import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
 
 /**
  * How often the hub asks the admin API for workers (docs/engine.md#streaming-and-the-hub): each
@@ -16,16 +16,9 @@ async function fakeEngine() {
   const workers: Http2Server[] = [];
   const feeds: ServerHttp2Stream[] = [];
   const startWorker = async (): Promise<string> => {
-    const worker = createHttp2Server();
-    worker.on('stream', (stream, headers) => {
-      if (headers[':path'] !== EVENTS_PATH) return void stream.close();
-      stream.respond({ ':status': 200 });
-      stream.write('\n');
-      feeds.push(stream);
-    });
-    await new Promise<void>((r) => worker.listen(0, '127.0.0.1', r));
-    workers.push(worker);
-    return `http://127.0.0.1:${(worker.address() as AddressInfo).port}`;
+    const worker = await startFakeWorkerFeed(feeds);
+    workers.push(worker.server);
+    return worker.url;
   };
   const listed: string[] = [];
   let requests = 0;
