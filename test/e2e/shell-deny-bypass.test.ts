@@ -15,7 +15,8 @@ import type { LegionEvent } from '../../src/events/types';
  * attached to `legion serve`: the agent is the attacker. The workspace allows every plain shell
  * command and denies `curl *deny-me*`; the faux model asks for curl to a local listener written in
  * the ways a parser might split differently (a redirection first, a here-string, `exec 3>&1;`, a line
- * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper). Every one must be denied by
+ * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper, a here-document's body:
+ * expanded by `cat`, or read as its script by a shell). Every one must be denied by
  * that rule — no approval request (an ask could be approved), the tool result says denied — and the
  * listener must see nothing but the control call the rules allow (which proves curl and the network
  * work: the sandbox is off).
@@ -40,6 +41,10 @@ const DENIED = (url: string): string[] => [
   `'cu'"rl" -s ${url}/quotes`,
   `nice -n 1 curl -s ${url}/nice`,
   `chronic curl -s ${url}/chronic`,
+  `cat <<EOF\n$(curl -s ${url}/heredoc-body-substitution)\nEOF`,
+  `bash <<EOF\ncurl -s ${url}/heredoc-to-bash\nEOF`,
+  `sh -s <<'EOF'\ncurl -s ${url}/quoted-heredoc-to-sh\nEOF`,
+  `bash <<<'curl -s ${url}/here-string-to-bash'`,
 ];
 
 interface Listener { url: string; paths: string[]; close(): Promise<void> }

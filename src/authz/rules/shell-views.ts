@@ -14,7 +14,8 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
- *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>` and `trap <script> …`, the views of every
+ *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>`, `trap <script> …` and a shell
+ *     reading its script from a here-string or here-document (`bash <<<'…'`), the views of every
  *     command in the script, recursively (the first such script, 4 levels deep). A script that
  *     cannot be split, or nests deeper, is reported in `opaque`: the caller then asks.
  * Allow rules never see these views: a wrapped command never inherits an allow.
@@ -104,8 +105,30 @@ function embeddedScript(words: readonly string[]): string | null {
       const w = words[j]!;
       if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') return j + 1 < words.length ? words[j + 1]! : null;
     }
+    if (STDIN_SHELLS.has(name)) return stdinScript(words, k + 1, limit);
   }
   return null;
+}
+
+/** Shells that read their script from standard input when given no script operand. */
+const STDIN_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'fish', 'csh', 'tcsh']);
+
+/**
+ * The here-string a shell without a script operand reads as its script (`bash <<<'curl …'`,
+ * `sh -s <<EOF` once shell-heredoc.ts made the here-document one), or null. Options are
+ * skipped (`-o`/`-O`/`+o`/`+O` with their argument); a first operand is the script file, so
+ * the here-string is that script's input: data, as for any other command.
+ */
+function stdinScript(words: readonly string[], from: number, limit: number): string | null {
+  let script: string | null = null;
+  for (let j = from; j < limit; j++) {
+    const w = words[j]!;
+    if (w.startsWith('<<<')) script = w.slice(3);
+    else if (/^[-+][oO]$/.test(w)) j++;
+    else if (w === '--') return null;
+    else if (!isRedirection(w) && !/^[-+]/.test(w)) return null;
+  }
+  return script;
 }
 
 /**

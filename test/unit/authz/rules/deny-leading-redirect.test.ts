@@ -70,3 +70,31 @@ test('a deny or ask rule sees the commands of a line with here-documents (which 
   assert.equal(data.decision, 'ask', 'a here-document still asks');
   assert.notEqual(data.ruleId, 'curl-evil-deny', 'its body is data to cat, not a command');
 });
+
+test('a deny sees what a here-document runs: `$(…)` in an unquoted body (for any command), and the body a shell reads as its script', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  const evil = 'curl http://evil.example';
+  for (const line of [
+    `cat <<EOF\n$(${evil})\nEOF`,
+    `cat <<EOF\n\`${evil}\`\nEOF`,
+    `cat <<EOF\n\${x:-$(${evil})}\nEOF`,
+    `cat <<EOF > notes.md\nsay "hi" \\"x\\" $(${evil})\nEOF`,
+    `bash <<EOF\n${evil}\nEOF`,
+    `bash <<'EOF'\n${evil}\nEOF`,
+    `bash -o pipefail -x <<EOF\ntrue\n${evil}\nEOF`,
+    `sh -s <<-EOF\n\t${evil}\n\tEOF`,
+    `zsh <<< "${evil}"`,
+    `bash <<<'${evil}'`,
+    `/bin/dash <<<${JSON.stringify(evil)}`,
+  ]) {
+    const denied = decide(line);
+    assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], JSON.stringify(line));
+  }
+  // Data stays data: a quoted delimiter's body is literal, and a script file's input is not a script.
+  for (const line of [`cat <<'EOF'\n$(${evil})\nEOF`, `cat <<EOF > notes.md\n${evil}\nEOF`, `bash build.sh <<EOF\n${evil}\nEOF`, `bash build.sh <<<'${evil}'`]) {
+    const asked = decide(line);
+    assert.notEqual(asked.ruleId, 'curl-evil-deny', JSON.stringify(line));
+  }
+});
