@@ -43,6 +43,7 @@ import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
 import { FAST_HAS_CONTROL, INK_HAS_CONTROL } from './ink-control-fast.mjs';
 import { buildSnapshot, launcherScript, snapshotName } from './snapshot.mjs';
+import { RESTATE_WASM_BINDINGS, splitRestateWasm } from './restate-wasm.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -82,6 +83,9 @@ const patched = (edits) => async (args) => ({
   loader: 'js',
 });
 
+/** Restate's WebAssembly, written beside the bundle (scripts/restate-wasm.mjs). */
+let restateWasm = null;
+
 const result = await build({
   write: false,
   metafile: true,
@@ -99,6 +103,12 @@ const result = await build({
   plugins: [{
     name: 'legion-start-up',
     setup(b) {
+      // Restate's WebAssembly VM: a file beside the bundle, not 2.2 MB of base64 in every start's source.
+      b.onLoad({ filter: RESTATE_WASM_BINDINGS }, async (args) => {
+        const split = splitRestateWasm(await readFile(args.path, 'utf8'));
+        restateWasm = split;
+        return { contents: split.text, loader: 'js' };
+      });
       // ink imports react-devtools-core (and `ws`, through its devtools module) only when
       // DEV=true: bundle empty stand-ins instead.
       b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'legion-stub' }));
@@ -201,6 +211,8 @@ const app = `(function (exports, require, module, __filename, __dirname, __legio
 const buildId = createHash('sha256').update(app).digest('hex').slice(0, 16);
 const appName = `legion-app-${buildId}.cjs`;
 mkdirSync(DIST, { recursive: true });
+if (!restateWasm) throw new Error('build: the bundle no longer carries restate-sdk\'s wasm bindings (scripts/restate-wasm.mjs)');
+put(join(DIST, restateWasm.name), restateWasm.bytes);
 put(join(DIST, appName), app);
 const loader = readFileSync(join(ROOT, 'scripts', 'legion-loader.mjs'), 'utf8');
 put(
@@ -232,6 +244,7 @@ const stale = (path) => {
 };
 for (const name of readdirSync(DIST)) {
   if (/^legion-app-[0-9a-f]+\.cjs$/.test(name) && name !== appName && stale(join(DIST, name))) unlinkSync(join(DIST, name));
+  if (/^legion-restate-[0-9a-f]+\.wasm$/.test(name) && name !== restateWasm.name && stale(join(DIST, name))) unlinkSync(join(DIST, name));
   const blob = /^(legion-snapshot-[0-9a-f]+-.+\.blob)(\.node)?$/.exec(name)?.[1];
   if (blob && blob !== blobName && stale(join(DIST, blob))) rmSync(join(DIST, name), { force: true });
 }

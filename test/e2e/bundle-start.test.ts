@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cleanAppEnv, ensureBundle as ensureBuilt } from '../helpers/bundle';
 import { hasTmux, shellCommand, startTmux } from '../helpers/tmux';
@@ -120,4 +120,40 @@ test('bundle: `legion rules list` works from the bundle and keeps the rules\' so
   const rules = spawnSync(process.execPath, [BUNDLE, 'rules', 'list', '--cwd', ROOT], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(rules.status, 0, rules.stderr);
   assert.match(rules.stdout, /config[\\/]rules\.yaml\n\s+\d+\s+\S+/);
+});
+
+test("bundle: Restate's WebAssembly is a file beside the bundle, not base64 in every start's source; `legion worker` loads it, from the bundle and from the snapshot", { timeout: 60_000 }, async () => {
+  ensureBundle();
+  const text = readFileSync(appBundle(), 'latin1');
+  assert.doesNotMatch(text, /__wasm_base64__\s*=\s*"/, 'no base64 WebAssembly literal in the bundle');
+  const name = /"(legion-restate-[0-9a-f]{16}\.wasm)"/.exec(text)?.[1];
+  assert.ok(name, 'the bundle names its Restate WebAssembly file');
+  assert.equal(readFileSync(join(DIST, name)).subarray(0, 4).toString('latin1'), '\0asm', `${name} is a WebAssembly module`);
+  // The worker evaluates the Restate SDK, whose bindings instantiate the module as they load: it
+  // prints its endpoint only when that worked. Both ways a start runs: the plain bundle and the
+  // launcher (the snapshot's wrapper keeps the build's dist/ as __dirname).
+  const dir = mkdtempSync(join(tmpdir(), 'legion-restate-wasm-'));
+  try {
+    for (const command of [[process.execPath, BUNDLE], [join(DIST, 'legion')]]) {
+      const [file, ...args] = command as [string, ...string[]];
+      const child = spawn(file, [...args, 'worker', '--no-register', '--admin', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0'], { cwd: dir, env: cleanAppEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const url = await new Promise<string>((resolveUrl, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const line = /^(http:\/\/127\.0\.0\.1:\d+)\n/m.exec(out);
+          if (line) resolveUrl(line[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`${command.join(' ')} worker exited (${code}) before serving: ${stderr}`)));
+      });
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const ended = new Promise((r) => child.on('exit', r));
+      child.kill('SIGTERM');
+      await ended;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,0 +1,40 @@
+// A `--require` preload for profiling a start to its first frame (docs/performance.md#start-up):
+//   LEGION_PROFILE_OUT=<dir> node --initial-old-space-size=64 --require test/bench/start-profile.cjs \
+//     --snapshot-blob dist/legion-snapshot-*.blob -- [args]
+// Starts node:inspector's CPU profiler at once and stops it at the first write to stdout that
+// holds a full frame (both FIRST_FRAME words of test/bench/harness.ts), then writes
+// <dir>/<pid>.cpuprofile and <dir>/<pid>.json ({ cpuMs: CPU time used at that write }).
+// A preload, not `--cpu-prof`: V8 flags change what the start does (a snapshot is refused to a
+// start with other flags, a code cache to one with other flags). NODE_OPTIONS disables the snapshot.
+'use strict';
+const inspector = require('node:inspector');
+const { writeFileSync, mkdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+const out = process.env.LEGION_PROFILE_OUT;
+if (out) {
+  const session = new inspector.Session();
+  session.connect();
+  session.post('Profiler.enable');
+  session.post('Profiler.setSamplingInterval', { interval: Number(process.env.LEGION_PROFILE_INTERVAL_US ?? 200) });
+  session.post('Profiler.start');
+  const write = process.stdout.write;
+  let done = false;
+  process.stdout.write = function (chunk, ...rest) {
+    if (!done) {
+      const text = String(chunk).toLowerCase();
+      if (text.includes('legion') && text.includes('demo')) {
+        done = true;
+        const cpu = process.cpuUsage();
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        session.post('Profiler.stop', (error, result) => {
+          mkdirSync(out, { recursive: true });
+          if (!error) writeFileSync(join(out, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, error: error ? String(error) : undefined }));
+          session.disconnect();
+        });
+      }
+    }
+    return write.call(this, chunk, ...rest);
+  };
+}
