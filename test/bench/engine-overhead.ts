@@ -8,7 +8,9 @@
  * out (it compiles its path); medians.
  * `settingsB` (LEGION_BENCH_RESTATE_SETTINGS_B in engine.ts): a third side, the same turn through
  * a second engine with those config lines, alternating with the other two: a knob measured
- * against the default turn by turn.
+ * against the default turn by turn. `workerRootB` (LEGION_BENCH_WORKER_ROOT_B): side B's worker runs from
+ * that checkout (its bin/legion.ts), on an engine like side A's unless `settingsB`: a change to the
+ * worker measured against the code before it, turn by turn.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -62,13 +64,13 @@ export interface OverheadFigures {
  * startLocalEngine takes them); `timing`: the worker prints its phases (LEGION_ENGINE_TIMING=1)
  * to this process's stderr at the end.
  */
-export async function overheadFigures(options: { turns: number; settings: readonly string[]; settingsB?: readonly string[]; timing: boolean }): Promise<OverheadFigures> {
+export async function overheadFigures(options: { turns: number; settings: readonly string[]; settingsB?: readonly string[]; workerRootB?: string; timing: boolean }): Promise<OverheadFigures> {
   const model = await startFakeModel({ answerChunks: 5, delayMs: 0 });
-  const sides: Side[] = ['in-process', 'engine', ...(options.settingsB ? ['engine B'] : [])]
+  const sides: Side[] = ['in-process', 'engine', ...(options.settingsB || options.workerRootB ? ['engine B'] : [])]
     .map((name) => ({ name, dir: mkdtempSync(join(tmpdir(), 'legion-bench-engine-')), samples: [] }));
   try {
     for (const side of sides) {
-      const engine = await startEngine(side.dir, side.name === 'engine B' ? options.settingsB : options.settings);
+      const engine = await startEngine(side.dir, side.name === 'engine B' ? options.settingsB ?? options.settings : options.settings);
       const env = await setupEngineWorkspace(side.dir, model.url, engine);
       if (side.name === 'in-process') {
         process.kill(-engine.pid, 'SIGKILL');
@@ -76,7 +78,8 @@ export async function overheadFigures(options: { turns: number; settings: readon
         await writeFile(join(side.dir, '.legion', 'config.yaml'), config.replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
       } else {
         side.engine = engine;
-        side.worker = await startWorker(side.dir, { ...env, ...(options.timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort());
+        const root = side.name === 'engine B' ? options.workerRootB : undefined;
+        side.worker = await startWorker(side.dir, { ...env, ...(options.timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort(), [], root);
       }
       side.app = await composeApp(contextFor(side.dir, env), { newRun: true, headless: { approve: 'deny' } });
     }
@@ -91,7 +94,7 @@ export async function overheadFigures(options: { turns: number; settings: readon
       inProcessMs: median('in-process'),
       engineMs: median('engine'),
       engineP95Ms: percentile(sides[1]!.samples, 95),
-      ...(options.settingsB ? { engineBMs: median('engine B') } : {}),
+      ...(options.settingsB || options.workerRootB ? { engineBMs: median('engine B') } : {}),
     };
   } finally {
     for (const side of sides) {

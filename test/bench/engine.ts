@@ -22,7 +22,9 @@
  * those parts (default: all). `LEGION_BENCH_RESTATE_SETTINGS` (`;`-separated lines of the
  * engine's TOML config): added to the engines of the overhead and floor parts;
  * `LEGION_BENCH_RESTATE_SETTINGS_B`: a second engine with those lines beside the first, its
- * turns alternating with the others (engineBMs, overheadBMs): a knob measured turn by turn.
+ * turns alternating with the others (engineBMs, overheadBMs): a knob measured turn by turn;
+ * `LEGION_BENCH_WORKER_ROOT_B` (a checkout's path): side B's worker runs that checkout's code, a
+ * change to the worker against the code before it; `LEGION_BENCH_ENGINE_TURNS`: turns a side (30).
  */
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,8 +62,9 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
   const figures: Record<string, number> = {};
   if (parts.has('overhead')) {
     const settingsB = process.env.LEGION_BENCH_RESTATE_SETTINGS_B === undefined ? undefined : settingsFromEnv({ LEGION_BENCH_RESTATE_SETTINGS: process.env.LEGION_BENCH_RESTATE_SETTINGS_B });
-    const turns = options.smoke ? 3 : 30;
-    const o = await overheadFigures({ turns, settings: settingsFromEnv(), ...(settingsB ? { settingsB } : {}), timing: process.env.LEGION_ENGINE_TIMING === '1' });
+    const turns = options.smoke ? 3 : Number(process.env.LEGION_BENCH_ENGINE_TURNS ?? 30);
+    const workerRootB = process.env.LEGION_BENCH_WORKER_ROOT_B;
+    const o = await overheadFigures({ turns, settings: settingsFromEnv(), ...(settingsB ? { settingsB } : {}), ...(workerRootB ? { workerRootB } : {}), timing: process.env.LEGION_ENGINE_TIMING === '1' });
     options.note?.(`turn wall time, median of ${turns} a side, alternating: in-process ${o.inProcessMs.toFixed(1)} ms, engine ${o.engineMs.toFixed(1)} ms (p95 ${o.engineP95Ms.toFixed(1)} ms)${o.engineBMs === undefined ? '' : `, engine B ${o.engineBMs.toFixed(1)} ms`}`);
     Object.assign(figures, { inProcessMs: o.inProcessMs, engineMs: o.engineMs, overheadMs: o.engineMs - o.inProcessMs });
     if (o.engineBMs !== undefined) Object.assign(figures, { engineBMs: o.engineBMs, overheadBMs: o.engineBMs - o.inProcessMs });

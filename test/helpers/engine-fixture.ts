@@ -217,9 +217,10 @@ export interface WorkerProcess {
 }
 
 /** `legion worker --listen 127.0.0.1:<port>` (through tsx), resolved once it printed its URL (registered). */
-export async function startWorker(dir: string, env: Record<string, string>, port: number, extra: string[] = []): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'legion.ts'), '--cwd', dir, 'worker', '--listen', `127.0.0.1:${port}`, ...extra], {
-    cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+/** `root`: the checkout whose bin/legion.ts runs (another one for an A/B bench; default this one). */
+export async function startWorker(dir: string, env: Record<string, string>, port: number, extra: string[] = [], root = REPO_ROOT): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin', 'legion.ts'), '--cwd', dir, 'worker', '--listen', `127.0.0.1:${port}`, ...extra], {
+    cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
   child.stderr!.on('data', (d: Buffer) => log.push(d.toString()));
