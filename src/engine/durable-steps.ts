@@ -1,4 +1,5 @@
 import type { TurnDeps } from '../runtime/agent-loop';
+import type { DecideAsks } from '../runtime/approval-phase';
 import type { ExecuteTool } from '../runtime/ports';
 import type { StreamOnce, StreamResult } from '../runtime/stream';
 import type { ToolResult } from '../tools/types';
@@ -52,13 +53,30 @@ export const CUT_BY_WORKER = 'interrupted: the worker running this call stopped;
 /** The answer to a tool whose turn was cancelled through the engine while it ran. */
 export const CANCELLED = 'interrupted: the turn was cancelled';
 
-/** A StreamResult as JSON (its Map as entries). */
+/** The `tool-start` of a call whose start no journaled step can vouch for (docs/engine.md#a-turn-on-a-worker): it is answered interrupted. */
+const START_UNKNOWN = 'unknown';
+
+/** A StreamResult as JSON (its Map as entries), with the attempt that made the call. */
 interface RecordedStream extends Omit<StreamResult, 'inputErrors'> {
   readonly inputErrors: [string, string][];
+  readonly attempt?: string;
 }
 
-const record = (result: StreamResult): RecordedStream => ({ ...result, inputErrors: [...result.inputErrors] });
-const restore = (recorded: RecordedStream): StreamResult => ({ ...recorded, inputErrors: new Map(recorded.inputErrors) });
+const record = (result: StreamResult, attempt: string): RecordedStream => ({ ...result, inputErrors: [...result.inputErrors], attempt });
+const restore = ({ attempt: _attempt, ...recorded }: RecordedStream): StreamResult => ({ ...recorded, inputErrors: new Map(recorded.inputErrors) });
+
+/**
+ * What vouches for a tool call's start (docs/engine.md#a-turn-on-a-worker), by tool use id, set
+ * from the journal as the turn goes: `model` is the attempt that made the model call asking for
+ * it, `first` whether it is that call's first tool use, `asked` (set when its batch waited on
+ * decisions) the attempt that journaled the batch's `asks` step. One per invocation.
+ */
+export interface ToolFence {
+  readonly model: string;
+  readonly first: boolean;
+  asked?: string;
+}
+export type ToolFences = Map<string, ToolFence>;
 
 /** How the name of a model call's step begins (the driver ends a delegation's window at one, invocation-driver.ts). */
 export const MODEL_STEP = 'model ';
@@ -68,13 +86,16 @@ export const MODEL_STEP = 'model ';
  * (its text, tool calls, usage already emitted) is returned from the journal on a replay; the
  * model is not asked again. Deltas stream live while the step runs and are not recorded.
  */
-export function journaledStream(stream: StreamOnce, journal: DurableJournal): StreamOnce {
+export function journaledStream(stream: StreamOnce, journal: DurableJournal, fences?: ToolFences): StreamOnce {
   const calls = new Map<string, number>();
   return async (turn, choice, context) => {
     const n = (calls.get(turn.session.id) ?? 0) + 1;
     calls.set(turn.session.id, n);
     try {
-      return restore(await journal.run(`${MODEL_STEP}${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context))));
+      const recorded = await journal.run(`${MODEL_STEP}${turn.session.id} ${n}`, async () => record(await stream(turn, choice, context), journal.attempt));
+      const { attempt } = recorded;
+      if (fences && attempt !== undefined) recorded.toolUses.forEach((use, i) => fences.set(use.id, { model: attempt, first: i === 0 }));
+      return restore(recorded);
     } catch (error) {
       // Cancelled through the engine: the turn ends interrupted, as a cancel in-process does.
       if (!journal.cancelled.aborted) throw error;
@@ -101,19 +122,55 @@ export interface ToolAnswers {
 }
 
 /**
- * Each tool run becomes two steps: `tool-start <id>` records which attempt started it, then
- * `tool <id>` its result. On a replay a finished tool returns its result without running; a tool
- * an earlier attempt started but never finished (its worker died) is answered `CUT_BY_WORKER`
- * instead of running twice. Answers the tool sends elsewhere (`answers`) are recorded with its
- * result and sent once it is journaled, the same on every attempt.
+ * A batch that waits on decisions first journals `asks <session> <n>` with the attempt (before any
+ * request is raised), so a replay knows the attempt that made the model call went that way: then
+ * its tools were fenced by `tool-start` steps (journaledExecute). A cancel while it is journaled
+ * ends the turn interrupted (the batch's calls stay undecided).
  */
-export function journaledExecute(execute: ExecuteTool, journal: DurableJournal, answers?: ToolAnswers): ExecuteTool {
+export function journaledAsks(decideAsks: DecideAsks, journal: DurableJournal, fences: ToolFences): DecideAsks {
+  const counts = new Map<string, number>();
+  return async (turn, batch) => {
+    const n = (counts.get(turn.session.id) ?? 0) + 1;
+    counts.set(turn.session.id, n);
+    let asked: string;
+    try {
+      asked = await journal.run(`asks ${turn.session.id} ${n}`, async () => journal.attempt);
+    } catch (error) {
+      if (!journal.cancelled.aborted) throw error;
+      turn.controller.abort();
+      return;
+    }
+    for (const call of batch.calls) {
+      const fence = fences.get(call.use.id);
+      if (fence) fence.asked = asked;
+    }
+    return decideAsks(turn, batch);
+  };
+}
+
+/**
+ * Each tool run is the step `tool <id>` with its result, and what vouches for its start
+ * (`fences`, docs/engine.md#a-turn-on-a-worker): the model call's first tool use in a batch that
+ * waited on no decision starts on the model step's acknowledgement — it runs only in the attempt
+ * that made that call (a later attempt answers it `CUT_BY_WORKER`: the earlier one may have
+ * started it). Every other tool first journals `tool-start <id>` with the attempt that starts it:
+ * a later attempt answers it `CUT_BY_WORKER`, and a `tool-start` no journaled step vouches for
+ * (its batch waited on decisions, but the attempt that made the model call did not journal the
+ * `asks`) is answered so too. On a replay a finished tool returns its result without running.
+ * Answers the tool sends elsewhere (`answers`) are recorded with its result and sent once it is
+ * journaled, the same on every attempt.
+ */
+export function journaledExecute(execute: ExecuteTool, journal: DurableJournal, answers?: ToolAnswers, fences?: ToolFences): ExecuteTool {
   return async (tool, input, context) => {
     const id = context.toolUseId;
     // A delegation runs the target's turn, whose steps are journaled themselves: not a step.
     if (tool.startsTurns) return execute(tool, input, context);
+    const fence = fences?.get(id);
     try {
-      const startedBy = await journal.run(`tool-start ${id}`, async () => journal.attempt);
+      const startedBy = fence?.first && fence.asked === undefined
+        ? fence.model
+        : await journal.run(`tool-start ${id}`, async () =>
+          !fence || fence.asked === undefined || fence.model === journal.attempt || fence.asked === fence.model ? journal.attempt : START_UNKNOWN);
       const recorded = await journal.run<ToolResult & { answers?: SentAnswer[] }>(`tool ${id}`, async () => {
         if (startedBy !== journal.attempt) return { content: CUT_BY_WORKER, isError: true, summary: 'interrupted (worker stopped)', failure: 'interrupted' };
         const result = await execute(tool, input, context);

@@ -1,7 +1,8 @@
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import type { StreamOnce } from '../runtime/stream';
-import { journaledExecute, journaledStream, type DurableJournal, type SentAnswer } from './durable-steps';
+import { journaledAsks, journaledExecute, journaledStream, type DurableJournal, type SentAnswer, type ToolFences } from './durable-steps';
+import type { DecideAsks } from '../runtime/approval-phase';
 import type { EventFeed } from './event-feed';
 import type { DelegatedTurn } from '../runtime/delegation';
 import type { TurnOutcome } from '../runtime/turn';
@@ -58,6 +59,7 @@ interface LiveTurn {
   readonly runId: string;
   readonly journal: DurableJournal;
   readonly stream: StreamOnce;
+  readonly decideAsks: DecideAsks;
   readonly execute: ExecuteTool;
   readonly awaited: Set<string>;
   /** The callers up the chain that decide approvals, with their mailboxes (the turn's input). */
@@ -83,7 +85,7 @@ const failedCall = (error: unknown): TurnOutcome =>
   error instanceof restate.CancelledError ? { kind: 'interrupted' } : { kind: 'failed', error: messageOf(error) };
 
 export function turnSteps(feed: EventFeed): TurnSteps {
-  let base: { stream?: StreamOnce; execute?: ExecuteTool } = {};
+  let base: { stream?: StreamOnce; decideAsks?: DecideAsks; execute?: ExecuteTool } = {};
   // The turns running now, by the session whose invocation each is.
   const live = new Map<string, LiveTurn>();
   // Each session's chain as its last model call saw it (a tool runs after the call that asked for it).
@@ -155,7 +157,7 @@ export function turnSteps(feed: EventFeed): TurnSteps {
   };
   const steps: TurnSteps = {
     wrapTurn: (deps) => {
-      base = { ...base, stream: deps.stream };
+      base = { ...base, stream: deps.stream, decideAsks: deps.decideAsks };
       return {
         ...deps,
         stream: async (turn, choice, context) => {
@@ -163,6 +165,8 @@ export function turnSteps(feed: EventFeed): TurnSteps {
           chains.set(turn.session.id, chain);
           return required(forChain(chain)).stream(turn, choice, context);
         },
+        // A batch's decisions follow its model call: the turn the call was journaled in.
+        decideAsks: async (turn, batch) => required(forChain(turn.sessionChain)).decideAsks(turn, batch),
       };
     },
     wrapExecute: (execute) => {
@@ -170,9 +174,12 @@ export function turnSteps(feed: EventFeed): TurnSteps {
       return async (tool, input, context) => required(forSession(context.sessionId)).execute(tool, input, context);
     },
     begin: (runId, sessionId, journal, upstream = []) => {
-      if (!base.stream || !base.execute) throw new Error('the core was built without its steps');
+      if (!base.stream || !base.decideAsks || !base.execute) throw new Error('the core was built without its steps');
+      // What vouches for each tool call's start, from this invocation's journal (durable-steps.ts).
+      const fences: ToolFences = new Map();
       live.set(sessionId, {
-        runId, journal, stream: journaledStream(base.stream, journal), execute: journaledExecute(base.execute, journal, toolAnswers), awaited: new Set(),
+        runId, journal, stream: journaledStream(base.stream, journal, fences), decideAsks: journaledAsks(base.decideAsks, journal, fences),
+        execute: journaledExecute(base.execute, journal, toolAnswers, fences), awaited: new Set(),
         upstream, mailboxes: 0, sentUp: 0,
       });
     },

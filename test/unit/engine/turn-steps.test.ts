@@ -26,7 +26,7 @@ const answer = { text: 'ok', toolUses: [], inputErrors: new Map(), aborted: fals
 
 test('a kept core journals each turn in its own journal, its model steps counted from 1', async () => {
   const steps = turnSteps(feed);
-  const deps = steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  const deps = steps.wrapTurn({ stream: async () => answer, decideAsks: async () => undefined } as unknown as TurnDeps);
   const execute = steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const turn = { session: { id: 's1' }, sessionChain: ['s1'], controller: new AbortController() } as never;
   const first: string[] = [];
@@ -65,7 +65,7 @@ const delegation = {
 
 test('a delegation is a durable call of the target session\'s turn with the run and the chain; its outcome comes back checked', async () => {
   const steps = turnSteps(feed);
-  steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  steps.wrapTurn({ stream: async () => answer, decideAsks: async () => undefined } as unknown as TurnDeps);
   steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const calls: { sessionId: string; input: TurnInput }[] = [];
   const cancels: string[] = [];
@@ -88,7 +88,7 @@ test('a delegation is a durable call of the target session\'s turn with the run 
 
 test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it running for the replay to wait on', async () => {
   const steps = turnSteps(feed);
-  steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  steps.wrapTurn({ stream: async () => answer, decideAsks: async () => undefined } as unknown as TurnDeps);
   steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const cancels: string[] = [];
   let settle: (value: unknown) => void = () => undefined;
@@ -114,7 +114,7 @@ test('the caller\'s turn cancelled cancels the callee; a lost attempt leaves it 
 
 test('turns of several sessions run in one core at once, each journaled in its own invocation; a delegated turn run inside its caller\'s invocation journals in the caller\'s', async () => {
   const steps = turnSteps(feed);
-  const deps = steps.wrapTurn({ stream: async () => answer } as unknown as TurnDeps);
+  const deps = steps.wrapTurn({ stream: async () => answer, decideAsks: async () => undefined } as unknown as TurnDeps);
   const execute = steps.wrapExecute(async () => ({ content: 'done', isError: false }));
   const turnOf = (id: string, sessionChain: string[]): never => ({ session: { id }, sessionChain, controller: new AbortController() }) as never;
   const [a, b] = [[] as string[], [] as string[]];
