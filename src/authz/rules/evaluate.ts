@@ -76,13 +76,22 @@ export function evaluateRules(ruleSet: RuleSet, query: RuleQuery): RuleOutcome {
   if (ruled.decision === null) {
     for (const rule of tiers.fallback) {
       if (matches(rule, query.participantId, lookup)) {
-        result = { ...ruled, fallback: outcome(rule) };
+        result = withFallback(ruled, outcome(rule));
         break;
       }
     }
   }
   if (memo) remember(memo, key!, result);
   return result;
+}
+
+/** `ruled` (no decision) with the fallback rule's outcome: its fields in the same order, without an object spread (slower, and on every new call that no rule decides). */
+function withFallback(ruled: RuleOutcome, fallback: RuleOutcome): RuleOutcome {
+  const out: { -readonly [K in keyof RuleOutcome]: RuleOutcome[K] } = { decision: ruled.decision, ruleId: ruled.ruleId, reason: ruled.reason };
+  if (ruled.approver !== undefined) out.approver = ruled.approver;
+  if (ruled.notPlain !== undefined) out.notPlain = ruled.notPlain;
+  out.fallback = fallback;
+  return out;
 }
 
 /**
@@ -163,18 +172,65 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
     return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
   }
   const analysis = analyzeShell(command);
-  // Deny and ask depend only on strings: remembered. Allow reads the filesystem: never remembered.
-  const key = memoKey(tiers, query, query.input as Record<string, unknown>);
-  const memo = memoOf(tiers);
-  // The command is part of the key even where no rule names it (splitting alone can ask).
-  const strictKey = key === null || command.length > MEMO_KEY_LIMIT ? null : `shell\0${command}\0${key}`;
-  let strict = strictKey === null ? undefined : memo!.get(strictKey);
+  // Deny and ask depend only on strings: remembered with the line's analysis (by the rules and
+  // the caller). Allow reads the filesystem: never remembered.
+  let strict = rememberedStrict(analysis, tiers, query);
   if (strict === undefined) {
     strict = strictPhase(tiers, participantId, command, analysis, base);
-    if (strictKey !== null) remember(memo!, strictKey, strict);
+    rememberStrict(analysis, tiers, query, strict);
   }
   if (strict) return strict;
   return allowPhase(ruleSet, tiers, query, analysis, command, base);
+}
+
+/**
+ * A line's deny and ask outcome is remembered on its analysis (the command's), per rules and
+ * caller: by participant, then by the workspace and any other field the rules read (callerRest)
+ * — no key that repeats the command (hashing a new line twice cost more than the lookup saves).
+ * Bounded per line (STRICT_PER_LINE); the analyses themselves are bounded (ANALYSIS_LIMIT).
+ */
+interface StrictMemo {
+  readonly tiers: ToolTiers;
+  readonly byParticipant: Map<string, Map<string, RuleOutcome | null>>;
+  size: number;
+}
+const STRICT_PER_LINE = 16;
+const otherFieldsRead = new WeakMap<ToolTiers, readonly string[]>();
+
+/** The caller's part of the key besides the participant: the workspace and the values of the fields the rules read other than `command`; null when too long to keep. */
+function callerRest(tiers: ToolTiers, query: RuleQuery): string | null {
+  let names = otherFieldsRead.get(tiers);
+  if (!names) {
+    const all = new Set<string>();
+    for (const list of [tiers.deny, tiers.ask, tiers.allow, tiers.fallback]) for (const rule of list) for (const f of rule.fields) if (f.name !== 'command') all.add(f.name);
+    otherFieldsRead.set(tiers, (names = [...all].sort()));
+  }
+  if (names.length === 0) return query.workspaceRoot;
+  const input = query.input as Record<string, unknown>;
+  let key = query.workspaceRoot;
+  for (const name of names) {
+    key += `\0${Object.hasOwn(input, name) ? JSON.stringify(input[name]) ?? 'u' : 'u'}`;
+    if (key.length > MEMO_KEY_LIMIT) return null;
+  }
+  return key;
+}
+
+function rememberedStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQuery): RuleOutcome | null | undefined {
+  const memo = analysis.strict;
+  if (!memo || memo.tiers !== tiers) return undefined;
+  const rest = callerRest(tiers, query);
+  return rest === null ? undefined : memo.byParticipant.get(query.participantId)?.get(rest);
+}
+
+function rememberStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQuery, outcome: RuleOutcome | null): void {
+  const rest = callerRest(tiers, query);
+  if (rest === null) return;
+  let memo = analysis.strict;
+  if (!memo || memo.tiers !== tiers || memo.size >= STRICT_PER_LINE) analysis.strict = memo = { tiers, byParticipant: new Map(), size: 0 };
+  let byRest = memo.byParticipant.get(query.participantId);
+  if (!byRest) memo.byParticipant.set(query.participantId, (byRest = new Map()));
+  byRest.set(rest, outcome === null ? null : Object.freeze(outcome));
+  memo.size++;
 }
 
 /** Deny and ask for a shell line (its views), or null when neither decides and the allow rules may. */
@@ -367,6 +423,8 @@ interface ShellAnalysis {
   readonly plainParse: PlainParse;
   /** Set on first use (plainOf): a line denied or asked for never needs it. */
   plain?: { readonly plain: PlainParse; readonly texts: readonly string[] };
+  /** The deny and ask outcomes remembered for this line (rememberStrict). */
+  strict?: StrictMemo;
 }
 
 /** The plain-words parse and, for a plain line, each simple command's words joined by spaces (what allow rules match). */
@@ -446,15 +504,43 @@ function namesProgram(names: ReadonlySet<string>, program: string): boolean {
 
 /**
  * The rules' answer to "may file_read read this path" depends only on the rule set, the
- * participant, the workspace and the (lexical) path, so it is remembered per rule set. The
- * filesystem part (symlinks) is never remembered: it is resolved on every decision.
+ * participant, the workspace and the (lexical) path, so it is remembered per rule set: by
+ * participant, then workspace, then path (a decision looks up its caller's map once, then each
+ * path by itself: no key string made per path). The filesystem part (symlinks) is never
+ * remembered: it is resolved on every decision. Bounded: all of a rule set's entries are
+ * forgotten past FILE_READ_MEMO_LIMIT.
  */
-const fileReadMemos = new WeakMap<RuleSet, Map<string, string | null>>();
+class FileReadMemo {
+  private readonly byCaller = new Map<string, Map<string, Map<string, string | null>>>();
+  private size = 0;
+
+  /** The paths remembered for one caller (a map the caller keeps for one decision; see remember). */
+  paths(participantId: string, workspaceRoot: string): Map<string, string | null> {
+    let byRoot = this.byCaller.get(participantId);
+    if (!byRoot) this.byCaller.set(participantId, (byRoot = new Map()));
+    let paths = byRoot.get(workspaceRoot);
+    if (!paths) byRoot.set(workspaceRoot, (paths = new Map()));
+    return paths;
+  }
+
+  /** Remembers `problem` for `path` in `paths` (from paths()); past the limit everything is forgotten first. Returns the map to use from now on. */
+  remember(paths: Map<string, string | null>, participantId: string, workspaceRoot: string, path: string, problem: string | null): Map<string, string | null> {
+    if (this.size >= FILE_READ_MEMO_LIMIT) {
+      this.byCaller.clear();
+      this.size = 0;
+      paths = this.paths(participantId, workspaceRoot);
+    }
+    paths.set(path, problem);
+    this.size++;
+    return paths;
+  }
+}
+const fileReadMemos = new WeakMap<RuleSet, FileReadMemo>();
 const FILE_READ_MEMO_LIMIT = 4096;
 
-function fileReadMemo(ruleSet: RuleSet): Map<string, string | null> {
+function fileReadMemo(ruleSet: RuleSet): FileReadMemo {
   let memo = fileReadMemos.get(ruleSet);
-  if (!memo) fileReadMemos.set(ruleSet, (memo = new Map()));
+  if (!memo) fileReadMemos.set(ruleSet, (memo = new FileReadMemo()));
   return memo;
 }
 
@@ -467,7 +553,9 @@ class FileReadChecks implements PathChecks {
   readonly written: PathCheck;
   readonly resolved: PathCheck;
   private readonly tiers: ToolTiers;
-  private readonly memo: Map<string, string | null>;
+  private readonly memo: FileReadMemo;
+  /** This caller's remembered paths (FileReadMemo.paths). */
+  private paths: Map<string, string | null>;
 
   constructor(
     ruleSet: RuleSet,
@@ -476,15 +564,17 @@ class FileReadChecks implements PathChecks {
     this.tiers = ruleSet.tiersFor('file_read');
     this.memo = fileReadMemo(ruleSet);
     const { workspaceRoot, realPath } = query;
+    this.paths = this.memo.paths(query.participantId, workspaceRoot);
     this.written = (value) => {
       if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
       return this.readable(normalizeRulePath(value, workspaceRoot));
     };
     this.resolved = (value) => {
-      const lexical = normalizeRulePath(value, workspaceRoot);
-      if (!realPath) return `cannot follow symbolic links of "${lexical}" here`;
+      if (!realPath) return `cannot follow symbolic links of "${normalizeRulePath(value, workspaceRoot)}" here`;
       const real = realPath(value); // as written: `link/..` is the link's target's parent
       if (real === null) return null; // nothing there to read
+      if (real === value) return null; // the same text normalizes to the same path: no link on the way
+      const lexical = normalizeRulePath(value, workspaceRoot);
       const resolved = normalizeRulePath(real, workspaceRoot);
       if (resolved === lexical) return null;
       const through = this.readable(resolved);
@@ -494,8 +584,7 @@ class FileReadChecks implements PathChecks {
 
   private readable(path: string): string | null {
     const { participantId, workspaceRoot } = this.query;
-    const key = `${participantId}\0${workspaceRoot}\0${path}`;
-    const known = this.memo.get(key);
+    const known = this.paths.get(path);
     if (known !== undefined) return known;
     const confined = confinementProblem(path);
     let problem = confined;
@@ -503,8 +592,7 @@ class FileReadChecks implements PathChecks {
       const decided = evaluateWhole(this.tiers, participantId, inputLookup({ path }, workspaceRoot, 'file_read'));
       problem = decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
     }
-    if (this.memo.size >= FILE_READ_MEMO_LIMIT) this.memo.clear();
-    this.memo.set(key, problem);
+    this.paths = this.memo.remember(this.paths, participantId, workspaceRoot, path, problem);
     return problem;
   }
 }

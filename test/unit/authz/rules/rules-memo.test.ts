@@ -71,3 +71,48 @@ test('remembered outcomes are shared, so they are frozen; many distinct calls st
     assert.equal(evaluateRules(rules, { toolName: 'file_read', input: { path }, participantId: 'a', workspaceRoot: '/ws' }).decision, i % 2 ? 'allow' : 'deny');
   }
 });
+
+test("a shell line's deny and ask outcome, remembered with the line, is told apart by rule set, participant and every other field the rules read", () => {
+  const a = rulesFrom(`version: 1
+rules:
+  - { id: rm, decision: deny, tool: shell, participants: [agent-b], match: { command: "rm *" } }
+  - { id: slow, decision: ask, tool: shell, match: { command: "sleep *", timeoutMs: "99999" } }
+`);
+  const b = rulesFrom(`version: 1
+rules:
+  - { id: rm-ask, decision: ask, tool: shell, match: { command: "rm *" } }
+`);
+  const q = (rules: typeof a, input: Record<string, unknown>, participantId: string) => evaluateRules(rules, { toolName: 'shell', input, participantId, workspaceRoot: '/ws' }).ruleId;
+  for (let round = 0; round < 3; round++) {
+    assert.equal(q(a, { command: 'rm x' }, 'agent-b'), 'rm');
+    assert.equal(q(b, { command: 'rm x' }, 'agent-b'), 'rm-ask');
+    assert.equal(q(a, { command: 'rm x' }, 'agent-a'), null);
+    assert.equal(q(b, { command: 'rm x' }, 'agent-a'), 'rm-ask');
+    assert.equal(q(a, { command: 'sleep 5', timeoutMs: 99999 }, 'agent-a'), 'slow');
+    assert.equal(q(a, { command: 'sleep 5' }, 'agent-a'), null);
+    assert.equal(q(a, { command: 'sleep 5', timeoutMs: 5 }, 'agent-a'), null);
+  }
+  // More callers of one line than it remembers (16): each still gets its own outcome.
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 40; i++) assert.equal(q(a, { command: 'rm y' }, i % 2 ? 'agent-b' : `agent-${i}`), i % 2 ? 'rm' : null);
+  }
+});
+
+test("what file_read may read, remembered per participant and workspace for the read-only commands' paths, stays correct past its bound", () => {
+  const rules = rulesFrom(`version: 1
+rules:
+  - { id: no-private, decision: deny, tool: file_read, participants: [agent-b], match: { path: "private/**" } }
+  - { id: reads, decision: allow, tool: file_read }
+  - { id: cat, decision: allow, tool: shell, match: { command: { readOnly: [cat] } } }
+`);
+  // Every path exists and is no link (the filesystem is not what this test is about).
+  const realPath = (p: string) => p;
+  const q = (path: string, participantId: string, workspaceRoot = '/ws') => evaluateRules(rules, { toolName: 'shell', input: { command: `cat ${path}` }, participantId, workspaceRoot, realPath }).decision;
+  for (let i = 0; i < 5000; i++) {
+    const path = `private/f${i % 2500}.txt`;
+    assert.equal(q(path, 'agent-a'), 'allow', path);
+    assert.equal(q(path, 'agent-b'), null, path);
+    assert.equal(q(`/ws/${path}`, 'agent-b'), null, path);
+    assert.equal(q(`/ws/${path}`, 'agent-a', '/elsewhere'), null, path);
+  }
+});
