@@ -18,10 +18,13 @@ export const REAL_TIMERS: Timers = {
 };
 
 /**
- * The UI state container. Bus events are reduced at once (cheap) but reach the screen at most
- * once per frame (`frameMs`), so a burst of deltas costs one render. UI actions (keys) reach
- * it at once, applied to what the screen shows without the events still waiting for their
- * frame: a keystroke re-renders the composer, not the streaming lanes. No timer runs while idle.
+ * The UI state container. Bus events reach the screen at most once per frame (`frameMs`), so a
+ * burst of deltas costs one render. Events other than text deltas are reduced at once; a
+ * session's consecutive text deltas are joined and reduced as one when anything reads the state
+ * or another event comes (`joinTextDeltas`): one reduction per session per frame instead of one
+ * per delta, with the same state. UI actions (keys) reach it at once, applied to what the screen
+ * shows without the events still waiting for their frame: a keystroke re-renders the composer,
+ * not the streaming lanes. No timer runs while idle.
  */
 export interface UiStore {
   /** The latest state: every event and action applied (commands read this). */
@@ -40,12 +43,46 @@ export interface StoreOptions {
   readonly initial: UiState;
   readonly frameMs: number;
   readonly timers?: Timers;
+  /** The reducer (a test counts its calls); `reduce` of reduce.ts. */
+  readonly reduce?: (state: UiState, event: LegionEvent) => UiState;
+}
+
+type TextDelta = Extract<LegionEvent, { type: 'text-delta' }>;
+
+/**
+ * Text deltas waiting to be reduced, per session in the order the sessions first came: for each,
+ * the last delta with the text of all of them and the latest `at`. Reducing that one event gives
+ * the state reducing each would (a delta only appends its text to its session's `streaming` and
+ * moves its `lastActivity` on, creating the session first when it is unknown); deltas of
+ * different sessions commute but for that creation, which keeps the order of first appearance.
+ */
+export function joinTextDeltas(deltas: readonly TextDelta[]): TextDelta[] {
+  const joined = new Map<string, { last: TextDelta; parts: string[]; at: string }>();
+  for (const delta of deltas) {
+    const entry = joined.get(delta.sessionId);
+    if (!entry) joined.set(delta.sessionId, { last: delta, parts: [delta.text], at: delta.at });
+    else {
+      entry.last = delta;
+      entry.parts.push(delta.text);
+      if (delta.at > entry.at) entry.at = delta.at;
+    }
+  }
+  return [...joined.values()].map(({ last, parts, at }) => (parts.length === 1 && at === last.at ? last : { ...last, text: parts.join(''), at }));
 }
 
 export function createUiStore(options: StoreOptions): UiStore {
   const timers = options.timers ?? REAL_TIMERS;
+  const reducer = options.reduce ?? reduce;
   const listeners = new Set<() => void>();
   let state = options.initial;
+  /** Text deltas not reduced yet (see joinTextDeltas); reduced before anything reads `state`. */
+  let deltas: TextDelta[] = [];
+  const reduceDeltas = (): void => {
+    if (deltas.length === 0) return;
+    const waiting = deltas;
+    deltas = [];
+    for (const delta of joinTextDeltas(waiting)) state = reducer(state, delta);
+  };
   let shown = state;
   let dirty = false;
   let timer: unknown = null;
@@ -56,6 +93,7 @@ export function createUiStore(options: StoreOptions): UiStore {
   };
   const notify = (): void => {
     if (timer !== null) { timers.clearTimeout(timer); timer = null; }
+    reduceDeltas();
     dirty = false;
     shown = state;
     lastNotify = timers.now();
@@ -70,7 +108,13 @@ export function createUiStore(options: StoreOptions): UiStore {
     if (!fired) timer = handle; // a synchronous timer (tests) has already run
   };
   const onEvent = (event: LegionEvent): void => {
-    const next = reduce(state, event);
+    if (event.type === 'text-delta') {
+      deltas.push(event);
+      schedule();
+      return;
+    }
+    reduceDeltas();
+    const next = reducer(state, event);
     if (event.type === 'participant-change') {
       state = applyAction(next, { type: 'participants', participants: options.core.participants() });
     } else if (next === state) {
@@ -83,10 +127,14 @@ export function createUiStore(options: StoreOptions): UiStore {
   const unsubscribe = options.core.bus.subscribeAll(onEvent);
 
   return {
-    getState: () => state,
+    getState: () => {
+      reduceDeltas();
+      return state;
+    },
     getSnapshot: () => shown,
     dispatch(action) {
       const actions = Array.isArray(action) ? (action as readonly UiAction[]) : [action as UiAction];
+      reduceDeltas();
       let next = state;
       for (const a of actions) next = applyAction(next, a);
       if (next === state) return;
