@@ -1,7 +1,7 @@
 // Warming the start's parsers while a V8 start-up snapshot is built (docs/performance.md#the-start-up-snapshot).
 import { validateLayers } from '../config/load';
 import { parseYamlSource, shippedYamlText } from '../config/yaml-source';
-import { parseRuleSources } from '../authz/rules/load';
+import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
 import { parseModelsFile } from '../providers/pricing';
 import { parseFauxScript } from '../providers/faux-script';
 
@@ -18,7 +18,8 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
       return parsed.ok && validateLayers([parsed.source]).ok;
     },
   },
-  { name: 'rules.yaml', parse: (text, file) => parseRuleSources([{ file, text }]).ok },
+  // Also kept, by its text: a start loading the same file skips compiling it (authz/rules/load.ts).
+  { name: 'rules.yaml', parse: (text, file) => precompileShippedRules(text, file) && parseRuleSources([{ file, text }]).ok },
   { name: 'models.yaml', parse: (text, file) => parseModelsFile(text, file).ok },
   { name: 'demo-script.yaml', parse: (text, file) => parseFauxScript(text, file).ok },
 ];
@@ -28,8 +29,8 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
  * shipped files (carried in the bundle, nothing read from the machine) through the functions a
  * start runs on them, and discard the results. V8 keeps the bytecode of functions compiled while
  * a snapshot builds, so a start from it runs them without compiling them first (a start from a
- * snapshot has no code cache). These functions keep no state between calls: a start still reads
- * and parses the real files. Returns the names warmed; throws when a shipped file is missing from
+ * snapshot has no code cache). A start still reads and parses the real files; the one result
+ * kept is the shipped rules' compilation, used only for a file with exactly that text. Returns the names warmed; throws when a shipped file is missing from
  * the bundle or does not parse (the build then fails).
  */
 export function warmStartParsers(textOf: (name: string) => string | undefined = shippedYamlText): string[] {

@@ -3,7 +3,9 @@
 //     --snapshot-blob dist/legion-snapshot-*.blob -- [args]
 // Starts node:inspector's CPU profiler at once and stops it at the first write to stdout that
 // holds a full frame (both FIRST_FRAME words of test/bench/harness.ts), then writes
-// <dir>/<pid>.cpuprofile and <dir>/<pid>.json ({ cpuMs: CPU time used at that write }).
+// <dir>/<pid>.cpuprofile and <dir>/<pid>.json ({ cpuMs: CPU time used at that write, preloadCpuMs:
+// at this preload, i.e. once Node started and the snapshot was deserialized }).
+// LEGION_PROFILE_CPU=1: no profiler, only the two CPU times (the profiler inflates compilation).
 // A preload, not `--cpu-prof`: V8 flags change what the start does (a snapshot is refused to a
 // start with other flags, a code cache to one with other flags). NODE_OPTIONS disables the snapshot.
 'use strict';
@@ -12,12 +14,20 @@ const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
 
 const out = process.env.LEGION_PROFILE_OUT;
+const cpuNow = () => {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+};
+const preloadCpuMs = cpuNow();
 if (out) {
+  const profile = process.env.LEGION_PROFILE_CPU !== '1';
   const session = new inspector.Session();
-  session.connect();
-  session.post('Profiler.enable');
-  session.post('Profiler.setSamplingInterval', { interval: Number(process.env.LEGION_PROFILE_INTERVAL_US ?? 200) });
-  session.post('Profiler.start');
+  if (profile) {
+    session.connect();
+    session.post('Profiler.enable');
+    session.post('Profiler.setSamplingInterval', { interval: Number(process.env.LEGION_PROFILE_INTERVAL_US ?? 200) });
+    session.post('Profiler.start');
+  }
   const write = process.stdout.write;
   let done = false;
   process.stdout.write = function (chunk, ...rest) {
@@ -25,12 +35,15 @@ if (out) {
       const text = String(chunk).toLowerCase();
       if (text.includes('legion') && text.includes('demo')) {
         done = true;
-        const cpu = process.cpuUsage();
-        const cpuMs = (cpu.user + cpu.system) / 1000;
+        const cpuMs = cpuNow();
+        mkdirSync(out, { recursive: true });
+        if (!profile) {
+          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs }));
+          return write.call(this, chunk, ...rest);
+        }
         session.post('Profiler.stop', (error, result) => {
-          mkdirSync(out, { recursive: true });
           if (!error) writeFileSync(join(out, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
-          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, error: error ? String(error) : undefined }));
+          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, error: error ? String(error) : undefined }));
           session.disconnect();
         });
       }

@@ -66,9 +66,7 @@ export function parseRuleSources(sources: readonly RuleSource[]): RuleLoad {
   let unmatched: Decision = 'ask';
   for (const { file, text, tightenOnly } of sources) {
     if (text === null) continue;
-    const parsed = parseYamlSource(text, file);
-    if (!parsed.ok) return { ok: false, error: parsed.error };
-    const result = compileFile(parsed.source);
+    const result = compiledShipped(text, file) ?? compileText(text, file);
     if (!result.ok) return result;
     const kept = tightenOnly ? tighteningOnly(result.rules) : result.rules;
     rules.push(...kept);
@@ -76,6 +74,37 @@ export function parseRuleSources(sources: readonly RuleSource[]): RuleLoad {
     if (result.unmatched && !tightenOnly) unmatched = result.unmatched;
   }
   return { ok: true, ruleSet: createRuleSet(rules, unmatched, files) };
+}
+
+function compileText(text: string, file: string): FileCompile {
+  const parsed = parseYamlSource(text, file);
+  return parsed.ok ? compileFile(parsed.source) : { ok: false, error: parsed.error };
+}
+
+/**
+ * Rule files compiled while the start-up snapshot was built (`precompileShippedRules`), by their
+ * exact text: the shipped `config/rules.yaml`, which every start compiles before its first frame
+ * (its globs and expressions, ~5 ms). Only texts that compiled; a start whose file has another
+ * text compiles it. Compiled rules hold no state (matchers are pure functions of their input).
+ */
+const shipped = new Map<string, { readonly rules: readonly CompiledRule[]; readonly unmatched: Decision | undefined }>();
+
+/** The compiled rules of `text` if the snapshot holds them, with `file` as where they were defined. */
+function compiledShipped(text: string, file: string): FileCompile | undefined {
+  const found = shipped.get(text);
+  if (!found) return undefined;
+  const { rules, unmatched } = found;
+  return { ok: true, rules: rules.map((rule) => (rule.file === file ? rule : { ...rule, file })), unmatched };
+}
+
+/**
+ * Compile a shipped rules file and keep the result for starts that load the same text (called
+ * while the start-up snapshot builds: src/cli/snapshot-warm.ts). Returns whether it compiled.
+ */
+export function precompileShippedRules(text: string, file: string): boolean {
+  const result = compileText(text, file);
+  if (result.ok) shipped.set(text, { rules: result.rules, unmatched: result.unmatched });
+  return result.ok;
 }
 
 /** The rules of a layer that may only tighten: deny and ask, an ask without its `approver` (the cascade decides who answers). */
