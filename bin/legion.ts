@@ -3,7 +3,7 @@
 import { main } from '../src/cli/main';
 import { processIo } from '../src/cli/io';
 import { startScreen } from '../src/cli/start-screen';
-import { warmStartParsers } from '../src/cli/snapshot-warm';
+import { shippedConfig, warmStartParsers } from '../src/cli/snapshot-warm';
 
 /**
  * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
@@ -36,6 +36,14 @@ function run(): void {
   });
 }
 
-// In a snapshot: the TUI's modules evaluated, and the parsers of the shipped files compiled (src/cli/snapshot-warm.ts).
-if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) __legionStart.snapshot(run, async () => [await loadTui(), warmStartParsers()]);
+// In a snapshot: the TUI's modules evaluated, the parsers of the shipped files compiled
+// (src/cli/snapshot-warm.ts), and the first screen's render path compiled (components/warm-render.tsx).
+if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) {
+  __legionStart.snapshot(run, async () => {
+    const tui = await loadTui();
+    const parsed = warmStartParsers();
+    if (!(await tui.warmFirstRender(shippedConfig())).toLowerCase().includes('legion')) throw new Error('snapshot warm-up: the first screen did not render');
+    return [tui, parsed];
+  });
+}
 else run();

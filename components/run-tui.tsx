@@ -4,15 +4,16 @@ import type { ScreenOptions, ScreenOutcome, ScreenSession } from '../src/runtime
 import { messageOf } from '../src/errors';
 import { App } from './App';
 import type { Keymap } from './keymap';
-import { themeFromEnv } from './theme';
+import { themeFromEnv, type Theme } from './theme';
 import { startState } from './state/home-lane';
 import { stateFromCore } from './state/from-core';
-import { createUiStore } from './state/store';
+import { createUiStore, type UiStore } from './state/store';
+import type { UiSettings, UiState } from './state/ui-state';
 import { terminalModes } from './terminal';
 import { INK_MAX_FPS } from './render-options';
 import { installInkOutputCache } from './text/ink-output';
 import { ModalServices } from './modals/history-providers';
-import { createHistorySource } from './modals/history-source';
+import { createHistorySource, type HistorySource } from './modals/history-source';
 import { watchApprovals } from './modals/approval-watch';
 import { watchQuestions } from './question-watch';
 
@@ -25,12 +26,8 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   const show = context.show;
   const { core, config } = app;
   const theme = themeFromEnv(context.env, context.plain, config.ui.plain);
-  const settings = { maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes };
-  // The home lane `user → ur-agent · default` comes first and has the focus (state/home-lane.ts).
-  const start = startState(core, settings, app.resumed);
-  const warnings = [...app.warnings, ...(start.problem ? [start.problem] : [])];
-  const initial = warnings.length > 0 ? { ...start.state, notice: { level: 'warn' as const, text: warnings.join(' · ') } } : start.state;
-  const store = createUiStore({ core, initial, frameMs: Math.ceil(1000 / config.ui.maxFps) });
+  const settings = settingsOf(config);
+  const store = createUiStore({ core, initial: initialState(app, settings), frameMs: frameMsOf(config) });
   // An attached core that missed events rebuilt its state from the server's snapshot: so does the UI.
   const unresync = core.onResync(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, settings, app.resumed) }));
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
@@ -96,10 +93,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   process.on('unhandledRejection', onCrash);
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   const instance = render(
-    <ModalServices workspaceRoot={context.workspaceRoot} {...(app.undo ? { undo: app.undo } : {})}>
-      <App core={core} history={history} workflows={app.workflows} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} mode={app.attached ? 'attached' : 'local'}
-        workspaceRoot={context.workspaceRoot} onQuit={() => void shutdown('quit', 0)} />
-    </ModalServices>,
+    screenElement({ app, history, store, keymap, theme, workspaceRoot: context.workspaceRoot, onQuit: () => void shutdown('quit', 0) }),
     { maxFps: INK_MAX_FPS, exitOnCtrlC: false, patchConsole: false },
   );
   instance.waitUntilExit().catch((error: unknown) => onCrash(error));
@@ -122,4 +116,39 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
     modes.leave();
   }
   return { code, ...(switchTo ? { switchTo } : {}) };
+}
+
+/** The UI settings of a run's config. */
+export const settingsOf = (config: ScreenSession['config']): UiSettings => ({ maxLanes: config.ui.maxLanes, autoOpenLanes: config.ui.autoOpenLanes });
+
+/** The store's frame interval for a run's config (`ui.maxFps`). */
+export const frameMsOf = (config: ScreenSession['config']): number => Math.ceil(1000 / config.ui.maxFps);
+
+/**
+ * The UI state the screen starts with: the home lane `user → ur-agent · default` first and
+ * focused (state/home-lane.ts), the start's warnings as a notice.
+ */
+export function initialState(app: Pick<ScreenSession, 'core' | 'resumed' | 'warnings'>, settings: UiSettings): UiState {
+  const start = startState(app.core, settings, app.resumed);
+  const warnings = [...app.warnings, ...(start.problem ? [start.problem] : [])];
+  return warnings.length > 0 ? { ...start.state, notice: { level: 'warn' as const, text: warnings.join(' · ') } } : start.state;
+}
+
+/** The element the screen renders for a run (also rendered once while a start-up snapshot builds: warm-render.tsx). */
+export function screenElement(props: {
+  readonly app: Pick<ScreenSession, 'core' | 'workflows' | 'providerLabel' | 'demo' | 'attached' | 'undo'>;
+  readonly history: HistorySource;
+  readonly store: UiStore;
+  readonly keymap: Keymap;
+  readonly theme: Theme;
+  readonly workspaceRoot: string;
+  readonly onQuit: () => void;
+}): React.ReactElement {
+  const { app, history, store, keymap, theme, workspaceRoot, onQuit } = props;
+  return (
+    <ModalServices workspaceRoot={workspaceRoot} {...(app.undo ? { undo: app.undo } : {})}>
+      <App core={app.core} history={history} workflows={app.workflows} store={store} keymap={keymap} theme={theme} providerLabel={app.providerLabel} demo={app.demo} mode={app.attached ? 'attached' : 'local'}
+        workspaceRoot={workspaceRoot} onQuit={onQuit} />
+    </ModalServices>
+  );
 }

@@ -4,6 +4,7 @@ import { buildKeymap } from './keymap';
 import { runTui } from './run-tui';
 
 export { INK_MAX_FPS } from './render-options';
+export { warmFirstRender } from './warm-render';
 
 /**
  * The full-screen UI as the CLI starts it (src/cli/start-screen.ts hands it a composed run).

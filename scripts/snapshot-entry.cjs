@@ -47,6 +47,11 @@ const ALLOWED = [
   { read: /^process\.(stdout|stderr|stdin)$/, from: /node_modules\/ink\/build\/components\/(Stdout|Stderr|Stdin)Context\.js/, why: 'defaults of Ink\'s stream contexts, never used (Ink provides the streams it renders to); Node replaces its own streams after deserializing' },
   { read: /^process\.pid$/, from: /node_modules\/signal-exit\//, why: 'a type check of process.pid' },
   { read: /^cwd\(\)$/, from: /node_modules\/stack-utils\//, why: 'stack-utils\' default directory, never used (Ink\'s error screen passes the directory when it first needs it)' },
+  // The warm-up render of the first screen (components/warm-render.tsx): an Ink instance on streams of its own, unmounted at once.
+  { read: /^process\.(stdout|stdin|stderr)$/, from: /^at render$/, why: 'Ink\'s render defaults, replaced by the warm-up render\'s own streams' },
+  { read: /^env INK_SCREEN_READER$/, from: /^at new Ink$/, why: 'a setting of the warm-up render\'s Ink instance, dropped at its unmount' },
+  { read: /^env DEV$/, from: /^at isDev$/, why: 'Ink\'s devtools switch, read at each commit and not kept' },
+  { read: /^process\.pid$/, from: /^at processOk$/, why: 'signal-exit\'s check of the process when the warm-up render\'s Ink hooks the exit; unhooked at its unmount' },
 ];
 
 // --- recording what module evaluation reads ---------------------------------------------------

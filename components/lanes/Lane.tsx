@@ -37,6 +37,10 @@ export function laneBodyHeight(height: number, hasActivity: boolean): number {
 
 /** Context for wrapping a lane's lines; stable per (width, expanded, theme) so caches hit. */
 const contexts = new Map<string, LineContext>();
+/** Empty the cache of line contexts (the snapshot build's warm-up render leaves none: components/warm-render.tsx). */
+export function forgetLineContexts(): void {
+  contexts.clear();
+}
 export function lineContext(width: number, expanded: boolean, theme: Theme): LineContext {
   const highlight = highlightVersion();
   const key = `${width}:${expanded}:${theme.plain}:${highlight}`;

@@ -68,6 +68,10 @@ export const AnsiBlock = memo(function AnsiBlock({ texts, box }: AnsiBlockProps)
 });
 
 const blocks = new Map<string, string>();
+/** Empty the cache of blocks (the snapshot build's warm-up render leaves none: components/warm-render.tsx). */
+export function forgetAnsiBlocks(): void {
+  blocks.clear();
+}
 /** `n` rows of `row` joined by newlines, the same string object each time (Ink caches measures by string). */
 function rows(row: string, n: number): string {
   const key = `${row.length}:${n}`;

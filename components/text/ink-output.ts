@@ -64,6 +64,12 @@ class FrameCache<V> {
   set(key: string, value: V): void {
     this.current.set(key, value);
   }
+  /** Drop every entry. */
+  clear(): void {
+    this.current.clear();
+    this.previous.clear();
+    this.older.clear();
+  }
   /** Start a frame: what the frame before last used (and the last did not) joins the older ones. */
   turn(): void {
     for (const [key, value] of this.previous) {
@@ -187,6 +193,21 @@ function buildRow(width: number, writes: readonly (number | string)[]): string {
 }
 
 const blockWidths = new Map<string, number>();
+
+/**
+ * Empty the caches of rows, characters and widths, and the count of rows built: the snapshot
+ * build's warm-up render (components/warm-render.tsx) leaves none of its screen in them. The
+ * patch of Ink's output stays installed.
+ */
+export function forgetOutputCaches(): void {
+  rows.clear();
+  styled.clear();
+  charWidths.clear();
+  blockWidths.clear();
+  recent.length = 0;
+  recentNext = 0;
+  rowsBuilt = 0;
+}
 
 function widestLine(text: string): number {
   let w = blockWidths.get(text);

@@ -1,5 +1,6 @@
 // Warming the start's parsers while a V8 start-up snapshot is built (docs/performance.md#the-start-up-snapshot).
 import { validateLayers } from '../config/load';
+import type { LegionConfig } from '../config/schema';
 import { parseYamlSource, shippedYamlText } from '../config/yaml-source';
 import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
 import { parseModelsFile } from '../providers/pricing';
@@ -42,4 +43,18 @@ export function warmStartParsers(textOf: (name: string) => string | undefined = 
     warmed.push(name);
   }
   return warmed;
+}
+
+/**
+ * The shipped config (`config/legion.yaml`, carried in the bundle): what the snapshot build's
+ * warm-up render draws with (components/warm-render.tsx). Throws when it is missing or does not
+ * validate (the build then fails).
+ */
+export function shippedConfig(textOf: (name: string) => string | undefined = shippedYamlText): LegionConfig {
+  const text = textOf('legion.yaml');
+  if (text === undefined) throw new Error('snapshot warm-up: config/legion.yaml is not in the bundle');
+  const parsed = parseYamlSource(text, 'config/legion.yaml');
+  const loaded = parsed.ok ? validateLayers([parsed.source]) : null;
+  if (!loaded?.ok) throw new Error('snapshot warm-up: the shipped config/legion.yaml does not validate');
+  return loaded.config;
 }
