@@ -45,5 +45,4 @@ if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) {
     if (!(await tui.warmFirstRender(shippedConfig())).toLowerCase().includes('legion')) throw new Error('snapshot warm-up: the first screen did not render');
     return [tui, parsed];
   });
-}
-else run();
+} else run();
