@@ -1,4 +1,5 @@
 import type { CompiledRule } from './compile';
+import { requiredTextOf } from './required-text';
 
 /**
  * Which deny or ask rules can match any of a shell command's views, found without looping over
@@ -9,8 +10,14 @@ import type { CompiledRule } from './compile';
  * match (the caller still tests each), never leaves out one that could.
  */
 interface PrefixIndex {
-  /** Rules that every view must be tested against: no `command` condition, or no known prefix. */
+  /** Rules that every view must be tested against: no `command` condition, or no known prefix nor literal. */
   readonly always: readonly number[];
+  /**
+   * Rules without a prefix whose `command` regex needs one of a few ASCII literals
+   * (required-text.ts; lower-cased here): a candidate only for a view holding one. `any` is all
+   * their literals in one regex, run once per view; only a view it finds is searched per rule.
+   */
+  readonly literal: { readonly any: RegExp; readonly rules: readonly { readonly i: number; readonly literals: readonly string[] }[] } | null;
   /** Prefixes with a space: a view can match only if its first word is the prefix's first word. */
   readonly byFirstWord: ReadonlyMap<string, readonly number[]>;
   /** Prefixes without a space (`rm`, `git`): compared with each view. */
@@ -25,9 +32,13 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
   const always: number[] = [];
   const byFirstWord = new Map<string, number[]>();
   const partial: number[] = [];
+  const literal: { i: number; literals: string[] }[] = [];
   rules.forEach((rule, i) => {
     const prefix = rule.commandField?.prefix ?? '';
-    if (prefix === '') return void always.push(i);
+    if (prefix === '') {
+      const literals = asciiLiterals(rule);
+      return void (literals ? literal.push({ i, literals }) : always.push(i));
+    }
     const space = prefix.indexOf(' ');
     if (space === -1) return void partial.push(i);
     const word = prefix.slice(0, space);
@@ -35,8 +46,34 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
     if (list) list.push(i);
     else byFirstWord.set(word, [i]);
   });
-  indexes.set(rules, (index = { always, byFirstWord, partial }));
+  const any = literal.length === 0 ? null : new RegExp([...new Set(literal.flatMap((r) => r.literals))].map(escapeLiteral).join('|'));
+  indexes.set(rules, (index = { always, byFirstWord, partial, literal: any ? { any, rules: literal } : null }));
   return index;
+}
+
+/**
+ * The literals one of which every view the rule's `command` matches contains, lower-cased, or
+ * null when unknown or not all ASCII. Sound on lower-cased views: a view holding an ASCII
+ * literal (in any case, for a case-insensitive regex: without the `u` flag case folding never
+ * maps other characters onto ASCII) holds it lower-cased once lower-cased, the run being ASCII.
+ */
+function asciiLiterals(rule: CompiledRule): string[] | null {
+  const field = rule.commandField;
+  if (!field || field.readOnly || field.words) return null;
+  const literals = requiredTextOf(field.test);
+  if (!literals || literals.length === 0 || !literals.every((l) => l.length > 0 && ASCII.test(l))) return null;
+  return literals.map((l) => l.toLowerCase());
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+function holdsAny(view: string, literals: readonly string[]): boolean {
+  for (const literal of literals) if (view.includes(literal)) return true;
+  return false;
+}
+
+function escapeLiteral(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 /** Indices into `rules`, ascending, of the rules whose prefix some view starts with (`views` as the prefixes are: lower-cased for strict rules). */
@@ -45,11 +82,15 @@ export function candidateRules(rules: readonly CompiledRule[], views: readonly s
   // Marks per rule, then read in order: no set, no sort.
   const marked = marks(rules.length);
   for (const i of index.always) marked[i] = 1;
+  const { literal } = index;
   for (const view of views) {
     const space = view.indexOf(' ');
     const listed = index.byFirstWord.get(space === -1 ? view : view.slice(0, space));
     if (listed) for (const i of listed) marked[i] = 1;
     for (const i of index.partial) if (view.startsWith(rules[i]!.commandField!.prefix)) marked[i] = 1;
+    if (literal && literal.any.test(view)) {
+      for (const { i, literals } of literal.rules) if (!marked[i] && holdsAny(view, literals)) marked[i] = 1;
+    }
   }
   return markedInOrder(marked, rules.length);
 }

@@ -19,20 +19,20 @@ import { MAX_SHELL_LENGTH, type ShellCommand, type ShellSplit } from './shell-sp
  * this grammar does not list — makes the line not plain, naming the first such part. A
  * context nobody thought of is therefore not plain either.
  */
-export interface PlainWord {
-  /** The word after quote removal: the argument the program receives. */
-  readonly value: string;
-  /** It has an unquoted `*`, `?` or `[`: bash may replace it with matching file names. */
-  readonly pattern: boolean;
-}
-
 export interface PlainCommand {
   /** The words after quote removal: argv as the program receives it (patterns unexpanded). */
   readonly argv: readonly string[];
-  readonly words: readonly PlainWord[];
+  /**
+   * Indices into argv, ascending, of the words with an unquoted `*`, `?` or `[`: bash may
+   * replace them with matching file names (no object per word: most commands have none).
+   */
+  readonly patterns: readonly number[];
   /** Redirections as written (only `/dev/null` targets and fd duplications are plain). */
   readonly redirects: readonly string[];
 }
+
+/** The `patterns` of a command without any (shared, never changed). */
+const NO_PATTERNS: readonly number[] = Object.freeze([]);
 
 export type PlainParse =
   | { readonly plain: true; readonly commands: readonly PlainCommand[] }
@@ -125,6 +125,15 @@ class PlainScanner {
   readonly split: ShellCommand[] = [];
   /** Whether the word being read had a line continuation (its source text then differs from splitShell's raw form). */
   private continued = false;
+  /**
+   * What word() read besides the word's value (fields, not a new object per word): whether it
+   * is a file-name pattern, whether no part was quoted or escaped, its text as bash tokenizes it
+   * (`logical`) and its source form as the splitter keeps it (`raw`).
+   */
+  private wordPattern = false;
+  private wordAllUnquoted = true;
+  private wordLogical = '';
+  private wordRaw = '';
 
   constructor(private readonly s: string) {}
 
@@ -189,16 +198,20 @@ class PlainScanner {
   private command(): PlainCommand {
     const s = this.s;
     const start = this.i;
-    const words: PlainWord[] = [];
     const redirects: string[] = [];
     // The splitter's view of the same command: every token in order, as written and unquoted.
     let text = '';
     const tokens: string[] = [];
+    // The words alone, made only once a redirection is among the tokens (until then the tokens are the words).
+    let words: string[] | null = null;
+    let count = 0;
+    let patterns: number[] | null = null;
     for (;;) {
       this.skipBlanks(false);
       const c = s[this.i];
       if (c === undefined || c === '\n' || c === ';' || c === '|' || (c === '&' && s[this.i + 1] !== '>')) break;
       if (c === '<' || c === '>' || c === '&') {
+        words ??= tokens.slice();
         const r = this.redirect(this.i, '');
         redirects.push(r.written);
         text += text === '' ? r.raw : ` ${r.raw}`;
@@ -206,29 +219,33 @@ class PlainScanner {
         continue;
       }
       const wordStart = this.i;
-      const isName = words.length === 0;
-      const word = this.word(isName);
+      const isName = count === 0;
+      const value = this.word(isName);
+      const { wordPattern: pattern, wordRaw: raw } = this;
       const next = s[this.i];
-      if ((next === '<' || next === '>') && word.allUnquoted && DIGITS.test(word.value)) {
-        const r = this.redirect(wordStart, word.value);
+      if ((next === '<' || next === '>') && this.wordAllUnquoted && DIGITS.test(value)) {
+        words ??= tokens.slice();
+        const r = this.redirect(wordStart, value);
         redirects.push(r.written);
         text += text === '' ? r.raw : ` ${r.raw}`;
         tokens.push(r.value);
         continue;
       }
       if (isName) {
-        if (ASSIGNMENT_START.test(word.logical)) this.fail(() => `a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
-        if (word.pattern) this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
-        if (RESERVED_WORDS.has(word.value)) this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (ASSIGNMENT_START.test(this.wordLogical)) this.fail(() => `a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
+        if (pattern) this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (RESERVED_WORDS.has(value)) this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
-      words.push(word);
-      text += text === '' ? word.raw : ` ${word.raw}`;
-      tokens.push(word.value);
+      if (pattern) (patterns ??= []).push(count);
+      count++;
+      words?.push(value);
+      text += text === '' ? raw : ` ${raw}`;
+      tokens.push(value);
     }
-    if (words.length === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
+    if (count === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
     this.split.push({ text, words: tokens, kind: 'simple' });
     // Without redirections the splitter's tokens are the argv (both read-only: one array).
-    return { argv: redirects.length === 0 ? tokens : words.map((w) => w.value), words, redirects };
+    return { argv: words ?? tokens, patterns: patterns ?? NO_PATTERNS, redirects };
   }
 
   /**
@@ -256,15 +273,15 @@ class PlainScanner {
     const c = s[this.i];
     if (c === undefined || /[\s;&|<>()]/.test(c)) this.fail(() => `a redirection ${this.excerpt(from, this.i)} without a target`, from);
     const target = this.word(false);
-    if (target.value !== '/dev/null' || target.pattern) {
+    if (target !== '/dev/null' || this.wordPattern) {
       this.fail(() => `a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
     }
     const value = `${fd}${op}/dev/null`;
-    return { written: value, raw: fd + op + target.raw, value };
+    return { written: value, raw: fd + op + this.wordRaw, value };
   }
 
-  /** One word: literal characters, escapes, single quotes and double quotes without expansions. */
-  private word(isName: boolean): { value: string; pattern: boolean; allUnquoted: boolean; logical: string; raw: string } {
+  /** One word: literal characters, escapes, single quotes and double quotes without expansions. Its value; the rest of what it read in the `word…` fields. */
+  private word(isName: boolean): string {
     const s = this.s;
     const start = this.i;
     this.continued = false;
@@ -333,7 +350,11 @@ class PlainScanner {
     }
     // A word of literal characters only (most words) is its own source text: no second copy.
     const source = allUnquoted && !pattern && value.length === this.i - start ? value : s.slice(start, this.i);
-    return { value, pattern, allUnquoted, logical, raw: this.continued ? withoutContinuations(source) : source };
+    this.wordPattern = pattern;
+    this.wordAllUnquoted = allUnquoted;
+    this.wordLogical = logical;
+    this.wordRaw = this.continued ? withoutContinuations(source) : source;
+    return value;
   }
 
   /** `"…"` without `$` or backquotes; `\$ \` \" \\` and line continuations as bash reads them. */

@@ -174,11 +174,11 @@ export function readOnlyProblem(names: ReadonlySet<string>, command: PlainComman
 
 /** The first step of readOnlyProblem: the command, its grammar and every path as written (`written`). */
 export function readOnlyWrittenProblem(names: ReadonlySet<string>, command: PlainCommand, written: PathCheck): string | null {
-  const { argv, words } = command;
+  const { argv, patterns } = command;
   const form = formOf(argv);
   if (typeof form === 'string') return form;
   if (!names.has(form.key)) return `${JSON.stringify(form.key)} is not a read-only command of this rule`;
-  for (let k = form.first; k < words.length; k++) if (words[k]!.pattern) return `the file-name pattern ${JSON.stringify(argv[k])}`;
+  for (const k of patterns) if (k >= form.first) return `the file-name pattern ${JSON.stringify(argv[k])}`;
   return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, written);
 }
 

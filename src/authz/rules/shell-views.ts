@@ -98,6 +98,8 @@ function embeddedScript(words: readonly string[]): string | null {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
     const name = basename(words[k]!);
+    // Every name looked for is short: a longer word (most paths and options) is not hashed for the set.
+    if (name.length > LONGEST_SCRIPT_RUNNER) continue;
     if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
     if (name === 'trap' && k + 1 < words.length) return words[k + 1]!;
     if (!SHELLS.has(name)) continue;
@@ -131,13 +133,22 @@ function stdinScript(words: readonly string[], from: number, limit: number): str
   return script;
 }
 
+/** The longest of `eval`, `trap` and SHELLS. */
+const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
+
 /**
  * A word the splitter wrote for a redirection (`>out`, `2>&1`, `<<<x`, `&>>log`); not a process
  * substitution `<(…)`. A quoted word reading the same is taken for one too: deny rules then see
  * one view more, never fewer.
  */
 const REDIRECTION = /^\d*(?:&>>?|<<<|<>|<&|>&|>>|>\||<|>)(?!\()/;
-const isRedirection = (word: string): boolean => REDIRECTION.test(word);
+/** REDIRECTION, run only on a word whose first character after any digits is `&`, `<` or `>` (most words are not). */
+function isRedirection(word: string): boolean {
+  let i = 0;
+  while (i < word.length && word.charCodeAt(i) >= 0x30 && word.charCodeAt(i) <= 0x39) i++;
+  const c = word[i];
+  return (c === '&' || c === '<' || c === '>') && REDIRECTION.test(word);
+}
 
 const hasExpansion = (word: string): boolean => word.includes('${');
 
@@ -160,9 +171,18 @@ export function withExpansionDefaults(text: string): string | null {
   if (!text.includes('${')) return null;
   let out = text;
   for (let round = 0; round < 8; round++) {
-    const next = out.replace(EXPANSION_WITH_WORD, (_, word: string) => word.replace(/^(['"])(.*)\1$/s, '$2').replace(/\\(.)/gs, '$1'));
+    const next = out.replace(EXPANSION_WITH_WORD, defaultWord);
     if (next === out) break;
     out = next;
+    // No `${` left: no further round can replace anything.
+    if (!out.includes('${')) break;
   }
   return out === text ? null : out;
+}
+
+/** The word of one `${name:-word}` as bash uses it: quotes around it and backslashes removed (each step only where there is one). */
+function defaultWord(_: string, word: string): string {
+  const first = word[0];
+  const unquoted = first === "'" || first === '"' ? word.replace(/^(['"])(.*)\1$/s, '$2') : word;
+  return unquoted.includes('\\') ? unquoted.replace(/\\(.)/gs, '$1') : unquoted;
 }

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { parseRuleSources } from '../../../../src/authz/rules/load';
 import { evaluateRules, ruleMatchesCall, type RuleQuery } from '../../../../src/authz/rules/evaluate';
 import { candidateMask, candidateMaskInto } from '../../../../src/authz/rules/rule-index';
-import { allowCandidates } from '../../../../src/authz/rules/prefix-index';
+import { allowCandidates, candidateRules } from '../../../../src/authz/rules/prefix-index';
 import { argvText, parsePlain } from '../../../../src/authz/rules/shell-plain';
 import type { CompiledRule } from '../../../../src/authz/rules/compile';
 import type { RuleSet } from '../../../../src/authz/rules/rule-set';
@@ -212,6 +212,45 @@ test(`property: the allow index for shell leaves out no rule that allows a simpl
           const field = rule.commandField!;
           const allows = field.words ? field.words.every((w, k) => part.argv[k] === w) : field.test(text);
           assert.equal(allows, false, `${rule.id} ${JSON.stringify(rule.spec)} left out but allows ${JSON.stringify(part.argv)} (${text})`);
+        });
+      }
+    }
+  }
+  assert.ok(skipped > 1000, `only ${skipped} rules left out`);
+});
+
+test(`property: the deny and ask lookup by prefix and by literal leaves out no rule that matches a view (seed ${SEED})`, () => {
+  const rand = prng(SEED + 2);
+  // Cases and look-alikes: the Kelvin sign and long s fold onto ASCII in toLowerCase/toUpperCase but not in a non-unicode regex.
+  const WORDS = ['curl', 'CURL', 'Curl', 'rm', 'RM', '-rf', '.env', '.ENV', '.legion', 'kill', '\u212Aill', 'ſudo', 'sudo', 'x', 'a b', 'ü', 'wget'];
+  const word = () => pick(rand, WORDS);
+  const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const patterns = (): unknown[] => [
+    `*${word()}*`,
+    `*${word()} ${word()}*`,
+    `${word()} *`,
+    `${word()}*`,
+    { regex: `.*${escape(word())}.*` },
+    { regex: `.*(${escape(word())}|${escape(word())})\\b.*` },
+    { regex: `(?=.*${escape(word())}).*` },
+    { regex: `${escape(word())}\\s.*` },
+    { regex: '.*' },
+    [`*${word()}*`, `${word()} *`],
+  ];
+  let skipped = 0;
+  for (let i = 0; i < ITERATIONS; i++) {
+    const rules = Array.from({ length: 5 + Math.floor(rand() * 30) }, (_, r) => ({ id: `r${r}`, decision: pick(rand, ['deny', 'ask']), tool: 'shell', match: { command: pick(rand, patterns()) } }));
+    const ruleSet = load(rules);
+    const tiers = ruleSet.tiersFor('shell');
+    for (let c = 0; c < 20; c++) {
+      const views = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => Array.from({ length: 1 + Math.floor(rand() * 4) }, word).join(' '));
+      for (const list of [tiers.deny, tiers.ask]) {
+        // As evaluate.ts looks them up: by the views lower-cased; each rule then tests the views as they are.
+        const candidates = new Set(candidateRules(list, views.map((v) => v.toLowerCase())));
+        list.forEach((rule, r) => {
+          if (candidates.has(r)) return;
+          skipped++;
+          for (const view of views) assert.equal(rule.commandField!.test(view), false, `${rule.id} ${JSON.stringify(rule.spec)} left out but matches ${JSON.stringify(view)}`);
         });
       }
     }

@@ -22,7 +22,11 @@ test('plain words: quotes and escapes are removed, lists and pipelines split', (
   assert.deepEqual(argvs('cmd 2>&1 >/dev/null </dev/null &>/dev/null 2>/dev/null >&-'), [['cmd']]);
   assert.deepEqual(argvs('ls *.ts src/?'), [['ls', '*.ts', 'src/?']]);
   const parsed = parsePlain('ls *.ts x');
-  assert.ok(parsed.plain && parsed.commands[0]!.words[1]!.pattern && !parsed.commands[0]!.words[2]!.pattern);
+  assert.ok(parsed.plain && parsed.commands[0]!.patterns.includes(1) && !parsed.commands[0]!.patterns.includes(2));
+  // Indices into argv, redirections not counted.
+  const redirected = parsePlain('ls 2>/dev/null x >/dev/null *.ts');
+  assert.ok(redirected.plain);
+  assert.deepEqual([redirected.commands[0]!.argv, redirected.commands[0]!.patterns], [['ls', 'x', '*.ts'], [2]]);
   assert.deepEqual(argvs('echo héllo→'), [['echo', 'héllo→']]);
 });
 
