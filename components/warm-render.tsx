@@ -2,6 +2,8 @@
 // (docs/performance.md#the-start-up-snapshot).
 import { PassThrough } from 'node:stream';
 import { render } from 'ink';
+// Ink's own yoga (its dependency, one copy in node_modules): the object its nodes are created from.
+// Were Ink given another copy, the stand-in would not reach it and the build's warm-up would fail.
 import Yoga from 'yoga-layout';
 import type { LegionConfig } from '../src/config/schema';
 import type { Participant } from '../src/collective/participant';
