@@ -57,14 +57,15 @@ export const DEMO_BANNER = 'DEMO — no API key: set ANTHROPIC_API_KEY or OPENAI
  */
 export function App(props: AppProps) {
   const { core, history, workflows, store, keymap, theme, providerLabel, demo } = props;
-  const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  // The outline: a frame that only streamed text renders the streaming lane alone (it reads its session itself).
+  const state = useSyncExternalStore(store.subscribe, store.getOutline);
   const { columns, rows } = useTerminalSize();
   const width = Math.max(20, columns);
   const height = Math.max(6, rows - 1);
 
   // Spinners only while something works: not while everyone waits (for an approval, say).
   const highlight = useHighlighter();
-  const spinner = useSpinner(anyWorking(state), theme.spinner, props.now);
+  const spinner = useSpinner(anyWorking(state), theme.spinner, props.now, store.subscribe);
   const session = focusedSession(state);
   const draft = session ? viewOf(state, session.id).draft : EMPTY_DRAFT;
   const readOnly = session ? !canType(session) : true;
@@ -115,7 +116,7 @@ export function App(props: AppProps) {
         {state.modal ? (
           <ModalHost modal={state.modal} state={state} width={width} height={lanesHeight} theme={theme} keymap={keymap} core={core} history={history} workflows={workflows} store={store} close={close} />
         ) : (
-          <LaneGrid state={state} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} welcome={welcome} />
+          <LaneGrid state={state} store={store} width={width} height={lanesHeight} spinner={spinner} theme={theme} highlight={highlight} welcome={welcome} />
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />

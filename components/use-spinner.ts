@@ -5,21 +5,30 @@ export const SPINNER_MS = 120;
 const monotonic = (): number => performance.now();
 
 /**
- * The current spinner frame while `active`, '' otherwise. The frame follows the clock, so any
- * render (a streamed frame, a key) moves it; the interval only forces a render when nothing
- * else drew for a whole spinner period. It exists only while active: an idle app runs no timer.
+ * The current spinner frame while `active`, '' otherwise. The frame follows the clock: the
+ * component renders again when the clock's frame is not the one it last rendered, checked each
+ * time `frames` notifies (the UI store's frames: a streamed frame that crosses a spinner period
+ * moves the spinner in the same render, even when it renders only a lane) and every
+ * `SPINNER_MS` (when nothing else draws). The interval exists only while active: an idle app
+ * runs no timer.
  */
-export function useSpinner(active: boolean, frames: readonly string[], now: () => number = monotonic): string {
+export function useSpinner(active: boolean, glyphs: readonly string[], now: () => number = monotonic, frames?: (listener: () => void) => () => void): string {
   const [, setTick] = useState(0);
-  const lastRender = useRef(0);
-  const on = active && frames.length > 0;
-  lastRender.current = now();
+  const rendered = useRef(-1);
+  const on = active && glyphs.length > 0;
+  const index = Math.floor(now() / SPINNER_MS);
+  rendered.current = index;
   useEffect(() => {
     if (!on) return;
-    const timer = setInterval(() => {
-      if (now() - lastRender.current >= SPINNER_MS * 0.8) setTick((t) => t + 1);
-    }, SPINNER_MS);
-    return () => clearInterval(timer);
-  }, [on, now]);
-  return on ? frames[Math.floor(now() / SPINNER_MS) % frames.length]! : '';
+    const check = (): void => {
+      if (Math.floor(now() / SPINNER_MS) !== rendered.current) setTick((t) => t + 1);
+    };
+    const timer = setInterval(check, SPINNER_MS);
+    const unsubscribe = frames?.(check);
+    return () => {
+      clearInterval(timer);
+      unsubscribe?.();
+    };
+  }, [on, now, frames]);
+  return on ? glyphs[index % glyphs.length]! : '';
 }

@@ -1,6 +1,8 @@
-import React, { memo, useMemo } from 'react';
+import React, { memo, useCallback, useMemo, useSyncExternalStore } from 'react';
 import { Box } from 'ink';
 import type { LaneView, SessionView } from '../state/ui-state';
+import type { UiStore } from '../state/store';
+import { activityRow } from './activity';
 import type { Theme } from '../theme';
 import type { Line } from '../text/line';
 import { ansiLine } from '../text/ansi';
@@ -14,13 +16,18 @@ import { welcomeLines } from './welcome';
 import { laneHeader } from './lane-header';
 
 export interface LaneProps {
+  /**
+   * Where the lane reads its session and activity row as the screen shows them
+   * (`getSnapshot()`): a streamed frame renders the lane without the App (which renders from
+   * the outline, where streamed text lags).
+   */
+  readonly store: UiStore;
+  /** The session as the outline has it (its id; it stands in if the snapshot lacks it). */
   readonly session: SessionView;
   readonly view: LaneView;
   readonly width: number;
   readonly height: number;
   readonly focused: boolean;
-  /** The user's lane: one line naming a delegate at work, or null. */
-  readonly activity: string | null;
   /** Current spinner frame ('' when none). */
   readonly spinner: string;
   readonly theme: Theme;
@@ -51,7 +58,11 @@ export function lineContext(width: number, expanded: boolean, theme: Theme): Lin
 
 /** One session: a header (`initiator → responder · name`, status, tokens) over its visible lines. */
 export const Lane = memo(function Lane(props: LaneProps) {
-  const { session, view, width, height, focused, activity, spinner, theme } = props;
+  const { store, view, width, height, focused, spinner, theme } = props;
+  const id = props.session.id;
+  const session = useSyncExternalStore(store.subscribe, useCallback(() => store.getSnapshot().sessions[id], [store, id])) ?? props.session;
+  // The user's lane: one line naming a delegate at work (most recent first), or null.
+  const activity = useSyncExternalStore(store.subscribe, useCallback(() => activityRow(store.getSnapshot(), props.session, theme, spinner), [store, props.session, theme, spinner]));
   const bodyHeight = laneBodyHeight(height, activity !== null);
   const ctx = lineContext(width, view.expanded, theme);
   const empty = session.entries.length === 0 && session.streaming === '';

@@ -1,16 +1,18 @@
 import React, { memo } from 'react';
 import { Box, Text } from 'ink';
 import type { UiState } from '../state/ui-state';
+import type { UiStore } from '../state/store';
 import { isBusy, viewOf } from '../state/ui-state';
 import type { Theme } from '../theme';
 import { Lane } from './Lane';
 import { laneGrid } from './layout';
-import { activityRow } from './activity';
 import { lineToAnsi } from '../text/ansi';
 import { HOME_SESSION_ID } from '../state/home-lane';
 
 export interface LaneGridProps {
+  /** The store's outline (see `UiStore.getOutline`): lanes read their sessions from `store`. */
   readonly state: UiState;
+  readonly store: UiStore;
   readonly width: number;
   readonly height: number;
   readonly spinner: string;
@@ -22,7 +24,7 @@ export interface LaneGridProps {
 }
 
 /** The visible lanes in a grid (see `laneGrid`), separated by a vertical rule. */
-export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, theme, highlight, welcome = null }: LaneGridProps) {
+export const LaneGrid = memo(function LaneGrid({ state, store, width, height, spinner, theme, highlight, welcome = null }: LaneGridProps) {
   const rows = laneGrid(width, height, state.lanes.length, theme.plain);
   if (rows.length === 0) {
     return <Box height={height}><Text>{lineToAnsi([{ text: 'No session yet.', tone: 'muted' }], theme)}</Text></Box>;
@@ -35,16 +37,15 @@ export const LaneGrid = memo(function LaneGrid({ state, width, height, spinner, 
             const id = state.lanes[cell.index]!;
             const session = state.sessions[id];
             if (!session) return <Box key={id} width={cell.width} />;
-            const activity = activityRow(state, session, theme, spinner);
             const lane = (
               <Lane
                 key={cell.index}
+                store={store}
                 session={session}
                 view={viewOf(state, id)}
                 width={cell.width}
                 height={cell.height}
                 focused={cell.index === state.focus}
-                activity={activity}
                 spinner={isBusy(session.status) ? spinner : ''}
                 theme={theme}
                 highlight={highlight}

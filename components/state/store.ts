@@ -31,6 +31,14 @@ export interface UiStore {
   getState(): UiState;
   /** What the screen shows: bus events join it once per frame; actions at once. */
   getSnapshot(): UiState;
+  /**
+   * What the screen shows but for streamed text: `getSnapshot()`, except that a frame whose only
+   * changes are text deltas of sessions it already holds keeps the previous outline (their
+   * `streaming` and `lastActivity` lag). The App renders from it and each lane reads its own
+   * session (and activity row) from `getSnapshot()`, so a streamed frame renders the streaming
+   * lane alone. While a modal is open (the switcher shows every session's age) it is the snapshot.
+   */
+  getOutline(): UiState;
   /** Apply one action or several (one notification, so one render). */
   dispatch(action: UiAction | readonly UiAction[]): void;
   subscribe(listener: () => void): () => void;
@@ -84,6 +92,9 @@ export function createUiStore(options: StoreOptions): UiStore {
     for (const delta of joinTextDeltas(waiting)) state = reducer(state, delta);
   };
   let shown = state;
+  let outline = shown;
+  /** Every change since the outline was last set is a text delta of a session the outline holds. */
+  let textOnly = true;
   let dirty = false;
   let timer: unknown = null;
   let lastNotify = -Infinity;
@@ -96,6 +107,8 @@ export function createUiStore(options: StoreOptions): UiStore {
     reduceDeltas();
     dirty = false;
     shown = state;
+    if (!textOnly || shown.modal !== null) outline = shown;
+    textOnly = true;
     lastNotify = timers.now();
     tell();
   };
@@ -110,6 +123,7 @@ export function createUiStore(options: StoreOptions): UiStore {
   const onEvent = (event: LegionEvent): void => {
     if (event.type === 'text-delta') {
       deltas.push(event);
+      if (outline.sessions[event.sessionId] === undefined) textOnly = false;
       schedule();
       return;
     }
@@ -122,6 +136,7 @@ export function createUiStore(options: StoreOptions): UiStore {
     } else {
       state = next;
     }
+    textOnly = false;
     schedule();
   };
   const unsubscribe = options.core.bus.subscribeAll(onEvent);
@@ -132,6 +147,7 @@ export function createUiStore(options: StoreOptions): UiStore {
       return state;
     },
     getSnapshot: () => shown,
+    getOutline: () => outline,
     dispatch(action) {
       const actions = Array.isArray(action) ? (action as readonly UiAction[]) : [action as UiAction];
       reduceDeltas();
@@ -146,6 +162,7 @@ export function createUiStore(options: StoreOptions): UiStore {
         for (const a of actions) view = applyAction(view, a);
         shown = view;
       }
+      outline = shown;
       tell();
     },
     subscribe(listener) {
