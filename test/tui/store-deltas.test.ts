@@ -126,3 +126,44 @@ function stripViews(state: UiState): Omit<UiState, 'views'> {
   const { views: _views, ...rest } = state;
   return rest;
 }
+
+test('the outline stays through frames of text deltas of known sessions, and follows the snapshot on anything else', () => {
+  const { core, store, timers } = setup();
+  core.emit(open('user', 'ur-agent'));
+  core.emit(status(U, 'ur-agent', 'thinking'));
+  timers.frame();
+  const outline = store.getOutline();
+  assert.equal(outline, store.getSnapshot());
+  core.emit(text(U, 'ur-agent', 'Hel'));
+  timers.frame();
+  core.emit(text(U, 'ur-agent', 'lo'));
+  timers.frame();
+  assert.equal(store.getOutline(), outline, 'streamed text alone keeps the outline');
+  assert.equal(store.getSnapshot().sessions[U]!.streaming, 'Hello');
+  // An approval mid-stream reaches the outline in its frame (the App renders the queue badge at once).
+  core.emit(text(U, 'ur-agent', ', w'));
+  core.emit({
+    type: 'approval-request', requestId: 'apr-1', sessionId: U, participantId: 'ur-agent', chain: ['user', 'ur-agent'], toolUseId: 't1',
+    toolName: 'file_write', input: { path: 'a' }, ruleId: 'ask-writes', approverId: 'user',
+  });
+  timers.frame();
+  assert.equal(store.getOutline(), store.getSnapshot());
+  assert.deepEqual(Object.keys(store.getOutline().pending), ['apr-1']);
+  // A key reaches it at once.
+  core.emit(text(U, 'ur-agent', 'or'));
+  timers.frame();
+  assert.notEqual(store.getOutline(), store.getSnapshot());
+  store.dispatch({ type: 'set-draft', sessionId: U, draft: { text: 'y', cursor: 1, pastes: [] } });
+  assert.equal(store.getOutline(), store.getSnapshot());
+  // A delta of a session the outline does not hold (it creates the session): the outline follows.
+  core.emit(text(X, 'critic', 'hi'));
+  timers.frame();
+  assert.equal(store.getOutline(), store.getSnapshot());
+  assert.ok(store.getOutline().sessions[X]);
+  // With a modal open (the switcher shows every session's age) the outline is the snapshot.
+  store.dispatch({ type: 'open-modal', modal: { kind: 'switcher' } });
+  core.emit(text(U, 'ur-agent', 'ld'));
+  timers.frame();
+  assert.equal(store.getOutline(), store.getSnapshot());
+  store.dispose();
+});
