@@ -13,14 +13,21 @@
  *   deltas the attached core received. Each side is warmed by `warmRounds` rounds, then measured
  *   over `measuredRounds` rounds: the median round's figure (one warm-up round left the
  *   in-process side still compiling: its first measured round took up to 1.5× its next ones,
- *   which flattered the engine's ratio). In-process is the same workspace with
- *   `engine: { kind: in-process }` and a fresh `legion serve`.
+ *   which flattered the engine's ratio). In-process is a second workspace of the same agent and
+ *   model with `engine: { kind: in-process }` and its own `legion serve`, running beside the
+ *   engine's stack: the two sides' rounds alternate, so a change in the machine's load (the
+ *   in-process rounds moved between 0.21 and 0.32 ms when all of one side ran before the other)
+ *   falls on both; the ratio is the median of each pair's (an engine round ÷ the in-process
+ *   round right after it).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile, processCpuMs, sleep } from './harness';
-import { startEngineStack, type EngineStack } from '../helpers/engine-fixture';
-import type { RemoteCore } from '../../src/serve/remote-core';
+import { killHard, setupEngineWorkspace, spawnLegion, startEngineStack, type EngineStack } from '../helpers/engine-fixture';
+import { until } from '../helpers/processes';
+import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 
 export interface StreamFigures {
   readonly latencyP95Ms: number;
@@ -35,6 +42,8 @@ export interface StreamFigures {
   /** Each measured round's CPU per delta (engine: the three processes'), for the note. */
   readonly engineRoundsMs: number[];
   readonly inProcessRoundsMs: number[];
+  /** The ratio engine ÷ in-process: the median of the pairs' (each engine round ÷ the in-process round right after it). */
+  readonly ratio: number;
 }
 
 /** The median of `rounds` by `key` (an odd count: the middle one). */
@@ -86,16 +95,58 @@ async function latencies(stack: EngineStack, remote: RemoteCore, text: string): 
   }
 }
 
+/**
+ * `legion serve` in-process on a second workspace (the builder's, with `engine: in-process`,
+ * the same fake model), and a core attached to it: the in-process side, beside the engine's
+ * stack, so the two sides' rounds can alternate.
+ */
+async function startInProcessSide(stack: EngineStack): Promise<{ serve: ChildProcess; remote: RemoteCore; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'legion-bench-engine-in-process-'));
+  let serve: ChildProcess | undefined;
+  let remote: RemoteCore | undefined;
+  const close = async (): Promise<void> => {
+    await remote?.shutdown('bench over').catch(() => undefined);
+    if (serve) await killHard(serve);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const env = await setupEngineWorkspace(dir, stack.model.url, stack.engine);
+    const configFile = join(dir, '.legion', 'config.yaml');
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
+    let log = '';
+    const started = spawnLegion(dir, env, ['serve']);
+    serve = started;
+    started.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+    await until(() => log.includes('serving run') || started.exitCode !== null, 'legion serve (in-process) listening', 60_000);
+    if (started.exitCode !== null) throw new Error(`legion serve exited (${started.exitCode}): ${log}`);
+    const info = JSON.parse(readFileSync(join(dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
+    remote = (await attachRemote({ socket: info.socket, client: 'bench' })).core;
+    return { serve: started, remote, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 export async function streamFigures(dir: string, options: { chunks: number; delayMs: number; sessions: number; warmRounds: number; measuredRounds: number }): Promise<StreamFigures> {
   const stack = await startEngineStack(dir, { answerChunks: options.chunks, delayMs: options.delayMs });
+  let local: Awaited<ReturnType<typeof startInProcessSide>> | undefined;
   try {
-    let remote = await stack.attach('bench');
+    const remote = await stack.attach('bench');
+    local = await startInProcessSide(stack);
     await round(remote, ['default'], 'warm up');
     const lags = [...await latencies(stack, remote, 'latency 1'), ...await latencies(stack, remote, 'latency 2')];
+    await round(local.remote, ['default'], 'warm up in-process');
+    const localLags = [...await latencies(stack, local.remote, 'latency in-process 1'), ...await latencies(stack, local.remote, 'latency in-process 2')];
     const names = Array.from({ length: options.sessions }, (_, i) => `s${i}`);
-    for (let i = 0; i < options.warmRounds; i++) await round(remote, names, `warm up ${i}`);
+    for (let i = 0; i < options.warmRounds; i++) {
+      await round(remote, names, `warm up ${i}`);
+      await round(local.remote, names, `warm up in-process ${i}`);
+    }
     const pids = { hub: stack.serve.pid!, worker: stack.worker.child.pid!, server: stack.engine.pid };
     const engineRounds: { hub: number; worker: number; server: number }[] = [];
+    const localRounds: number[] = [];
+    // The two sides alternate round by round: a change in the machine's load falls on both.
     for (let i = 0; i < options.measuredRounds; i++) {
       const before = { hub: cpuOf(pids.hub), worker: cpuOf(pids.worker), server: cpuOf(pids.server) };
       const deltas = await round(remote, names, `measured ${i}`);
@@ -104,23 +155,12 @@ export async function streamFigures(dir: string, options: { chunks: number; dela
         worker: (cpuOf(pids.worker) - before.worker) / deltas,
         server: (cpuOf(pids.server) - before.server) / deltas,
       });
+      const serve0 = cpuOf(local.serve.pid!);
+      const localDeltas = await round(local.remote, names, `measured in-process ${i}`);
+      localRounds.push((cpuOf(local.serve.pid!) - serve0) / localDeltas);
     }
     const total = (r: { hub: number; worker: number; server: number }): number => r.hub + r.worker + r.server;
     const engineParts = medianBy(engineRounds, total);
-    // The same workspace in-process: a fresh `legion serve` runs the turns itself.
-    const configFile = join(dir, '.legion', 'config.yaml');
-    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
-    await stack.restartServe();
-    remote = await stack.attach('bench');
-    await round(remote, ['default'], 'warm up in-process');
-    const localLags = [...await latencies(stack, remote, 'latency in-process 1'), ...await latencies(stack, remote, 'latency in-process 2')];
-    for (let i = 0; i < options.warmRounds; i++) await round(remote, names, `warm up in-process ${i}`);
-    const localRounds: number[] = [];
-    for (let i = 0; i < options.measuredRounds; i++) {
-      const serve0 = cpuOf(stack.serve.pid!);
-      const deltas = await round(remote, names, `measured in-process ${i}`);
-      localRounds.push((cpuOf(stack.serve.pid!) - serve0) / deltas);
-    }
     const inProcessCpuPerDeltaMs = medianBy(localRounds, (r) => r);
     return {
       latencyP95Ms: percentile(lags, 95),
@@ -132,8 +172,10 @@ export async function streamFigures(dir: string, options: { chunks: number; dela
       engineParts,
       engineRoundsMs: engineRounds.map(total),
       inProcessRoundsMs: localRounds,
+      ratio: medianBy(engineRounds.map((r, i) => total(r) / localRounds[i]!), (r) => r),
     };
   } finally {
+    await local?.close();
     await stack.close();
   }
 }

@@ -315,6 +315,8 @@ export interface EngineStackOptions {
   readonly toolDecision?: 'allow' | 'ask';
   /** Extra environment of the worker (e.g. LEGION_ENGINE_TIMING). */
   readonly workerEnv?: Record<string, string>;
+  /** Extra environment of `legion serve` (e.g. NODE_OPTIONS for a profile). */
+  readonly serveEnv?: Record<string, string>;
 }
 
 export async function startEngineStack(dir: string, options: EngineStackOptions): Promise<EngineStack> {
@@ -345,7 +347,8 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
     const port = await freePort();
     const workerEnv = { ...env, ...options.workerEnv };
     worker = await startWorker(dir, workerEnv, port);
-    await startServe(env);
+    const serveEnv = { ...env, ...options.serveEnv };
+    await startServe(serveEnv);
     const stack: EngineStack = {
       model, engine, env, port,
       get worker() { return worker!; },
@@ -357,7 +360,7 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
       },
       async restartServe() {
         await killHard(serve!);
-        await startServe(env);
+        await startServe(serveEnv);
       },
       async attach(client = 'test') {
         const info = JSON.parse(readFileSync(join(dir, '.legion', 'serve.json'), 'utf8')) as { socket: string };
