@@ -46,8 +46,17 @@ export interface HubOptions {
   log?(line: string): void;
   /** A request for the user that waits on a worker arrived (a headless hub decides it at once). */
   onRemoteRequest?(requestId: string): void;
-  /** How often the hub looks for workers it does not follow yet (default 250 ms). */
+  /**
+   * How often the hub looks for workers it does not follow yet while it is not following every
+   * worker the engine lists: none followed yet, one whose feed could not be opened, or a feed
+   * lost since the last look (a worker killed or restarted; default 250 ms).
+   */
   readonly pollMs?: number;
+  /**
+   * How often it looks once it follows every listed worker (default 1 s): only a worker newly
+   * registered at a new URL is found this way (each turn the hub sends also looks at once).
+   */
+  readonly settledPollMs?: number;
 }
 
 /** The engine's answer to a turn sent to the ingress, as the turn's outcome. */
@@ -105,11 +114,17 @@ export function startEngineHub(options: HubOptions): EngineHub {
     options.onEvent(event);
   };
 
+  // Whether the hub may not follow every worker the engine lists: it then looks every `pollMs`,
+  // otherwise every `settledPollMs` (docs/engine.md#streaming-and-the-hub).
+  let unsettled = true;
   const follow = (uri: string): void => {
     const session = connect(uri);
     followed.set(uri, session);
     const forget = (): void => {
-      if (followed.get(uri) === session) followed.delete(uri);
+      if (followed.get(uri) === session) {
+        followed.delete(uri);
+        unsettle();
+      }
       session.destroy();
     };
     session.on('error', forget);
@@ -137,9 +152,20 @@ export function startEngineHub(options: HubOptions): EngineHub {
   };
 
   const lookOnce = async (): Promise<void> => {
+    // A feed lost while the look is under way makes the hub unsettled again.
+    unsettled = false;
     const deployments = await listDeployments(options.admin);
-    if (!deployments.ok || closed) return;
-    for (const d of deployments.value) if (d.services.includes(SESSION_OBJECT) && d.uri && !followed.has(d.uri)) follow(d.uri);
+    if (closed) return;
+    if (!deployments.ok) return unsettle();
+    let started = false;
+    for (const d of deployments.value) {
+      if (d.services.includes(SESSION_OBJECT) && d.uri && !followed.has(d.uri)) {
+        follow(d.uri);
+        started = true;
+      }
+    }
+    // A feed just asked for may not open (its worker still starting): look again soon.
+    if (started || followed.size === 0) unsettle();
   };
   // Look for workers not followed yet. Callers arriving while a look is under way share the next
   // one, started once it ends: each caller's look begins after its call (a worker registered
@@ -170,10 +196,30 @@ export function startEngineHub(options: HubOptions): EngineHub {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  const fastMs = options.pollMs ?? 250;
+  const settledMs = options.settledPollMs ?? 1000;
   let polling: NodeJS.Timeout | undefined;
+  // When the timer set fires (performance.now()), and whether a look runs now.
+  let pollAt = 0;
+  let polled = false;
   const poll = (): void => {
-    polling = setTimeout(() => void refresh().finally(() => { if (!closed) poll(); }), options.pollMs ?? 250);
+    const delay = unsettled ? fastMs : settledMs;
+    pollAt = performance.now() + delay;
+    polling = setTimeout(() => {
+      polled = true;
+      void refresh().finally(() => {
+        polled = false;
+        if (!closed) poll();
+      });
+    }, delay);
     polling.unref();
+  };
+  /** A feed lost or not open yet: look again within `pollMs`, not after the settled interval. */
+  const unsettle = (): void => {
+    unsettled = true;
+    if (closed || polled || !polling || pollAt - performance.now() <= fastMs) return;
+    clearTimeout(polling);
+    poll();
   };
   void refresh();
   poll();

@@ -4,9 +4,10 @@ import { EVENTS_PATH } from '../../src/engine/event-feed';
 
 /**
  * A fake worker for hub tests (docs/engine.md#streaming-and-the-hub): it serves only the event
- * feed, answering each feed request with an open stream pushed to `feeds` for the test to write.
+ * feed, answering each feed request with an open stream pushed to `feeds` for the test to write,
+ * on `port` (default: a free one).
  */
-export async function startFakeWorkerFeed(feeds: ServerHttp2Stream[]): Promise<{ server: Http2Server; url: string }> {
+export async function startFakeWorkerFeed(feeds: ServerHttp2Stream[], port = 0): Promise<{ server: Http2Server; url: string }> {
   const server = createHttp2Server();
   server.on('stream', (stream, headers) => {
     if (headers[':path'] !== EVENTS_PATH) return void stream.close();
@@ -14,6 +15,6 @@ export async function startFakeWorkerFeed(feeds: ServerHttp2Stream[]): Promise<{
     stream.write('\n');
     feeds.push(stream);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

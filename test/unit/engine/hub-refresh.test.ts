@@ -6,17 +6,20 @@ import type { AddressInfo } from 'node:net';
 import { startEngineHub } from '../../../src/engine/hub';
 import { SESSION_OBJECT } from '../../../src/engine/session-object';
 import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
+import { freePort } from '../../../src/engine/local-engine';
 
 /**
  * How often the hub asks the admin API for workers (docs/engine.md#streaming-and-the-hub): each
- * turn sent asks for a look that begins after it, but turns sent together share looks. The fake
- * admin API answers what it lists when the request arrives, and can hold its answers.
+ * turn sent asks for a look that begins after it, but turns sent together share looks; between
+ * turns it looks every `pollMs` until it follows every listed worker, then every
+ * `settledPollMs`, and every `pollMs` again once a feed is lost. The fake admin API answers what
+ * it lists when the request arrives, and can hold its answers.
  */
 async function fakeEngine() {
   const workers: Http2Server[] = [];
   const feeds: ServerHttp2Stream[] = [];
-  const startWorker = async (): Promise<string> => {
-    const worker = await startFakeWorkerFeed(feeds);
+  const startWorker = async (port = 0): Promise<string> => {
+    const worker = await startFakeWorkerFeed(feeds, port);
     workers.push(worker.server);
     return worker.url;
   };
@@ -40,6 +43,11 @@ async function fakeEngine() {
     hold: () => void (hold = true),
     release: () => { hold = false; for (const answer of held.splice(0)) answer(); },
     heldCount: () => held.length,
+    /** Stop every fake worker (their feeds end, as when a worker is killed). */
+    stopWorkers: async () => {
+      for (const f of feeds) f.destroy();
+      await Promise.all(workers.splice(0).map((w) => new Promise((r) => w.close(r))));
+    },
     close: async () => {
       for (const res of open) res.destroy();
       ingress.closeAllConnections(); admin.closeAllConnections();
@@ -90,6 +98,61 @@ test('a turn sent while a look is under way gets a look of its own after it: a w
     void hub.runTurn(input(3), 'session-user__builder__s3');
     engine.release();
     await until(() => engine.feeds.length === 2, 'the second worker is followed without waiting for the poll');
+  } finally {
+    hub.close();
+    await engine.close();
+  }
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('once it follows every listed worker, the hub looks every settledPollMs, not every pollMs', async () => {
+  const engine = await fakeEngine();
+  engine.listed.push(await engine.startWorker());
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  try {
+    await until(() => engine.feeds.length === 1, 'the worker is followed');
+    // The look after the one that started the feed finds every worker followed.
+    await sleep(200);
+    const before = engine.requests();
+    await sleep(600);
+    const asked = engine.requests() - before;
+    assert.ok(asked <= 1, `the admin API was asked ${asked} times in 600 ms (every 20 ms would be ~30)`);
+  } finally {
+    hub.close();
+    await engine.close();
+  }
+});
+
+test('a lost feed makes the hub look every pollMs again: a worker restarted at its URL is followed at once', async () => {
+  const engine = await fakeEngine();
+  const port = await freePort();
+  engine.listed.push(await engine.startWorker(port));
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  try {
+    await until(() => engine.feeds.length === 1, 'the worker is followed');
+    await sleep(200);
+    // The worker dies; while it is down the feed cannot open (each failed attempt keeps the fast look).
+    await engine.stopWorkers();
+    await sleep(300);
+    await engine.startWorker(port);
+    await until(() => engine.feeds.length === 2, 'the restarted worker is followed again without waiting for the settled interval');
+  } finally {
+    hub.close();
+    await engine.close();
+  }
+});
+
+test('a listed worker whose feed does not open yet is tried every pollMs until it does', async () => {
+  const engine = await fakeEngine();
+  const port = await freePort();
+  // Registered, not serving yet (a worker still starting).
+  engine.listed.push(`http://127.0.0.1:${port}`);
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  try {
+    await sleep(300);
+    await engine.startWorker(port);
+    await until(() => engine.feeds.length === 1, 'followed once it serves');
   } finally {
     hub.close();
     await engine.close();
