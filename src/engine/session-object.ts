@@ -5,6 +5,7 @@ import { MODEL_STEP, type DurableJournal } from './durable-steps';
 import { turnInputSchema, turnOutcomeSchema, type TurnInput } from './turn-messages';
 import { MAILBOX_OBJECT } from './mailbox';
 import { invocationDriver, type Operation } from './invocation-driver';
+import { startStep, type StepContext } from './step-start';
 
 /** The name Legion's session object is registered under; a session id is its key. */
 export const SESSION_OBJECT = 'LegionSession';
@@ -66,7 +67,8 @@ export function sessionObject(runTurn: RunTurnOnWorker, settled?: TurnSettled) {
           cancelled: cancel.signal,
           invocationId: String(ctx.request().id),
           // A model step: the batch of a delegation's call is over.
-          run: (name, action) => watch(one(ctx.run(name, action), name.startsWith(MODEL_STEP) ? 'model' : undefined)),
+          // Its action started at once when the step is new (step-start.ts).
+          run: (name, action) => watch(one(startStep(ctx as unknown as StepContext, name, action), name.startsWith(MODEL_STEP) ? 'model' : undefined)),
           // Made where a request reaches the user, not beside a command of the turn: 'quiet'.
           awakeable: <T>() => {
             const { id, promise } = ctx.awakeable<T>();
