@@ -61,7 +61,7 @@ test('the caller takes its mail while it waits; its agent\'s decision is sent af
     const records = new Map<string, unknown>(attempt === 'replay' ? [['tool-start call_9', 'earlier'], ['tool call_9', { content: 'approved apr-1', isError: false, answers: [{ awakeable: 'awk-b', answer: { kind: 'decision', decision: 'approved' } }] }]] : []);
     const rec: Recorded = { resolved: [], posted: [], calls: [] };
     const steps = turnSteps(feed);
-    steps.wrapTurn({ stream: async () => ({}) } as unknown as TurnDeps);
+    steps.wrapTurn({ stream: async () => ({}), decideAsks: async () => undefined } as unknown as TurnDeps);
     let ran = 0;
     const execute = steps.wrapExecute(async (_tool, _input, context) => {
       ran++;
@@ -94,7 +94,7 @@ test('the caller takes its mail while it waits; its agent\'s decision is sent af
 test('a held request left undecided climbs through the engine; a request asked again by a replay posts what the first attempt recorded and supersedes it', async () => {
   const rec: Recorded = { resolved: [], posted: [], calls: [] };
   const steps = turnSteps(feed);
-  steps.wrapTurn({ stream: async () => ({}) } as unknown as TurnDeps);
+  steps.wrapTurn({ stream: async () => ({}), decideAsks: async () => undefined } as unknown as TurnDeps);
   steps.wrapExecute(async () => ({ content: '', isError: false }));
   steps.begin('run-1', LEAD, journal(rec, new Map(), [{ items: [{ awakeable: 'awk-b', request: request('apr-1') }] }]));
   const call = steps.delegate(delegation, new AbortController().signal, () => undefined);
@@ -110,7 +110,7 @@ test('a held request left undecided climbs through the engine; a request asked a
   const records = new Map<string, unknown>([['approval-up 1', { awakeable: 'awk-decision', request: request('apr-1') }]]);
   const up: Recorded = { resolved: [], posted: [], calls: [] };
   const builder = turnSteps(feed);
-  builder.wrapTurn({ stream: async () => ({}) } as unknown as TurnDeps);
+  builder.wrapTurn({ stream: async () => ({}), decideAsks: async () => undefined } as unknown as TurnDeps);
   builder.wrapExecute(async () => ({ content: '', isError: false }));
   builder.begin('run-1', BUILDER, journal(up, records, [], { kind: 'decision', decision: 'rejected', reason: 'no' }), [{ participantId: 'lead', mailbox: 'inv_lead/1' }]);
   assert.equal(builder.across.upstream(asker, { ...request('apr-2'), approverId: 'ur' }, { answered: () => undefined, superseded: () => undefined }), false, 'no waiting call of that approver up the chain');
