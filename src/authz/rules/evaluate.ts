@@ -8,7 +8,7 @@ import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
-import { strictViews, Views, withExpansionDefaults } from './shell-views';
+import { addStrictViews, Views, withExpansionDefaults } from './shell-views';
 import { withoutHereDocuments } from './shell-heredoc';
 
 /** One call as the rules see it. */
@@ -350,6 +350,8 @@ class AllowSearch {
       const field = rule.commandField;
       let checkedPaths = false;
       if (field?.readOnly) {
+        // A program the list does not name is refused without a reason (none would be shown: refusedBy).
+        if (!namesProgram(field.readOnly, part.argv[0]!)) continue;
         const before = checks.pathsChecked;
         const problem = readOnlyWrittenProblem(field.readOnly, part, checks.written);
         if (problem) {
@@ -455,10 +457,10 @@ function analyzeShell(command: string): ShellAnalysis {
   const defaulted = withExpansionDefaults(command);
   if (defaulted !== null) views.add(defaulted);
   const opaque: string[] = [];
-  for (const part of split.commands) for (const view of strictViews(part, 0, opaque)) views.add(view);
+  for (const part of split.commands) addStrictViews(views, part, 0, opaque);
   // A line with here-documents asks (not split); its commands are still seen by deny rules (`<<EOF curl …`).
   const undocumented = split.ok ? null : withoutHereDocuments(command);
-  if (undocumented !== null) for (const part of splitShell(undocumented).commands) for (const view of strictViews(part, 0, [])) views.add(view);
+  if (undocumented !== null) for (const part of splitShell(undocumented).commands) addStrictViews(views, part, 0, []);
   // What an allow rule matches (each command's words without its redirections, allowPhase) is
   // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny. A command
   // of the scan's own split without redirections has the same words there, and its text as
@@ -468,7 +470,7 @@ function analyzeShell(command: string): ShellAnalysis {
     for (let c = 0; c < commands.length; c++) {
       const { argv, redirects } = commands[c]!;
       if (argv.length === 0 || (scan.split !== null && redirects.length === 0 && joinsAsWritten(argv))) continue;
-      for (const view of strictViews({ text: argvText(argv), words: argv, kind: 'simple' }, 0, opaque)) views.add(view);
+      addStrictViews(views, { text: argvText(argv), words: argv, kind: 'simple' }, 0, opaque);
     }
   }
   const viewList = views.list;
@@ -498,9 +500,13 @@ function startsWithWords(argv: readonly string[], words: readonly string[]): boo
 
 /** Whether a readOnly list names the program (`cat`, or `git` for `git diff`): then its refusal explains the ask. */
 function namesProgram(names: ReadonlySet<string>, program: string): boolean {
-  for (const name of names) if (name === program || name.startsWith(`${program} `)) return true;
-  return false;
+  let programs = programsOf.get(names);
+  if (!programs) programsOf.set(names, (programs = new Set([...names].map((name) => name.split(' ')[0]!))));
+  return programs.has(program) || names.has(program);
 }
+
+/** Per readOnly list, the programs it names (the first word of each): one lookup, not a string made per name. */
+const programsOf = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 
 /**
  * The rules' answer to "may file_read read this path" depends only on the rule set, the

@@ -14,10 +14,9 @@ interface PrefixIndex {
   readonly always: readonly number[];
   /**
    * Rules without a prefix whose `command` regex needs one of a few ASCII literals
-   * (required-text.ts; lower-cased here): a candidate only for a view holding one. `any` is all
-   * their literals in one regex, run once per view; only a view it finds is searched per rule.
+   * (required-text.ts; lower-cased here): a candidate only for a view holding one.
    */
-  readonly literal: { readonly any: RegExp; readonly rules: readonly { readonly i: number; readonly literals: readonly string[] }[] } | null;
+  readonly literal: LiteralScan | null;
   /** Prefixes with a space: a view can match only if its first word is the prefix's first word. */
   readonly byFirstWord: ReadonlyMap<string, readonly number[]>;
   /** Prefixes without a space (`rm`, `git`): compared with each view. */
@@ -32,12 +31,12 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
   const always: number[] = [];
   const byFirstWord = new Map<string, number[]>();
   const partial: number[] = [];
-  const literal: { i: number; literals: string[] }[] = [];
+  const literal = new LiteralScan();
   rules.forEach((rule, i) => {
     const prefix = rule.commandField?.prefix ?? '';
     if (prefix === '') {
       const literals = asciiLiterals(rule);
-      return void (literals ? literal.push({ i, literals }) : always.push(i));
+      return void (literals ? literal.add(i, literals) : always.push(i));
     }
     const space = prefix.indexOf(' ');
     if (space === -1) return void partial.push(i);
@@ -46,9 +45,45 @@ function indexOf(rules: readonly CompiledRule[]): PrefixIndex {
     if (list) list.push(i);
     else byFirstWord.set(word, [i]);
   });
-  const any = literal.length === 0 ? null : new RegExp([...new Set(literal.flatMap((r) => r.literals))].map(escapeLiteral).join('|'));
-  indexes.set(rules, (index = { always, byFirstWord, partial, literal: any ? { any, rules: literal } : null }));
+  indexes.set(rules, (index = { always, byFirstWord, partial, literal: literal.empty ? null : literal }));
   return index;
+}
+
+/**
+ * Finds which rules' literals a view holds in one pass over it, without a regex: a table of the
+ * literals' first two characters (7-bit codes, 128 × 128 entries) says at which positions a
+ * literal can start; only there are the literals starting with those two characters compared.
+ * One-character literals (`(`) have a table of their own.
+ */
+class LiteralScan {
+  empty = true;
+  private readonly single = new Uint8Array(128);
+  private readonly pairs = new Uint8Array(128 * 128);
+  private readonly byStart = new Map<number, { readonly rule: number; readonly literal: string }[]>();
+
+  /** Files `rule` under each of its literals (lower-cased ASCII, none empty). */
+  add(rule: number, literals: readonly string[]): void {
+    this.empty = false;
+    for (const literal of literals) {
+      const key = literal.length === 1 ? literal.charCodeAt(0) : literal.charCodeAt(0) * 128 + literal.charCodeAt(1);
+      (literal.length === 1 ? this.single : this.pairs)[key] = 1;
+      const list = this.byStart.get(literal.length === 1 ? -1 - key : key);
+      if (list) list.push({ rule, literal });
+      else this.byStart.set(literal.length === 1 ? -1 - key : key, [{ rule, literal }]);
+    }
+  }
+
+  /** Marks every rule with a literal that `view` (lower-cased) holds. */
+  markIn(view: string, marked: Uint8Array): void {
+    for (let at = 0; at < view.length; at++) {
+      const c = view.charCodeAt(at);
+      if (c >= 128) continue;
+      if (this.single[c]) for (const { rule } of this.byStart.get(-1 - c)!) marked[rule] = 1;
+      const d = view.charCodeAt(at + 1); // NaN past the end: no entry
+      if (!(d < 128) || !this.pairs[c * 128 + d]) continue;
+      for (const { rule, literal } of this.byStart.get(c * 128 + d)!) if (!marked[rule] && view.startsWith(literal, at)) marked[rule] = 1;
+    }
+  }
 }
 
 /**
@@ -67,14 +102,7 @@ function asciiLiterals(rule: CompiledRule): string[] | null {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-function holdsAny(view: string, literals: readonly string[]): boolean {
-  for (const literal of literals) if (view.includes(literal)) return true;
-  return false;
-}
 
-function escapeLiteral(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
 
 /** Indices into `rules`, ascending, of the rules whose prefix some view starts with (`views` as the prefixes are: lower-cased for strict rules). */
 export function candidateRules(rules: readonly CompiledRule[], views: readonly string[]): number[] {
@@ -88,9 +116,7 @@ export function candidateRules(rules: readonly CompiledRule[], views: readonly s
     const listed = index.byFirstWord.get(space === -1 ? view : view.slice(0, space));
     if (listed) for (const i of listed) marked[i] = 1;
     for (const i of index.partial) if (view.startsWith(rules[i]!.commandField!.prefix)) marked[i] = 1;
-    if (literal && literal.any.test(view)) {
-      for (const { i, literals } of literal.rules) if (!marked[i] && holdsAny(view, literals)) marked[i] = 1;
-    }
+    literal?.markIn(view, marked);
   }
   return markedInOrder(marked, rules.length);
 }

@@ -23,7 +23,14 @@ import { SHELLS, basename, isPrefix } from './shell-words';
 export function strictViews(command: ShellCommand, depth = 0, opaque?: string[]): string[] {
   // Few and short: a list searched is cheaper than a set (no hash of each new string).
   const views = new Views(command.text);
-  if (command.kind === 'compound') return views.list;
+  addStrictViews(views, command, depth, opaque);
+  return views.list;
+}
+
+/** strictViews of `command` added to `views` (a line's views gather every command's in one list, no list per command). */
+export function addStrictViews(views: Views, command: ShellCommand, depth = 0, opaque?: string[]): void {
+  views.add(command.text);
+  if (command.kind === 'compound') return;
   const wordLists: (readonly string[])[] = [command.words];
   if (command.words.some(hasExpansion)) {
     const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
@@ -56,10 +63,9 @@ export function strictViews(command: ShellCommand, depth = 0, opaque?: string[])
       }
       const split = splitShell(script);
       if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
-      for (const inner of split.commands) for (const view of strictViews(inner, depth + 1, opaque)) views.add(view);
+      for (const inner of split.commands) addStrictViews(views, inner, depth + 1, opaque);
     }
   }
-  return views.list;
 }
 
 /**

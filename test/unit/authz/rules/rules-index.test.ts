@@ -222,7 +222,7 @@ test(`property: the allow index for shell leaves out no rule that allows a simpl
 test(`property: the deny and ask lookup by prefix and by literal leaves out no rule that matches a view (seed ${SEED})`, () => {
   const rand = prng(SEED + 2);
   // Cases and look-alikes: the Kelvin sign and long s fold onto ASCII in toLowerCase/toUpperCase but not in a non-unicode regex.
-  const WORDS = ['curl', 'CURL', 'Curl', 'rm', 'RM', '-rf', '.env', '.ENV', '.legion', 'kill', '\u212Aill', 'ſudo', 'sudo', 'x', 'a b', 'ü', 'wget'];
+  const WORDS = ['curl', 'CURL', 'Curl', 'rm', 'RM', '-rf', '.env', '.ENV', '.legion', 'kill', '\u212Aill', 'ſudo', 'sudo', 'x', 'a b', 'ü', 'wget', '(', '<(x', '/dev/', 'of=/DEV/', 'k'];
   const word = () => pick(rand, WORDS);
   const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   const patterns = (): unknown[] => [
