@@ -3,7 +3,7 @@ import { validateLayers } from '../config/load';
 import type { LegionConfig } from '../config/schema';
 import { parseYamlSource, shippedYamlText } from '../config/yaml-source';
 import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
-import { parseModelsFile } from '../providers/pricing';
+import { parseModelsFile, precompileShippedModels } from '../providers/pricing';
 import { parseFauxScript } from '../providers/faux-script';
 
 /**
@@ -21,7 +21,8 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
   },
   // Also kept, by its text: a start loading the same file skips compiling it (authz/rules/load.ts).
   { name: 'rules.yaml', parse: (text, file) => precompileShippedRules(text, file) && parseRuleSources([{ file, text }]).ok },
-  { name: 'models.yaml', parse: (text, file) => parseModelsFile(text, file).ok },
+  // Also kept, by its text: a start loading the same file skips parsing it (providers/pricing.ts).
+  { name: 'models.yaml', parse: (text, file) => parseModelsFile(text, file).ok && precompileShippedModels(text, file) },
   { name: 'demo-script.yaml', parse: (text, file) => parseFauxScript(text, file).ok },
 ];
 
@@ -30,9 +31,10 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
  * shipped files (carried in the bundle, nothing read from the machine) through the functions a
  * start runs on them, and discard the results. V8 keeps the bytecode of functions compiled while
  * a snapshot builds, so a start from it runs them without compiling them first (a start from a
- * snapshot has no code cache). A start still reads and parses the real files; the one result
- * kept is the shipped rules' compilation, used only for a file with exactly that text. Returns the names warmed; throws when a shipped file is missing from
- * the bundle or does not parse (the build then fails).
+ * snapshot has no code cache). A start still reads the real files; the results kept are the
+ * shipped rules' compilation and price table, used only for a file with exactly that text.
+ * Returns the names warmed; throws when a shipped file is missing from the bundle or does not
+ * parse (the build then fails).
  */
 export function warmStartParsers(textOf: (name: string) => string | undefined = shippedYamlText): string[] {
   const warmed: string[] = [];

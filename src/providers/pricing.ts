@@ -91,6 +91,8 @@ export function createPricing(table: Readonly<Record<string, ModelPrice>>): Pric
 
 /** Parse one models file into a price table (aliases expanded); errors as `file:line: path: message`. */
 export function parseModelsFile(text: string, file: string): { ok: true; table: Record<string, ModelPrice> } | { ok: false; error: string } {
+  const kept = shippedTables.get(text);
+  if (kept) return { ok: true, table: { ...kept } };
   const parsed = parseYamlSource(text, file);
   if (!parsed.ok) return parsed;
   const result = modelsFileSchema.safeParse(parsed.source.data, ONE_SHOT);
@@ -128,6 +130,25 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
     for (const alias of e.aliases ?? []) table[alias] = p;
   }
   return { ok: true, table };
+}
+
+/**
+ * Price tables parsed while the start-up snapshot was built (`precompileShippedModels`), by
+ * their exact text: the shipped `config/models.yaml`, which every start parses before its first
+ * frame (~2 ms). Entries are frozen (shared by every load of that text); any other text is parsed.
+ */
+const shippedTables = new Map<string, Readonly<Record<string, ModelPrice>>>();
+
+/** Parse a shipped price file and keep its table for loads of the same text (src/cli/snapshot-warm.ts). Returns whether it parsed. */
+export function precompileShippedModels(text: string, file: string): boolean {
+  const parsed = parseModelsFile(text, file);
+  if (!parsed.ok) return false;
+  for (const price of Object.values(parsed.table)) {
+    if (price.above) Object.freeze(price.above);
+    Object.freeze(price);
+  }
+  shippedTables.set(text, Object.freeze(parsed.table));
+  return true;
 }
 
 /**
