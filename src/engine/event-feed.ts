@@ -8,10 +8,12 @@ export const EVENTS_PATH = '/legion/events';
 /**
  * How long a text delta may wait on the feed for others to go out in the same write
  * (docs/engine.md#performance): with many sessions streaming, one HTTP/2 frame carries the
- * deltas of this window instead of one frame each. Any other line goes out at once, after the
- * deltas waiting before it (the order of the lines is kept).
+ * deltas of this window instead of one frame each. The window starts at the first delta
+ * waiting (later ones do not extend it), so no delta waits longer. Any other line goes out at
+ * once, after the deltas waiting before it (the order of the lines is kept). 16 ms: the
+ * provider's reads are gathered per 16 ms too (src/providers/http-watch.ts).
  */
-export const FEED_BATCH_MS = 8;
+export const FEED_BATCH_MS = 16;
 
 /**
  * One line of the feed: an event of a run without its stamp, the awakeable a request for the

@@ -51,3 +51,31 @@ test('a turn\'s outcome goes out at once with its turn id; nothing is sent or ke
   feed.publishOutcome('r1', 'turn-2', 's1', { kind: 'done', text: 'ok' });
   assert.deepEqual(writes, [[{ runId: 'r1', outcome: { turnId: 'turn-2', sessionId: 's1', outcome: { kind: 'done', text: 'ok' } } }]]);
 });
+
+test('a steady stream of deltas is not held back: each goes out within its window, not after the stream pauses', async () => {
+  const feed = new EventFeed(30);
+  const sentAt = new Map<string, number>();
+  const waits: number[] = [];
+  const stream = {
+    destroyed: false,
+    respond: () => undefined,
+    once: () => undefined,
+    write: (text: string) => {
+      for (const line of text.split('\n').filter(Boolean)) {
+        const parsed = JSON.parse(line) as FeedLine;
+        if ('event' in parsed && parsed.event.type === 'text-delta') waits.push(performance.now() - sentAt.get(parsed.event.text)!);
+      }
+      return true;
+    },
+  } as unknown as ServerHttp2Stream;
+  feed.follow(stream, {});
+  // A delta every 5 ms for 300 ms: a window restarted by each delta would hold them all until the end.
+  for (let i = 0; i < 60; i++) {
+    sentAt.set(`d${i}`, performance.now());
+    feed.publish(delta(`d${i}`));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(waits.length, 60, 'every delta went out');
+  assert.ok(Math.max(...waits) < 200, `the longest wait was ${Math.max(...waits).toFixed(0)} ms (window 30 ms)`);
+});
