@@ -15,21 +15,22 @@ export function withoutHereDocuments(line: string): string | null {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const head = lines[i]!;
-    const opened = [...head.matchAll(HEREDOC)];
     // Each here-document's body follows the line that opened it, in order.
     let rewritten = '';
     let from = 0;
-    for (const match of opened) {
-      const [whole, dash, quote, word] = match as unknown as [string, string, string, string];
+    for (const match of head.matchAll(HEREDOC)) {
+      if (match.index! < from) continue; // inside the previous delimiter word (`<<'a<<b'`)
+      const delimiter = delimiterAt(head, match.index! + match[0].length);
+      if (!delimiter) continue;
       const body: string[] = [];
       while (i + 1 < lines.length) {
         const raw = lines[++i]!;
-        const text = dash === '-' ? raw.replace(/^\t+/, '') : raw;
-        if (text === word) break;
+        const text = match[1] === '-' ? raw.replace(/^\t+/, '') : raw;
+        if (text === delimiter.word) break;
         body.push(text);
       }
-      rewritten += `${head.slice(from, match.index)}<<<${quoted(body.length > 0 ? `${body.join('\n')}\n` : '', quote !== '')}`;
-      from = match.index! + whole.length;
+      rewritten += `${head.slice(from, match.index)}<<<${quoted(body.length > 0 ? `${body.join('\n')}\n` : '', delimiter.quoted)}`;
+      from = delimiter.end;
     }
     out.push(rewritten + head.slice(from));
   }
@@ -47,5 +48,34 @@ function quoted(body: string, literal: boolean): string {
   return `"${body.replace(/\\[\s\S]|"/g, (m) => (m === '"' ? '\\"' : m === '\\"' ? '\\\\\\"' : m))}"`;
 }
 
-/** `<<WORD`, `<<-WORD`, `<< 'WORD'`, `<<"WORD"` (not `<<<`). */
-const HEREDOC = /(?<!<)<<(?!<)(-?)[ \t]*(['"]?)([A-Za-z0-9_.-]+)\2/g;
+/** `<<` or `<<-` and the blanks before the delimiter word (not `<<<`). */
+const HEREDOC = /(?<!<)<<(?!<)(-?)[ \t]*/g;
+
+/**
+ * The delimiter word starting at `at` as bash reads it: up to a metacharacter outside quotes,
+ * quotes and backslashes removed (`EOF`, `'EOF'`, `\EOF`, `E"O"F`, `@`, `'a b'`); `quoted` when
+ * any part was quoted (the body is then literal). Null when there is no word or a quote is open.
+ */
+function delimiterAt(line: string, at: number): { word: string; quoted: boolean; end: number } | null {
+  let word = '';
+  let quotedWord = false;
+  let j = at;
+  for (; j < line.length; j++) {
+    const c = line[j]!;
+    if (' \t|&;()<>'.includes(c)) break; // bash's metacharacters (a carriage return is not one)
+    if (c === '\\') {
+      if (j + 1 >= line.length) return null;
+      word += line[++j];
+      quotedWord = true;
+    } else if (c === "'" || c === '"') {
+      const close = line.indexOf(c, j + 1);
+      if (close === -1) return null;
+      word += line.slice(j + 1, close);
+      quotedWord = true;
+      j = close;
+    } else {
+      word += c;
+    }
+  }
+  return j === at ? null : { word, quoted: quotedWord, end: j };
+}

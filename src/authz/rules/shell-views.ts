@@ -1,4 +1,5 @@
 import { splitShell, type ShellCommand } from './shell-split';
+import { withoutHereDocuments } from './shell-heredoc';
 import { SHELLS, basename, isPrefix } from './shell-words';
 
 /**
@@ -64,6 +65,9 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
       const split = splitShell(script);
       if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
       for (const inner of split.commands) addStrictViews(views, inner, depth + 1, opaque);
+      // A script with here-documents (`bash <<A` holding `bash <<B …`): its commands seen as at the top (evaluate.ts).
+      const undocumented = split.ok ? null : withoutHereDocuments(script);
+      if (undocumented !== null) for (const inner of splitShell(undocumented).commands) addStrictViews(views, inner, depth + 1, []);
     }
   }
 }
@@ -108,12 +112,24 @@ function embeddedScript(words: readonly string[]): string | null {
     if (name.length > LONGEST_SCRIPT_RUNNER) continue;
     if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
     if (name === 'trap' && k + 1 < words.length) return words[k + 1]!;
+    // `. /dev/stdin <<EOF`, `sudo -s <<EOF`: the here-string is the script; else a command follows (its own k).
+    if ((name === 'source' || name === '.') && STDIN_FILES.has(words[k + 1] ?? '')) return stdinScript(words, k + 2, limit, true);
+    if (name === 'sudo' || name === 'doas') {
+      const script = userShellScript(words, k + 1, limit, SUDO_OPTION_ARGS, /^-[A-Za-z]*[si][A-Za-z]*$|^--(shell|login)$/);
+      if (script !== null) return script;
+      continue;
+    }
     if (!SHELLS.has(name)) continue;
     for (let j = k + 1; j < limit; j++) {
       const w = words[j]!;
       if (/^-[A-Za-z]*c[A-Za-z]*$/.test(w) || w === '--command') return j + 1 < words.length ? words[j + 1]! : null;
     }
     if (STDIN_SHELLS.has(name)) return stdinScript(words, k + 1, limit);
+    // su and runuser take a user, not a script: the shell they start reads stdin.
+    if (name === 'su' || name === 'runuser') {
+      const script = userShellScript(words, k + 1, limit, SU_OPTION_ARGS, null);
+      if (script !== null) return script;
+    }
   }
   return null;
 }
@@ -124,23 +140,76 @@ const STDIN_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh',
 /**
  * The here-string a shell without a script operand reads as its script (`bash <<<'curl …'`,
  * `sh -s <<EOF` once shell-heredoc.ts made the here-document one), or null. Options are
- * skipped (`-o`/`-O`/`+o`/`+O` with their argument); a first operand is the script file, so
- * the here-string is that script's input: data, as for any other command.
+ * skipped (`-o`/`-O`/`+o`/`+O`, `--rcfile`, `--init-file` with their argument); after `-s` the
+ * operands are the script's arguments; otherwise a first operand is the script file, so the
+ * here-string is that script's input: data, as for any other command — unless that file is
+ * standard input itself (`/dev/stdin`). Stdin is the here-string written `<<<` or `0<<<`.
  */
-function stdinScript(words: readonly string[], from: number, limit: number): string | null {
+function stdinScript(words: readonly string[], from: number, limit: number, operandsAreArguments = false): string | null {
   let script: string | null = null;
+  let options = true;
+  let args = operandsAreArguments;
+  let fromStdin = true;
   for (let j = from; j < limit; j++) {
     const w = words[j]!;
-    if (w.startsWith('<<<')) script = w.slice(3);
-    else if (/^[-+][oO]$/.test(w)) j++;
-    else if (w === '--') return null;
-    else if (!isRedirection(w) && !/^[-+]/.test(w)) return null;
+    const stdin = STDIN_HERE_STRING.exec(w);
+    if (stdin) script = w.slice(stdin[0].length);
+    else if (isRedirection(w)) continue;
+    else if (options && w === '--') options = false;
+    else if (options && SHELL_OPTION_ARGS.has(w)) j++;
+    else if (options && /^-[A-Za-z]*s[A-Za-z]*$/.test(w)) args = true;
+    else if (options && /^[-+]/.test(w)) continue;
+    else {
+      options = false;
+      if (!args && !STDIN_FILES.has(w)) fromStdin = false;
+      args = true;
+    }
+  }
+  return fromStdin ? script : null;
+}
+
+/**
+ * For `su`/`runuser` (operands are a user and the shell's arguments) and `sudo -s`/`-i`: the
+ * here-string the shell they start reads as its script, or null (a command follows, which
+ * embeddedScript looks into by itself). `shellFlag` null: the command always starts a shell.
+ */
+function userShellScript(words: readonly string[], from: number, limit: number, optionArgs: ReadonlySet<string>, shellFlag: RegExp | null): string | null {
+  let script: string | null = null;
+  let shell = shellFlag === null;
+  for (let j = from; j < limit; j++) {
+    const w = words[j]!;
+    const stdin = STDIN_HERE_STRING.exec(w);
+    if (stdin) script = w.slice(stdin[0].length);
+    else if (isRedirection(w)) continue;
+    else if (w === '--') return words.slice(j + 1, limit).every(isRedirection) && shell ? hereString(words, j + 1, limit) ?? script : null;
+    else if (optionArgs.has(w)) j++;
+    else if (shellFlag?.test(w)) shell = true;
+    else if (w.startsWith('-')) continue;
+    else if (shellFlag !== null) return null; // sudo: a command
+  }
+  return shell ? script : null;
+}
+
+/** The last standard-input here-string among words[from..limit), or null. */
+function hereString(words: readonly string[], from: number, limit: number): string | null {
+  let script: string | null = null;
+  for (let j = from; j < limit; j++) {
+    const stdin = STDIN_HERE_STRING.exec(words[j]!);
+    if (stdin) script = words[j]!.slice(stdin[0].length);
   }
   return script;
 }
 
-/** The longest of `eval`, `trap` and SHELLS. */
+/** The longest of `eval`, `trap`, `source`, `sudo`, `doas` and SHELLS. */
 const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
+/** Standard input as a here-string (`<<<x`, `0<<<x`); another descriptor's (`3<<<x`) is not. */
+const STDIN_HERE_STRING = /^0*<<</;
+/** Script operands that name standard input. */
+const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+/** Shell options that take the next word as their argument. */
+const SHELL_OPTION_ARGS = new Set(['-o', '-O', '+o', '+O', '--rcfile', '--init-file']);
+const SU_OPTION_ARGS = new Set(['-s', '--shell', '-g', '--group', '-G', '--supp-group', '-u', '--user', '-w', '--whitelist-environment']);
+const SUDO_OPTION_ARGS = new Set(['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-T', '--command-timeout', '-R', '--chroot']);
 
 /**
  * A word the splitter wrote for a redirection (`>out`, `2>&1`, `<<<x`, `&>>log`); not a process
