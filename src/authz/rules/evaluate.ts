@@ -414,7 +414,7 @@ class LineChecks implements PathChecks {
   }
 }
 
-/** What evaluateShell reads of a command line, a pure function of its text (shared: never changed once set). */
+/** What evaluateShell reads of a command line, a pure function of its text (shared: never changed once set, but for the memos `plain` and `strict`). */
 interface ShellAnalysis {
   readonly split: ShellSplit;
   /** The whole line, its `${x:-word}` defaults and every part's strict views (shell-views.ts). */
