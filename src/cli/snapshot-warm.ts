@@ -1,7 +1,9 @@
 // Warming the start's parsers while a V8 start-up snapshot is built (docs/performance.md#the-start-up-snapshot).
 import { validateLayers } from '../config/load';
 import type { LegionConfig } from '../config/schema';
-import { parseYamlSource, shippedYamlText } from '../config/yaml-source';
+import { parseYamlSource, shippedYamlNames, shippedYamlText } from '../config/yaml-source';
+import { parseTemplate } from '../collective/templates';
+import { parseParticipantFile } from '../collective/store';
 import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
 import { parseModelsFile, precompileShippedModels } from '../providers/pricing';
 import { parseFauxScript } from '../providers/faux-script';
@@ -42,6 +44,29 @@ export function warmStartParsers(textOf: (name: string) => string | undefined = 
     const text = textOf(name);
     if (text === undefined) throw new Error(`snapshot warm-up: config/${name} is not in the bundle`);
     if (!parse(text, `config/${name}`)) throw new Error(`snapshot warm-up: the shipped config/${name} does not parse`);
+    warmed.push(name);
+  }
+  warmTemplateParsers(shippedYamlNames(), textOf);
+  return warmed;
+}
+
+/** The shipped participant templates a start reads: the default collective (`legion init`) and the demo's agents. */
+const TEMPLATE_DIRS = /^(agents|demo-agents)\/[^/]+\.ya?ml$/;
+
+/**
+ * Like `warmStartParsers`, for the participants every start parses: each shipped template
+ * (`config/agents/`, `config/demo-agents/`, read by `legion init` and a demo start) through its
+ * parser, and as the participant file `legion init` writes of it, through the participant
+ * store's. Returns the names warmed; throws when one does not parse (the build then fails).
+ */
+export function warmTemplateParsers(names: readonly string[], textOf: (name: string) => string | undefined = shippedYamlText): string[] {
+  const warmed: string[] = [];
+  for (const name of names) {
+    if (!TEMPLATE_DIRS.test(name)) continue;
+    const text = textOf(name);
+    if (text === undefined) throw new Error(`snapshot warm-up: config/${name} is not in the bundle`);
+    const participant = parseTemplate(text, `config/${name}`);
+    parseParticipantFile(JSON.stringify({ version: 1, ...participant }), `participants/${participant.id}.json`, `${participant.id}.json`);
     warmed.push(name);
   }
   return warmed;

@@ -31,6 +31,24 @@ function withoutAuthority(participants: readonly Participant[]): Participant[] {
     .map((p) => (p.kind === 'agent' && holdsAuthority(p) ? { ...p, approvalAuthority: [] } : p));
 }
 
+/** One participant file's text (JSON, named `name`); a problem is a LegionError naming `file`. */
+export function parseParticipantFile(text: string, file: string, name: string): Participant {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new LegionError(`${file}: not valid JSON (${(error as Error).message}); the file is damaged: restore it, or run \`legion init --force\` to reset the collective`);
+  }
+  const result = participantFileSchema.safeParse(raw, ONE_SHOT);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const { version: _version, ...participant } = result.data as Participant & { version?: number };
+  if (`${participant.id}.json` !== name) throw new LegionError(`${file}: id "${participant.id}" does not match the file name`);
+  return participant as Participant;
+}
+
 /** `scrub`: applied to a participant before it is written (secret scrubbing); default none. */
 export function createParticipantStore(layout: Layout, options: { readonly scrub?: <T>(value: T) => T } = {}): ParticipantStore {
   const scrub = options.scrub ?? (<T>(value: T): T => value);
@@ -48,21 +66,7 @@ export function createParticipantStore(layout: Layout, options: { readonly scrub
       const out: Participant[] = [];
       for (const name of names) {
         const file = `${layout.participantsDir}/${name}`;
-        const text = await readFile(file, 'utf8');
-        let raw: unknown;
-        try {
-          raw = JSON.parse(text);
-        } catch (error) {
-          throw new LegionError(`${file}: not valid JSON (${(error as Error).message}); the file is damaged: restore it, or run \`legion init --force\` to reset the collective`);
-        }
-        const result = participantFileSchema.safeParse(raw, ONE_SHOT);
-        if (!result.success) {
-          const issue = result.error.issues[0]!;
-          throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-        }
-        const { version: _version, ...participant } = result.data as Participant & { version?: number };
-        if (`${participant.id}.json` !== name) throw new LegionError(`${file}: id "${participant.id}" does not match the file name`);
-        out.push(participant as Participant);
+        out.push(parseParticipantFile(await readFile(file, 'utf8'), file, name));
       }
       if (trust.trusted) return out;
       for (const p of out) if (p.kind === 'agent' && holdsAuthority(p)) stripped.set(p.id, p.approvalAuthority);

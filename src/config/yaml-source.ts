@@ -27,6 +27,11 @@ export interface ParsedYaml {
 declare const __LEGION_PARSED_YAML__: readonly ParsedYaml[] | undefined;
 const SHIPPED: readonly ParsedYaml[] = typeof __LEGION_PARSED_YAML__ === 'undefined' ? [] : __LEGION_PARSED_YAML__;
 
+/** The names (relative to `config/`) of the YAML files the build carried; none under tsx. */
+export function shippedYamlNames(): string[] {
+  return SHIPPED.flatMap((p) => (p.name === undefined ? [] : [p.name]));
+}
+
 /** The text of a YAML file shipped in `config/` (`name` relative to it) as the build carried it; undefined under tsx. */
 export function shippedYamlText(name: string): string | undefined {
   return SHIPPED.find((p) => p.name === name)?.text;

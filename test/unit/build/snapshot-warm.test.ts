@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { warmStartParsers } from '../../../src/cli/snapshot-warm';
+import { warmStartParsers, warmTemplateParsers } from '../../../src/cli/snapshot-warm';
 
 const CONFIG = resolve('config');
 const shipped = (name: string): string | undefined => {
@@ -30,4 +30,12 @@ test('snapshot warm-up: a shipped file missing from the bundle, or one that does
   ] as const) {
     assert.throws(() => warmStartParsers(broken(name, text)), new RegExp(`config/${name.replace('.', '\\.')} does not parse`), name);
   }
+});
+
+test('snapshot warm-up: every shipped participant template (the default collective, the demo\'s agents) goes through the template and participant-file parsers', () => {
+  const names = ['agents', 'demo-agents'].flatMap((dir) => readdirSync(join(CONFIG, dir)).filter((n) => /\.ya?ml$/.test(n)).map((n) => `${dir}/${n}`)).sort();
+  assert.ok(names.length >= 4);
+  assert.deepEqual(warmTemplateParsers([...names, 'workflows/x.yaml', 'rules.yaml'], shipped).sort(), names, 'only templates, all of them');
+  assert.throws(() => warmTemplateParsers(['agents/user.yaml'], () => 'id: 5\n'), /config\/agents\/user\.yaml/);
+  assert.throws(() => warmTemplateParsers(['agents/gone.yaml'], () => undefined), /config\/agents\/gone\.yaml is not in the bundle/);
 });
