@@ -116,3 +116,17 @@ rules:
     assert.equal(q(`/ws/${path}`, 'agent-a', '/elsewhere'), null, path);
   }
 });
+
+test("a shell line's remembered deny is shared between callers, so it is frozen: a caller cannot turn it into an allow for the next", () => {
+  const rules = rulesFrom(`version: 1
+rules:
+  - { id: rm, decision: deny, tool: shell, match: { command: "rm *" } }
+`);
+  const q = () => evaluateRules(rules, { toolName: 'shell', input: { command: 'rm x' }, participantId: 'agent-a', workspaceRoot: '/ws' });
+  for (let round = 0; round < 2; round++) {
+    const denied = q();
+    assert.ok(Object.isFrozen(denied));
+    assert.throws(() => { (denied as { decision: string }).decision = 'allow'; }, TypeError);
+  }
+  assert.equal(q().decision, 'deny');
+});
