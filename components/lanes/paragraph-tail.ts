@@ -51,8 +51,24 @@ const PLAIN_START = /^(?:\p{L}|\d(?!\d*[.)])|[*_~`&("'](?=\S)(?![*_~`]{2}))/u;
 const OPEN = /[*_~`[\]<>|]/;
 const INTRAWORD_UNDERSCORE = /(?<=[\p{L}\p{N}])_+(?=[\p{L}\p{N}])/gu;
 
+/**
+ * Text markdown leaves as it is: it starts with a letter (no block can start), holds only
+ * letters, digits, spaces and `, . ; ! ? ' " ( ) -` (no emphasis, code, link, HTML, entity,
+ * escape or line break; no `:` or `@`, so no autolink but a `www.` one, excluded), and does not
+ * end in a space (a hard break). Such a run is one paragraph of one plain span.
+ */
+const PLAIN_TEXT = /^[A-Za-z][A-Za-z0-9 ,.;!?'"()-]*$/;
+const WWW = /www\./i;
+
+/** `[{ text: raw }]` when `raw` is plain text (see PLAIN_TEXT): what lexing it gives, without the lexer. Else null. */
+export function plainSpans(raw: string): Span[] | null {
+  return PLAIN_TEXT.test(raw) && raw.charCodeAt(raw.length - 1) !== 0x20 && !WWW.test(raw) ? [{ text: raw }] : null;
+}
+
 /** Spans of a run of complete lines that nothing after them can change, or null. */
 function closedSpans(raw: string): Span[] | null {
+  const plain = plainSpans(raw);
+  if (plain) return plain; // the committed words of a line of prose, most frames
   const text = sanitize(raw);
   if (/[\s\\]$/.test(text)) return null; // a trailing space or backslash makes a hard break with the next line
   const spans = paragraphSpans(text);

@@ -13,7 +13,8 @@ import { replayText } from '../helpers/stream-replay';
 import { markdownLines } from '../../components/markdown/markdown-lines';
 import { sanitize } from '../../components/text/ansi';
 import { lineText } from '../../components/text/line';
-import { newParagraphTail, paragraphTailLines } from '../../components/lanes/paragraph-tail';
+import { newParagraphTail, paragraphTailLines, plainSpans } from '../../components/lanes/paragraph-tail';
+import { paragraphSpans } from '../../components/markdown/markdown-lines';
 
 const U = sessionIdOf('user', 'ur-agent');
 
@@ -198,4 +199,23 @@ test('a paragraph turned into a heading, a table and a fence mid-stream: every f
       } finally { fresh.unmount(); }
     }
   } finally { stream.unmount(); }
+});
+
+test('paragraph tail: text taken as plain without the lexer is what lexing it gives (random text of the plain alphabet and its neighbours)', () => {
+  const rnd = prng(34);
+  const PLAIN = 'abcXYZ019 ,.;!?\'"()-';
+  const NEAR = ['www.', 'WWW.', ' ', '  ', '*', '_', '`', ':', '@', '&', '<', '[', '\\', '#', '1.', '-', '~', '|', 'é', '\n'];
+  let taken = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let raw = '';
+    const n = 1 + Math.floor(rnd() * 40);
+    for (let k = 0; k < n; k++) raw += rnd() < 0.97 ? PLAIN[Math.floor(rnd() * PLAIN.length)]! : NEAR[Math.floor(rnd() * NEAR.length)]!;
+    const plain = plainSpans(raw);
+    if (!plain) continue;
+    taken += 1;
+    assert.deepEqual(plain, paragraphSpans(raw), JSON.stringify(raw));
+  }
+  assert.ok(taken > 2_000, `plain text is taken (${taken})`);
+  assert.deepEqual(plainSpans('The quick brown fox, (it said) "yes" - 42 times!'), [{ text: 'The quick brown fox, (it said) "yes" - 42 times!' }]);
+  for (const raw of ['see www.x.dev', 'ends in a space ', '1. a list', 'has `code`', 'a **b**', 'x:y', 'a@b.c', ' lead']) assert.equal(plainSpans(raw), null, raw);
 });
