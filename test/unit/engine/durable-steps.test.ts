@@ -188,3 +188,38 @@ test('journaledExecute: a tool whose batch waits on decisions that the attempt m
   assert.equal(cut.content, CUT_BY_WORKER);
   assert.equal(runs, 1, 'a tool ran twice');
 });
+
+test('fences across attempts: the first tool finished unfenced, the second cut mid-run, then a third attempt after a worker died again: nothing runs twice, nothing finished is lost', async () => {
+  const ran: string[] = [];
+  let hang = new Set(['t2']);
+  const execute: ExecuteTool = async (_tool, _input, context) => {
+    ran.push(context.toolUseId);
+    if (hang.has(context.toolUseId)) return new Promise(() => undefined); // the worker dies while it runs
+    return { content: `ran ${context.toolUseId}` };
+  };
+  const records = new Map<string, unknown>();
+  const first = attemptOf(records, 'a1', ['t1', 't2', 't3'], execute);
+  await first.model();
+  assert.deepEqual(await first.tool('t1'), { content: 'ran t1' });
+  void first.tool('t2');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(ran, ['t1', 't2']);
+  // Second attempt: t1 comes from the journal, t2 (started by a1) is cut, t3 starts — and hangs: the worker dies again.
+  hang = new Set(['t3']);
+  const second = attemptOf(records, 'a2', ['t1', 't2', 't3'], execute);
+  await second.model();
+  assert.deepEqual(await second.tool('t1'), { content: 'ran t1' });
+  assert.equal((await second.tool('t2')).content, CUT_BY_WORKER);
+  void second.tool('t3');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(ran, ['t1', 't2', 't3']);
+  // Third attempt: every answer is the journal's; t3, started by a2, is cut, never run again.
+  hang = new Set();
+  const third = attemptOf(records, 'a3', ['t1', 't2', 't3'], execute);
+  await third.model();
+  assert.equal(third.made(), 0);
+  assert.deepEqual(await third.tool('t1'), { content: 'ran t1' });
+  assert.equal((await third.tool('t2')).content, CUT_BY_WORKER);
+  assert.equal((await third.tool('t3')).content, CUT_BY_WORKER);
+  assert.deepEqual(ran, ['t1', 't2', 't3'], 'a tool ran twice');
+});
