@@ -14,7 +14,7 @@
  * repeatPerShellDecisionMicros the same calls every pass (the engine's memos answer most of
  * them); loadMs (parse + compile).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +94,11 @@ const MORE_SHELL_CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
  * The call with text no earlier call had (a pass number in its path, command, pattern or
  * message), so that no memo of the engine answers it: the judged figures are decisions on
  * calls never seen before. The same calls repeated (an agent's `git status` again) are the
- * `repeat…` figures.
+ * `repeat…` figures. The word added to a command (`v<pass>`) names a file the workspace
+ * holds (makeWorkspace), as an agent's new lines mostly name existing files: the line's text,
+ * parse and rules are the same as with a missing name, but its `lstat` is of an existing
+ * path, not of a name never looked up (which costs the kernel a new negative directory entry,
+ * about 1.3 µs more here, though no gain showed in the figure: docs/rules.md#performance).
  */
 function unseen(call: RuleQuery, pass: number): RuleQuery {
   const input = { ...(call.input as Record<string, unknown>) };
@@ -106,14 +110,21 @@ function unseen(call: RuleQuery, pass: number): RuleQuery {
 }
 
 /**
- * A workspace holding the files the calls name, so symlink resolution does real work, and a
- * `.git` of its own, as a project's workspace has: without it every git command is refused
- * after one lookup (git would read a repository above the workspace) and the figure would
- * leave out the path checks of the git commands, most of the mix's read-only commands.
+ * A workspace holding the files the calls name (the unseen commands' `v<pass>` for each of
+ * `passes`), so symlink resolution does real work, and a `.git` of its own, as a project's
+ * workspace has: without it every git command is refused after one lookup (git would read a
+ * repository above the workspace) and the figure would leave out the path checks of the git
+ * commands, most of the mix's read-only commands.
  */
-function makeWorkspace(): string {
+function makeWorkspace(passes: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-rules-'));
   mkdirSync(join(dir, '.git'));
+  for (let pass = -1; pass < passes; pass++) writeFileSync(join(dir, `v${pass}`), '');
+  // Their creation committed now, not written back while the passes are timed (ext4: that cost
+  // the shell figure some 6 µs per decision, loaded; docs/rules.md#performance).
+  const fd = openSync(dir, 'r');
+  fsyncSync(fd);
+  closeSync(fd);
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'package.json'), '{}');
   writeFileSync(join(dir, 'src', 'main.ts'), '');
@@ -130,7 +141,9 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
   if (!loaded.ok) throw new Error(loaded.error);
   const ruleSet = loaded.ruleSet;
   if (ruleSet.rules.length !== 500) throw new Error(`expected 500 rules, got ${ruleSet.rules.length}`);
-  const workspace = makeWorkspace();
+  const passes = smoke ? 50 : 5_000;
+  const warmup = smoke ? 10 : 1_000;
+  const workspace = makeWorkspace(warmup + passes);
   const realPath = workspaceRealPath(workspace);
   const calls = CALLS.map((c) => ({ ...c, workspaceRoot: workspace, realPath }));
   const shellCalls = [...calls.filter((c) => c.toolName === 'shell'), ...MORE_SHELL_CALLS.map((c) => ({ ...c, workspaceRoot: workspace, realPath }))];
@@ -173,8 +186,6 @@ export async function run({ smoke, note }: BenchOptions): Promise<Record<string,
     return stats(samples).median;
   };
   gc();
-  const passes = smoke ? 50 : 5_000;
-  const warmup = smoke ? 10 : 1_000;
   try {
     for (const start of ['cat package.json', 'git log', 'git status']) {
       const call = shellCalls.find((c) => String((c.input as { command?: string }).command).startsWith(start))!;

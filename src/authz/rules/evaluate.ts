@@ -233,17 +233,26 @@ function rememberStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQu
   memo.size++;
 }
 
+/**
+ * Per tool's tiers, its deny rules then its ask rules in one list: a line's views are looked up
+ * in one index (one pass over each view, not two), and the candidates, in order, are deny rules
+ * before ask rules, so the first match is the first deny rule that matches, else the first ask rule.
+ */
+const strictRulesOf = new WeakMap<ToolTiers, readonly CompiledRule[]>();
+
 /** Deny and ask for a shell line (its views), or null when neither decides and the allow rules may. */
 function strictPhase(tiers: ToolTiers, participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
   const { split, splitError } = analysis;
-  const denied = strictHit(tiers.deny, participantId, command, analysis, base);
-  if (denied) return denied;
+  let strictRules = strictRulesOf.get(tiers);
+  if (!strictRules) strictRulesOf.set(tiers, (strictRules = [...tiers.deny, ...tiers.ask]));
+  // The deny tier holds only deny rules and the ask tier only ask rules (rule-set.ts).
+  const hit = strictHit(strictRules, participantId, command, analysis, base);
+  if (hit?.decision === 'deny') return hit;
+  const asked = hit;
   if (splitError !== null) {
-    const asked = strictHit(tiers.ask, participantId, command, analysis, base);
     const why = `cannot check this shell command safely (${splitError})`;
     return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
   }
-  const asked = strictHit(tiers.ask, participantId, command, analysis, base);
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };
   return null;
