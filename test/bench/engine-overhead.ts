@@ -11,12 +11,16 @@
  * against the default turn by turn. `workerRootB` (LEGION_BENCH_WORKER_ROOT_B): side B's worker runs from
  * that checkout (its bin/legion.ts), on an engine like side A's unless `settingsB`: a change to the
  * worker measured against the code before it, turn by turn.
+ * CPU per turn (`cpu`): each side's turn also measured in CPU time (schedstat, every thread), by
+ * process — this one (the hub, or the core in-process; the fake model on both sides), the worker,
+ * restate-server — read around each turn, the other processes before this one's start and after
+ * its end so the reads fall outside it; medians. The tool's shell is a child and on neither side.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile } from './harness';
+import { percentile, processCpuMs } from './harness';
 import { composeApp, type AppSession } from '../../src/cli/compose';
 import type { CommandContext } from '../../src/cli/command';
 import { freePort, type LocalEngine } from '../../src/engine/local-engine';
@@ -39,6 +43,29 @@ interface Side {
   engine?: LocalEngine;
   worker?: WorkerProcess;
   readonly samples: number[];
+  readonly cpu: TurnCpu[];
+}
+
+/** CPU of one turn by process (ms): this process, the worker, restate-server (0 in-process). */
+export interface TurnCpu {
+  readonly self: number;
+  readonly worker: number;
+  readonly server: number;
+}
+
+const cpuOf = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  const cpu = processCpuMs(pid);
+  if (!cpu) throw new Error(`process ${pid} is gone`);
+  return cpu.precise ?? cpu.ticks;
+};
+
+async function measuredTurn(side: Side, i: number): Promise<{ ms: number; cpu: TurnCpu }> {
+  const pids = { worker: side.worker?.child.pid, server: side.engine?.pid };
+  const worker0 = cpuOf(pids.worker), server0 = cpuOf(pids.server), self0 = cpuOf(process.pid);
+  const ms = await oneTurn(side.app!, i);
+  const self = cpuOf(process.pid) - self0;
+  return { ms, cpu: { self, worker: cpuOf(pids.worker) - worker0, server: cpuOf(pids.server) - server0 } };
 }
 
 async function oneTurn(app: AppSession, i: number): Promise<number> {
@@ -57,6 +84,13 @@ export interface OverheadFigures {
   readonly engineP95Ms: number;
   /** With `settingsB`: the median turn through the second engine. */
   readonly engineBMs?: number;
+  /** Median CPU of a turn by process, per side (ms). */
+  readonly cpu: Readonly<Record<string, TurnCpu & { total: number }>>;
+}
+
+function medianCpu(samples: readonly TurnCpu[]): TurnCpu & { total: number } {
+  const of = (pick: (c: TurnCpu) => number): number => percentile(samples.map(pick), 50);
+  return { self: of((c) => c.self), worker: of((c) => c.worker), server: of((c) => c.server), total: of((c) => c.self + c.worker + c.server) };
 }
 
 /**
@@ -67,7 +101,7 @@ export interface OverheadFigures {
 export async function overheadFigures(options: { turns: number; settings: readonly string[]; settingsB?: readonly string[]; workerRootB?: string; timing: boolean }): Promise<OverheadFigures> {
   const model = await startFakeModel({ answerChunks: 5, delayMs: 0 });
   const sides: Side[] = ['in-process', 'engine', ...(options.settingsB || options.workerRootB ? ['engine B'] : [])]
-    .map((name) => ({ name, dir: mkdtempSync(join(tmpdir(), 'legion-bench-engine-')), samples: [] }));
+    .map((name): Side => ({ name, dir: mkdtempSync(join(tmpdir(), 'legion-bench-engine-')), samples: [], cpu: [] }));
   try {
     for (const side of sides) {
       const engine = await startEngine(side.dir, side.name === 'engine B' ? options.settingsB ?? options.settings : options.settings);
@@ -85,8 +119,11 @@ export async function overheadFigures(options: { turns: number; settings: readon
     }
     for (let i = 0; i <= options.turns; i++) {
       for (const side of sides) {
-        const ms = await oneTurn(side.app!, i);
-        if (i > 0) side.samples.push(ms);
+        const { ms, cpu } = await measuredTurn(side, i);
+        if (i > 0) {
+          side.samples.push(ms);
+          side.cpu.push(cpu);
+        }
       }
     }
     const median = (name: string) => percentile(sides.find((s) => s.name === name)!.samples, 50);
@@ -95,6 +132,7 @@ export async function overheadFigures(options: { turns: number; settings: readon
       engineMs: median('engine'),
       engineP95Ms: percentile(sides[1]!.samples, 95),
       ...(options.settingsB || options.workerRootB ? { engineBMs: median('engine B') } : {}),
+      cpu: Object.fromEntries(sides.map((s) => [s.name, medianCpu(s.cpu)])),
     };
   } finally {
     for (const side of sides) {

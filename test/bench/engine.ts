@@ -67,7 +67,10 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
     const workerRootB = process.env.LEGION_BENCH_WORKER_ROOT_B;
     const o = await overheadFigures({ turns, settings: settingsFromEnv(), ...(settingsB ? { settingsB } : {}), ...(workerRootB ? { workerRootB } : {}), timing: process.env.LEGION_ENGINE_TIMING === '1' });
     options.note?.(`turn wall time, median of ${turns} a side, alternating: in-process ${o.inProcessMs.toFixed(1)} ms, engine ${o.engineMs.toFixed(1)} ms (p95 ${o.engineP95Ms.toFixed(1)} ms)${o.engineBMs === undefined ? '' : `, engine B ${o.engineBMs.toFixed(1)} ms`}`);
+    const cpuNote = Object.entries(o.cpu).map(([side, c]) => `${side} ${c.total.toFixed(1)} ms (this process ${c.self.toFixed(1)}, worker ${c.worker.toFixed(1)}, restate-server ${c.server.toFixed(1)})`).join('; ');
+    options.note?.(`turn CPU, medians: ${cpuNote}`);
     Object.assign(figures, { inProcessMs: o.inProcessMs, engineMs: o.engineMs, overheadMs: o.engineMs - o.inProcessMs });
+    Object.assign(figures, { inProcessCpuMs: o.cpu['in-process']!.total, engineCpuMs: o.cpu['engine']!.total, overheadCpuMs: o.cpu['engine']!.total - o.cpu['in-process']!.total });
     if (o.engineBMs !== undefined) Object.assign(figures, { engineBMs: o.engineBMs, overheadBMs: o.engineBMs - o.inProcessMs });
   }
   if (parts.has('floor')) {
