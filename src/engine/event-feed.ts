@@ -29,12 +29,18 @@ export type FeedLine =
 
 /**
  * Events of the turns running on this worker, fanned out live to the hubs that follow them.
- * Nothing is kept: a hub that is not connected misses them (the projection on disk is the
- * record; deltas are not durable by design). A turn's own `run-start`/`run-end` (each turn
- * builds its core) are not the run's and are not published.
+ * A hub that is not connected misses them (the projection on disk is the record; deltas are
+ * not durable by design), except the requests still waiting for a decision: each
+ * `approval-request` and its awakeable line are kept until its `approval-resolve` (or the end
+ * of its session's turn) and written first to every hub that starts following, so a
+ * `legion serve` restarted, or one that finds this worker late, still shows and decides them
+ * (a hub takes a request it already holds once). A turn's own `run-start`/`run-end` (each
+ * turn builds its core) are not the run's and are not published.
  */
 export class EventFeed {
   private readonly listeners = new Set<(text: string) => void>();
+  /** The lines of requests still waiting, by request id: its request line, then its awakeable's. */
+  private readonly waitingRequests = new Map<string, { sessionId: string | undefined; lines: string[] }>();
   /** Lines not written yet (text deltas waiting for their window). */
   private waiting = '';
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -42,13 +48,25 @@ export class EventFeed {
   constructor(private readonly batchMs = FEED_BATCH_MS) {}
 
   publish(event: LegionEvent): void {
+    if (event.type === 'approval-request' || event.type === 'approval-resolve') this.keepRequest(event);
     if (this.listeners.size === 0 || event.type === 'run-start' || event.type === 'run-end') return;
     const { seq: _seq, at: _at, runId, ...input } = event;
     this.send({ runId, event: input }, event.type === 'text-delta');
   }
 
   publishAwakeable(runId: string, requestId: string, id: string): void {
-    this.send({ runId, awakeable: { requestId, id } });
+    const line: FeedLine = { runId, awakeable: { requestId, id } };
+    this.waitingRequests.get(requestId)?.lines.push(JSON.stringify(line) + '\n');
+    this.send(line);
+  }
+
+  private keepRequest(event: Extract<LegionEvent, { type: 'approval-request' | 'approval-resolve' }>): void {
+    if (event.type === 'approval-resolve') {
+      this.waitingRequests.delete(event.requestId);
+      return;
+    }
+    const { seq: _seq, at: _at, runId, ...input } = event;
+    this.waitingRequests.set(event.requestId, { sessionId: event.sessionId, lines: [JSON.stringify({ runId, event: input } satisfies FeedLine) + '\n'] });
   }
 
   /** The invocation now running a session's turn (the hub cancels it by this id). */
@@ -58,6 +76,8 @@ export class EventFeed {
 
   /** A turn's outcome, every step of it journaled (the hub ends its turn on it before the engine's answer arrives). */
   publishOutcome(runId: string, turnId: string, sessionId: string, outcome: TurnOutcome): void {
+    // A turn that ended waits on none of its requests any more (each was decided or cancelled).
+    for (const [requestId, kept] of this.waitingRequests) if (kept.sessionId === sessionId) this.waitingRequests.delete(requestId);
     this.send({ runId, outcome: { turnId, sessionId, outcome } });
   }
 
@@ -83,10 +103,14 @@ export class EventFeed {
     const listener = (text: string): void => {
       if (!stream.destroyed) stream.write(text);
     };
+    // Lines already waiting for their window go to the hubs that followed before this one.
+    this.flush();
     this.listeners.add(listener);
     const stop = (): void => void this.listeners.delete(listener);
     stream.once('close', stop);
     stream.once('error', stop);
-    stream.write('\n'); // the hub knows it is following
+    let first = '\n'; // the hub knows it is following
+    for (const kept of this.waitingRequests.values()) first += kept.lines.join('');
+    stream.write(first);
   }
 }

@@ -92,6 +92,8 @@ export function startEngineHub(options: HubOptions): EngineHub {
     }
     if ('awakeable' in line) {
       const { requestId, id } = line.awakeable;
+      // A feed followed again writes its waiting requests again: taken once.
+      if (awakeableOf.get(requestId) === id) return;
       for (const [older, awakeable] of awakeableOf) {
         if (awakeable !== id || older === requestId) continue;
         awakeableOf.delete(older);
@@ -105,6 +107,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
     }
     const event = line.event;
     if (event.type === 'approval-request') {
+      if (pending.has(event.requestId)) return;
       const { type: _type, ...request } = event;
       pending.set(event.requestId, { ...request, at: new Date().toISOString() });
     } else if (event.type === 'approval-resolve') {
