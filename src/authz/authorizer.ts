@@ -181,6 +181,19 @@ export function workspaceRealPath(workspaceRoot: string): (written: string) => s
  * any error): then realpath(3) resolves it.
  */
 function walkBelow(realRoot: string, written: string): string | null | undefined {
+  // One component (`package.json`, `src`): the loop below for a single part, without its array.
+  if (written.indexOf('/') === -1) {
+    if (written === '' || written === '.') return '.';
+    if (written === '..') return undefined;
+    let stats;
+    try {
+      stats = lstatSync(realRoot + sep + written, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    if (!stats) return null;
+    return stats.isSymbolicLink() ? undefined : written;
+  }
   const parts = written.split('/');
   let path = realRoot;
   let rel = '';
