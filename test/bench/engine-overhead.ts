@@ -3,13 +3,13 @@
  * model call answering with one `shell` call allowed by a rule, the tool run, one model call with
  * the final text; a local fake model, no delay) with the core in this process, and the same turn
  * driven by a hub in this process through a real restate-server to one `legion worker` (a child
- * process). Each side has its own workspace and its own app, opened once; their turns alternate
+ * process, the built bundle `dist/legion.js` as users run it, not the sources through tsx). Each side has its own workspace and its own app, opened once; their turns alternate
  * (in-process, engine, in-process, …) so both see the same load; the first turn of each is left
  * out (it compiles its path); medians.
  * `settingsB` (LEGION_BENCH_RESTATE_SETTINGS_B in engine.ts): a third side, the same turn through
  * a second engine with those config lines, alternating with the other two: a knob measured
  * against the default turn by turn. `workerRootB` (LEGION_BENCH_WORKER_ROOT_B): side B's worker runs from
- * that checkout (its bin/legion.ts), on an engine like side A's unless `settingsB`: a change to the
+ * that checkout (its built dist/legion.js: build it first), on an engine like side A's unless `settingsB`: a change to the
  * worker measured against the code before it, turn by turn.
  * CPU per turn (`cpu`): each side's turn also measured in CPU time (schedstat, every thread), by
  * process — this one (the hub, or the core in-process; the fake model on both sides), the worker,
@@ -25,7 +25,7 @@ import { composeApp, type AppSession } from '../../src/cli/compose';
 import type { CommandContext } from '../../src/cli/command';
 import { freePort, type LocalEngine } from '../../src/engine/local-engine';
 import { APP_DIR } from '../helpers/crash-workspace';
-import { killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
+import { BUILT, killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
 
 function contextFor(dir: string, env: Record<string, string>): CommandContext {
   return {
@@ -112,8 +112,8 @@ export async function overheadFigures(options: { turns: number; settings: readon
         await writeFile(join(side.dir, '.legion', 'config.yaml'), config.replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
       } else {
         side.engine = engine;
-        const root = side.name === 'engine B' ? options.workerRootB : undefined;
-        side.worker = await startWorker(side.dir, { ...env, ...(options.timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort(), [], root);
+        const entry = side.name === 'engine B' && options.workerRootB ? { kind: 'bundle' as const, root: options.workerRootB } : BUILT;
+        side.worker = await startWorker(side.dir, { ...env, ...(options.timing ? { LEGION_ENGINE_TIMING: '1' } : {}) }, await freePort(), [], entry);
       }
       side.app = await composeApp(contextFor(side.dir, env), { newRun: true, headless: { approve: 'deny' } });
     }

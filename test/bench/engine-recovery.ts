@@ -16,7 +16,7 @@ import { freePort } from '../../src/engine/local-engine';
 import { registerDeployment } from '../../src/engine/admin';
 import { EVENTS_PATH, type FeedLine } from '../../src/engine/event-feed';
 import { sleep } from './harness';
-import { killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
+import { BUILT, killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
 
 /** Follow a worker's event feed; `onLine` gets each line of `runId` with the time it arrived. */
 function followFeed(port: number, runId: string, onLine: (line: FeedLine, at: number) => void): ClientHttp2Session {
@@ -59,7 +59,7 @@ export async function recoveryFigures(dir: string, rounds: number): Promise<Reco
   try {
     const env = await setupEngineWorkspace(dir, model.url, engine);
     const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
-    for (const port of ports) workers.push(await startWorker(dir, env, port, ['--no-register']));
+    for (const port of ports) workers.push(await startWorker(dir, env, port, ['--no-register'], BUILT));
     const registered = await registerDeployment(engine.admin, `http://127.0.0.1:${lb.port}`);
     if (!registered.ok) throw new Error(registered.error);
     const recoveryMs: number[] = [];
@@ -93,7 +93,7 @@ export async function recoveryFigures(dir: string, rounds: number): Promise<Reco
       if (reask !== undefined) reaskMs.push(reask);
       const result = await outcome as { kind: string };
       if (result.kind !== 'done') throw new Error(`the turn ended ${JSON.stringify(result)}`);
-      if (r < rounds - 1) workers[victim] = await startWorker(dir, env, ports[victim]!, ['--no-register']);
+      if (r < rounds - 1) workers[victim] = await startWorker(dir, env, ports[victim]!, ['--no-register'], BUILT);
     }
     return { recoveryMs, reaskMs };
   } finally {

@@ -1,7 +1,8 @@
 /**
  * engine (streaming part, docs/engine.md#performance): deltas through the engine as a front end
  * attached to `legion serve` gets them. One workspace: restate-server, one `legion worker`,
- * `legion serve` (the hub, a child process), a remote core attached to its socket in this
+ * `legion serve` (the hub, a child process; it and the worker run the built bundle,
+ * `dist/legion.js`, as users run them), a remote core attached to its socket in this
  * process; the fake model (this process too) streams `chunks` pieces `delayMs` apart.
  * - latency: for each text delta, the time from the model server writing its chunk to the
  *   attached core delivering it (one clock: both in this process). It includes the worker's
@@ -25,7 +26,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile, processCpuMs, sleep } from './harness';
-import { killHard, setupEngineWorkspace, spawnLegion, startEngineStack, type EngineStack } from '../helpers/engine-fixture';
+import { BUILT, killHard, setupEngineWorkspace, spawnLegion, startEngineStack, type EngineStack } from '../helpers/engine-fixture';
 import { until } from '../helpers/processes';
 import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 
@@ -114,7 +115,7 @@ async function startInProcessSide(stack: EngineStack): Promise<{ serve: ChildPro
     const configFile = join(dir, '.legion', 'config.yaml');
     writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
     let log = '';
-    const started = spawnLegion(dir, env, ['serve']);
+    const started = spawnLegion(dir, env, ['serve'], BUILT);
     serve = started;
     started.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
     await until(() => log.includes('serving run') || started.exitCode !== null, 'legion serve (in-process) listening', 60_000);
@@ -129,7 +130,7 @@ async function startInProcessSide(stack: EngineStack): Promise<{ serve: ChildPro
 }
 
 export async function streamFigures(dir: string, options: { chunks: number; delayMs: number; sessions: number; warmRounds: number; measuredRounds: number }): Promise<StreamFigures> {
-  const stack = await startEngineStack(dir, { answerChunks: options.chunks, delayMs: options.delayMs });
+  const stack = await startEngineStack(dir, { answerChunks: options.chunks, delayMs: options.delayMs, entry: BUILT });
   let local: Awaited<ReturnType<typeof startInProcessSide>> | undefined;
   try {
     const remote = await stack.attach('bench');

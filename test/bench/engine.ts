@@ -24,7 +24,7 @@
  * engine's TOML config): added to the engines of the overhead and floor parts;
  * `LEGION_BENCH_RESTATE_SETTINGS_B`: a second engine with those lines beside the first, its
  * turns alternating with the others (engineBMs, overheadBMs): a knob measured turn by turn;
- * `LEGION_BENCH_WORKER_ROOT_B` (a checkout's path): side B's worker runs that checkout's code, a
+ * `LEGION_BENCH_WORKER_ROOT_B` (a checkout's path, built): side B's worker runs that checkout's dist/legion.js, a
  * change to the worker against the code before it; `LEGION_BENCH_ENGINE_TURNS`: turns a side (30).
  */
 import { join } from 'node:path';

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { processCpuMs, sleep } from './harness';
-import { startEngineStack } from '../helpers/engine-fixture';
+import { BUILT, startEngineStack } from '../helpers/engine-fixture';
 import type { RemoteCore } from '../../src/serve/remote-core';
 
 const out = resolve(process.argv[2] ?? 'engine-profile');
@@ -74,7 +74,7 @@ const dir = mkdtempSync(join(tmpdir(), 'legion-engine-profile-'));
 // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload starts and stops the profiler on SIGUSR2.
 const PRELOAD = join(dirname(fileURLToPath(import.meta.url)), 'profile-preload.cjs');
 const profOpts = (name: string): Record<string, string> => ({ NODE_OPTIONS: `--require ${PRELOAD}`, LEGION_PROFILE_OUT: join(out, name) });
-const stack = await startEngineStack(dir, { answerChunks: 100, delayMs: 20, workerEnv: profOpts('worker'), serveEnv: profOpts('serve') });
+const stack = await startEngineStack(dir, { answerChunks: 100, delayMs: 20, workerEnv: profOpts('worker'), serveEnv: profOpts('serve'), entry: BUILT });
 try {
   if (mode === 'in-process') {
     const configFile = join(dir, '.legion', 'config.yaml');

@@ -218,9 +218,25 @@ export interface WorkerProcess {
 
 /** `legion worker --listen 127.0.0.1:<port>` (through tsx), resolved once it printed its URL (registered). */
 /** `root`: the checkout whose bin/legion.ts runs (another one for an A/B bench; default this one). */
-export async function startWorker(dir: string, env: Record<string, string>, port: number, extra: string[] = [], root = REPO_ROOT): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin', 'legion.ts'), '--cwd', dir, 'worker', '--listen', `127.0.0.1:${port}`, ...extra], {
-    cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'],
+/**
+ * How a test or bench starts the CLI: a checkout's sources through tsx (tests: no build needed),
+ * or its built bundle, `dist/legion.js` (benches: the path users run; `npm run bench` builds it).
+ */
+export interface CliEntry {
+  readonly kind: 'sources' | 'bundle';
+  readonly root: string;
+}
+export const SOURCES: CliEntry = { kind: 'sources', root: REPO_ROOT };
+export const BUILT: CliEntry = { kind: 'bundle', root: REPO_ROOT };
+
+/** Node's arguments that run `entry`'s CLI. */
+function cliArgs(entry: CliEntry): string[] {
+  return entry.kind === 'bundle' ? [join(entry.root, 'dist', 'legion.js')] : ['--import', 'tsx', join(entry.root, 'bin', 'legion.ts')];
+}
+
+export async function startWorker(dir: string, env: Record<string, string>, port: number, extra: string[] = [], entry: CliEntry = SOURCES): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...cliArgs(entry), '--cwd', dir, 'worker', '--listen', `127.0.0.1:${port}`, ...extra], {
+    cwd: entry.root, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
   child.stderr!.on('data', (d: Buffer) => log.push(d.toString()));
@@ -257,8 +273,8 @@ export async function sendTurn(ingress: string, sessionId: string, input: { runI
 }
 
 /** The built-from-source CLI (`node --import tsx bin/legion.ts --cwd dir …`), as a child process. */
-export function spawnLegion(dir: string, env: Record<string, string>, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'legion.ts'), '--cwd', dir, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnLegion(dir: string, env: Record<string, string>, args: string[], entry: CliEntry = SOURCES): ChildProcess {
+  return spawn(process.execPath, [...cliArgs(entry), '--cwd', dir, ...args], { cwd: entry.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Run the CLI to its end: exit code and output. */
@@ -317,6 +333,8 @@ export interface EngineStackOptions {
   readonly workerEnv?: Record<string, string>;
   /** Extra environment of `legion serve` (e.g. NODE_OPTIONS for a profile). */
   readonly serveEnv?: Record<string, string>;
+  /** How `legion serve` and the worker start (default: the sources through tsx). */
+  readonly entry?: CliEntry;
 }
 
 export async function startEngineStack(dir: string, options: EngineStackOptions): Promise<EngineStack> {
@@ -335,7 +353,7 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
   };
   const startServe = async (env: Record<string, string>): Promise<void> => {
     log = '';
-    serve = spawnLegion(dir, env, ['serve']);
+    serve = spawnLegion(dir, env, ['serve'], options.entry);
     serve.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
     const started = serve;
     await until(() => log.includes('serving run') || started.exitCode !== null, 'legion serve listening', 60_000);
@@ -346,7 +364,7 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
     const env = await setupEngineWorkspace(dir, model.url, engine, options.toolSleepSeconds ?? 0, options.toolDecision ?? 'allow');
     const port = await freePort();
     const workerEnv = { ...env, ...options.workerEnv };
-    worker = await startWorker(dir, workerEnv, port);
+    worker = await startWorker(dir, workerEnv, port, [], options.entry);
     const serveEnv = { ...env, ...options.serveEnv };
     await startServe(serveEnv);
     const stack: EngineStack = {
@@ -356,7 +374,7 @@ export async function startEngineStack(dir: string, options: EngineStackOptions)
       serveLog: () => log,
       async restartWorker() {
         await killHard(worker!.child);
-        worker = await startWorker(dir, workerEnv, port);
+        worker = await startWorker(dir, workerEnv, port, [], options.entry);
       },
       async restartServe() {
         await killHard(serve!);
