@@ -16,7 +16,8 @@ import type { LegionEvent } from '../../src/events/types';
  * command and denies `curl *deny-me*`; the faux model asks for curl to a local listener written in
  * the ways a parser might split differently (a redirection first, a here-string, `exec 3>&1;`, a line
  * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper, a here-document's body:
- * expanded by `cat`, or read as its script by a shell). Every one must be denied by
+ * expanded by `cat`, or read as its script by a shell; after a comment or arithmetic, in a
+ * function). Every one must be denied by
  * that rule — no approval request (an ask could be approved), the tool result says denied — and the
  * listener must see nothing but the control call the rules allow (which proves curl and the network
  * work: the sandbox is off).
@@ -45,6 +46,9 @@ const DENIED = (url: string): string[] => [
   `bash <<EOF\ncurl -s ${url}/heredoc-to-bash\nEOF`,
   `sh -s <<'EOF'\ncurl -s ${url}/quoted-heredoc-to-sh\nEOF`,
   `bash <<<'curl -s ${url}/here-string-to-bash'`,
+  `true # a comment\ncurl -s ${url}/after-comment`,
+  `echo $((1+1)); curl -s ${url}/after-arithmetic`,
+  `f() { curl -s ${url}/function-body; }; f`,
 ];
 
 interface Listener { url: string; paths: string[]; close(): Promise<void> }

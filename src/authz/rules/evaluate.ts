@@ -9,7 +9,7 @@ import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { addStrictViews, Views, withExpansionDefaults } from './shell-views';
-import { withoutHereDocuments } from './shell-heredoc';
+import { refusedLinesForDeny } from './shell-refused';
 
 /** One call as the rules see it. */
 export interface RuleQuery {
@@ -467,9 +467,9 @@ function analyzeShell(command: string): ShellAnalysis {
   if (defaulted !== null) views.add(defaulted);
   const opaque: string[] = [];
   for (const part of split.commands) addStrictViews(views, part, 0, opaque);
-  // A line with here-documents asks (not split); its commands are still seen by deny rules (`<<EOF curl …`).
-  const undocumented = split.ok ? null : withoutHereDocuments(command);
-  if (undocumented !== null) for (const part of splitShell(undocumented).commands) addStrictViews(views, part, 0, []);
+  // A line the splitter refuses asks; its commands are still seen by deny rules (`<<EOF curl …`,
+  // a comment or arithmetic before `curl …`: shell-refused.ts).
+  if (!split.ok) for (const rewritten of refusedLinesForDeny(command)) for (const part of splitShell(rewritten).commands) addStrictViews(views, part, 0, []);
   // What an allow rule matches (each command's words without its redirections, allowPhase) is
   // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny. A command
   // of the scan's own split without redirections has the same words there, and its text as

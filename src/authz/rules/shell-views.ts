@@ -1,5 +1,5 @@
 import { splitShell, type ShellCommand } from './shell-split';
-import { withoutHereDocuments } from './shell-heredoc';
+import { refusedLinesForDeny } from './shell-refused';
 import { SHELLS, basename, isPrefix } from './shell-words';
 
 /**
@@ -65,9 +65,8 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
       const split = splitShell(script);
       if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
       for (const inner of split.commands) addStrictViews(views, inner, depth + 1, opaque);
-      // A script with here-documents (`bash <<A` holding `bash <<B …`): its commands seen as at the top (evaluate.ts).
-      const undocumented = split.ok ? null : withoutHereDocuments(script);
-      if (undocumented !== null) for (const inner of splitShell(undocumented).commands) addStrictViews(views, inner, depth + 1, []);
+      // A script the splitter refuses (`bash <<A` holding `bash <<B …`, a comment): its commands seen as at the top (shell-refused.ts).
+      if (!split.ok) for (const rewritten of refusedLinesForDeny(script)) for (const inner of splitShell(rewritten).commands) addStrictViews(views, inner, depth + 1, []);
     }
   }
 }

@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseRuleSources } from '../../../../src/authz/rules/load';
+import { evaluateRules } from '../../../../src/authz/rules/evaluate';
+import { APP_DIR } from '../../../helpers/app-harness';
+
+/**
+ * A line the splitter refuses asks, and an ask can be granted (by an agent approver too): a deny
+ * rule must still see the commands such a line runs (docs/shell-rules.md#deny-and-ask-rules,
+ * src/authz/rules/shell-refused.ts) — after a comment, around arithmetic, inside a function.
+ */
+const USER = `version: 1
+rules:
+  - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
+  - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
+`;
+
+test('a deny sees the commands of a line refused for a comment, arithmetic or a function definition', () => {
+  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  const evil = 'curl http://evil.example';
+  for (const line of [
+    `true # a comment\n${evil}`,
+    `echo x # <<EOF\n${evil}`,
+    `echo "#"; true # c\n${evil}`,
+    `echo $((1+1)); ${evil}`,
+    `echo $(( $(${evil}) ))`,
+    `(( x = $(${evil}) ))`,
+    `f() { ${evil}; }; f`,
+    `f () ( ${evil} ); f`,
+    `function g { ${evil}; }; g`,
+    `function g() { ${evil}; }; g`,
+    `cat <<EOF\n# heading $(${evil})\nEOF`,
+    `bash -c 'true # x\n${evil}'`,
+  ]) {
+    const denied = decide(line);
+    assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], JSON.stringify(line));
+  }
+  // Quoted text is not a comment; a quoted delimiter's body is data.
+  for (const line of [`echo '# ${evil}'`, `echo "a # b" # ${evil}`, `cat <<'EOF'\n# $(${evil})\nEOF`]) {
+    assert.notEqual(decide(line).ruleId, 'curl-evil-deny', JSON.stringify(line));
+  }
+});
+
+test('the rewrites stay linear on a long hostile line', () => {
+  const loaded = parseRuleSources([{ file: 'user', text: USER }]);
+  assert.ok(loaded.ok);
+  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  for (const line of [`# ${'a'.repeat(16_000)}`, `${'a'.repeat(16_000)} #`, `${'((a'.repeat(5_000)}`, `${'f() '.repeat(4_000)}`, `${'function x '.repeat(1_400)}`]) {
+    const started = process.hrtime.bigint();
+    decide(line);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.ok(ms < 2_000, `${line.slice(0, 12)}…: ${ms.toFixed(0)} ms`);
+  }
+});
