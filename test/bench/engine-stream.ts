@@ -60,7 +60,7 @@ const cpuOf = (pid: number): number => {
 };
 
 /** Send one message to each of `names` at once (builder's sessions), wait until all are idle; the deltas received. */
-async function round(remote: RemoteCore, names: readonly string[], text: string): Promise<number> {
+export async function round(remote: RemoteCore, names: readonly string[], text: string): Promise<number> {
   let deltas = 0;
   const off = remote.bus.subscribe('text-delta', () => void (deltas += 1));
   try {

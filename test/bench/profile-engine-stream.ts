@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { processCpuMs, sleep } from './harness';
 import { BUILT, startEngineStack } from '../helpers/engine-fixture';
-import type { RemoteCore } from '../../src/serve/remote-core';
+import { round } from './engine-stream';
 
 const out = resolve(process.argv[2] ?? 'engine-profile');
 const mode = process.argv[3] === 'in-process' ? 'in-process' : 'engine';
@@ -26,23 +26,6 @@ const cpuOf = (pid: number): number => {
   const cpu = processCpuMs(pid);
   return cpu ? cpu.precise ?? cpu.ticks : NaN;
 };
-
-async function round(remote: RemoteCore, names: readonly string[], text: string): Promise<number> {
-  let deltas = 0;
-  const off = remote.bus.subscribe('text-delta', () => void (deltas += 1));
-  try {
-    const ids = names.map((name) => {
-      const sent = remote.send('builder', text, name);
-      if (!sent.ok) throw new Error(sent.error);
-      return sent.sessionId;
-    });
-    await sleep(50);
-    await Promise.all(ids.map((id) => remote.idle(id)));
-    return deltas;
-  } finally {
-    off();
-  }
-}
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number }
