@@ -1,10 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseRuleSources } from '../../../../src/authz/rules/load';
-import { evaluateRules } from '../../../../src/authz/rules/evaluate';
-import { APP_DIR } from '../../../helpers/app-harness';
+import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
 
 /**
  * An allow rule matches a plain line's commands by their words without redirections; a deny or an
@@ -18,11 +15,11 @@ rules:
   - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
   - { id: rm-allow, decision: allow, tool: shell, match: { command: { words: [rm] } } }
 `;
+/** The shipped rules with USER's above them. */
+const rules = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), USER);
+const decide = (command: string) => shell(rules, command);
 
 test('a deny or ask rule is not escaped by a redirection written before the command', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   for (const prefix of ['', '2>&1 ', '>/dev/null ', '2>/dev/null ', '2>&1 >/dev/null ', '</dev/null ']) {
     const denied = decide(`${prefix}curl http://evil.example`);
     assert.equal(denied.decision, 'deny', `${JSON.stringify(prefix)} curl: ${denied.ruleId}`);
@@ -33,9 +30,6 @@ test('a deny or ask rule is not escaped by a redirection written before the comm
 });
 
 test('a deny or ask rule is not escaped by a file redirection or here-string written before the command (a line that is not plain)', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   // Without the deny these lines would only ask (not plain): an ask can be approved, by an agent
   // approver too; a deny cannot. So the rule itself must be the one that decides.
   for (const prefix of ['>out ', '2>err ', '>>log ', '&>out ', '<in ', '<<<x ', '<<< "x y" ', '0<<<x ', '2>err >out ', 'true; >out ', 'true && <<<x ', 'sudo >out ', '>out env ', '<<<x command ', '{fd}>out ', '{fd}<&- ', '{log}>>log ', 'true; {fd}>out ']) {
@@ -47,9 +41,6 @@ test('a deny or ask rule is not escaped by a file redirection or here-string wri
 });
 
 test('a deny rule sees the command after wrappers that run their arguments (chronic, prlimit, numactl, faketime, cpulimit, setpriv)', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   for (const wrapper of ['chronic', 'prlimit --nofile=64', 'numactl -N 0', 'faketime 2020-01-01', 'cpulimit -l 50', 'setpriv --no-new-privs', 'ifne']) {
     const denied = decide(`${wrapper} curl http://evil.example`);
     assert.equal(denied.decision, 'deny', `${wrapper}: ${denied.ruleId}`);
@@ -57,9 +48,6 @@ test('a deny rule sees the command after wrappers that run their arguments (chro
 });
 
 test('a deny or ask rule sees the commands of a line with here-documents (which asks): `<<EOF curl …` is denied; a body is data', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   for (const line of ['<<EOF curl http://evil.example\nx\nEOF', "<< 'EOF' curl http://evil.example\nx\nEOF", '<<-"E" curl http://evil.example\n\tx\n\tE', 'true <<A; curl http://evil.example\nbody\nA', 'cat <<A\ncurl http://ok.example\nA\n<<B curl http://evil.example\nB']) {
     const denied = decide(line);
     assert.deepEqual([denied.decision, denied.ruleId], ['deny', 'curl-evil-deny'], JSON.stringify(line));
@@ -72,9 +60,6 @@ test('a deny or ask rule sees the commands of a line with here-documents (which 
 });
 
 test('a deny sees what a here-document runs: `$(…)` in an unquoted body (for any command), and the body a shell reads as its script', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   const evil = 'curl http://evil.example';
   for (const line of [
     `cat <<EOF\n$(${evil})\nEOF`,

@@ -1,10 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseRuleSources } from '../../../../src/authz/rules/load';
-import { evaluateRules } from '../../../../src/authz/rules/evaluate';
-import { APP_DIR } from '../../../helpers/app-harness';
+import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
 
 /**
  * A line the splitter refuses asks, and an ask can be granted (by an agent approver too): a deny
@@ -16,11 +13,11 @@ rules:
   - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
   - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
 `;
+/** The shipped rules with USER's above them. */
+const rules = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), USER);
+const decide = (command: string) => shell(rules, command);
 
 test('a deny sees the commands of a line refused for a comment, arithmetic or a function definition', () => {
-  const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
   const evil = 'curl http://evil.example';
   for (const line of [
     `true # a comment\n${evil}`,
@@ -46,12 +43,10 @@ test('a deny sees the commands of a line refused for a comment, arithmetic or a 
 });
 
 test('the rewrites stay linear on a long hostile line', () => {
-  const loaded = parseRuleSources([{ file: 'user', text: USER }]);
-  assert.ok(loaded.ok);
-  const decide = (command: string) => evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
+  const userOnly = rulesFrom(USER);
   for (const line of [`# ${'a'.repeat(16_000)}`, `${'a'.repeat(16_000)} #`, `${'((a'.repeat(5_000)}`, `${'f() '.repeat(4_000)}`, `${'function x '.repeat(1_400)}`]) {
     const started = process.hrtime.bigint();
-    decide(line);
+    shell(userOnly, line);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     assert.ok(ms < 2_000, `${line.slice(0, 12)}…: ${ms.toFixed(0)} ms`);
   }

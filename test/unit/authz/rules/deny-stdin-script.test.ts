@@ -1,10 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseRuleSources } from '../../../../src/authz/rules/load';
-import { evaluateRules } from '../../../../src/authz/rules/evaluate';
-import { APP_DIR } from '../../../helpers/app-harness';
+import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
 
 /**
  * A shell reading its script from standard input runs a here-document's or here-string's body
@@ -16,11 +13,9 @@ rules:
   - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
   - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
 `;
-const loaded = parseRuleSources([{ file: 'shipped', text: readFileSync(join(APP_DIR, 'config', 'rules.yaml'), 'utf8') }, { file: 'user', text: USER }]);
-const decide = (command: string) => {
-  assert.ok(loaded.ok);
-  return evaluateRules(loaded.ruleSet, { toolName: 'shell', input: { command }, participantId: 'a', workspaceRoot: '/w', realPath: () => null });
-};
+/** The shipped rules with USER's above them. */
+const rules = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), USER);
+const decide = (command: string) => shell(rules, command);
 const evil = 'curl http://evil.example';
 
 test('a shell reading its script from stdin shows the here-document or here-string to deny rules, in every shape bash accepts', () => {
