@@ -17,7 +17,7 @@ import type { LegionEvent } from '../../src/events/types';
  * the ways a parser might split differently (a redirection first, a here-string, `exec 3>&1;`, a line
  * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper, a here-document's body:
  * expanded by `cat`, or read as its script by a shell; after a comment or arithmetic, in a
- * function). Every one must be denied by
+ * function, a case pattern, after a `[[ =~ ]]` group, in an array). Every one must be denied by
  * that rule — no approval request (an ask could be approved), the tool result says denied — and the
  * listener must see nothing but the control call the rules allow (which proves curl and the network
  * work: the sandbox is off).
@@ -49,6 +49,9 @@ const DENIED = (url: string): string[] => [
   `true # a comment\ncurl -s ${url}/after-comment`,
   `echo $((1+1)); curl -s ${url}/after-arithmetic`,
   `f() { curl -s ${url}/function-body; }; f`,
+  `case a in a) curl -s ${url}/case-pattern;; esac`,
+  `[[ a =~ (b|a) ]] && curl -s ${url}/after-regex-group`,
+  `arr=(x $(curl -s ${url}/array-element))`,
 ];
 
 interface Listener { url: string; paths: string[]; close(): Promise<void> }
