@@ -17,7 +17,8 @@ import type { LegionEvent } from '../../src/events/types';
  * the ways a parser might split differently (a redirection first, a here-string, `exec 3>&1;`, a line
  * continuation, `\curl`, `command`, `env`, `$'cu\x72l'`, a wrapper, a here-document's body:
  * expanded by `cat`, or read as its script by a shell; after a comment or arithmetic, in a
- * function, a case pattern, after a `[[ =~ ]]` group, in an array). Every one must be denied by
+ * function, a case pattern, after a `[[ =~ ]]` group, in an array; quoted, in a subscript or a
+ * compound assignment a builtin evaluates, or a trap's action after `--`). Every one must be denied by
  * that rule — no approval request (an ask could be approved), the tool result says denied — and the
  * listener must see nothing but the control call the rules allow (which proves curl and the network
  * work: the sandbox is off).
@@ -52,6 +53,9 @@ const DENIED = (url: string): string[] => [
   `case a in a) curl -s ${url}/case-pattern;; esac`,
   `[[ a =~ (b|a) ]] && curl -s ${url}/after-regex-group`,
   `arr=(x $(curl -s ${url}/array-element))`,
+  `printf -v 'a[$(curl -s ${url}/quoted-subscript)]' 1`,
+  `declare -a 'a=($(curl -s ${url}/quoted-compound-assignment))'`,
+  `trap -- 'curl -s ${url}/trap-after-dashes' EXIT`,
 ];
 
 interface Listener { url: string; paths: string[]; close(): Promise<void> }

@@ -15,7 +15,10 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
- *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>`, `trap <script> …` and a shell
+ *   - the substitutions in a quoted subscript or compound assignment a builtin evaluates
+ *     (`printf -v 'a[$(cmd)]'`, `declare -a 'a=($(cmd))'`),
+ *   - for `sh|bash|… -c <script>`, `su -c <script>`, `eval <args>`, `trap [--] <script> …`,
+ *     `alias name=<script>` and a shell
  *     reading its script from a here-string or here-document (`bash <<<'…'`), the views of every
  *     command in the script, recursively (the first such script, 4 levels deep). A script that
  *     cannot be split, or nests deeper, is reported in `opaque`: the caller then asks.
@@ -39,6 +42,18 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
   if (command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
+  // Quoted text bash evaluates anyway: a subscript wherever a builtin takes a variable name or
+  // evaluates arithmetic (`printf -v 'a[$(cmd)]'`, `test -v`, `unset`, `let`, `[[ x -eq 1 ]]`
+  // through a variable holding it) and a compound assignment given as one word
+  // (`declare -a 'a=($(cmd))'`): the substitutions in such a word are read as commands. Looked
+  // for only in a command whose text holds a `[` or `(` (most hold neither).
+  if (depth < MAX_SCRIPT_DEPTH && (command.text.includes('[') || command.text.includes('('))) {
+    for (const word of command.words) {
+      const start = evaluatedSubstitution(word);
+      if (start === -1) continue;
+      for (const inner of splitShell(word.slice(start)).commands) addStrictViews(views, inner, depth + 1, []);
+    }
+  }
   let scripts: Set<string> | null = null;
   for (const words of wordLists) {
     views.add(words.join(' '));
@@ -102,7 +117,7 @@ const LIST_LIMIT = 16;
 const MAX_PREFIX_WORDS = 24;
 const MAX_SCRIPT_DEPTH = 4;
 
-/** The script a command would run, or null: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action. */
+/** The script a command would run, or null: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action, an alias's values. */
 function embeddedScript(words: readonly string[]): string | null {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
@@ -110,7 +125,16 @@ function embeddedScript(words: readonly string[]): string | null {
     // Every name looked for is short: a longer word (most paths and options) is not hashed for the set.
     if (name.length > LONGEST_SCRIPT_RUNNER) continue;
     if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
-    if (name === 'trap' && k + 1 < words.length) return words[k + 1]!;
+    if (name === 'trap') {
+      // `trap -- 'cmd' INT`: the action follows the end of options.
+      const action = words[k + 1] === '--' ? k + 2 : k + 1;
+      if (action < words.length) return words[action]!;
+    }
+    // `alias c='curl …'`: each value is a script (run where the alias is used, expand_aliases on).
+    if (name === 'alias' && k + 1 < words.length) {
+      const values = words.slice(k + 1).filter((w) => w.includes('=')).map((w) => w.slice(w.indexOf('=') + 1));
+      if (values.length > 0) return values.join('\n');
+    }
     // `. /dev/stdin <<EOF`, `sudo -s <<EOF`: the here-string is the script; else a command follows (its own k).
     if ((name === 'source' || name === '.') && STDIN_FILES.has(words[k + 1] ?? '')) return stdinScript(words, k + 2, limit, true);
     if (name === 'sudo' || name === 'doas') {
@@ -199,7 +223,20 @@ function hereString(words: readonly string[], from: number, limit: number): stri
   return script;
 }
 
-/** The longest of `eval`, `trap`, `source`, `sudo`, `doas` and SHELLS. */
+/**
+ * Where the substitutions start in a word bash may evaluate as code although it was quoted: the
+ * first `$(` or backquote after a `[` (a subscript) or a `=(` (a compound assignment), or -1.
+ */
+function evaluatedSubstitution(word: string): number {
+  const dollar = word.indexOf('$(');
+  const tick = word.indexOf('`');
+  const start = dollar === -1 ? tick : tick === -1 ? dollar : Math.min(dollar, tick);
+  if (start <= 0) return -1;
+  const before = word.slice(0, start);
+  return before.includes('[') || before.includes('=(') ? start : -1;
+}
+
+/** The longest of `eval`, `trap`, `source`, `sudo`, `doas`, `alias` and SHELLS. */
 const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
 /** Standard input as a here-string (`<<<x`, `0<<<x`); another descriptor's (`3<<<x`) is not. */
 const STDIN_HERE_STRING = /^0*<<</;
