@@ -4,16 +4,23 @@ import { main } from '../src/cli/main';
 import { processIo } from '../src/cli/io';
 import { startScreen } from '../src/cli/start-screen';
 import { shippedConfig, warmStartParsers } from '../src/cli/snapshot-warm';
+import { warmCompose } from '../src/cli/warm-compose';
+import { findAppDir } from '../src/cli/app-dir';
 
 /**
  * Set by dist/legion.js (scripts/legion-loader.mjs), which runs the bundle through V8's code
  * cache: told when the full-screen UI starts, so the cache it writes holds the UI's code too.
  * Set by the snapshot entry (scripts/snapshot-entry.js) with `snapshot`: the bundle is being
  * evaluated into a V8 startup snapshot; it is handed the function that runs a start and the
- * modules to evaluate now, instead of starting. Absent under tsx.
+ * modules to evaluate now, instead of starting; `throwaway` runs work whose reads of the machine
+ * are not recorded (scripts/snapshot-entry.cjs). Absent under tsx.
  */
 declare const __legionStart:
-  | { tuiStarted(): void; snapshot?: (run: () => void, preload: () => Promise<unknown>) => void }
+  | {
+    tuiStarted(): void;
+    snapshot?: (run: () => void, preload: () => Promise<unknown>) => void;
+    throwaway?: <T>(work: () => Promise<T>) => Promise<T>;
+  }
   | undefined;
 
 const loadTui = () => import('../components/start-tui');
@@ -37,12 +44,16 @@ function run(): void {
 }
 
 // In a snapshot: the TUI's modules evaluated, the parsers of the shipped files compiled
-// (src/cli/snapshot-warm.ts), and the first screen's render path compiled (components/warm-render.tsx).
+// (src/cli/snapshot-warm.ts), the first screen's render path compiled (components/warm-render.tsx),
+// and the composition of a run compiled on a throwaway one (src/cli/warm-compose.ts).
 if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) {
+  const { throwaway } = __legionStart;
   __legionStart.snapshot(run, async () => {
     const tui = await loadTui();
     const parsed = warmStartParsers();
     if (!(await tui.warmFirstRender(shippedConfig())).toLowerCase().includes('legion')) throw new Error('snapshot warm-up: the first screen did not render');
+    if (!throwaway) throw new Error('snapshot warm-up: the snapshot entry has no throwaway hook');
+    await throwaway(() => warmCompose(findAppDir()));
     return [tui, parsed];
   });
 } else run();

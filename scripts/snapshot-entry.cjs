@@ -57,6 +57,8 @@ const ALLOWED = [
 // --- recording what module evaluation reads ---------------------------------------------------
 const seen = [];
 let recording = true;
+/** A frame of a module's evaluation (esbuild names its function after the module's path). */
+const MODULE_FRAME = /^at (\S*\/)?(node_modules|src|components|bin)\/\S+\.(m?[jt]sx?|cjs|json) /;
 /**
  * Where a read was made: the module whose evaluation made it (esbuild names each module's
  * evaluating function after its path), else the first frame outside Node and this file; null
@@ -66,13 +68,15 @@ const whereFrom = (stack) => {
   const frames = String(stack).split('\n').slice(1).map((l) => l.trim());
   const caller = frames.find((l) => !/snapshot-entry\.cjs/.test(l));
   if (!caller || /\(node:|^at node:/.test(caller)) return null;
-  const module = frames.find((l) => /^at (\S*\/)?(node_modules|src|components|bin)\/\S+\.(m?[jt]sx?|cjs|json) /.test(l));
+  const module = frames.find((l) => MODULE_FRAME.test(l));
   return module ?? frames.find((l) => !/\(node:|^at node:|snapshot-entry\.cjs/.test(l)) ?? null;
 };
+/** Inside `hooks.throwaway`: only reads made by a module's evaluation are recorded. */
+let throwaway = false;
 const note = (read) => {
   if (!recording) return;
   const frame = whereFrom(new Error().stack);
-  if (frame) seen.push({ read, frame: frame.replace(/ \(.*\)$/, '') });
+  if (frame && (!throwaway || MODULE_FRAME.test(frame))) seen.push({ read, frame: frame.replace(/ \(.*\)$/, '') });
 };
 const restore = [];
 const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
@@ -193,6 +197,19 @@ const hooks = {
   snapshot(run, preload) {
     runApp = run;
     preloaded = preload();
+  },
+  /**
+   * Run `work`, which reads the machine for a throwaway result (the warm-up composition of a
+   * run in a temporary folder, src/cli/warm-compose.ts, tested to leave nothing in the heap):
+   * its reads are not recorded, except those of a module evaluated meanwhile.
+   */
+  async throwaway(work) {
+    throwaway = true;
+    try {
+      return await work();
+    } finally {
+      throwaway = false;
+    }
   },
 };
 const module_ = { exports: {} };

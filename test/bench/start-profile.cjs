@@ -4,7 +4,8 @@
 // Starts node:inspector's CPU profiler at once and stops it at the first write to stdout that
 // holds a full frame (both FIRST_FRAME words of test/bench/harness.ts), then writes
 // <dir>/<pid>.cpuprofile and <dir>/<pid>.json ({ cpuMs: CPU time used at that write, preloadCpuMs:
-// at this preload, i.e. once Node started and the snapshot was deserialized }).
+// at this preload, i.e. once Node started and the snapshot was deserialized; wallMs and
+// preloadWallMs: the same moments on the clock, since the process started }).
 // LEGION_PROFILE_CPU=1: no profiler, only the two CPU times (the profiler inflates compilation).
 // A preload, not `--cpu-prof`: V8 flags change what the start does (a snapshot is refused to a
 // start with other flags, a code cache to one with other flags). NODE_OPTIONS disables the snapshot.
@@ -19,6 +20,7 @@ const cpuNow = () => {
   return (cpu.user + cpu.system) / 1000;
 };
 const preloadCpuMs = cpuNow();
+const preloadWallMs = performance.now();
 if (out) {
   const profile = process.env.LEGION_PROFILE_CPU !== '1';
   const session = new inspector.Session();
@@ -36,14 +38,15 @@ if (out) {
       if (text.includes('legion') && text.includes('demo')) {
         done = true;
         const cpuMs = cpuNow();
+        const wallMs = performance.now();
         mkdirSync(out, { recursive: true });
         if (!profile) {
-          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs }));
+          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs }));
           return write.call(this, chunk, ...rest);
         }
         session.post('Profiler.stop', (error, result) => {
           if (!error) writeFileSync(join(out, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
-          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, error: error ? String(error) : undefined }));
+          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs, error: error ? String(error) : undefined }));
           session.disconnect();
         });
       }

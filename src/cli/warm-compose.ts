@@ -1,0 +1,63 @@
+// Composing a run once while a V8 start-up snapshot builds (docs/performance.md#the-start-up-snapshot).
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandContext } from './command';
+import type { CliIo } from './io';
+import { composeApp } from './compose';
+
+/** What the process holds that a composition could leave behind: listeners per event, timers and handles. */
+export function processFootprint(): string {
+  const listeners = process.eventNames().map((name) => `${String(name)}:${process.listenerCount(name)}`).sort();
+  return JSON.stringify({ listeners, resources: [...process.getActiveResourcesInfo()].sort() });
+}
+
+/**
+ * Compose a run twice (a new workspace and run, then the same run resumed), each closed at
+ * once, against a throwaway workspace and home folder that are removed afterwards. Run by the
+ * snapshot build (bin/legion.ts): V8 keeps the bytecode of functions compiled while a snapshot
+ * builds, so a start from it composes with the composition's functions compiled (a start from
+ * a snapshot has no code cache; compiling them was ~17 ms of a start's ~27 ms of composing).
+ *
+ * Nothing of it may stay in the heap: the environment it sees is only the throwaway HOME (no
+ * API key: the demo's path, the one a first start takes), it never starts what a screen starts
+ * after its first frame (sandbox probe, checkpoints, MCP servers), the run's close releases the
+ * lock and unhooks the process's exit, and the folder goes. Module state the composition
+ * reaches is keyed by file text (the shipped rules and prices, kept anyway) or weakly by
+ * objects dropped here; what is read once from the machine and kept (the hooks' shell, the
+ * HTTP modules) is reached by running a hook or a model call, never by composing.
+ * test/unit/build/warm-compose.test.ts checks that no string of the throwaway run (its
+ * folder, run id) survives a full GC, and that the process's listeners, timers and handles are
+ * those of before. Throws when the footprint differs afterwards (the build then fails).
+ */
+export async function warmCompose(appDir: string, base: string = tmpdir()): Promise<void> {
+  const before = processFootprint();
+  const dir = await mkdtemp(join(base, 'legion-warm-compose-'));
+  try {
+    const workspaceRoot = join(dir, 'workspace');
+    const home = join(dir, 'home');
+    await mkdir(workspaceRoot);
+    await mkdir(home);
+    const io: CliIo = { stdout: () => undefined, stderr: () => undefined, env: { HOME: home }, cwd: workspaceRoot, isTTY: true };
+    const context: CommandContext = {
+      args: { command: null, positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
+      io, appDir, workspaceRoot,
+    };
+    for (const newRun of [true, false]) {
+      const app = await composeApp(context, { newRun });
+      await app.close('snapshot warm-up');
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await settled(before);
+}
+
+/** Wait a few turns of the event loop for what the close scheduled; throw if the process is left with more than before. */
+async function settled(before: string): Promise<void> {
+  for (let turn = 0; turn < 200; turn++) {
+    if (processFootprint() === before) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`snapshot warm-up: composing left the process changed: before ${before}, after ${processFootprint()}`);
+}

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { getHeapSnapshot } from 'node:v8';
+import { processFootprint, warmCompose } from '../../../src/cli/warm-compose';
+import { composeApp } from '../../../src/cli/compose';
+
+// The snapshot build's composition of a throwaway run (src/cli/warm-compose.ts): the process
+// it runs in becomes the snapshot, so nothing of that run may be left in it — no listener,
+// timer or handle, no file, and no string of it reachable in the heap.
+
+const appDir = resolve('.');
+/** A folder the composition makes (mkdtemp's six random characters after the prefix), and a run id (run-store.ts). */
+const THROWAWAY = /legion-warm-compose-[A-Za-z0-9]{6}|\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{6}/;
+
+/** The strings of the heap, after the full GC a heap snapshot makes, that match `pattern`. */
+async function heapStrings(pattern: RegExp): Promise<string[]> {
+  const found = new Set<string>();
+  let tail = '';
+  for await (const chunk of getHeapSnapshot()) {
+    const text = tail + String(chunk);
+    for (const match of text.matchAll(new RegExp(pattern.source, 'g'))) found.add(match[0]);
+    tail = text.slice(-200);
+  }
+  return [...found];
+}
+
+test('warm compose: leaves no listener, timer or handle, and removes its folder', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'warm-compose-test-'));
+  try {
+    const before = processFootprint();
+    await warmCompose(appDir, base);
+    assert.equal(processFootprint(), before);
+    assert.deepEqual(readdirSync(base), [], 'the throwaway workspace and home are gone');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('warm compose: no string of its run (folder, run id) is left in the heap', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'warm-compose-test-'));
+  try {
+    await warmCompose(appDir, base);
+    assert.deepEqual(await heapStrings(THROWAWAY), []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+// The detector itself: a composed run still held is found (else the test above proves nothing).
+test('warm compose: the heap search finds a run that is still held', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'legion-warm-compose-'));
+  try {
+    const context = {
+      args: { command: null, positionals: [], flags: new Map<string, string | true>(), global: { help: false, version: false, plain: false } },
+      io: { stdout: () => undefined, stderr: () => undefined, env: { HOME: dir }, cwd: dir, isTTY: true },
+      appDir, workspaceRoot: dir,
+    };
+    const app = await composeApp(context, { newRun: true });
+    try {
+      const found = await heapStrings(THROWAWAY);
+      assert.ok(found.some((s) => s.includes(app.runId)), `the held run's id is found: ${found.join(', ')}`);
+    } finally {
+      await app.close('test');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
