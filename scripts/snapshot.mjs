@@ -13,7 +13,7 @@
 // command line). It forks nothing on the way to `exec node`: PATH is searched and the files are
 // tested with the shell's built-ins.
 import { spawnSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,12 @@ export function buildSnapshot({ app, loader, blob }) {
     // Node warns that some built-ins are "not yet fully verified" in a snapshot: tried here (the tests start from it).
     const output = `${r.stdout}${r.stderr}`.split('\n').filter((l) => !/not yet fully verified|may still work in some cases|To request support for the module|--trace-warnings/.test(l)).join('\n').trim();
     throw new Error(`build: the start-up snapshot failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${output}`);
+  }
+  // The build composes a throwaway run in a temporary folder (src/cli/warm-compose.ts): no byte of it may be in the blob.
+  const leaked = /legion-warm-compose-[A-Za-z0-9]{6}/.exec(readFileSync(temp, 'latin1'));
+  if (leaked) {
+    rmSync(temp, { force: true });
+    throw new Error(`build: the start-up snapshot holds bytes of the warm-up's throwaway run (${leaked[0]}): something kept them (src/cli/warm-compose.ts)`);
   }
   // A start from it, before it is put in place: V8 refuses a snapshot written with other flags
   // than a start has (e.g. one a module set while it evaluated), and the launcher must never

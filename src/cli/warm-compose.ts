@@ -1,5 +1,5 @@
 // Composing a run once while a V8 start-up snapshot builds (docs/performance.md#the-start-up-snapshot).
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandContext } from './command';
@@ -22,16 +22,19 @@ export function processFootprint(): string {
  * Nothing of it may stay in the heap: the environment it sees is only the throwaway HOME (no
  * API key: the demo's path, the one a first start takes), it never starts what a screen starts
  * after its first frame (sandbox probe, checkpoints, MCP servers), the run's close releases the
- * lock and unhooks the process's exit, and the folder goes. Module state the composition
+ * lock and unhooks the process's exit, and the folder goes; Buffer's small allocations come
+ * from a pool of their own meanwhile (`freshBufferPool`). Module state the composition
  * reaches is keyed by file text (the shipped rules and prices, kept anyway) or weakly by
  * objects dropped here; what is read once from the machine and kept (the hooks' shell, the
  * HTTP modules) is reached by running a hook or a model call, never by composing.
  * test/unit/build/warm-compose.test.ts checks that no string of the throwaway run (its
  * folder, run id) survives a full GC, and that the process's listeners, timers and handles are
- * those of before. Throws when the footprint differs afterwards (the build then fails).
+ * those of before; the build scans the blob for the folder's name (scripts/snapshot.mjs).
+ * Throws when the footprint differs afterwards (the build then fails).
  */
 export async function warmCompose(appDir: string, base: string = tmpdir()): Promise<void> {
   const before = processFootprint();
+  freshBufferPool();
   const dir = await mkdtemp(join(base, 'legion-warm-compose-'));
   try {
     const workspaceRoot = join(dir, 'workspace');
@@ -48,9 +51,44 @@ export async function warmCompose(appDir: string, base: string = tmpdir()): Prom
       await app.close('snapshot warm-up');
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
   }
   await settled(before);
+  freshBufferPool();
+}
+
+/**
+ * Remove a folder and what it holds (symbolic links are removed, not followed). Not `fs.rm`:
+ * its recursive mode loads Node's rimraf, whose module-level separator, a Buffer from Buffer's
+ * pool, would keep that pool (bytes of the throwaway run) alive in the snapshot.
+ */
+async function removeTree(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await removeTree(path);
+    else await unlink(path);
+  }
+  await rmdir(dir);
+}
+
+/**
+ * Give Buffer a new pool for its small allocations (`Buffer.allocUnsafe`, `Buffer.from` of a
+ * short string come from an 8 kB pool), zeroed: the bytes a throwaway run left in the previous
+ * pool (file contents, paths, a key) stay only there, which is garbage once no buffer holds it,
+ * and the new pool holds none of the builder's uninitialised memory. Buffers already taken from
+ * the old pool keep their bytes.
+ */
+export function freshBufferPool(): void {
+  const old = Buffer.allocUnsafe(1).buffer;
+  for (let i = 0; i < 8; i++) {
+    const taken = Buffer.allocUnsafe(Buffer.poolSize >>> 2);
+    if (taken.buffer !== old) {
+      // The new pool holds only `taken` (this function's own, dropped): all of it can be zeroed.
+      new Uint8Array(taken.buffer).fill(0);
+      return;
+    }
+  }
+  throw new Error('snapshot warm-up: Buffer did not start a new pool');
 }
 
 /** Wait a few turns of the event loop for what the close scheduled; throw if the process is left with more than before. */

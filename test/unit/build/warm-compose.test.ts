@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getHeapSnapshot } from 'node:v8';
-import { processFootprint, warmCompose } from '../../../src/cli/warm-compose';
+import { freshBufferPool, processFootprint, warmCompose } from '../../../src/cli/warm-compose';
 import { composeApp } from '../../../src/cli/compose';
 
 // The snapshot build's composition of a throwaway run (src/cli/warm-compose.ts): the process
@@ -47,6 +47,31 @@ test('warm compose: no string of its run (folder, run id) is left in the heap', 
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+});
+
+// Buffer's pool of small allocations is not in a heap snapshot's strings, but it is in a
+// start-up snapshot's bytes (and Buffer.allocUnsafe hands its stale bytes out).
+test('warm compose: the pool Buffer allocates from afterwards holds no byte of its run', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'warm-compose-test-'));
+  try {
+    await warmCompose(appDir, base);
+    const pool = Buffer.from(Buffer.allocUnsafe(1).buffer).toString('latin1');
+    assert.equal(THROWAWAY.exec(pool), null);
+    assert.ok(!pool.includes(base), 'no path of the run');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('fresh buffer pool: later small buffers come from a new pool, zeroed, and the old one keeps what was taken from it', () => {
+  const kept = Buffer.from('kept bytes');
+  const stale = Buffer.allocUnsafe(64).fill('x');
+  const old = stale.buffer;
+  freshBufferPool();
+  const next = Buffer.allocUnsafe(16);
+  assert.notEqual(next.buffer, old);
+  assert.ok(new Uint8Array(next.buffer).every((b) => b === 0), 'the new pool is all zeros');
+  assert.equal(kept.toString(), 'kept bytes');
 });
 
 // The detector itself: a composed run still held is found (else the test above proves nothing).
