@@ -1,11 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { EVENTS_PATH, EventFeed } from '../../../src/engine/event-feed';
+import { EventFeed } from '../../../src/engine/event-feed';
 import { startEngineHub } from '../../../src/engine/hub';
-import { SESSION_OBJECT } from '../../../src/engine/session-object';
+import { startFeedWorker } from '../../helpers/fake-worker-feed';
 import type { LegionEvent } from '../../../src/events/types';
 
 /**
@@ -15,30 +12,6 @@ import type { LegionEvent } from '../../../src/events/types';
  * it once — also when its feed is followed again. Without it the turn waits on an awakeable no
  * front end ever shows.
  */
-async function workerWithFeed(feed: EventFeed) {
-  const streams: ServerHttp2Stream[] = [];
-  const worker = createHttp2Server();
-  worker.on('stream', (stream, headers) => {
-    if (headers[':path'] !== EVENTS_PATH) return void stream.close();
-    streams.push(stream);
-    feed.follow(stream, headers);
-  });
-  await new Promise<void>((r) => worker.listen(0, '127.0.0.1', r));
-  const workerUrl = `http://127.0.0.1:${(worker.address() as AddressInfo).port}`;
-  const admin = createServer((_req, res) => res.end(JSON.stringify({ deployments: [{ id: 'dp_1', uri: workerUrl, services: [{ name: SESSION_OBJECT }] }] })));
-  await new Promise<void>((r) => admin.listen(0, '127.0.0.1', r));
-  return {
-    admin: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`,
-    streams,
-    close: async () => {
-      admin.closeAllConnections();
-      await new Promise((r) => admin.close(r));
-      for (const s of streams) s.destroy();
-      await new Promise((r) => worker.close(r));
-    },
-  };
-}
-
 const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(check(), 'in time');
@@ -64,7 +37,7 @@ function hubOn(admin: string) {
 
 test('a request raised while no hub follows reaches the hub that follows later, once, with its awakeable; a decided one does not', { timeout: 30_000 }, async () => {
   const feed = new EventFeed(5);
-  const worker = await workerWithFeed(feed);
+  const worker = await startFeedWorker(feed);
   try {
     // Raised before any hub: apr-1 waits, apr-2 was decided, apr-3's turn ended (cancelled with it).
     feed.publish(request('apr-1'));
