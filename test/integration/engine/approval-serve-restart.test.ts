@@ -11,7 +11,7 @@ import { killHard, projectionLines, startEngineStack } from '../../helpers/engin
 const skip = restateServerBinary().ok ? false : 'restate-server is not installed for this platform';
 
 /**
- * The user's path when `legion serve` dies while a request waits (docs/engine.md#what-survives-what):
+ * The user's path when `legion serve` dies while a request waits (docs/engine.md#approvals):
  * the turn is suspended in the engine on the request's awakeable and the live worker keeps the
  * request; the next `legion serve` shows it to a front end attached over the socket, whose
  * decision reaches the same turn. Without the worker's kept requests the new front end never
