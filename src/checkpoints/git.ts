@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { hostPath } from '../tools/host-path';
 
 /**
  * The git CLI, run against the shadow repository only (docs/undo.md). Every call gets its own
@@ -36,13 +37,15 @@ export const HARDENING: readonly string[] = [
   '-c', 'filter.lfs.required=false',
 ];
 
-/** The environment of a git call: nothing inherited that git reads, except PATH and the locale basics. */
+/** The environment of a git call: nothing inherited that git reads, except PATH (without the workspace's folders, host-path.ts) and the locale basics. */
 export function gitEnv(place: GitPlace, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const key of ['PATH', 'SYSTEMROOT', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ']) {
+  for (const key of ['SYSTEMROOT', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ']) {
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
   }
+  // git, and what git runs, found outside the workspace only: a sandboxed command may write there.
+  env.PATH = hostPath(process.env.PATH ?? '', place.workTree);
   return {
     ...env,
     GIT_DIR: place.gitDir,

@@ -7,6 +7,7 @@ import { deferredSandbox, type DeferredSandbox } from '../tools/sandbox/deferred
 import { probeSandbox, systemProbeDeps, type ProbeDeps } from '../tools/sandbox/probe';
 import { findPidsCgroups } from '../tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../tools/sandbox/secret-patterns';
+import { hostPath } from '../tools/host-path';
 
 /**
  * The shell sandbox of this process (docs/sandbox.md): bubblewrap is probed once, when
@@ -20,14 +21,17 @@ export function composeSandbox(options: {
   readonly ruleSet: RuleSet;
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
+  /** The workspace root: bubblewrap is never looked for in its folders (a sandboxed command may write there, host-path.ts). */
+  readonly workspaceRoot: string;
   /** The files trusted hooks and MCP servers run or are defined in, asked per call (trusted-run-files.ts). */
   readonly trustedFiles: () => readonly string[];
   /** Injected by tests to simulate a machine without bubblewrap, or a slow probe. */
   readonly probeDeps?: ProbeDeps;
 }): DeferredSandbox {
   const settings = options.config.sandbox;
-  // Commands are spawned with this process's environment: look for bwrap on its PATH when the given env has none.
-  const probeEnv = options.env.PATH === undefined ? { ...options.env, PATH: process.env.PATH } : options.env;
+  // Commands are spawned with this process's environment: look for bwrap on its PATH when the given env has none,
+  // never in a folder of the workspace (a planted `bwrap` would be the sandbox of every later command).
+  const probeEnv = { ...options.env, PATH: hostPath(options.env.PATH ?? process.env.PATH ?? '', options.workspaceRoot) };
   return deferredSandbox({
     settings,
     probe: () => probeSandbox(options.probeDeps ?? systemProbeDeps(probeEnv)),

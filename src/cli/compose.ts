@@ -267,7 +267,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     const trustedFiles = trustedRunFiles({
       workspaceRoot, mcpTrustFile: trustFilePath(env, env.HOME || homedir()), hooksTrustFile: hooksTrustFile(userConfigDir(env, env.HOME || homedir())),
     });
-    const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir(), trustedFiles });
+    const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir(), workspaceRoot, trustedFiles });
     const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, verify: mcpSetup.verify, legionDir: layout.legionDir, clientVersion: VERSION,

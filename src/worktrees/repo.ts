@@ -42,7 +42,7 @@ export async function gitOut(place: GitPlace, args: readonly string[], options: 
  */
 export function findRepo(workspaceRoot: string): Promise<{ ok: true; repo: Repo } | { ok: false; error: string }> {
   return new Promise((resolve) => {
-    const env = gitEnv({ gitDir: '', workTree: '' });
+    const env = gitEnv({ gitDir: '', workTree: workspaceRoot });
     delete env.GIT_DIR;
     delete env.GIT_WORK_TREE;
     env.HOME = workspaceRoot;

@@ -14,6 +14,7 @@ import { USER_ID } from '../../collective/participant';
 import { allowancesFile, describeMatch, readAllowances } from '../../authz/allowances';
 import { readLocalEngine } from '../../engine/local-record';
 import { realWorkspaceRoot } from '../workspace-root';
+import { hostPath } from '../../tools/host-path';
 
 const USAGE = 'legion trust [--list | --revoke] [--json]';
 
@@ -118,7 +119,8 @@ async function whatItGrants(root: string): Promise<string[]> {
 /** How many files under `.legion/` git tracks (0 outside a repository or without git). */
 function trackedByGit(root: string): number {
   try {
-    const out = execFileSync('git', ['-C', root, 'ls-files', '-z', '--', '.legion'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
+    const env = { ...process.env, PATH: hostPath(process.env.PATH ?? '', root) };
+    const out = execFileSync('git', ['-C', root, 'ls-files', '-z', '--', '.legion'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
     return out.split('\0').filter(Boolean).length;
   } catch {
     return 0;

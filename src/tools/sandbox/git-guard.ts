@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
+import { hostPath } from '../host-path';
 
 /**
  * Git's executable configuration in the workspace (docs/sandbox.md#git): what a later,
@@ -174,7 +175,7 @@ function listSubmoduleDotGits(root: string): string[] {
     listing = execFileSync('git', ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'ls-files', '--stage', '-z'], {
       cwd: root,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_CONFIG_NOSYSTEM: '1' },
+      env: { PATH: hostPath(process.env.PATH ?? '/usr/bin:/bin', root), HOME: process.env.HOME ?? '/', GIT_CONFIG_NOSYSTEM: '1' },
       stdio: ['ignore', 'pipe', 'ignore'],
       maxBuffer: 256 * 1024 * 1024,
       timeout: 10_000,

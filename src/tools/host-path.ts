@@ -1,0 +1,56 @@
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+
+/**
+ * The PATH of a program Legion runs itself, outside any sandbox — git for checkpoints, worktrees
+ * and the sandbox's git guard, bubblewrap found at start (docs/sandbox.md#environment): `path`
+ * without the entries a sandboxed command could write, so a `git` or `bwrap` it planted there is
+ * never what Legion runs. The user's PATH may name a folder of the workspace (an activated
+ * `.venv/bin`, `node_modules/.bin` under `npx legion`, direnv's `PATH_add bin`), and the
+ * workspace is writable in the sandbox. Dropped: empty and relative entries (they name the
+ * working directory), and every entry inside the workspace, as written or with its symbolic
+ * links followed (the longest existing part of it: a folder created later lies where its
+ * existing parent leads). `workTree` is the workspace root, or a worktree of an isolated
+ * session under its `.legion/worktrees/`: then the workspace is the folder holding `.legion/`.
+ * Remembered per (path, workspace): an entry outside the workspace cannot be changed by a
+ * sandboxed command, and one inside is dropped as written.
+ */
+export function hostPath(path: string, workTree: string): string {
+  const root = workspaceOf(workTree);
+  const key = `${root}\0${path}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const roots = [resolve(root), realOrExistingParent(resolve(root))];
+  const kept = path.split(':').filter((entry) => {
+    if (!isAbsolute(entry)) return false;
+    const lexical = resolve(entry);
+    return !roots.some((r) => isInside(lexical, r) || isInside(realOrExistingParent(lexical), r));
+  });
+  const result = kept.join(':');
+  if (cache.size > 64) cache.clear();
+  cache.set(key, result);
+  return result;
+}
+
+const cache = new Map<string, string>();
+
+/** The workspace a work tree belongs to: the folder holding `.legion/` when it lies inside one (a session's worktree). */
+function workspaceOf(workTree: string): string {
+  const marker = `${sep}.legion${sep}`;
+  const at = resolve(workTree).indexOf(marker);
+  return at === -1 ? resolve(workTree) : resolve(workTree).slice(0, at);
+}
+
+/** `path` with its symbolic links followed; for a path that does not exist, its longest existing parent's real path joined with the rest. */
+function realOrExistingParent(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : resolve(realOrExistingParent(parent), basename(path));
+  }
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hostPath } from '../../../src/tools/host-path';
+import { gitEnv } from '../../../src/checkpoints/git';
+import { withTempDir } from '../../helpers/tmp';
+
+/**
+ * The PATH of what Legion runs itself, outside any sandbox (src/tools/host-path.ts): no folder of
+ * the workspace, which a sandboxed command may write (a planted `git` or `bwrap` would run as the
+ * user). test/e2e/sandbox-path-plant.test.ts is the attack end to end.
+ */
+test('hostPath drops relative entries and every entry inside the workspace, as written or through a symbolic link', async () => {
+  await withTempDir(async (dir) => {
+    const ws = join(dir, 'ws');
+    const outside = join(dir, 'tools');
+    await mkdir(join(ws, '.venv', 'bin'), { recursive: true });
+    await mkdir(join(outside, 'bin'), { recursive: true });
+    await symlink(ws, join(dir, 'ws-link'));
+    await symlink(join(ws, '.venv', 'bin'), join(outside, 'venv-bin'));
+    const path = [
+      join(ws, '.venv', 'bin'), // an activated virtual environment
+      join(ws, 'node_modules', '.bin'), // npx: need not exist yet
+      `${ws}/`, // the root itself
+      join(dir, 'ws-link', 'bin'), // through a link to the workspace, not there yet
+      join(outside, 'venv-bin'), // a link outside into the workspace
+      '', '.', 'bin', // the working directory
+      '/usr/bin',
+      join(outside, 'bin'),
+      join(dir, 'ws-other', 'bin'), // a sibling whose name starts like the workspace's
+    ].join(':');
+    assert.equal(hostPath(path, ws), ['/usr/bin', join(outside, 'bin'), join(dir, 'ws-other', 'bin')].join(':'));
+    // A session's worktree lies in the workspace's .legion/: the workspace's folders go all the same.
+    assert.equal(hostPath(path, join(ws, '.legion', 'worktrees', 's-1')), ['/usr/bin', join(outside, 'bin'), join(dir, 'ws-other', 'bin')].join(':'));
+    assert.equal(hostPath(path, join(dir, 'ws-link')), ['/usr/bin', join(outside, 'bin'), join(dir, 'ws-other', 'bin')].join(':'));
+  });
+});
+
+test('the checkpoints\' and worktrees\' git runs with that PATH', async () => {
+  await withTempDir(async (dir) => {
+    const ws = join(dir, 'ws');
+    await mkdir(join(ws, '.venv', 'bin'), { recursive: true });
+    const saved = process.env.PATH;
+    process.env.PATH = `${join(ws, '.venv', 'bin')}:/usr/bin:/bin`;
+    try {
+      assert.equal(gitEnv({ gitDir: join(ws, '.legion', 'checkpoints', 'git'), workTree: ws }).PATH, '/usr/bin:/bin');
+      assert.equal(gitEnv({ gitDir: join(ws, '.git'), workTree: join(ws, '.legion', 'worktrees', 's-2') }).PATH, '/usr/bin:/bin');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+});
