@@ -17,7 +17,7 @@ const skip = restateServerBinary().ok ? false : 'restate-server is not installed
  * decision reaches the same turn. Without the worker's kept requests the new front end never
  * sees the request and the turn waits for ever.
  */
-async function decideAfterServeRestart(decision: 'approved' | 'rejected'): Promise<void> {
+async function decideAfterServeRestart(decision: 'approved' | 'rejected', options: { workerToo?: boolean } = {}): Promise<void> {
   await withTempDir(async (dir) => {
     const stack = await startEngineStack(dir, { answerChunks: 3, delayMs: 10, toolDecision: 'ask' });
     try {
@@ -28,16 +28,22 @@ async function decideAfterServeRestart(decision: 'approved' | 'rejected'): Promi
       assert.equal(asked.toolName, 'shell');
 
       await killHard(stack.serve);
+      // With the worker too: the engine replays the turn on the next worker, which asks again.
+      if (options.workerToo) await stack.restartWorker();
       await stack.restartServe();
       const after = await stack.attach('after');
       const events: LegionEvent[] = [];
       after.bus.subscribeAll((event) => void events.push(event));
-      await until(() => after.pendingApprovals().length === 1, 'the request shown by the restarted legion serve', 30_000, 20);
-      // Still the worker's request (the turn was not replayed): the same id, asked once.
-      assert.equal(after.pendingApprovals()[0]!.requestId, asked.requestId);
+      await until(() => after.pendingApprovals().length === 1, 'one request shown by the restarted legion serve', 30_000, 20);
+      // The worker's request, once: the same id (the turn was not replayed), or the replay's, never
+      // also the dead attempt's (pending in approvals.jsonl, where no worker waits on it any more).
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(after.pendingApprovals().length, 1);
+      const shown = after.pendingApprovals()[0]!;
+      if (!options.workerToo) assert.equal(shown.requestId, asked.requestId);
       assert.equal(existsSync(join(dir, 'starts.txt')), false, 'the tool ran before it was approved');
 
-      assert.deepEqual(after.resolveApprovals([asked.requestId], decision, decision === 'rejected' ? { reason: 'not now' } : {}), { ok: true });
+      assert.deepEqual(after.resolveApprovals([shown.requestId], decision, decision === 'rejected' ? { reason: 'not now' } : {}), { ok: true });
       await until(() => projectionLines(dir).length === 4, 'the turn ended', 60_000, 50);
       const [, call, result, answer] = projectionLines(dir).map((l) => JSON.stringify(JSON.parse(l)));
       assert.match(call!, /sh tool\.sh/);
@@ -57,7 +63,7 @@ async function decideAfterServeRestart(decision: 'approved' | 'rejected'): Promi
       await until(() => after.pendingApprovals().length === 0, 'the queue empty', 10_000, 20);
       await until(() => events.some((e) => e.type === 'agent-status' && e.participantId === 'builder' && e.status === 'idle'), 'the builder idle', 10_000, 20);
       const resolved = events.filter((e) => e.type === 'approval-resolve');
-      assert.deepEqual(resolved.map((e) => [e.requestId, e.decision]), [[asked.requestId, decision]]);
+      assert.deepEqual(resolved.map((e) => [e.requestId, e.decision]), [[shown.requestId, decision]]);
       const ends = events.filter((e) => e.type === 'tool-call-end');
       assert.deepEqual(ends.map((e) => [e.isError, e.failure]), [decision === 'approved' ? [false, undefined] : [true, 'rejected']]);
       // A front end attaching now finds nothing waiting (the decided request is not offered again).
@@ -75,4 +81,8 @@ test('kill -9 legion serve while an approval waits on a live worker: the next le
 
 test('kill -9 legion serve while an approval waits on a live worker: rejected in the next legion serve, the tool never runs and the turn ends with the model told', { skip, timeout: 180_000 }, async () => {
   await decideAfterServeRestart('rejected');
+});
+
+test('kill -9 legion serve and the worker while an approval waits: the replay on the next worker asks again; the next legion serve shows that request alone; approved, the tool runs once; no model call repeated', { skip, timeout: 180_000 }, async () => {
+  await decideAfterServeRestart('approved', { workerToo: true });
 });
