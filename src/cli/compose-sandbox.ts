@@ -36,7 +36,6 @@ export function composeSandbox(options: {
     settings,
     probe: () => probeSandbox(options.probeDeps ?? systemProbeDeps(probeEnv)),
     make: (probe) => {
-      const fromRules = secretPathPatterns(options.ruleSet);
       const pids = findPidsCgroups();
       const xdg = options.env.XDG_CONFIG_HOME;
       const runtimeDir = options.env.XDG_RUNTIME_DIR;
@@ -46,11 +45,17 @@ export function composeSandbox(options: {
         home: options.home,
         ...(xdg ? { xdgConfigHome: xdg } : {}),
         ...(runtimeDir ? { runtimeDir } : {}),
-        secretPatterns: fromRules.length > 0 ? fromRules : DEFAULT_SECRET_PATTERNS,
+        secretPatterns: secretPatternsOf(options.ruleSet),
         ...(pids ? { pids } : {}),
         tempDir: tmpdir(),
         trustedFiles: options.trustedFiles,
       });
     },
   });
+}
+
+/** The secret paths of the rules (their `file_read` denies for everyone), or the usual ones when they name none: hidden in the sandbox, left out of worktree snapshots. */
+export function secretPatternsOf(ruleSet: RuleSet): readonly string[] {
+  const fromRules = secretPathPatterns(ruleSet);
+  return fromRules.length > 0 ? fromRules : DEFAULT_SECRET_PATTERNS;
 }

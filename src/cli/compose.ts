@@ -28,7 +28,8 @@ import { createProviderRegistry } from '../providers/select';
 import { defaultPricingFiles, loadPricing } from '../providers/pricing';
 import { createBuiltinTools, createToolRegistry, withDynamicTools } from '../tools/registry';
 import { COLLECTIVE_TOOL_NAMES, SHIPPED_TOOLS } from '../collective/tools/shipped';
-import { composeSandbox } from './compose-sandbox';
+import { composeSandbox, secretPatternsOf } from './compose-sandbox';
+import { secretPathMatcher } from '../tools/sandbox/secrets';
 import { trustedRunFiles } from './trusted-run-files';
 import { trustFilePath } from '../mcp/trust';
 import { hooksTrustFile } from '../conventions/hooks/trust';
@@ -300,7 +301,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     };
 
     // Worktree isolation (docs/worktrees.md): a merge a killed process left half done is finished first.
-    const worktrees = createWorktrees({ workspaceRoot, dir: layout.worktreesDir, runId: run.id, now: () => clock().toISOString() });
+    const worktrees = createWorktrees({ workspaceRoot, dir: layout.worktreesDir, runId: run.id, now: () => clock().toISOString(), leaveOut: secretPathMatcher(secretPatternsOf(rules.ruleSet)) });
     try {
       const { recovered } = await worktrees.start();
       for (const sessionId of recovered) warnings.push(`finished the merge of ${sessionId} that was interrupted when Legion stopped`);

@@ -17,6 +17,8 @@ export interface IsolateRequest {
   readonly participantId: string;
   readonly runId: string;
   readonly now: () => string;
+  /** Untracked workspace files never committed into the repository (the rules' secret paths: snapshot.ts). */
+  readonly leaveOut: (workspacePath: string) => boolean;
 }
 
 export type Isolated =
@@ -68,7 +70,7 @@ export async function isolate(request: IsolateRequest, conflictTree?: { ours: st
       await request.store.put(record);
       return { ok: true, record, how: 'rebased' };
     }
-    const fresh = await workspaceSnapshot(repo, [head], 'legion: the workspace when delegated');
+    const fresh = await workspaceSnapshot(repo, [head], 'legion: the workspace when delegated', request.leaveOut);
     await gitOut(place, ['reset', '-q', '--hard', fresh.commit]);
     const record: WorktreeRecord = { ...existing, base: fresh.commit, state: 'working', updatedAt: request.now() };
     delete (record as { reason?: string }).reason;
@@ -80,14 +82,14 @@ export async function isolate(request: IsolateRequest, conflictTree?: { ours: st
   }
 }
 
-/** Commit the workspace as it is now (parents given), through a temporary index. */
-export async function workspaceSnapshot(repo: Repo, parents: readonly string[], message: string): Promise<{ commit: string; tree: string }> {
-  return snapshotCommit(placeOf(repo), { indexFrom: join(repo.gitDir, 'index'), parents, message, prefix: repo.prefix });
+/** Commit the workspace as it is now (parents given), through a temporary index, without the untracked files `leaveOut` names. */
+export async function workspaceSnapshot(repo: Repo, parents: readonly string[], message: string, leaveOut: (workspacePath: string) => boolean): Promise<{ commit: string; tree: string }> {
+  return snapshotCommit(placeOf(repo), { indexFrom: join(repo.gitDir, 'index'), parents, message, prefix: repo.prefix, leaveOut });
 }
 
 async function create(request: IsolateRequest, repo: Repo): Promise<WorktreeRecord> {
   const place = placeOf(repo);
-  const snapshot = await workspaceSnapshot(repo, ['HEAD'], 'legion: the workspace when delegated');
+  const snapshot = await workspaceSnapshot(repo, ['HEAD'], 'legion: the workspace when delegated', request.leaveOut);
   const path = request.store.folderOf(request.sessionId);
   await mkdir(request.store.dir, { recursive: true });
   // A folder left from a pruned or lost worktree: git forgets it first (-B resets the branch).

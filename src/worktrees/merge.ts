@@ -49,7 +49,8 @@ export function inWorkspace(repoPath: string, prefix: string): string | null {
  */
 export async function collectWork(record: WorktreeRecord, prefix: string): Promise<Work | null> {
   const place = { gitDir: await worktreeGitDir(record.path), workTree: record.path };
-  const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), inPlace: true, parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix });
+  // The agent's own work: what it wrote is committed as it is (its worktree started without the workspace's secrets).
+  const snapshot = await snapshotCommit(place, { indexFrom: join(place.gitDir, 'index'), inPlace: true, parents: [record.base], message: `legion: work of ${record.participantId} in ${record.sessionId}`, prefix, leaveOut: null });
   // The changed files and their line counts in one process (docs/worktrees.md#performance).
   const raw = await git(place, ['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-abbrev', record.base, snapshot.commit]);
   if (!raw.ok) throw new Error(`git diff-tree: ${raw.error}`);
@@ -103,13 +104,13 @@ function stripPrefix(diff: string, prefix: string): string {
  * temporary index; parent: the work's base, so that base is the merge base) and `git merge-tree`
  * computes the result. Conflicts come with the conflicting hunks (the merged files' markers).
  */
-export async function checkMerge(repo: Repo, base: string, work: string): Promise<MergeCheck> {
-  return mergeWith(repo, await workspaceAt(repo, base), work);
+export async function checkMerge(repo: Repo, base: string, work: string, leaveOut: (workspacePath: string) => boolean): Promise<MergeCheck> {
+  return mergeWith(repo, await workspaceAt(repo, base, leaveOut), work);
 }
 
-/** The workspace now, committed with parent `base` (the "ours" side of a merge of work based on `base`). */
-export async function workspaceAt(repo: Repo, base: string): Promise<string> {
-  return (await workspaceSnapshot(repo, [base], 'legion: the workspace at merge')).commit;
+/** The workspace now, committed with parent `base` (the "ours" side of a merge of work based on `base`), without the untracked files `leaveOut` names. */
+export async function workspaceAt(repo: Repo, base: string, leaveOut: (workspacePath: string) => boolean): Promise<string> {
+  return (await workspaceSnapshot(repo, [base], 'legion: the workspace at merge', leaveOut)).commit;
 }
 
 /** `checkMerge` against a workspace snapshot already made (`workspaceAt`). */

@@ -65,6 +65,11 @@ export interface WorktreesOptions {
   readonly dir: string;
   readonly runId: string;
   readonly now: () => string;
+  /**
+   * Untracked workspace files never committed into the repository by a snapshot: the rules'
+   * secret paths (`secretPathMatcher`), which the read-only `git log -p --all` would print.
+   */
+  readonly leaveOut: (workspacePath: string) => boolean;
 }
 
 export function createWorktrees(options: WorktreesOptions): Worktrees {
@@ -155,7 +160,7 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
     isolate: (sessionId, participantId) => serial(async () => {
       await settleWarm(sessionId);
       const existing = await store.get(sessionId);
-      const result = await isolate({ workspaceRoot: options.workspaceRoot, repo: findOnce, store, sessionId, participantId, runId: options.runId, now: options.now }, existing?.rebase);
+      const result = await isolate({ workspaceRoot: options.workspaceRoot, repo: findOnce, store, sessionId, participantId, runId: options.runId, now: options.now, leaveOut: options.leaveOut }, existing?.rebase);
       if (result.ok) roots.set(sessionId, result.record.root);
       if (result.ok && result.how !== 'continued') warmLater(result.record);
       return result;
@@ -172,7 +177,7 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       await settleWarm(sessionId);
       const current = await record(sessionId);
       const r = await repo();
-      const ours = workspaceAt(r, current.base);
+      const ours = workspaceAt(r, current.base, options.leaveOut);
       ours.catch(() => undefined);
       const work = await collectWork(current, r.prefix);
       if (!work) return null;
@@ -180,12 +185,12 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
       return { work, check: await mergeWith(r, await ours, work.commit) };
     },
     async check(sessionId, work) {
-      return checkMerge(await repo(), (await record(sessionId)).base, work.commit);
+      return checkMerge(await repo(), (await record(sessionId)).base, work.commit, options.leaveOut);
     },
     apply,
     merge(sessionId, work, before) {
       return serial(async () => {
-        const check = await checkMerge(await repo(), (await record(sessionId)).base, work.commit);
+        const check = await checkMerge(await repo(), (await record(sessionId)).base, work.commit, options.leaveOut);
         if (check.kind === 'conflict') return check;
         const after = await before?.();
         const applied = await apply(sessionId, check);

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitPlace } from '../checkpoints/git';
@@ -26,13 +26,19 @@ export interface SnapshotSpec {
   readonly message: string;
   /** Workspace path inside the repository (`''` or ending with `/`): its `.legion/` is left out. */
   readonly prefix: string;
+  /**
+   * Untracked files of the workspace left out too, by workspace-relative path: the rules' secret
+   * paths (a key the user never committed must not enter the repository, where the read-only
+   * `git log -p --all` prints it to any agent). Null: none (a worktree's own work).
+   */
+  readonly leaveOut: ((workspacePath: string) => boolean) | null;
 }
 
 /**
  * Commit the work tree of `place` as it is (tracked changes, untracked files that are not
  * ignored, deletions) without touching its index: `git add -A` runs on a copy of the index in a
  * temporary file (`GIT_INDEX_FILE`; `inPlace`: on a worktree's own index), then `write-tree` and `commit-tree`. Returns the commit and
- * tree; no ref moves. The workspace's `.legion/` is never part of a snapshot.
+ * tree; no ref moves. The workspace's `.legion/` is never part of a snapshot, nor what `leaveOut` names.
  */
 export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promise<{ commit: string; tree: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'legion-index-'));
@@ -43,6 +49,7 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
     // `.legion/` left out as an ignore pattern (a pathspec naming an ignored folder makes `git add` fail).
     const excludes = join(dir, 'exclude');
     await writeFile(excludes, `/${spec.prefix}.legion/\n`);
+    if (spec.leaveOut) await excludeUntracked(place, excludes, spec.prefix, spec.leaveOut);
     await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A'], { env });
     const tree = (await gitOut(place, ['write-tree'], { env })).trim();
     const commit = await commitTree(place, tree, spec.parents, spec.message, env);
@@ -50,6 +57,20 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Adds to the exclude file every untracked, not ignored file of the workspace that `leaveOut` names (one `ls-files` process). */
+async function excludeUntracked(place: GitPlace, excludes: string, prefix: string, leaveOut: (workspacePath: string) => boolean): Promise<void> {
+  const listed = await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'ls-files', '-z', '--others', '--exclude-standard']);
+  const lines: string[] = [];
+  for (const path of listed.split('\0')) {
+    if (path === '' || !path.startsWith(prefix) || !leaveOut(path.slice(prefix.length))) continue;
+    // An exclude file has one pattern a line: such a name cannot be left out, so nothing is committed.
+    if (/[\n\r]/.test(path)) throw new Error(`cannot leave the secret file ${JSON.stringify(path)} out of the snapshot (a line break in its name)`);
+    // Anchored and literal: `\` before every character a pattern reads specially.
+    lines.push(`/${path.replace(/[\\*?[\]!# ]/g, '\\$&')}`);
+  }
+  if (lines.length > 0) await appendFile(excludes, `${lines.join('\n')}\n`);
 }
 
 async function commitTree(place: GitPlace, tree: string, parents: readonly string[], message: string, env: Record<string, string>): Promise<string> {

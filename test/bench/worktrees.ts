@@ -22,6 +22,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorktrees } from '../../src/worktrees/service';
 import { stats, type BenchOptions } from './harness';
+import { secretPathMatcher } from '../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
 
 const git = (root: string, args: string[]): void => {
   execFileSync('git', ['-c', 'user.name=B', '-c', 'user.email=b@b', ...args], { cwd: root, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
@@ -42,7 +44,7 @@ export async function run({ smoke }: BenchOptions): Promise<Record<string, numbe
     git(root, ['commit', '-q', '-m', 'bench']);
     git(root, ['update-index', '-q', '--refresh']); // a fresh index stat cache, as a workspace in use has
     for (let k = 0; k < 5; k++) writeFileSync(join(root, `d${k}`, 'f0.txt'), 'uncommitted\n');
-    const worktrees = createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'bench', now: () => new Date().toISOString() });
+    const worktrees = createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'bench', now: () => new Date().toISOString(), leaveOut: secretPathMatcher(DEFAULT_SECRET_PATTERNS) });
 
     const create: number[] = [];
     const collect: number[] = [];

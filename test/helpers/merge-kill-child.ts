@@ -8,9 +8,11 @@
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { createWorktrees } from '../../src/worktrees/service';
+import { secretPathMatcher } from '../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
 
 async function main(root: string, count: number, killAfter: number): Promise<void> {
-  const worktrees = createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'run-1', now: () => new Date().toISOString() });
+  const worktrees = createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'run-1', now: () => new Date().toISOString(), leaveOut: secretPathMatcher(DEFAULT_SECRET_PATTERNS) });
   const isolated = await worktrees.isolate('session-ur-agent__alice__default', 'alice');
   if (!isolated.ok) throw new Error(isolated.error);
   for (let i = 0; i < count; i++) await writeFile(join(isolated.record.root, `f${String(i).padStart(2, '0')}.txt`), `file ${i} by alice\n`);

@@ -2,6 +2,8 @@ import type { Command } from '../command';
 import { LegionError } from '../../errors';
 import { layoutFor } from '../../storage/layout';
 import { createWorktrees } from '../../worktrees/service';
+import { secretPathMatcher } from '../../tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../tools/sandbox/secret-patterns';
 import { clip, formatStamp, formatTable } from '../../session/format';
 
 /**
@@ -17,7 +19,8 @@ export const worktreesCommand: Command = {
   async run({ args, io, workspaceRoot }) {
     if (args.positionals.length > 0) throw new LegionError(`legion worktrees takes no arguments (got "${args.positionals[0]}")`, 2);
     const layout = layoutFor(workspaceRoot);
-    const worktrees = createWorktrees({ workspaceRoot, dir: layout.worktreesDir, runId: '', now: () => new Date().toISOString() });
+    // Listing, pruning and finishing a journaled merge make no snapshot; the usual secret paths all the same.
+    const worktrees = createWorktrees({ workspaceRoot, dir: layout.worktreesDir, runId: '', now: () => new Date().toISOString(), leaveOut: secretPathMatcher(DEFAULT_SECRET_PATTERNS) });
     for (const sessionId of await worktrees.recover()) io.stderr(`legion: finished the merge of ${sessionId} that was interrupted\n`);
     const pruned = args.flags.has('prune') ? await worktrees.prune() : [];
     const records = await worktrees.list();

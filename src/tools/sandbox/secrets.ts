@@ -46,13 +46,21 @@ export interface SecretFinder {
 }
 
 /**
+ * Whether a path relative to the workspace (or another root) matches one of the secret `patterns`
+ * (globs such as `**\/.env`, `**\/*.pem`, `**\/.ssh/**`; dot files included, case-insensitive).
+ */
+export function secretPathMatcher(patterns: readonly string[]): (path: string) => boolean {
+  const sources = patterns.map((pattern) => micromatch.makeRe(pattern, { dot: true, nocase: true }).source);
+  const combined = sources.length > 0 ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : /(?!)/;
+  return (path) => combined.test(path);
+}
+
+/**
  * `patterns` are globs relative to a scan root (`**\/.env`, `**\/*.pem`, `**\/.ssh/**`),
  * matched with dot files, case-insensitively; `limit` bounds the entries per root.
  */
 export function createSecretFinder(patterns: readonly string[], limit = SECRET_SCAN_LIMIT): SecretFinder {
-  const sources = patterns.map((pattern) => micromatch.makeRe(pattern, { dot: true, nocase: true }).source);
-  const combined = sources.length > 0 ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : /(?!)/;
-  const isMatch = (path: string) => combined.test(path);
+  const isMatch = secretPathMatcher(patterns);
   const cache = new Map<string, RootScan>();
 
   const scanRoot = (root: string, maxDepth: number, skip: string | undefined): RootScan => {

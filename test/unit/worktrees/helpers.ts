@@ -3,6 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createWorktrees, type Worktrees } from '../../../src/worktrees/service';
 import { userGit } from '../checkpoints/helpers';
+import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 
 export { userGit };
 
@@ -21,7 +23,7 @@ export async function write(root: string, rel: string, text: string): Promise<vo
 }
 
 export function worktreesOf(root: string): Worktrees {
-  return createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'run-1', now: () => new Date().toISOString() });
+  return createWorktrees({ workspaceRoot: root, dir: join(root, '.legion', 'worktrees'), runId: 'run-1', now: () => new Date().toISOString(), leaveOut: secretPathMatcher(DEFAULT_SECRET_PATTERNS) });
 }
 
 /** What the user's repository looks like to git: HEAD, branches, index, stash (none of it may change but `legion/*`). */
