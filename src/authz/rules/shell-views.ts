@@ -12,6 +12,7 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *   - the same with each `${x:-word}` (`-`, `=`, `+`, `?`, with or without `:`) replaced by its
  *     word, so `rm -rf ${x:-/}` reads `rm -rf /`,
  *   - without its redirections (`>out curl …` is `curl …`),
+ *   - with absolute paths normalized (`/usr/../*` and `/???` read `/*`, `//./` reads `/`),
  *   - with a path-qualified command name reduced to its basename,
  *   - after a prefix (assignment `X=1`, keyword `if`/`then`/`do`/`!`…, or a wrapper such
  *     as `env`, `sudo`, `xargs`, `timeout`, `find`), every suffix of its words (up to 24),
@@ -42,6 +43,13 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
   if (command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
+  // Absolute paths as the kernel and bash read them: `/usr/../*` is `/*`, `//./` is `/`, `/???` every top folder.
+  for (let i = 0, n = wordLists.length; i < n; i++) {
+    const list = wordLists[i]!;
+    if (!list.some(mayNormalize)) continue;
+    const normalized = list.map((w) => (mayNormalize(w) ? normalizedAbsolute(w) : w));
+    if (normalized.some((w, j) => w !== list[j])) wordLists.push(normalized);
+  }
   // Quoted text bash evaluates anyway: a subscript wherever a builtin takes a variable name or
   // evaluates arithmetic (`printf -v 'a[$(cmd)]'`, `test -v`, `unset`, `let`, `[[ x -eq 1 ]]`
   // through a variable holding it) and a compound assignment given as one word
@@ -262,6 +270,28 @@ function isRedirection(word: string): boolean {
 }
 
 const hasExpansion = (word: string): boolean => word.includes('${');
+
+/** An absolute path that `..`, `.`, a repeated `/` or a file-name pattern may make read otherwise. */
+function mayNormalize(word: string): boolean {
+  return word.charCodeAt(0) === 0x2f && (word.includes('/.') || word.includes('//') || /^\/[^/]*[*?[]/.test(word));
+}
+
+/**
+ * An absolute path with `.` and `..` components and repeated slashes resolved lexically (`..` of
+ * `/` is `/`), and a first component that is a file-name pattern, when it is the last
+ * (`/*\/`, `/[a-z]*`, `/???`: some or all of the top folders), written `/*`; a trailing `/` kept.
+ */
+function normalizedAbsolute(word: string): string {
+  const parts: string[] = [];
+  for (const part of word.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  if (parts.length === 1 && /[*?[]/.test(parts[0]!)) return '/*';
+  const path = `/${parts.join('/')}`;
+  return parts.length > 0 && word.endsWith('/') ? `${path}/` : path;
+}
 
 /** A `{name}` word the splitter cut from a redirection that allocates a descriptor (`{fd}>out`). */
 const FD_VARIABLE = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/;
