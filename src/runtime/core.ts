@@ -26,7 +26,8 @@ export interface CoreOptions extends TurnOptions {
   /**
    * Approval requests waiting outside this process (engine mode's hub: on the workers); listed and
    * decided with the core's own. Given, the requests in the run's `approvals.jsonl` are theirs (the
-   * workers' cores wrote them): this core does not load them as its own, so a restarted hub offers
+   * workers' cores wrote them): this core's queue keeps only their ids (`load({ idsOnly })`; its own
+   * requests, a workflow's budget, take others), none as its own, so a restarted hub offers
    * a worker's request only as its worker still holds it (docs/engine.md#approvals), never a stale
    * copy read from disk that a decision would not reach.
    */
@@ -103,8 +104,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const drivesRun = (options.restartHandling ?? 'resume') === 'resume';
   let plan: ResumePlan = { resumes: [], dropped: drivesRun ? [...(options.run.leftOpen ?? [])] : [], requestIds: new Set() };
   try {
-    // A hub's requests on disk are its workers' (`elsewhere`): none of them is this core's to load.
-    const loaded = options.elsewhere ? { pending: [], issues: [] } : await approvals.load();
+    // A hub's requests on disk are its workers' (`elsewhere`): none of them is this core's.
+    const loaded = await approvals.load(options.elsewhere ? { idsOnly: true } : {});
     for (const issue of loaded.issues) notice('warn', issue);
     if (drivesRun) {
       plan = planResumes({ registry, approvals, sessions }, options.run.leftOpen ?? []);

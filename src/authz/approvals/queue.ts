@@ -39,8 +39,11 @@ export interface ApprovalQueueOptions {
 export interface ApprovalQueue {
   /** Read the file at startup (before any `raise`); returns what is still pending so the
    *  runtime can re-offer it (or `expire` what no turn waits for), and load problems
-   *  (torn last line, bad lines) for a `notice`. A torn tail without newline is cut off. */
-  load(): Promise<{ pending: ApprovalRequest[]; issues: string[] }>;
+   *  (torn last line, bad lines) for a `notice`. A torn tail without newline is cut off.
+   *  `idsOnly`: the file's requests are other queues' (engine mode's hub: its workers' write
+   *  them, docs/engine.md#approvals): none becomes this queue's (none pending, none to decide),
+   *  only their ids stay reserved so a request it raises never takes one. */
+  load(options?: { readonly idsOnly?: boolean }): Promise<{ pending: ApprovalRequest[]; issues: string[] }>;
   /** Persist the batch (one write), then emit `approval-request` for each. Throws only on I/O failure. */
   raise(requests: readonly RaiseInput[]): ApprovalRequest[];
   /**
@@ -83,6 +86,8 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   const file = layout.approvals(runId);
   let state = new ApprovalState();
+  /** Ids of requests in the file that are not this queue's (`load({ idsOnly })`). */
+  const reserved = new Set<string>();
   const waiters = new Map<string, Set<Waiter>>();
   let closed = false;
 
@@ -137,9 +142,13 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
     });
 
   return {
-    async load() {
+    async load(loadOptions = {}) {
       if (state.records.size > 0) throw new Error('approval queue: load() must be called before raise()');
       const loaded = await loadApprovalFile(file);
+      if (loadOptions.idsOnly) {
+        for (const id of loaded.state.records.keys()) reserved.add(id);
+        return { pending: [], issues: loaded.issues };
+      }
       state = loaded.state;
       return { pending: state.pending(), issues: loaded.issues };
     },
@@ -151,9 +160,9 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
       const taken = new Set<string>();
       const freshId = (): string => {
         // An id source restarted with the process (a counter) skips ids the file already holds.
-        for (let tries = 0; tries <= state.records.size + requests.length; tries++) {
+        for (let tries = 0; tries <= state.records.size + reserved.size + requests.length; tries++) {
           const id = `apr-${ids()}`;
-          if (!state.records.has(id) && !taken.has(id)) return taken.add(id), id;
+          if (!state.records.has(id) && !reserved.has(id) && !taken.has(id)) return taken.add(id), id;
         }
         throw new Error('approval queue: the id source keeps returning ids already in use');
       };

@@ -179,3 +179,22 @@ test('aborting a wait withdraws the request', async () => {
     await s.cleanup();
   }
 });
+
+test("load({ idsOnly }): the file's requests are other queues' (engine mode's hub): none pending or decidable here, their ids never reused", async () => {
+  const s = await setup();
+  try {
+    // Another queue (a worker's) wrote two requests, one of them decided.
+    s.queue.raise([request(), request({ toolUseId: 'tu-2' })]);
+    assert.deepEqual(s.queue.resolve(['apr-2'], 'approved', { decidedBy: 'user' }), { ok: true });
+    const hub = createApprovalQueue({ layout: s.layout, runId: RUN, bus: recordingBus(RUN).bus, clock: s.clock, ids: counterIds() });
+    assert.deepEqual(await hub.load({ idsOnly: true }), { pending: [], issues: [] });
+    assert.deepEqual(hub.pending(), []);
+    assert.equal(hub.get('apr-1'), undefined);
+    assert.equal(hub.resolve(['apr-1'], 'approved', { decidedBy: 'user' }).ok, false, 'decided another queue\'s request');
+    // Its own request (a workflow's budget) takes an id the file does not hold.
+    assert.deepEqual(hub.raise([request({ toolUseId: 'budget-1', toolName: 'budget' })]).map((r) => r.requestId), ['apr-3']);
+    assert.deepEqual(s.lines().map((l: { requestId: string; kind: string }) => `${l.kind} ${l.requestId}`), ['request apr-1', 'request apr-2', 'resolve apr-2', 'request apr-3']);
+  } finally {
+    await s.cleanup();
+  }
+});
