@@ -151,6 +151,16 @@ for (const [name, value] of Object.entries(standIns)) {
   restore.push(() => delete Array.prototype[name]);
 }
 
+// --- built-ins a start would load after deserializing ---------------------------------------------
+// Node compiles a built-in module from the code cache embedded in its binary, which V8 refuses
+// to a process with other V8 flags than Node's defaults (the snapshot's, SNAPSHOT_V8_FLAGS in
+// scripts/snapshot.mjs: `[Cached code failed check]` under --profile-deserialization): a
+// built-in first loaded after a start from the snapshot is compiled from its source. Those the
+// first frame needs are loaded, and run once, here, so their code is in the snapshot
+// (test/e2e/snapshot-start.test.ts: the first frame loads none). `util.parseArgs` (the
+// command line, src/cli/args.ts) loads on first use.
+require('node:util').parseArgs({ args: ['--flag', 'value', 'word'], options: { flag: { type: 'string' } }, allowPositionals: true, strict: true });
+
 // --- evaluating the bundle ----------------------------------------------------------------------
 // Read by yoga's start (scripts/build.mjs): in a snapshot it starts once deserialized.
 globalThis.__legionBuildingSnapshot = true;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { REPO_ROOT, bundlePath, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { makeTempDir } from '../helpers/tmp';
 import { hasTmux, shellCommand, startTmux, type TmuxSession } from '../helpers/tmux';
+import { SNAPSHOT_V8_FLAGS } from '../../scripts/snapshot.mjs';
 
 /**
  * The `legion` command of the build (dist/legion, scripts/snapshot.mjs) starts Node from the
@@ -51,5 +52,29 @@ test('legion (the launcher) starts from the snapshot: same first screen and colo
     tmux.kill();
     await fromSnapshot.cleanup();
     await plain.cleanup();
+  }
+});
+
+// Node's embedded code cache of its built-in modules is refused to a process with the snapshot's
+// V8 flags (scripts/snapshot.mjs): a built-in first loaded after the start would be compiled
+// from source. The build loads those the first frame needs (scripts/snapshot-entry.cjs).
+test('a start from the snapshot loads no Node built-in module before its first frame', { skip: (!hasTmux() && 'tmux is not installed'), timeout: 120_000 }, async () => {
+  ensureBundle({ e2e: true });
+  const launcher = readFileSync(LAUNCHER, 'utf8');
+  const blob = /--snapshot-blob '([^']+)'/.exec(launcher)?.[1];
+  assert.ok(blob && existsSync(blob), 'the build made a snapshot and the launcher names it');
+  const ws = await makeTempDir('legion-snapshot-builtins-');
+  const out = join(ws.dir, 'builtins.json');
+  const preload = join(REPO_ROOT, 'test', 'fixtures', 'snapshot', 'builtins-at-frame.cjs');
+  // The launcher's own command line, with the preload (NODE_OPTIONS would turn the snapshot off).
+  const command = shellCommand([process.execPath, ...(SNAPSHOT_V8_FLAGS as string[]), '--require', preload, '--snapshot-blob', blob, '--', '--cwd', ws.dir]);
+  const tmux = startTmux({ command, cwd: ws.dir, env: { ...cleanAppEnv(), LEGION_BUILTINS_OUT: out }, width: 100, height: 30 });
+  try {
+    await firstScreen(tmux);
+    await tmux.waitFor(() => existsSync(out), 15_000, 'the preload to record the first frame');
+    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), [], 'built-ins loaded between the deserialization and the first frame');
+  } finally {
+    tmux.kill();
+    await ws.cleanup();
   }
 });
