@@ -29,8 +29,16 @@ const ENTRY = fileURLToPath(new URL('./snapshot-entry.cjs', import.meta.url));
  * later limits come from the live size as usual (RSS after start unchanged). A start from the
  * snapshot removes them from `process.execArgv` (scripts/snapshot-entry.cjs): processes it
  * starts run the plain bundle, whose code cache holds the default flags.
+ *
+ * `--no-rehash-snapshot`: by default V8 gives each start a new random hash seed and rehashes
+ * every string and hash table it deserializes (~22,000 strings, the top-level scope's names,
+ * ~1,600 dictionaries: ~10 ms of CPU per start, docs/decisions/startup.md). Without it, the
+ * starts keep the seed the snapshot was built with: random per build and machine (the builder's
+ * own), not one for every install (a package carries no blob), but the same for every start of
+ * a build. What the seed guards against is hash flooding, which needs the seed (readable only
+ * in the blob); a rebuild draws a new one.
  */
-export const SNAPSHOT_V8_FLAGS = ['--initial-old-space-size=64'];
+export const SNAPSHOT_V8_FLAGS = ['--initial-old-space-size=64', '--no-rehash-snapshot'];
 
 /** The blob's file name for a build and the running Node. */
 export const snapshotName = (buildId) => `legion-snapshot-${buildId}-${process.version}-${process.arch}.blob`;

@@ -1,5 +1,5 @@
 // A `--require` preload for profiling a start to its first frame (docs/performance.md#start-up):
-//   LEGION_PROFILE_OUT=<dir> node --initial-old-space-size=64 --require test/bench/start-profile.cjs \
+//   LEGION_PROFILE_OUT=<dir> node <SNAPSHOT_V8_FLAGS of scripts/snapshot.mjs> --require test/bench/start-profile.cjs \
 //     --snapshot-blob dist/legion-snapshot-*.blob -- [args]
 // Starts node:inspector's CPU profiler at once and stops it at the first write to stdout that
 // holds a full frame (both FIRST_FRAME words of test/bench/harness.ts), then writes
