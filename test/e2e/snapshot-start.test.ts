@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { REPO_ROOT, bundlePath, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { makeTempDir } from '../helpers/tmp';
 import { hasTmux, shellCommand, startTmux, type TmuxSession } from '../helpers/tmux';
+// @ts-expect-error: a build script (plain JS, no types)
 import { SNAPSHOT_V8_FLAGS } from '../../scripts/snapshot.mjs';
 
 /**
