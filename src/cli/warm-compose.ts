@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { CommandContext } from './command';
 import type { CliIo } from './io';
 import { composeApp } from './compose';
+import { forgetHostPaths } from '../tools/host-path';
 
 /** What the process holds that a composition could leave behind: listeners per event, timers and handles. */
 export function processFootprint(): string {
@@ -24,9 +25,9 @@ export function processFootprint(): string {
  * after its first frame (sandbox probe, checkpoints, MCP servers), the run's close releases the
  * lock and unhooks the process's exit, and the folder goes; Buffer's small allocations come
  * from a pool of their own meanwhile (`freshBufferPool`). Module state the composition
- * reaches is keyed by file text (the shipped rules and prices, kept anyway) or weakly by
- * objects dropped here; what is read once from the machine and kept (the hooks' shell, the
- * HTTP modules) is reached by running a hook or a model call, never by composing.
+ * reaches is keyed by file text (the shipped rules and prices, kept anyway), weakly by
+ * objects dropped here, or is forgotten here (`hostPath`'s PATHs, keyed by workspace); what is
+ * read once from the machine and kept (the hooks' shell, the HTTP modules) is reached by running a hook or a model call, never by composing.
  * test/unit/build/warm-compose.test.ts checks that no string of the throwaway run (its
  * folder, run id) survives a full GC, and that the process's listeners, timers and handles are
  * those of before; the build scans the blob for the folder's name (scripts/snapshot.mjs).
@@ -52,6 +53,7 @@ export async function warmCompose(appDir: string, base: string = tmpdir()): Prom
     }
   } finally {
     await removeTree(dir);
+    forgetHostPaths();
   }
   await settled(before);
   freshBufferPool();

@@ -34,6 +34,11 @@ export function hostPath(path: string, workTree: string): string {
 
 const cache = new Map<string, string>();
 
+/** Forget every PATH remembered: the snapshot build's throwaway composition (src/cli/warm-compose.ts) must leave none of its workspace in the heap. */
+export function forgetHostPaths(): void {
+  cache.clear();
+}
+
 /** The workspace a work tree belongs to: the folder holding `.legion/` when it lies inside one (a session's worktree). */
 function workspaceOf(workTree: string): string {
   const marker = `${sep}.legion${sep}`;
