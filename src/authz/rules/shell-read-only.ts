@@ -234,6 +234,8 @@ function argumentsProblem(g: Grammar, args: readonly string[], first: number, ch
       const kind = g.long[name];
       if (!kind) return `the option ${JSON.stringify(name)} is not known to be read-only`;
       if (kind === 'flag' && attached !== undefined) return `the option ${JSON.stringify(name)} takes no value`;
+      // `%G?`, `%GG`, `%GS`…: git verifies each signed commit by running gpg (gpg.program), not a read.
+      if ((name === '--format' || name === '--pretty') && attached?.includes('%G')) return `the format ${JSON.stringify(attached)} verifies signatures (git runs gpg)`;
       if (kind === 'flag' || kind === 'optional') continue;
       if (kind === 'text' && attached === undefined) return `write the value of ${JSON.stringify(name)} as ${name}=…`;
       const value = attached ?? args[++i];
