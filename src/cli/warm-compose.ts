@@ -6,6 +6,9 @@ import type { CommandContext } from './command';
 import type { CliIo } from './io';
 import { composeApp } from './compose';
 import { forgetHostPaths } from '../tools/host-path';
+import { commandWord, parseArgs } from './args';
+import { DEFAULT_COMMAND } from './commands';
+import { attachChoice, serverToAttach } from './attach';
 
 /** What the process holds that a composition could leave behind: listeners per event, timers and handles. */
 export function processFootprint(): string {
@@ -14,7 +17,8 @@ export function processFootprint(): string {
 }
 
 /**
- * Compose a run twice (a new workspace and run, then the same run resumed), each closed at
+ * Read a plain start's arguments, look for a server, and compose a run twice (a new workspace
+ * and run, then the same run resumed), each closed at
  * once, against a throwaway workspace and home folder that are removed afterwards. Run by the
  * snapshot build (bin/legion.ts): V8 keeps the bytecode of functions compiled while a snapshot
  * builds, so a start from it composes with the composition's functions compiled (a start from
@@ -43,10 +47,11 @@ export async function warmCompose(appDir: string, base: string = tmpdir()): Prom
     await mkdir(workspaceRoot);
     await mkdir(home);
     const io: CliIo = { stdout: () => undefined, stderr: () => undefined, env: { HOME: home }, cwd: workspaceRoot, isTTY: true };
-    const context: CommandContext = {
-      args: { command: null, positionals: [], flags: new Map(), global: { help: false, version: false, plain: false } },
-      io, appDir, workspaceRoot,
-    };
+    // As `main` reads a plain `legion` (src/cli/main.ts), and as the screen looks for a server first (start-screen.ts).
+    if (commandWord([], DEFAULT_COMMAND.flags) !== null) throw new Error('snapshot warm-up: a plain start names a command');
+    const args = parseArgs([], { [DEFAULT_COMMAND.name]: DEFAULT_COMMAND.flags }, DEFAULT_COMMAND.name);
+    const context: CommandContext = { args, io, appDir, workspaceRoot };
+    if ((await serverToAttach(context, attachChoice(context))) !== null) throw new Error('snapshot warm-up: a server runs in a new folder');
     for (const newRun of [true, false]) {
       const app = await composeApp(context, { newRun });
       await app.close('snapshot warm-up');
