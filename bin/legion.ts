@@ -53,7 +53,8 @@ if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) {
     const parsed = warmStartParsers();
     if (!(await tui.warmFirstRender(shippedConfig())).toLowerCase().includes('legion')) throw new Error('snapshot warm-up: the first screen did not render');
     if (!throwaway) throw new Error('snapshot warm-up: the snapshot entry has no throwaway hook');
-    await throwaway(() => warmCompose(findAppDir()));
+    // The first screen again, of the composed throwaway run: the real core's reads compiled too.
+    await throwaway(() => warmCompose(findAppDir(), undefined, (app) => tui.warmFirstRender(app.config, app)));
     return [tui, parsed];
   });
 } else run();

@@ -42,12 +42,12 @@ const ROWS = 40;
  * yoga (Ink's layout) is a stand-in for the render (boxes one above the other, each as wide as
  * its parent), removed afterwards; anywhere else the real yoga lays it out.
  */
-export async function warmFirstRender(config: LegionConfig): Promise<string> {
+export async function warmFirstRender(config: LegionConfig, composed?: WarmRun): Promise<string> {
   const pending = pendingWork();
   const restoreYoga = hasYoga() ? () => undefined : installYogaStandIn();
   const restoreClock = clockAtZero();
   try {
-    const drawn = renderOnce(config);
+    const drawn = renderOnce(config, composed);
     await settled(pending);
     // Legion's caches keyed by what was drawn. (Ink's own text measures and wraps, keyed by the
     // text itself, keep the few strings of this screen: a start finding one gets the same answer.)
@@ -97,14 +97,17 @@ function clockAtZero(): () => void {
   };
 }
 
-function renderOnce(config: LegionConfig): string {
+/** A run composed for the warm-up (src/cli/warm-compose.ts): what the screen reads of it. */
+export type WarmRun = Pick<ScreenSession, 'core' | 'config' | 'providerLabel' | 'demo' | 'runId' | 'resumed' | 'warnings' | 'workflows'>;
+
+function renderOnce(config: LegionConfig, composed: WarmRun | undefined): string {
   const keymap = buildKeymap(config.keymap);
   if (!keymap.ok) throw new Error(`warm render: the shipped keymap does not build: ${keymap.error}`);
-  const core = standInCore();
-  const app = {
+  const core = composed?.core ?? standInCore();
+  const app: WarmRun = composed ?? {
     core, config, providerLabel: 'demo', demo: true, runId: core.runId, resumed: false,
     warnings: ['no API key found: demo mode (scripted replies)'], workflows: NO_WORKFLOWS,
-  } satisfies Partial<ScreenSession>;
+  };
   const settings = settingsOf(config);
   const store = createUiStore({ core, initial: initialState(app, settings), frameMs: frameMsOf(config), timers: NEVER });
   const history = createHistorySource({ runId: core.runId, history: NO_HISTORY });

@@ -67,8 +67,8 @@ export function buildSnapshot({ app, loader, blob }) {
     const output = `${r.stdout}${r.stderr}`.split('\n').filter((l) => !/not yet fully verified|may still work in some cases|To request support for the module|--trace-warnings/.test(l)).join('\n').trim();
     throw new Error(`build: the start-up snapshot failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${output}`);
   }
-  // The build composes a throwaway run in a temporary folder (src/cli/warm-compose.ts): no byte of it may be in the blob.
-  const leaked = /legion-warm-compose-[A-Za-z0-9]{6}/.exec(readFileSync(temp, 'latin1'));
+  // The build composes a throwaway run in a temporary folder (src/cli/warm-compose.ts): no byte of it (the folder, the run's id) may be in the blob.
+  const leaked = /legion-warm-compose-[A-Za-z0-9]{6}|\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{6}/.exec(readFileSync(temp, 'latin1'));
   if (leaked) {
     rmSync(temp, { force: true });
     throw new Error(`build: the start-up snapshot holds bytes of the warm-up's throwaway run (${leaked[0]}): something kept them (src/cli/warm-compose.ts)`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandContext } from './command';
 import type { CliIo } from './io';
-import { composeApp } from './compose';
+import { composeApp, type AppSession } from './compose';
 import { forgetHostPaths } from '../tools/host-path';
 import { commandWord, parseArgs } from './args';
 import { DEFAULT_COMMAND } from './commands';
@@ -18,7 +18,8 @@ export function processFootprint(): string {
 
 /**
  * Read a plain start's arguments, look for a server, and compose a run twice (a new workspace
- * and run, then the same run resumed), each closed at
+ * and run, then the same run resumed; `onComposed` is handed the first, for the build to draw
+ * the first screen of it: components/warm-render.tsx), each closed at
  * once, against a throwaway workspace and home folder that are removed afterwards. Run by the
  * snapshot build (bin/legion.ts): V8 keeps the bytecode of functions compiled while a snapshot
  * builds, so a start from it composes with the composition's functions compiled (a start from
@@ -37,7 +38,7 @@ export function processFootprint(): string {
  * those of before; the build scans the blob for the folder's name (scripts/snapshot.mjs).
  * Throws when the footprint differs afterwards (the build then fails).
  */
-export async function warmCompose(appDir: string, base: string = tmpdir()): Promise<void> {
+export async function warmCompose(appDir: string, base: string = tmpdir(), onComposed?: (app: AppSession) => Promise<unknown>): Promise<void> {
   const before = processFootprint();
   freshBufferPool();
   const dir = await mkdtemp(join(base, 'legion-warm-compose-'));
@@ -54,7 +55,11 @@ export async function warmCompose(appDir: string, base: string = tmpdir()): Prom
     if ((await serverToAttach(context, attachChoice(context))) !== null) throw new Error('snapshot warm-up: a server runs in a new folder');
     for (const newRun of [true, false]) {
       const app = await composeApp(context, { newRun });
-      await app.close('snapshot warm-up');
+      try {
+        if (newRun) await onComposed?.(app);
+      } finally {
+        await app.close('snapshot warm-up');
+      }
     }
   } finally {
     await removeTree(dir);

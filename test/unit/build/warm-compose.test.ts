@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { getHeapSnapshot } from 'node:v8';
 import { freshBufferPool, processFootprint, warmCompose } from '../../../src/cli/warm-compose';
 import { composeApp } from '../../../src/cli/compose';
+import { warmFirstRender } from '../../../components/warm-render';
+import { stripAnsi } from '../../helpers/tui-app';
 
 // The snapshot build's composition of a throwaway run (src/cli/warm-compose.ts): the process
 // it runs in becomes the snapshot, so nothing of that run may be left in it — no listener,
@@ -43,6 +45,25 @@ test('warm compose: no string of its run (folder, run id) is left in the heap', 
   const base = mkdtempSync(join(tmpdir(), 'warm-compose-test-'));
   try {
     await warmCompose(appDir, base);
+    assert.deepEqual(await heapStrings(THROWAWAY), []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('warm compose: hands the composed new run to the build, which draws its first screen on it, and still leaves nothing', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'warm-compose-test-'));
+  try {
+    const before = processFootprint();
+    let drawn = 0;
+    await warmCompose(appDir, base, async (app) => {
+      const screen = stripAnsi(await warmFirstRender(app.config, app));
+      assert.ok(screen.includes(`run ${app.runId}`), `the status bar shows the composed run:\n${screen}`);
+      drawn += 1;
+    });
+    assert.equal(drawn, 1, 'once, for the new run');
+    assert.equal(processFootprint(), before);
+    assert.deepEqual(readdirSync(base), []);
     assert.deepEqual(await heapStrings(THROWAWAY), []);
   } finally {
     rmSync(base, { recursive: true, force: true });
