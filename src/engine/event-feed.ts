@@ -10,8 +10,10 @@ export const EVENTS_PATH = '/legion/events';
  * (docs/engine.md#performance): with many sessions streaming, one HTTP/2 frame carries the
  * deltas of this window instead of one frame each. The window starts at the first delta
  * waiting (later ones do not extend it), so no delta waits longer. Any other line goes out at
- * once, after the deltas waiting before it (the order of the lines is kept). 16 ms: the
- * provider's reads are gathered per 16 ms too (src/providers/http-watch.ts).
+ * the end of the event loop's turn it was published in (`setImmediate`), with the lines
+ * published before it and in the same turn, in order: the events a step's end raises together
+ * (its message, usage, statuses, the next tool's start) leave in one write instead of one each.
+ * 16 ms: the provider's reads are gathered per 16 ms too (src/providers/http-watch.ts).
  */
 export const FEED_BATCH_MS = 16;
 
@@ -44,6 +46,8 @@ export class EventFeed {
   /** Lines not written yet (text deltas waiting for their window). */
   private waiting = '';
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** A write at the end of this turn of the event loop (a line that does not wait for the window). */
+  private immediate: ReturnType<typeof setImmediate> | null = null;
 
   constructor(private readonly batchMs = FEED_BATCH_MS) {}
 
@@ -84,13 +88,18 @@ export class EventFeed {
   private send(line: FeedLine, mayWait = false): void {
     if (this.listeners.size === 0) return;
     this.waiting += JSON.stringify(line) + '\n';
-    if (!mayWait || this.batchMs <= 0) return this.flush();
+    if (!mayWait || this.batchMs <= 0) {
+      this.immediate ??= setImmediate(() => this.flush());
+      return;
+    }
     this.timer ??= setTimeout(() => this.flush(), this.batchMs);
   }
 
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = null;
     const text = this.waiting;
     this.waiting = '';
     if (text.length === 0) return;

@@ -26,7 +26,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile, processCpuMs, sleep } from './harness';
-import { BUILT, killHard, setupEngineWorkspace, spawnLegion, startEngineStack, type EngineStack } from '../helpers/engine-fixture';
+import { BUILT, type CliEntry, killHard, setupEngineWorkspace, spawnLegion, startEngineStack, type EngineStack } from '../helpers/engine-fixture';
 import { until } from '../helpers/processes';
 import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 
@@ -101,7 +101,7 @@ async function latencies(stack: EngineStack, remote: RemoteCore, text: string): 
  * the same fake model), and a core attached to it: the in-process side, beside the engine's
  * stack, so the two sides' rounds can alternate.
  */
-async function startInProcessSide(stack: EngineStack): Promise<{ serve: ChildProcess; remote: RemoteCore; close(): Promise<void> }> {
+export async function startInProcessSide(stack: EngineStack, extraEnv: Record<string, string> = {}, entry: CliEntry = BUILT): Promise<{ serve: ChildProcess; remote: RemoteCore; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-engine-in-process-'));
   let serve: ChildProcess | undefined;
   let remote: RemoteCore | undefined;
@@ -115,7 +115,7 @@ async function startInProcessSide(stack: EngineStack): Promise<{ serve: ChildPro
     const configFile = join(dir, '.legion', 'config.yaml');
     writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/engine: .*\n/, 'engine: { kind: in-process }\n'));
     let log = '';
-    const started = spawnLegion(dir, env, ['serve'], BUILT);
+    const started = spawnLegion(dir, { ...env, ...extraEnv }, ['serve'], entry);
     serve = started;
     started.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
     await until(() => log.includes('serving run') || started.exitCode !== null, 'legion serve (in-process) listening', 60_000);

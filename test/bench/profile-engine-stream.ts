@@ -4,7 +4,8 @@
  * `legion serve` preloading profile-preload.cjs, warm-up rounds, then measured rounds between
  * two SIGUSR2 (the profiler started, then stopped and written): self time by function and by
  * file, with each process's CPU per delta.
- * Usage: node --import tsx test/bench/profile-engine-stream.ts <out dir> [engine|in-process] [rounds]
+ * Usage: node --import tsx test/bench/profile-engine-stream.ts <out dir> [engine|in-process] [rounds] [chunks]
+ * (chunks: text deltas a turn, default 100; few make the per-turn work stand out)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +20,7 @@ import { round } from './engine-stream';
 const out = resolve(process.argv[2] ?? 'engine-profile');
 const mode = process.argv[3] === 'in-process' ? 'in-process' : 'engine';
 const rounds = Number(process.argv[4] ?? 4);
+const chunks = Number(process.argv[5] ?? 100);
 const SESSIONS = 20;
 mkdirSync(out, { recursive: true });
 
@@ -57,7 +59,7 @@ const dir = mkdtempSync(join(tmpdir(), 'legion-engine-profile-'));
 // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload starts and stops the profiler on SIGUSR2.
 const PRELOAD = join(dirname(fileURLToPath(import.meta.url)), 'profile-preload.cjs');
 const profOpts = (name: string): Record<string, string> => ({ NODE_OPTIONS: `--require ${PRELOAD}`, LEGION_PROFILE_OUT: join(out, name) });
-const stack = await startEngineStack(dir, { answerChunks: 100, delayMs: 20, workerEnv: profOpts('worker'), serveEnv: profOpts('serve'), entry: BUILT });
+const stack = await startEngineStack(dir, { answerChunks: chunks, delayMs: 20, workerEnv: profOpts('worker'), serveEnv: profOpts('serve'), entry: BUILT });
 try {
   if (mode === 'in-process') {
     const configFile = join(dir, '.legion', 'config.yaml');

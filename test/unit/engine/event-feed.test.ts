@@ -26,29 +26,49 @@ const delta = (text: string): LegionEvent => ({ type: 'text-delta', sessionId: '
 const status = (): LegionEvent => ({ type: 'agent-status', participantId: 'builder', status: 'idle', seq: ++seq, at: '', runId: 'r1' }) as unknown as LegionEvent;
 const textOf = (line: FeedLine): string => ('event' in line ? `${line.event.type}${line.event.type === 'text-delta' ? ` ${line.event.text}` : ''}` : Object.keys(line).filter((k) => k !== 'runId').join());
 
-test('text deltas of one window go out in one write; any other line first sends the deltas before it, in order', async () => {
+const endOfTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+test('text deltas of one window go out in one write; any other line sends the deltas before it at the end of the loop\'s turn, in order', async () => {
   const feed = new EventFeed(30);
   const writes = followed(feed);
   feed.publish(delta('a'));
   feed.publish(delta('b'));
   feed.publish(delta('c'));
+  await endOfTurn();
   assert.equal(writes.length, 0, 'the deltas wait for their window');
   await new Promise((r) => setTimeout(r, 80));
   assert.deepEqual(writes.map((w) => w.map(textOf)), [['text-delta a', 'text-delta b', 'text-delta c']]);
   feed.publish(delta('d'));
   feed.publish(status());
   feed.publishInvocation('r1', 's1', 'inv_1');
-  assert.deepEqual(writes.slice(1).map((w) => w.map(textOf)), [['text-delta d', 'agent-status'], ['invocation']], 'not delayed, and after the delta before it');
+  await endOfTurn();
+  assert.deepEqual(writes.slice(1).map((w) => w.map(textOf)), [['text-delta d', 'agent-status', 'invocation']], 'not held for the window: one write, after the delta before them');
   await new Promise((r) => setTimeout(r, 80));
-  assert.equal(writes.length, 3, 'nothing left waiting');
+  assert.equal(writes.length, 2, 'nothing left waiting');
 });
 
-test('a turn\'s outcome goes out at once with its turn id; nothing is sent or kept while no hub follows', async () => {
+test('lines published in one turn of the event loop leave in one write; a later turn\'s in the next', async () => {
+  const feed = new EventFeed(30);
+  const writes = followed(feed);
+  feed.publish(status());
+  feed.publishInvocation('r1', 's1', 'inv_1');
+  await Promise.resolve(); // a promise's continuation is still the same turn
+  feed.publishOutcome('r1', 'turn-1', 's1', { kind: 'done', text: 'ok' });
+  assert.equal(writes.length, 0, 'nothing written while the turn runs');
+  await endOfTurn();
+  assert.deepEqual(writes.map((w) => w.map(textOf)), [['agent-status', 'invocation', 'outcome']]);
+  feed.publish(status());
+  await endOfTurn();
+  assert.deepEqual(writes.slice(1).map((w) => w.map(textOf)), [['agent-status']]);
+});
+
+test('a turn\'s outcome goes out at the end of the loop\'s turn with its turn id; nothing is sent or kept while no hub follows', async () => {
   const feed = new EventFeed(30);
   feed.publish(delta('lost'));
   feed.publishOutcome('r1', 'turn-1', 's1', { kind: 'done', text: 'no one hears this' });
   const writes = followed(feed);
   feed.publishOutcome('r1', 'turn-2', 's1', { kind: 'done', text: 'ok' });
+  await endOfTurn();
   assert.deepEqual(writes, [[{ runId: 'r1', outcome: { turnId: 'turn-2', sessionId: 's1', outcome: { kind: 'done', text: 'ok' } } }]]);
 });
 
