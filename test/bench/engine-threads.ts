@@ -2,8 +2,13 @@
  * The 20-session round of engine-stream.ts, each side's CPU per delta by process and thread
  * (a helper for docs/engine.md's performance part, not a benchmark): after warm-up rounds, the
  * two sides' rounds alternate; per round, each thread's CPU (schedstat) ÷ the deltas received,
- * summed by thread name over the rounds, then divided by the rounds.
+ * averaged over the rounds (a node process's threads: `main`, else `t<n>` by creation order, V8's
+ * helpers first); then each process's idle CPU second by second, and its memory
+ * (docs/decisions/engine.md). `chunks`: deltas a turn (1: nearly all of a turn's CPU is per turn).
  * Usage: node --import tsx test/bench/engine-threads.ts [rounds] [chunks]
+ * ENGINE_ROOT / LOCAL_ROOT: a built checkout to run the engine's processes / in-process
+ * `legion serve` from (default this one), to compare two versions run after run;
+ * W_NODE_OPTIONS / L_NODE_OPTIONS: NODE_OPTIONS of the worker / in-process `legion serve`.
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
