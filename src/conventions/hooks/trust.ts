@@ -11,7 +11,8 @@ const TRUST_NAME = 'hooks';
  * Trust of the workspace's hooks (docs/conventions.md#hooks-trust), as MCP servers: kept in the
  * user's config folder (`hooks-trust.json`), never in the workspace; one approval covers the
  * workspace's hook definitions (event, matcher, command, timeout, file) and the content of the
- * workspace files their commands run (`.claude/hooks/check.sh`: its sha256), so an agent that
+ * workspace files their commands run (`.claude/hooks/check.sh`, a program found on a PATH folder
+ * inside the workspace: its sha256), so an agent that
  * rewrites a hook script makes the hooks untrusted again.
  */
 export interface HooksTrust {
@@ -47,9 +48,18 @@ async function workspaceDefinition(hooks: readonly HookEntry[], root: string, en
     // `$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh` names a workspace file as surely as `.claude/hooks/x.sh`.
     const words = expandProjectDir(hook.command, root).replace(/["']/g, '');
     Object.assign(files, await definitionFiles({ kind: 'stdio', command: 'sh', args: ['-c', words], env: {}, cwd: root }, root, env));
+    // A program named bare (`ruff format`, `lint-check`) is found on PATH, which may name a folder of
+    // the workspace (an activated `.venv/bin`): then it is a workspace file the hook runs, hashed as an
+    // MCP server's command is. Every bare word is looked up (an argument found there is pinned too).
+    for (const name of new Set(words.split(/[\s;&|()<>`$]+/).filter((w) => BARE_NAME.test(w)))) {
+      Object.assign(files, await definitionFiles({ kind: 'stdio', command: name, args: [], env: {}, cwd: root }, root, env));
+    }
   }
   return { fingerprint, files };
 }
+
+/** A word that may name a program found on PATH: no slash, no assignment, no option. */
+const BARE_NAME = /^[\w.+][\w.+-]*$/;
 
 /** `$CLAUDE_PROJECT_DIR`, `${CLAUDE_PROJECT_DIR}` (and Legion's `LEGION_PROJECT_DIR`) replaced by the workspace root. */
 export function expandProjectDir(command: string, root: string): string {

@@ -104,6 +104,29 @@ test('a trusted hook script cannot be rewritten, appended to or swapped from the
   }
 });
 
+test('a trusted hook\'s program found on a PATH folder inside the workspace (an activated .venv/bin) is pinned: the sandbox cannot rewrite it', { skip }, async () => {
+  mkdirSync(join(fx.ws, '.venv', 'bin'), { recursive: true });
+  const program = join(fx.ws, '.venv', 'bin', 'lint-check');
+  writeFileSync(program, `#!/bin/sh\necho original >> ${marker}\n`);
+  execFileSync('chmod', ['+x', program]);
+  writeFileSync(join(fx.ws, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'lint-check --all' }] }] } }));
+  const venvEnv = { PATH: `${join(fx.ws, '.venv', 'bin')}:${process.env.PATH!}` };
+  const hooks = (await loadHooks(hookFiles())).hooks;
+  const trust = createHooksTrust({ file: hooksFile, workspaceRoot: fx.ws, env: venvEnv });
+  await trust.trust(hooks);
+  const sandbox = sandboxWith(true);
+  try {
+    await assertBlocked(sandbox, `echo '${PAYLOAD}' > .venv/bin/lint-check`);
+    await assertBlocked(sandbox, `rm -f .venv/bin/lint-check && printf '#!/bin/sh\\n${PAYLOAD}\\n' > .venv/bin/lint-check`);
+    assert.equal(readFileSync(program, 'utf8'), `#!/bin/sh\necho original >> ${marker}\n`);
+    // Rewritten from outside the sandbox, the hooks are no longer trusted.
+    writeFileSync(program, `#!/bin/sh\necho changed >> ${marker}\n`);
+    assert.equal((await trust.check(hooks)).trusted, false);
+  } finally {
+    sandbox.dispose();
+  }
+});
+
 test('a trusted hook script reached through a symlink: neither its target nor the link can be replaced', { skip }, async () => {
   mkdirSync(join(fx.ws, 'scripts'));
   renameSync(join(fx.ws, '.claude', 'hooks', 'check.sh'), join(fx.ws, 'scripts', 'check.sh'));
