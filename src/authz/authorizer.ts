@@ -1,11 +1,11 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 import type { Participant } from '../collective/participant';
 import type { CallToAuthorize, Decision, Verdict } from './types';
 import type { AllowanceSet } from './allowances';
 import { applyPolicy, policyFor } from './policy';
-import { evaluateRules, type RuleOutcome } from './rules/evaluate';
+import { evaluateRules, type RealPathOf, type RuleOutcome } from './rules/evaluate';
 import { hasGlobSyntax, isPathField } from './rules/known-tools';
 import { confinementProblem, normalizeRulePath } from './rules/paths';
 import type { RuleSet } from './rules/rule-set';
@@ -24,7 +24,7 @@ export interface AuthorizerOptions {
    * does not launder a secret. Without it, a shell `{ readOnly }` rule allows no command
    * naming a path (it cannot see symlinks).
    */
-  readonly realPath?: (relativePath: string) => string | null;
+  readonly realPath?: RealPathOf;
 }
 
 export type Authorizer = (call: CallToAuthorize) => Verdict;
@@ -143,7 +143,7 @@ function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
  * remembered between calls (a symlink can change between two decisions); pass it from the
  * composition root.
  */
-export function workspaceRealPath(workspaceRoot: string): (written: string) => string | null {
+export function workspaceRealPath(workspaceRoot: string): RealPathOf {
   let realRoot: string;
   let rootResolved = true;
   try {
@@ -152,7 +152,7 @@ export function workspaceRealPath(workspaceRoot: string): (written: string) => s
     realRoot = workspaceRoot;
     rootResolved = false;
   }
-  return (written) => {
+  const realPathOf = (written: string): string | null => {
     if (rootResolved && !isAbsolute(written)) {
       const walked = walkBelow(realRoot, written);
       if (walked !== undefined) return walked;
@@ -170,6 +170,10 @@ export function workspaceRealPath(workspaceRoot: string): (written: string) => s
       return null;
     }
   };
+  // realPathOf(written) !== null, in one access(2) and no Stats object: realPathOf answers null
+  // exactly when the path, its symbolic links followed, names nothing (or cannot be resolved).
+  const exists = (written: string): boolean => existsSync(isAbsolute(written) ? written : `${realRoot}${sep}${written}`);
+  return Object.assign(realPathOf, { exists });
 }
 
 /**

@@ -25,7 +25,16 @@ export interface RuleQuery {
    * (authorizer.ts `workspaceRealPath`). Without
    * it a `{ readOnly }` rule allows no command that names a path: it cannot see symlinks.
    */
-  readonly realPath?: (relativePath: string) => string | null;
+  readonly realPath?: RealPathOf;
+}
+
+/**
+ * A path's real path (RuleQuery.realPath) and, optionally, whether it names anything once its
+ * symbolic links are followed — `realPath(p) !== null`, answered more cheaply (git's `.git`).
+ */
+export interface RealPathOf {
+  (relativePath: string): string | null;
+  readonly exists?: (relativePath: string) => boolean;
 }
 
 /** What the rules say. `decision: null` = no rule matched (policies and defaults decide). */
@@ -185,14 +194,19 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
 
 /**
  * A line's deny and ask outcome is remembered on its analysis (the command's), per rules and
- * caller: by participant, then by the workspace and any other field the rules read (callerRest)
+ * caller: the participant and the workspace with any other field the rules read (callerRest)
  * — no key that repeats the command (hashing a new line twice cost more than the lookup saves).
- * Bounded per line (STRICT_PER_LINE); the analyses themselves are bounded (ANALYSIS_LIMIT).
+ * A short list searched in order, not maps (a new line would make two: most lines have one
+ * caller). Bounded per line (STRICT_PER_LINE); the analyses themselves are bounded (ANALYSIS_LIMIT).
  */
 interface StrictMemo {
   readonly tiers: ToolTiers;
-  readonly byParticipant: Map<string, Map<string, RuleOutcome | null>>;
-  size: number;
+  readonly entries: StrictEntry[];
+}
+interface StrictEntry {
+  readonly participantId: string;
+  readonly rest: string;
+  readonly outcome: RuleOutcome | null;
 }
 const STRICT_PER_LINE = 16;
 const otherFieldsRead = new WeakMap<ToolTiers, readonly string[]>();
@@ -219,18 +233,17 @@ function rememberedStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: Rule
   const memo = analysis.strict;
   if (!memo || memo.tiers !== tiers) return undefined;
   const rest = callerRest(tiers, query);
-  return rest === null ? undefined : memo.byParticipant.get(query.participantId)?.get(rest);
+  if (rest === null) return undefined;
+  for (const entry of memo.entries) if (entry.participantId === query.participantId && entry.rest === rest) return entry.outcome;
+  return undefined;
 }
 
 function rememberStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQuery, outcome: RuleOutcome | null): void {
   const rest = callerRest(tiers, query);
   if (rest === null) return;
   let memo = analysis.strict;
-  if (!memo || memo.tiers !== tiers || memo.size >= STRICT_PER_LINE) analysis.strict = memo = { tiers, byParticipant: new Map(), size: 0 };
-  let byRest = memo.byParticipant.get(query.participantId);
-  if (!byRest) memo.byParticipant.set(query.participantId, (byRest = new Map()));
-  byRest.set(rest, outcome === null ? null : Object.freeze(outcome));
-  memo.size++;
+  if (!memo || memo.tiers !== tiers || memo.entries.length >= STRICT_PER_LINE) analysis.strict = memo = { tiers, entries: [] };
+  memo.entries.push({ participantId: query.participantId, rest, outcome: outcome === null ? null : Object.freeze(outcome) });
 }
 
 /**
@@ -417,8 +430,10 @@ class LineChecks implements PathChecks {
     this.resolved = (path) => (this.checks ??= new FileReadChecks(ruleSet, query)).resolved(path);
     this.repositoryTop = () => {
       if (this.repository !== undefined) return this.repository;
-      if (!query.realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
-      return (this.repository = query.realPath('.git') === null ? 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace' : null);
+      const { realPath } = query;
+      if (!realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
+      const hasGit = realPath.exists ? realPath.exists('.git') : realPath('.git') !== null;
+      return (this.repository = hasGit ? null : 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace');
     };
   }
 }
@@ -604,12 +619,21 @@ class FileReadChecks implements PathChecks {
     const confined = confinementProblem(path);
     let problem = confined;
     if (!problem) {
-      const decided = evaluateWhole(this.tiers, participantId, inputLookup({ path }, workspaceRoot, 'file_read'));
+      const decided = evaluateWhole(this.tiers, participantId, normalizedPathLookup(path));
       problem = decided.decision === 'allow' ? null : `file_read of "${path}" is not allowed (${decided.reason})`;
     }
     this.paths = this.memo.remember(this.paths, participantId, workspaceRoot, path, problem);
     return problem;
   }
+}
+
+/**
+ * The lookup of a `file_read` call `{ path }` whose path is normalized already (normalizeRulePath
+ * of a normalized path is itself): what inputLookup would return for it, without its caches.
+ */
+function normalizedPathLookup(path: string): Lookup {
+  const values = [path];
+  return (field) => (field === 'path' ? values : null);
 }
 
 /** Participant and every condition but `command` (a file redirection needs an allow whose `command` mentions `>`/`<`). */

@@ -64,11 +64,12 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   }
   let scripts: Set<string> | null = null;
   for (const words of wordLists) {
-    views.add(words.join(' '));
+    // Most commands' words joined are their text as written (added above): no second copy to compare.
+    if (words !== command.words || !joinsAs(words, command.text)) views.add(words.join(' '));
     const first = words[0] ?? '';
     const base = basename(first);
     if (base !== first) views.add([base, ...words.slice(1)].join(' '));
-    if (isPrefix(first) || isPrefix(base)) {
+    if (isPrefix(first) || (base !== first && isPrefix(base))) {
       for (let k = 1; k < Math.min(words.length, MAX_PREFIX_WORDS + 1); k++) {
         const rest = words.slice(k);
         views.add(rest.join(' '));
@@ -92,6 +93,21 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
       if (!split.ok) for (const rewritten of refusedLinesForDeny(script)) for (const inner of splitShell(rewritten).commands) addStrictViews(views, inner, depth + 1, []);
     }
   }
+}
+
+/** Whether `words.join(' ')` is `text`, without making the joined string. */
+function joinsAs(words: readonly string[], text: string): boolean {
+  let at = 0;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (i > 0) {
+      if (text.charCodeAt(at) !== 0x20) return false;
+      at++;
+    }
+    if (!text.startsWith(word, at)) return false;
+    at += word.length;
+  }
+  return at === text.length;
 }
 
 /**

@@ -21,7 +21,8 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
 /** A word after which the next words are (part of) a command: wrapper, keyword or assignment. */
 export function isPrefix(word: string): boolean {
-  return WRAPPERS.has(word) || KEYWORDS.has(word) || ASSIGNMENT.test(word);
+  // An assignment holds `=` after its name: most words have none, and skip the regex.
+  return WRAPPERS.has(word) || KEYWORDS.has(word) || (word.indexOf('=') > 0 && ASSIGNMENT.test(word));
 }
 
 export function basename(word: string): string {

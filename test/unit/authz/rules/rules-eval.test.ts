@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rulesFrom, decide, shippedRules } from '../../../helpers/rules';
-import { normalizeRulePath, confinementProblem } from '../../../../src/authz/rules/paths';
+import { posix } from 'node:path';
+import { normalizeRulePath, confinementProblem, isNormalRelative } from '../../../../src/authz/rules/paths';
 
 const RULES = rulesFrom(`
 version: 1
@@ -136,6 +137,33 @@ test('path normalization table', () => {
     ['/ws/../etc', '/etc'], ['a/./b/../c', 'a/c'], ['caf\u0065\u0301', 'caf\u00e9'],
   ];
   for (const [input, expected] of cases) assert.equal(normalizeRulePath(input, '/ws'), expected, input);
+});
+
+test('path normalization: a path taken as already normal is what the full steps return (generated paths)', () => {
+  // The steps normalizeRulePath takes for a relative path that is not already normal.
+  const steps = (value: string): string => {
+    let p = posix.normalize(value.normalize('NFC'));
+    if (p.startsWith('./')) p = p.slice(2);
+    if (p.length > 1 && p.endsWith('/')) p = p.replace(/\/+$/, '');
+    return p === '' ? '.' : p;
+  };
+  const parts = ['a', 'src', '.', '..', '/', '//', '.legion', '.env', 'x.ts', '...', '.a', 'a.', '~', ' ', '\\', 'caf\u0065\u0301', '\u00e9', '-', ':'];
+  let seed = 7;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  let fast = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let p = '';
+    for (let k = next(6); k >= 0; k--) p += parts[next(parts.length)]!;
+    if (p.startsWith('/')) continue; // absolute paths take their own way (relative to the root)
+    if (isNormalRelative(p)) {
+      fast++;
+      assert.equal(steps(p), p, JSON.stringify(p));
+    }
+    assert.equal(normalizeRulePath(p, '/ws'), steps(p), JSON.stringify(p));
+  }
+  assert.ok(fast > 1000, `only ${fast} generated paths were already normal`);
+  for (const p of ['src/main.ts', 'package.json', 'a/b-c_d.e/f', '.env', '.legion/x', 'a..b/c']) assert.ok(isNormalRelative(p), p);
+  for (const p of ['', '.', '..', './a', 'a/', 'a//b', 'a/./b', 'a/../b', '/a', '\u00e9']) assert.ok(!isNormalRelative(p), p);
 });
 
 test('confinement problems: outside, home, .legion in any case', () => {

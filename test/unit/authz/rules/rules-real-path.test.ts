@@ -57,6 +57,30 @@ test('workspaceRealPath gives realpath\'s answer for files, directories, links, 
     'HEAD~1', 'HEAD:src/deep/a.ts', 'a\0b', join(ws, 'package.json'), join(ws, 'leak.txt'), '/etc/hostname', '.git',
   ];
   for (const p of paths) assert.equal(realPath(p), reference(ws, p), JSON.stringify(p));
+  // Its cheaper existence check (git's `.git`) answers realPath(p) !== null for each of them.
+  assert.ok(realPath.exists);
+  for (const p of paths) assert.equal(realPath.exists(p), realPath(p) !== null, `exists(${JSON.stringify(p)})`);
+});
+
+test('.git as a dangling link, a link to a directory, or missing: git\'s read-only commands ask unless it names something', () => {
+  const git = (command: string) =>
+    createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) })({
+      toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'],
+    });
+  const dotGit = join(ws, '.git');
+  try {
+    assert.match(git('git status').reason, /no \.git of its own/); // missing
+    symlinkSync('missing-git-dir', dotGit);
+    assert.match(git('git status').reason, /no \.git of its own/); // dangling
+    rmSync(dotGit);
+    symlinkSync(outside, dotGit);
+    assert.equal(git('git status').decision, 'allow'); // a worktree's or submodule's .git may be elsewhere
+    rmSync(dotGit);
+    mkdirSync(dotGit);
+    assert.equal(git('git status').decision, 'allow');
+  } finally {
+    rmSync(dotGit, { recursive: true, force: true });
+  }
 });
 
 test('nothing is remembered between two calls: a file replaced by a symlink (and back) is seen at once', () => {
