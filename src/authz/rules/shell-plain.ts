@@ -50,7 +50,10 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'in', 'function', 'time', '{', '}', '!', '[[', ']]', 'coproc',
 ]);
 
-/** Thrown inside the scanner only; not an Error, so no stack is captured (a refusal is common and must be cheap). */
+/**
+ * Why the scanner stopped: kept on the scanner (PlainScanner.failure), never thrown — a refusal is
+ * common (every line that is not plain is scanned first) and a throw costs a microsecond or more.
+ */
 class NotPlain {
   constructor(
     /** The reason, or how to write it (quoting an excerpt costs more than most refusals, and is read only when shown). */
@@ -98,14 +101,10 @@ export function parsePlain(line: string): PlainParse {
  */
 export function scanPlain(line: string): { readonly parse: PlainParse; readonly split: ShellSplit | null } {
   const scanner = new PlainScanner(line);
-  try {
-    const commands = scanner.parse();
-    // splitShell refuses a longer line whatever it holds.
-    return { parse: { plain: true, commands }, split: line.length > MAX_SHELL_LENGTH ? null : { ok: true, commands: scanner.split } };
-  } catch (error) {
-    if (error instanceof NotPlain) return { parse: notPlain(error), split: null };
-    throw error;
-  }
+  const commands = scanner.parse();
+  if (commands === null) return { parse: notPlain(scanner.failure!), split: null };
+  // splitShell refuses a longer line whatever it holds.
+  return { parse: { plain: true, commands }, split: line.length > MAX_SHELL_LENGTH ? null : { ok: true, commands: scanner.split } };
 }
 
 /** One line of text as words joined by single spaces; a word that is empty or holds whitespace is single-quoted, so one word never reads as two. */
@@ -134,6 +133,12 @@ class PlainScanner {
   private wordAllUnquoted = true;
   private wordLogical = '';
   private wordRaw = '';
+  /**
+   * Set by fail(): the first part that is not plain. Every method stops at once and returns
+   * null (or '' for word() and doubleQuoted(): their callers read `failure`), so `i` stays where
+   * the scan stopped (a reason written later quotes from it).
+   */
+  failure: NotPlain | null = null;
 
   constructor(private readonly s: string) {}
 
@@ -142,21 +147,25 @@ class PlainScanner {
     return JSON.stringify(text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text);
   }
 
-  private fail(why: string | (() => string), at: number): never {
-    throw new NotPlain(why, at);
+  private fail(why: string | (() => string), at: number): null {
+    this.failure = new NotPlain(why, at);
+    return null;
   }
 
-  parse(): PlainCommand[] {
+  /** The simple commands, or null when the line is not plain (`failure` says why). */
+  parse(): PlainCommand[] | null {
     const s = this.s;
     const commands: PlainCommand[] = [];
     let needCommand = false;
     for (;;) {
       this.skipBlanks(true);
       if (this.i >= s.length) {
-        if (needCommand) this.fail(() => `nothing after the operator at the end`, s.length);
+        if (needCommand) return this.fail(() => `nothing after the operator at the end`, s.length);
         return commands;
       }
-      commands.push(this.command());
+      const command = this.command();
+      if (command === null) return null;
+      commands.push(command);
       this.skipBlanks(false);
       if (this.i >= s.length) return commands;
       const c = s[this.i]!;
@@ -165,21 +174,21 @@ class PlainScanner {
         this.i += 2;
         needCommand = true;
       } else if (two === '|&') {
-        this.fail(() => `the pipe ${this.excerpt(this.i, this.i + 2)} (it also redirects stderr)`, this.i);
+        return this.fail(() => `the pipe ${this.excerpt(this.i, this.i + 2)} (it also redirects stderr)`, this.i);
       } else if (c === '|') {
         this.i++;
         needCommand = true;
       } else if (two === ';;') {
-        this.fail(() => `${this.excerpt(this.i, this.i + 2)} (case syntax)`, this.i);
+        return this.fail(() => `${this.excerpt(this.i, this.i + 2)} (case syntax)`, this.i);
       } else if (c === ';' || c === '\n') {
         this.i++;
         needCommand = false;
         this.skipBlanks(true);
-        if (this.s[this.i] === ';') this.fail('an empty command before ";"', this.i);
+        if (this.s[this.i] === ';') return this.fail('an empty command before ";"', this.i);
       } else if (c === '&') {
-        this.fail('a background command "&"', this.i);
+        return this.fail('a background command "&"', this.i);
       } else {
-        this.fail(() => `${this.excerpt(this.i)}`, this.i);
+        return this.fail(() => `${this.excerpt(this.i)}`, this.i);
       }
     }
   }
@@ -195,7 +204,7 @@ class PlainScanner {
     }
   }
 
-  private command(): PlainCommand {
+  private command(): PlainCommand | null {
     const s = this.s;
     const start = this.i;
     const redirects: string[] = [];
@@ -213,6 +222,7 @@ class PlainScanner {
       if (c === '<' || c === '>' || c === '&') {
         words ??= tokens.slice();
         const r = this.redirect(this.i, '');
+        if (r === null) return null;
         redirects.push(r.written);
         text += text === '' ? r.raw : ` ${r.raw}`;
         tokens.push(r.value);
@@ -221,20 +231,22 @@ class PlainScanner {
       const wordStart = this.i;
       const isName = count === 0;
       const value = this.word(isName);
+      if (this.failure !== null) return null;
       const { wordPattern: pattern, wordRaw: raw } = this;
       const next = s[this.i];
       if ((next === '<' || next === '>') && this.wordAllUnquoted && DIGITS.test(value)) {
         words ??= tokens.slice();
         const r = this.redirect(wordStart, value);
+        if (r === null) return null;
         redirects.push(r.written);
         text += text === '' ? r.raw : ` ${r.raw}`;
         tokens.push(r.value);
         continue;
       }
       if (isName) {
-        if (ASSIGNMENT_START.test(this.wordLogical)) this.fail(() => `a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
-        if (pattern) this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
-        if (RESERVED_WORDS.has(value)) this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (ASSIGNMENT_START.test(this.wordLogical)) return this.fail(() => `a variable assignment ${this.excerpt(wordStart, this.i)} before the command`, wordStart);
+        if (pattern) return this.fail(() => `a file-name pattern in the command name ${this.excerpt(wordStart, this.i)}`, wordStart);
+        if (RESERVED_WORDS.has(value)) return this.fail(() => `the shell keyword ${this.excerpt(wordStart, this.i)}`, wordStart);
       }
       if (pattern) (patterns ??= []).push(count);
       count++;
@@ -242,7 +254,7 @@ class PlainScanner {
       text += text === '' ? raw : ` ${raw}`;
       tokens.push(value);
     }
-    if (count === 0) this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
+    if (count === 0) return this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
     this.split.push({ text, words: tokens, kind: 'simple' });
     // Without redirections the splitter's tokens are the argv (both read-only: one array).
     return { argv: words ?? tokens, patterns: patterns ?? NO_PATTERNS, redirects };
@@ -252,12 +264,12 @@ class PlainScanner {
    * A redirection starting at `from` (its fd digits, if any, already read as `fd`): as the
    * plain parse lists it (`written`), and as the splitter does (`raw` in source form, `value` unquoted).
    */
-  private redirect(from: number, fd: string): { written: string; raw: string; value: string } {
+  private redirect(from: number, fd: string): { written: string; raw: string; value: string } | null {
     const s = this.s;
     const op = /^(&>>|&>|<<<|<<|<>|<&|>&|>>|>\||<|>)/.exec(s.slice(this.i, this.i + 3))?.[0];
-    if (!op) this.fail(() => `${this.excerpt(this.i)}`, this.i);
-    if (op === '<<' || op === '<<<') this.fail(() => `a here-document ${this.excerpt(this.i, this.i + op.length)}`, this.i);
-    if (s[this.i + op.length] === '(') this.fail(() => `process substitution ${this.excerpt(this.i, this.i + 2)}`, this.i);
+    if (!op) return this.fail(() => `${this.excerpt(this.i)}`, this.i);
+    if (op === '<<' || op === '<<<') return this.fail(() => `a here-document ${this.excerpt(this.i, this.i + op.length)}`, this.i);
+    if (s[this.i + op.length] === '(') return this.fail(() => `process substitution ${this.excerpt(this.i, this.i + 2)}`, this.i);
     this.i += op.length;
     this.skipBlanks(false);
     const targetStart = this.i;
@@ -271,16 +283,17 @@ class PlainScanner {
       }
     }
     const c = s[this.i];
-    if (c === undefined || /[\s;&|<>()]/.test(c)) this.fail(() => `a redirection ${this.excerpt(from, this.i)} without a target`, from);
+    if (c === undefined || /[\s;&|<>()]/.test(c)) return this.fail(() => `a redirection ${this.excerpt(from, this.i)} without a target`, from);
     const target = this.word(false);
+    if (this.failure !== null) return null;
     if (target !== '/dev/null' || this.wordPattern) {
-      this.fail(() => `a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
+      return this.fail(() => `a redirection to or from a file ${this.excerpt(from, this.i)} (only /dev/null and 2>&1-style duplications are plain)`, targetStart);
     }
     const value = `${fd}${op}/dev/null`;
     return { written: value, raw: fd + op + this.wordRaw, value };
   }
 
-  /** One word: literal characters, escapes, single quotes and double quotes without expansions. Its value; the rest of what it read in the `word…` fields. */
+  /** One word: literal characters, escapes, single quotes and double quotes without expansions. Its value ('' after a failure); the rest of what it read in the `word…` fields. */
   private word(isName: boolean): string {
     const s = this.s;
     const start = this.i;
@@ -308,7 +321,7 @@ class PlainScanner {
       if (c !== '\\' || s[this.i + 1] !== '\n') logical += c === '\\' ? s.slice(at, at + 2) : c;
       if (c === '\\') {
         const n = s[this.i + 1];
-        if (n === undefined) this.fail('a backslash at the end of the line', at);
+        if (n === undefined) return this.failWord('a backslash at the end of the line', at);
         this.i += 2;
         if (n !== '\n') {
           value += n;
@@ -316,7 +329,7 @@ class PlainScanner {
         } else this.continued = true;
       } else if (c === "'") {
         const close = s.indexOf("'", this.i + 1);
-        if (close === -1) this.fail(() => `an unclosed quote ${this.excerpt(at, s.length)}`, at);
+        if (close === -1) return this.failWord(() => `an unclosed quote ${this.excerpt(at, s.length)}`, at);
         value += s.slice(this.i + 1, close);
         logical += s.slice(this.i + 1, close + 1);
         this.i = close + 1;
@@ -324,28 +337,29 @@ class PlainScanner {
       } else if (c === '"') {
         const open = this.i;
         value += this.doubleQuoted();
+        if (this.failure !== null) return '';
         logical += s.slice(open + 1, this.i);
         allUnquoted = false;
       } else if (c === '$') {
-        this.fail(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
+        return this.failWord(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))}`, at);
       } else if (c === '`') {
-        this.fail(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
+        return this.failWord(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)}`, at);
       } else if (c === '~') {
         // `logical` already ends with this `~`: what precedes it is what bash sees.
         const prev = logical[logical.length - 2];
-        if (prev === undefined || prev === '=' || prev === ':') this.fail(() => `tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
+        if (prev === undefined || prev === '=' || prev === ':') return this.failWord(() => `tilde expansion ${this.excerpt(at, this.wordEnd(at))}`, at);
         value += c;
         this.i++;
       } else if (c === '{' && s[this.i + 1] === '}') {
         value += '{}';
         this.i += 2;
       } else if (PATTERN.test(c)) {
-        if (isName) this.fail(() => `a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
+        if (isName) return this.failWord(() => `a file-name pattern in the command name ${this.excerpt(start, this.wordEnd(start))}`, at);
         pattern = true;
         value += c;
         this.i++;
       } else {
-        this.fail(() => `${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
+        return this.failWord(() => `${describeChar(c)} ${this.excerpt(at, c === '(' || c === '{' ? this.closing(at) : at + 1)}`, at);
       }
     }
     // A word of literal characters only (most words) is its own source text: no second copy.
@@ -357,6 +371,12 @@ class PlainScanner {
     return value;
   }
 
+  /** fail() for word() and doubleQuoted(): '' (their caller reads `failure`). */
+  private failWord(why: string | (() => string), at: number): string {
+    this.fail(why, at);
+    return '';
+  }
+
   /** `"…"` without `$` or backquotes; `\$ \` \" \\` and line continuations as bash reads them. */
   private doubleQuoted(): string {
     const s = this.s;
@@ -365,17 +385,17 @@ class PlainScanner {
     this.i++;
     for (;;) {
       const c = s[this.i];
-      if (c === undefined) this.fail(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
+      if (c === undefined) return this.failWord(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
       const at = this.i;
       if (c === '"') {
         this.i++;
         return value;
       }
-      if (c === '$') this.fail(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))} inside double quotes`, at);
-      if (c === '`') this.fail(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)} inside double quotes`, at);
+      if (c === '$') return this.failWord(() => `${describeDollar(s, at)} ${this.excerpt(at, dollarEnd(s, at))} inside double quotes`, at);
+      if (c === '`') return this.failWord(() => `command substitution ${this.excerpt(at, s.indexOf('`', at + 1) + 1 || s.length)} inside double quotes`, at);
       if (c === '\\') {
         const n = s[this.i + 1];
-        if (n === undefined) this.fail(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
+        if (n === undefined) return this.failWord(() => `an unclosed quote ${this.excerpt(open, s.length)}`, open);
         this.i += 2;
         if (n === '\n') {
           this.continued = true;
