@@ -3,7 +3,7 @@ import type { CompiledField, CompiledRule } from './compile';
 import type { RuleSet, ToolTiers } from './rule-set';
 import { isFileTool, TOOL_NAME_PATTERN } from './known-tools';
 import { confinementProblem, normalizeRulePath } from './paths';
-import { argvText, scanPlain, type PlainCommand, type PlainParse } from './shell-plain';
+import { argvText, hasWhitespace, scanPlain, type PlainCommand, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
@@ -512,7 +512,7 @@ function analyzeShell(command: string): ShellAnalysis {
 
 /** Whether argvText(argv) is argv joined by spaces: no word is empty or holds whitespace. */
 function joinsAsWritten(argv: readonly string[]): boolean {
-  for (const word of argv) if (word === '' || /\s/.test(word)) return false;
+  for (const word of argv) if (word === '' || hasWhitespace(word)) return false;
   return true;
 }
 

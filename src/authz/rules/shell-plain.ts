@@ -62,18 +62,23 @@ class NotPlain {
   ) {}
 }
 
-/** A refusal whose reason is written on first read (then kept). */
-function notPlain(error: NotPlain): PlainParse {
-  const describe = error.why;
-  if (typeof describe === 'string') return { plain: false, why: describe, at: error.at };
-  let why: string | undefined;
-  return {
-    plain: false,
-    get why(): string {
-      return (why ??= describe());
-    },
-    at: error.at,
-  };
+/**
+ * A refusal whose reason is written on first read (then kept): a class with its getter on the
+ * prototype (an object literal with a getter is slow to make, and every line that is not plain
+ * makes one). parsePlain returns it as a plain object.
+ */
+class LazyNotPlain {
+  readonly plain = false as const;
+  readonly at: number;
+  private reason: string | (() => string);
+  constructor(error: NotPlain) {
+    this.reason = error.why;
+    this.at = error.at;
+  }
+  get why(): string {
+    const reason = this.reason;
+    return typeof reason === 'string' ? reason : (this.reason = reason());
+  }
 }
 
 const PATTERN = /[*?[]/;
@@ -89,7 +94,8 @@ const DIGITS = /^\d+$/;
 const EXCERPT = 40;
 
 export function parsePlain(line: string): PlainParse {
-  return scanPlain(line).parse;
+  const parse = scanPlain(line).parse;
+  return parse.plain ? parse : { plain: false, why: parse.why, at: parse.at };
 }
 
 /**
@@ -102,7 +108,7 @@ export function parsePlain(line: string): PlainParse {
 export function scanPlain(line: string): { readonly parse: PlainParse; readonly split: ShellSplit | null } {
   const scanner = new PlainScanner(line);
   const commands = scanner.parse();
-  if (commands === null) return { parse: notPlain(scanner.failure!), split: null };
+  if (commands === null) return { parse: new LazyNotPlain(scanner.failure!), split: null };
   // splitShell refuses a longer line whatever it holds.
   return { parse: { plain: true, commands }, split: line.length > MAX_SHELL_LENGTH ? null : { ok: true, commands: scanner.split } };
 }
@@ -113,9 +119,19 @@ export function argvText(argv: readonly string[]): string {
   for (let i = 0; i < argv.length; i++) {
     const w = argv[i]!;
     if (i > 0) text += ' ';
-    text += w === '' || /\s/.test(w) ? `'${w.replace(/'/g, `'\\''`)}'` : w;
+    text += w === '' || hasWhitespace(w) ? `'${w.replace(/'/g, `'\\''`)}'` : w;
   }
   return text;
+}
+
+/** `/\s/.test(word)`, without a regex call for an ASCII word (most words): JavaScript's ASCII whitespace is space and \t \n \v \f \r. */
+export function hasWhitespace(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true;
+    if (c >= 0x80) return /\s/.test(word);
+  }
+  return false;
 }
 
 class PlainScanner {

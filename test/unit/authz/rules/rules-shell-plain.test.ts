@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { argvText, parsePlain } from '../../../../src/authz/rules/shell-plain';
+import { argvText, hasWhitespace, parsePlain } from '../../../../src/authz/rules/shell-plain';
 import { applyPolicy } from '../../../../src/authz/policy';
 import { rulesFrom, shell, shippedRules, WORKSPACE } from '../../../helpers/rules';
 import { createAuthorizer } from '../../../../src/authz/authorizer';
@@ -220,4 +220,14 @@ test('a script given to sh -c, eval or trap that the splitter cannot split makes
     assert.match(outcome.reason, /cannot check this shell command safely \((the script|scripts nested deeper)/, command);
   }
   assert.equal(shell(rules, `trap 'echo done' EXIT`).decision, 'allow');
+});
+
+test('hasWhitespace is /\\s/ for every character (alone and inside a word), without its regex for ASCII', () => {
+  for (let c = 0; c <= 0xffff; c++) {
+    const ch = String.fromCharCode(c);
+    assert.equal(hasWhitespace(ch), /\s/.test(ch), `U+${c.toString(16)}`);
+    assert.equal(hasWhitespace(`a${ch}b`), /\s/.test(ch), `a U+${c.toString(16)} b`);
+  }
+  assert.equal(hasWhitespace(''), false);
+  assert.equal(hasWhitespace('caf\u00e9\u00a0x'), true);
 });
