@@ -145,9 +145,9 @@ const MAX_SCRIPT_DEPTH = 4;
 function embeddedScript(words: readonly string[]): string | null {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
-    const name = basename(words[k]!);
-    // Every name looked for is short: a longer word (most paths and options) is not hashed for the set.
-    if (name.length > LONGEST_SCRIPT_RUNNER) continue;
+    // Every name looked for is short: a longer one (most paths and options) is not hashed for the set.
+    const name = shortBasename(words[k]!);
+    if (name === null) continue;
     if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
     if (name === 'trap') {
       // `trap -- 'cmd' INT`: the action follows the end of options.
@@ -260,8 +260,21 @@ function evaluatedSubstitution(word: string): number {
   return before.includes('[') || before.includes('=(') ? start : -1;
 }
 
+/**
+ * basename(word) when it is at most LONGEST_SCRIPT_RUNNER characters long, else null, reading
+ * only the word's end: a longer word's basename is longer unless a `/` (not its last
+ * character) stands within its last LONGEST_SCRIPT_RUNNER + 1 characters.
+ */
+export function shortBasename(word: string): string | null {
+  if (word.length <= LONGEST_SCRIPT_RUNNER) return basename(word);
+  const last = word.length - 1;
+  if (word.charCodeAt(last) === 0x2f) return null; // basename of `a/b/` is the word itself
+  for (let i = last - 1; i >= last - LONGEST_SCRIPT_RUNNER; i--) if (word.charCodeAt(i) === 0x2f) return word.slice(i + 1);
+  return null;
+}
+
 /** The longest of `eval`, `trap`, `source`, `sudo`, `doas`, `alias` and SHELLS. */
-const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
+export const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
 /** Standard input as a here-string (`<<<x`, `0<<<x`); another descriptor's (`3<<<x`) is not. */
 const STDIN_HERE_STRING = /^0*<<</;
 /** Script operands that name standard input. */

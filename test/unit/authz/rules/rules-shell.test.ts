@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { splitShell } from '../../../../src/authz/rules/shell-split';
-import { strictViews } from '../../../../src/authz/rules/shell-views';
 import { rulesFrom, shell, shippedRules } from '../../../helpers/rules';
+import { LONGEST_SCRIPT_RUNNER, shortBasename, strictViews } from '../../../../src/authz/rules/shell-views';
+import { basename } from '../../../../src/authz/rules/shell-words';
 
 const texts = (command: string): string[] | string => {
   const split = splitShell(command);
@@ -170,4 +171,18 @@ test('shell evaluation: adversarial inputs near the length limit stay fast with 
   }
   // A safety net against a quadratic blow-up (seconds to minutes), not a performance budget: a loaded 2-core machine takes ~0.5 s.
   assert.ok(worst < 5_000, `worst ${worst.toFixed(1)} ms`);
+});
+
+test('shortBasename is basename when that is short enough to name a script runner, else null (generated words)', () => {
+  const parts = ['/', 'a', 'sh', 'bash', 'busybox', 'runuser', 'x'.repeat(6), 'eval', '.', '-c', '//'];
+  let seed = 11;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  for (let i = 0; i < 20_000; i++) {
+    let word = '';
+    for (let k = next(5); k >= 0; k--) word += parts[next(parts.length)]!;
+    const base = basename(word);
+    assert.equal(shortBasename(word), base.length <= LONGEST_SCRIPT_RUNNER ? base : null, JSON.stringify(word));
+  }
+  assert.equal(shortBasename('/usr/local/bin/bash'), 'bash');
+  assert.equal(shortBasename('/usr/local/bin/'), null);
 });
