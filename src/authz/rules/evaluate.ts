@@ -163,11 +163,37 @@ function firstMatch(rules: readonly CompiledRule[], participantId: string, looku
     let mask = masks[depth];
     if (!mask || mask.length < rules.length) masks[depth] = mask = new Uint8Array(Math.max(rules.length, 512));
     candidateMaskInto(rules, lookup, mask);
-    for (let i = 0; i < rules.length; i++) if (mask[i] && matches(rules[i]!, participantId, lookup)) return rules[i]!;
+    const applies = participantMask(rules, participantId);
+    for (let i = 0; i < rules.length; i++) if (mask[i] && applies[i] && matches(rules[i]!, participantId, lookup)) return rules[i]!;
     return null;
   } finally {
     maskDepth--;
   }
+}
+
+/**
+ * Per rule list and participant, which rules apply to the participant (no `participants`, or
+ * one of its globs matches): a pure function of the two, remembered (bounded), so a call does
+ * not run the participant globs of every candidate again (rules scoped to other participants,
+ * `file_*` for `team-*`, are candidates for every path they hold no literal of).
+ */
+const participantMasks = new WeakMap<readonly CompiledRule[], Map<string, Uint8Array>>();
+const PARTICIPANT_MASK_LIMIT = 256;
+
+function participantMask(rules: readonly CompiledRule[], participantId: string): Uint8Array {
+  let byParticipant = participantMasks.get(rules);
+  if (!byParticipant) participantMasks.set(rules, (byParticipant = new Map()));
+  let mask = byParticipant.get(participantId);
+  if (!mask) {
+    if (byParticipant.size >= PARTICIPANT_MASK_LIMIT) byParticipant.clear();
+    mask = new Uint8Array(rules.length);
+    for (let i = 0; i < rules.length; i++) {
+      const matcher = rules[i]!.matchesParticipant;
+      mask[i] = !matcher || matcher(participantId) ? 1 : 0;
+    }
+    byParticipant.set(participantId, mask);
+  }
+  return mask;
 }
 
 /** firstMatch's candidate masks by nesting depth: one buffer per depth, not a new one per call. */
