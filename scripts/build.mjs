@@ -43,6 +43,7 @@ import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
 import { FAST_HAS_CONTROL, INK_HAS_CONTROL } from './ink-control-fast.mjs';
 import { buildSnapshot, launcherScript, snapshotName } from './snapshot.mjs';
+import { shareInteropCopies } from './esm-interop.mjs';
 import { RESTATE_WASM_BINDINGS, splitRestateWasm } from './restate-wasm.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -201,10 +202,11 @@ if (dynamic.length > 0) {
 }
 const eager = startPathViolations(result.metafile, 'bin/legion.ts');
 if (eager.length > 0) throw new Error(`build: a start would evaluate code it must not (import it with await import() where it is used):\n  ${eager.join('\n  ')}`);
+// One interop copy per CommonJS module or built-in, not one per importer (scripts/esm-interop.mjs).
 // esbuild escapes non-ASCII characters everywhere but in regular expression literals; one such
 // character would make V8 hold the whole source as two-byte text (6 MB instead of 3). `\uXXXX`
 // means the same there (also in u and v mode, where an escaped surrogate pair is one character).
-const ascii = bundle.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const ascii = shareInteropCopies(bundle.text).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 // The file holds the wrapper the loader compiles (Node's CommonJS parameters, plus what stands
 // for `import.meta.url` and the loader's hooks), so the loader makes no copy of 3 MB of text.
 const app = `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {${ascii}\n})`;
