@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +32,11 @@ after(() => {
   server.close();
 });
 
-/** A PATH holding fake `tmux` and `bwrap` that print a version. */
+/** A PATH holding fake `tmux` and `bwrap` that print a version (beside the workspace `dir`, not in it). */
 async function fakeTools(dir: string): Promise<string> {
-  const bin = join(dir, 'bin');
+  const bin = `${dir}-bin`;
   await mkdir(bin);
+  after(() => rm(bin, { recursive: true, force: true }));
   for (const [name, line] of [['tmux', 'tmux 9.9'], ['bwrap', 'bubblewrap 9.9']]) {
     await writeFile(join(bin, name), `#!/bin/sh\necho "${line}"\n`, { mode: 0o755 });
   }
@@ -107,5 +108,22 @@ test('doctor: no key at all, a provider that does not answer in time, a provider
     const unusable = await doctor(dir, { LEGION_PROVIDER: 'gemini', PATH: '' });
     assert.match(unusable.stdout, /✗ no provider can be used\n    fix: provider gemini \(LEGION_PROVIDER\) needs an API key: set GEMINI_API_KEY\n/);
     assert.equal((await doctor(dir, {}, ['--timeout', 'soon'])).code, 2);
+  });
+});
+
+test('doctor: a bwrap or tmux in a folder of the workspace on PATH (an activated .venv/bin) is never run; the one outside is checked', async () => {
+  await withTempDir(async (dir) => {
+    const venv = join(dir, '.venv', 'bin');
+    await mkdir(venv, { recursive: true });
+    for (const name of ['tmux', 'bwrap']) {
+      await writeFile(join(venv, name), `#!/bin/sh\ntouch "${join(dir, `PWNED-${name}`)}"\necho "${name} 6.6"\n`, { mode: 0o755 });
+    }
+    assert.equal((await runCli(['init'], { cwd: dir, env: { HOME: dir }, appDir: APP_DIR })).code, 0);
+    const r = await doctor(dir, { PATH: `${venv}:${await fakeTools(dir)}` });
+    for (const name of ['tmux', 'bwrap']) {
+      await assert.rejects(access(join(dir, `PWNED-${name}`)), `the planted ${name} ran`);
+    }
+    assert.match(r.stdout, /✓ tmux: tmux 9\.9 /);
+    assert.doesNotMatch(r.stdout, /6\.6/);
   });
 });

@@ -14,10 +14,11 @@ import { checkKeys, checkLocks, checkMcp, checkModel, checkNode, checkProvider, 
 import { probeTarget } from '../doctor/probe';
 import { checkEngine } from '../doctor/engine-check';
 import { checkConventions } from '../doctor/conventions-check';
+import { hostPath } from '../../tools/host-path';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
-/** Runs `command` found on the user's PATH (the command's environment, not the process's). */
+/** Runs `command` found on `path` (the user's PATH without the workspace's folders: src/tools/host-path.ts). */
 const toolRunner = (path: string | undefined): ToolProbe => (command, args) => {
   const r = spawnSync(command, args, { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: path ?? '' } });
   if (r.error) return { ok: false, error: r.error.message };
@@ -67,7 +68,9 @@ export const doctorCommand: Command = {
       }
     }
 
-    const runTool = toolRunner(env.PATH);
+    // Never a `bwrap` or `tmux` a sandboxed command planted in a folder of the workspace (an activated .venv/bin):
+    // it would run as the user, and the check would vouch for a sandbox the start never uses.
+    const runTool = toolRunner(hostPath(env.PATH ?? '', workspaceRoot));
     checks.push(checkTool('tmux', 'tmux', ['-V'], 'the end-to-end tests drive Legion in tmux', 'install tmux (apt-get install tmux, brew install tmux)', runTool));
     checks.push(process.platform === 'linux'
       ? checkTool('bwrap', 'bwrap', ['--version'], 'the shell sandbox', 'install bubblewrap (apt-get install bubblewrap)', runTool)
