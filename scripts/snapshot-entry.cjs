@@ -71,12 +71,19 @@ const whereFrom = (stack) => {
   const module = frames.find((l) => MODULE_FRAME.test(l));
   return module ?? frames.find((l) => !/\(node:|^at node:|snapshot-entry\.cjs/.test(l)) ?? null;
 };
-/** Inside `hooks.throwaway`: only reads made by a module's evaluation are recorded. */
+/** Inside `hooks.throwaway`: only reads made by a module's evaluation are recorded, and those in KEPT_ANYWAY. */
 let throwaway = false;
+/**
+ * Reads whose answer stays in the heap even when the work that made them is thrown away:
+ * `randomUUID` takes its UUIDs from a cache of random bytes Node fills once per 128 UUIDs and
+ * keeps in a module variable, so the snapshot would hold the cache and every start would hand
+ * out the same UUIDs (`randomUUID({ disableEntropyCache: true })` uses no cache: not noted).
+ */
+const KEPT_ANYWAY = new Set(['crypto.randomUUID']);
 const note = (read) => {
   if (!recording) return;
   const frame = whereFrom(new Error().stack);
-  if (frame && (!throwaway || MODULE_FRAME.test(frame))) seen.push({ read, frame: frame.replace(/ \(.*\)$/, '') });
+  if (frame && (!throwaway || MODULE_FRAME.test(frame) || KEPT_ANYWAY.has(read))) seen.push({ read, frame: frame.replace(/ \(.*\)$/, '') });
 };
 const restore = [];
 const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
@@ -86,7 +93,7 @@ const wrap = (object, name, read) => {
   const own = Object.getOwnPropertyDescriptor(object, name);
   const original = object[name];
   object[name] = function (...args) {
-    note(read);
+    if (!(name === 'randomUUID' && args[0]?.disableEntropyCache === true)) note(read);
     return original.apply(this, args);
   };
   restore.push(() => (own ? Object.defineProperty(object, name, own) : delete object[name]));

@@ -16,7 +16,7 @@ const fromBlob = (blob: string): string[] => [...(SNAPSHOT_V8_FLAGS as string[])
  * (named after its path, as esbuild names module functions) evaluating `body`, and the hand-over
  * of bin/legion.ts (`__legionStart.snapshot`). Its start prints what it sees.
  */
-function fakeApp(dir: string, body: string, report = 'globalThis.baked'): string {
+function fakeApp(dir: string, body: string, report = 'globalThis.baked', preload = 'globalThis.preloaded = true;'): string {
   const app = join(dir, 'app.cjs');
   writeFileSync(app, `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {
   var init = { "src/fake.ts"() { ${body} } }["src/fake.ts"];
@@ -29,7 +29,7 @@ function fakeApp(dir: string, body: string, report = 'globalThis.baked'): string
       baked: ${report},
     }));
   };
-  __legionStart.snapshot(run, async () => { globalThis.preloaded = true; });
+  __legionStart.snapshot(run, async () => { ${preload} });
 })`);
   return app;
 }
@@ -154,5 +154,21 @@ test('snapshot: a start that adds to a large deserialized heap runs no full garb
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(JSON.parse(r.stdout), { major: 0, kept: 30 });
     }
+  });
+});
+
+test('snapshot: throwaway work (the warm-up composition) may not take a UUID from Node\'s entropy cache, which the snapshot would keep for every start', async () => {
+  await withTempDir(async (dir) => {
+    const blob = join(dir, 'app.blob');
+    for (const take of ["require('node:crypto').randomUUID()", 'crypto.randomUUID()']) {
+      const app = fakeApp(dir, '', 'globalThis.baked', `await __legionStart.throwaway(async () => ${take});`);
+      assert.throws(() => buildSnapshot({ app, loader: join(dir, 'legion.js'), blob }), /crypto\.randomUUID/, take);
+      assert.deepEqual(readdirSync(dir), ['app.cjs'], `${take}: no blob`);
+    }
+    // Without the cache nothing is kept: the starts' UUIDs differ.
+    const app = fakeApp(dir, '', 'globalThis.baked', "await __legionStart.throwaway(async () => require('node:crypto').randomUUID({ disableEntropyCache: true }));");
+    buildSnapshot({ app, loader: join(dir, 'legion.js'), blob });
+    const uuids = [0, 1].map(() => (JSON.parse(spawnSync(process.execPath, fromBlob(blob), { cwd: dir, encoding: 'utf8' }).stdout) as Seen).uuid);
+    assert.notEqual(uuids[0], uuids[1]);
   });
 });
