@@ -42,7 +42,9 @@ export interface ApprovalQueue {
    *  (torn last line, bad lines) for a `notice`. A torn tail without newline is cut off.
    *  `idsOnly`: the file's requests are other queues' (engine mode's hub: its workers' write
    *  them, docs/engine.md#approvals): none becomes this queue's (none pending, none to decide),
-   *  only their ids stay reserved so a request it raises never takes one. */
+   *  only their ids stay reserved so a request it raises never takes one. The other queues go on
+   *  writing after this load, each knowing only the ids it read: this queue's own requests take
+   *  ids of a form theirs never have (`apr-h<n>`), so neither takes the other's later ones. */
   load(options?: { readonly idsOnly?: boolean }): Promise<{ pending: ApprovalRequest[]; issues: string[] }>;
   /** Persist the batch (one write), then emit `approval-request` for each. Throws only on I/O failure. */
   raise(requests: readonly RaiseInput[]): ApprovalRequest[];
@@ -88,6 +90,8 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
   let state = new ApprovalState();
   /** Ids of requests in the file that are not this queue's (`load({ idsOnly })`). */
   const reserved = new Set<string>();
+  /** `h` once loaded `idsOnly`: the file has other writers (`apr-<n>`), this queue's ids are `apr-h<n>`. */
+  let idForm = '';
   const waiters = new Map<string, Set<Waiter>>();
   let closed = false;
 
@@ -147,6 +151,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
       const loaded = await loadApprovalFile(file);
       if (loadOptions.idsOnly) {
         for (const id of loaded.state.records.keys()) reserved.add(id);
+        idForm = 'h';
         return { pending: [], issues: loaded.issues };
       }
       state = loaded.state;
@@ -161,7 +166,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions): ApprovalQueu
       const freshId = (): string => {
         // An id source restarted with the process (a counter) skips ids the file already holds.
         for (let tries = 0; tries <= state.records.size + reserved.size + requests.length; tries++) {
-          const id = `apr-${ids()}`;
+          const id = `apr-${idForm}${ids()}`;
           if (!state.records.has(id) && !reserved.has(id) && !taken.has(id)) return taken.add(id), id;
         }
         throw new Error('approval queue: the id source keeps returning ids already in use');

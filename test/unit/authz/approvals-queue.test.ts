@@ -192,8 +192,32 @@ test("load({ idsOnly }): the file's requests are other queues' (engine mode's hu
     assert.equal(hub.get('apr-1'), undefined);
     assert.equal(hub.resolve(['apr-1'], 'approved', { decidedBy: 'user' }).ok, false, 'decided another queue\'s request');
     // Its own request (a workflow's budget) takes an id the file does not hold.
-    assert.deepEqual(hub.raise([request({ toolUseId: 'budget-1', toolName: 'budget' })]).map((r) => r.requestId), ['apr-3']);
-    assert.deepEqual(s.lines().map((l: { requestId: string; kind: string }) => `${l.kind} ${l.requestId}`), ['request apr-1', 'request apr-2', 'resolve apr-2', 'request apr-3']);
+    assert.deepEqual(hub.raise([request({ toolUseId: 'budget-1', toolName: 'budget' })]).map((r) => r.requestId), ['apr-h1']);
+    assert.deepEqual(s.lines().map((l: { requestId: string; kind: string }) => `${l.kind} ${l.requestId}`), ['request apr-1', 'request apr-2', 'resolve apr-2', 'request apr-h1']);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test("load({ idsOnly }): a request another queue raises after the load never shares an id with this queue's own, either way", async () => {
+  const s = await setup();
+  try {
+    // The hub loads an empty file; then a worker's queue (loaded before) asks apr-1, the hub its
+    // own, the worker again. A shared id would send the user's decision on one to the other
+    // (the hub routes a decision to the worker that holds the id).
+    const hub = createApprovalQueue({ layout: s.layout, runId: RUN, bus: recordingBus(RUN).bus, clock: s.clock, ids: counterIds() });
+    await hub.load({ idsOnly: true });
+    s.queue.raise([request()]);
+    hub.raise([request({ toolUseId: 'budget-1', toolName: 'budget' })]);
+    s.queue.raise([request({ toolUseId: 'tu-2' })]);
+    hub.raise([request({ toolUseId: 'budget-2', toolName: 'budget' })]);
+    const ids = s.lines().map((l: { requestId: string }) => l.requestId);
+    assert.equal(new Set(ids).size, ids.length, `ids shared: ${ids.join(' ')}`);
+    // A hub restarted later keeps clear of the earlier hub's ids too.
+    const next = createApprovalQueue({ layout: s.layout, runId: RUN, bus: recordingBus(RUN).bus, clock: s.clock, ids: counterIds() });
+    await next.load({ idsOnly: true });
+    const [again] = next.raise([request({ toolUseId: 'budget-3', toolName: 'budget' })]);
+    assert.ok(!ids.includes(again!.requestId), again!.requestId);
   } finally {
     await s.cleanup();
   }
