@@ -25,17 +25,25 @@ function stamp(file: string): string {
  * rewrote the file. The file trails the hub by up to its write delay (1 s): a turn sent right
  * after another may not see that one's usage yet, as before. The file is parsed again only when
  * its stamp (inode, size, mtime) changed since the last read: 20 turns starting together read
- * it once (the stamp is taken before the read, so a file replaced meanwhile is read again next
- * time). `read`: the parser (a test counts its calls).
+ * it once, also while that read is still under way (they share it; the stamp is taken before
+ * the read, so a file replaced meanwhile is read again next time; a read that fails is not
+ * kept). `read`: the parser (a test counts its calls).
  */
 export function workerUsage(read: typeof readRunUsage = readRunUsage): WorkerUsage {
   let totals = createUsageAccumulator();
-  let last: { file: string; stamp: string; usage: RunUsage | undefined } | undefined;
+  let last: { file: string; stamp: string; usage: Promise<RunUsage | undefined> } | undefined;
   return {
     async reseed(file) {
       const now = stamp(file);
-      if (last?.file !== file || last.stamp !== now) last = { file, stamp: now, usage: (await read(file)).usage ?? undefined };
-      totals = createUsageAccumulator(last.usage);
+      if (last?.file !== file || last.stamp !== now) {
+        const usage = read(file).then((r) => r.usage ?? undefined);
+        const kept = { file, stamp: now, usage };
+        last = kept;
+        usage.catch(() => {
+          if (last === kept) last = undefined;
+        });
+      }
+      totals = createUsageAccumulator(await last.usage);
     },
     add: (record) => totals.add(record),
     totals: () => ({ run: totals.run(), sessions: Object.fromEntries(totals.sessions()) }),

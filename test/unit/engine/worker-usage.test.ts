@@ -43,3 +43,30 @@ test('a worker parses the hub\'s usage.json again only when it was rewritten; ea
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('turns reseeding at once while the file is being read share that one read', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'legion-worker-usage-'));
+  try {
+    const file = join(dir, 'usage.json');
+    writeUsage(file, 4);
+    let reads = 0;
+    const usage = workerUsage((f) => { reads += 1; return readRunUsage(f); });
+    await Promise.all(Array.from({ length: 20 }, () => usage.reseed(file)));
+    assert.equal(reads, 1, '20 turns starting together: one read');
+    assert.equal(usage.totals().run.calls, 4);
+    let fail = true;
+    const flaky = workerUsage(async (f) => {
+      reads += 1;
+      if (fail) throw new Error('read failed');
+      return readRunUsage(f);
+    });
+    await assert.rejects(flaky.reseed(file), /read failed/);
+    fail = false;
+    const before = reads;
+    await flaky.reseed(file);
+    assert.equal(reads, before + 1, 'a failed read is not kept: the next turn reads again');
+    assert.equal(flaky.totals().run.calls, 4);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
