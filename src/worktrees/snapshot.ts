@@ -27,7 +27,7 @@ export interface SnapshotSpec {
   /** Workspace path inside the repository (`''` or ending with `/`): its `.legion/` is left out. */
   readonly prefix: string;
   /**
-   * Untracked files of the workspace left out too, by workspace-relative path: the rules' secret
+   * Untracked files left out too, by workspace-relative path (repository-relative outside the workspace): the rules' secret
    * paths (a key the user never committed must not enter the repository, where the read-only
    * `git log -p --all` prints it to any agent). Null: none (a worktree's own work).
    */
@@ -59,12 +59,14 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
   }
 }
 
-/** Adds to the exclude file every untracked, not ignored file of the workspace that `leaveOut` names (one `ls-files` process). */
+/** Adds to the exclude file every untracked, not ignored file of the repository that `leaveOut` names (one `ls-files` process). */
 async function excludeUntracked(place: GitPlace, excludes: string, prefix: string, leaveOut: (workspacePath: string) => boolean): Promise<void> {
   const listed = await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'ls-files', '-z', '--others', '--exclude-standard']);
   const lines: string[] = [];
   for (const path of listed.split('\0')) {
-    if (path === '' || !path.startsWith(prefix) || !leaveOut(path.slice(prefix.length))) continue;
+    // A file of the repository outside the workspace (a workspace in a folder of it) is committed
+    // too: matched by its path in the repository (the patterns are `**/…`).
+    if (path === '' || !leaveOut(path.startsWith(prefix) ? path.slice(prefix.length) : path)) continue;
     // An exclude file has one pattern a line: such a name cannot be left out, so nothing is committed.
     if (/[\n\r]/.test(path)) throw new Error(`cannot leave the secret file ${JSON.stringify(path)} out of the snapshot (a line break in its name)`);
     // Anchored and literal: `\` before every character a pattern reads specially.

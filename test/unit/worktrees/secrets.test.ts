@@ -52,3 +52,19 @@ test('an untracked secret file is left out of the snapshots isolation commits: n
     assert.doesNotMatch(objects, new RegExp(SECRET));
   });
 });
+
+test('a workspace in a folder of the repository: an untracked secret elsewhere in the repository is left out too', async () => {
+  await withTempDir(async (repo) => {
+    await makeRepo(repo, { 'app/README.md': '# app\n', 'README.md': '# repo\n' });
+    await write(repo, '.env', `TOKEN=${SECRET}\n`);
+    await write(repo, 'ops/deploy.pem', `-----BEGIN PRIVATE KEY-----\n${SECRET}\n`);
+    await write(repo, 'app/notes.txt', 'untracked, not secret\n');
+    const root = join(repo, 'app');
+    const worktrees = worktreesOf(root);
+    const isolated = await worktrees.isolate(A, 'alice');
+    assert.ok(isolated.ok, isolated.ok ? '' : isolated.error);
+    assert.equal(await readFile(join(isolated.record.root, 'notes.txt'), 'utf8'), 'untracked, not secret\n');
+    const objects = userGit(repo, ['cat-file', '--batch-all-objects', '--batch']);
+    assert.doesNotMatch(objects, new RegExp(SECRET));
+  });
+});
