@@ -176,6 +176,9 @@ export function workspaceRealPath(workspaceRoot: string): RealPathOf {
   return Object.assign(realPathOf, { exists });
 }
 
+/** lstat's options, made once (no object per call): a missing path answers undefined, not an exception. */
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 /**
  * The fast, common case of `workspaceRealPath`: a relative path whose components (no `..`)
  * are all real directories and files, checked one `lstat` each from the real root — fewer
@@ -191,32 +194,41 @@ function walkBelow(realRoot: string, written: string): string | null | undefined
     if (written === '..') return undefined;
     let stats;
     try {
-      stats = lstatSync(realRoot + sep + written, { throwIfNoEntry: false });
+      stats = lstatSync(realRoot + sep + written, NO_THROW);
     } catch {
       return undefined;
     }
     if (!stats) return null;
     return stats.isSymbolicLink() ? undefined : written;
   }
-  const parts = written.split('/');
+  // Component by component, without an array of them; `rel` is made only once one was dropped (`a//b`, `./a`).
   let path = realRoot;
   let rel = '';
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (part === '' || part === '.') continue;
+  let dropped = false;
+  for (let start = 0; start <= written.length; ) {
+    const slash = written.indexOf('/', start);
+    const last = slash === -1;
+    const end = last ? written.length : slash;
+    const part = written.slice(start, end);
+    start = end + 1;
+    if (part === '' || part === '.') {
+      dropped = true;
+      continue;
+    }
     if (part === '..') return undefined;
     path += sep + part;
     let stats;
     try {
-      stats = lstatSync(path, { throwIfNoEntry: false });
+      stats = lstatSync(path, NO_THROW);
     } catch {
       return undefined;
     }
     if (!stats) return null;
     if (stats.isSymbolicLink()) return undefined;
     // `file/` and `file/.` fail as the kernel reads them (not a directory): let realpath say so.
-    if (!stats.isDirectory() && i < parts.length - 1) return undefined;
-    rel = rel === '' ? part : `${rel}/${part}`;
+    if (!stats.isDirectory() && !last) return undefined;
+    if (dropped) rel = rel === '' ? part : `${rel}/${part}`;
+    else rel = written.slice(0, end);
   }
   return rel === '' ? '.' : rel;
 }

@@ -8,7 +8,7 @@ import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
-import { addStrictViews, Views, withExpansionDefaults } from './shell-views';
+import { addStrictViews, argvViewsCovered, Views, withExpansionDefaults } from './shell-views';
 import { refusedLinesForDeny } from './shell-refused';
 
 /** One call as the rules see it. */
@@ -520,6 +520,8 @@ function analyzeShell(command: string): ShellAnalysis {
     for (let c = 0; c < commands.length; c++) {
       const { argv, redirects } = commands[c]!;
       if (argv.length === 0 || (scan.split !== null && redirects.length === 0 && joinsAsWritten(argv))) continue;
+      // With redirections (`git log -- x 2>/dev/null`), its words without them were already a word list of the split's command.
+      if (scan.split !== null && argvViewsCovered(scan.split.commands[c]!, argv)) continue;
       addStrictViews(views, { text: argvText(argv), words: argv, kind: 'simple' }, 0, opaque);
     }
   }

@@ -95,6 +95,22 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   }
 }
 
+/**
+ * Whether addStrictViews of a plain command's argv (its words joined by spaces as its text)
+ * adds nothing that addStrictViews of `command`, the same command as the splitter reports it
+ * (its redirections among its words), did not: argv is `command`'s words without redirections,
+ * none of its words makes a word list of its own (an expansion, a word that reads as a
+ * redirection), and it joins as written (no word empty or holding whitespace). Then its word
+ * lists are among `command`'s and its text is one of their joins. Property-tested.
+ */
+export function argvViewsCovered(command: ShellCommand, argv: readonly string[]): boolean {
+  for (const word of argv) if (word === '' || hasExpansion(word) || isRedirection(word) || /\s/.test(word)) return false;
+  const words = withoutRedirections(command.words);
+  if (words.length !== argv.length) return false;
+  for (let i = 0; i < words.length; i++) if (words[i] !== argv[i]) return false;
+  return true;
+}
+
 /** Whether `words.join(' ')` is `text`, without making the joined string. */
 function joinsAs(words: readonly string[], text: string): boolean {
   let at = 0;
@@ -330,7 +346,7 @@ function withoutRedirections(words: readonly string[]): string[] {
   return words.filter((w, i) => !isRedirection(w) && !(FD_VARIABLE.test(w) && isRedirection(words[i + 1] ?? '')));
 }
 
-const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
+export const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
 
 /**
  * `text` with every `${name:-word}`-style expansion replaced by its word (quotes around the
@@ -341,7 +357,7 @@ export function withExpansionDefaults(text: string): string | null {
   if (!text.includes('${')) return null;
   let out = text;
   for (let round = 0; round < 8; round++) {
-    const next = out.replace(EXPANSION_WITH_WORD, defaultWord);
+    const next = replaceExpansionsWithWords(out);
     if (next === out) break;
     out = next;
     // No `${` left: no further round can replace anything.
@@ -350,8 +366,60 @@ export function withExpansionDefaults(text: string): string | null {
   return out === text ? null : out;
 }
 
+/**
+ * `text.replace(EXPANSION_WITH_WORD, defaultWord)` without the regex and its callback (a call
+ * into the runtime per match): the same leftmost, non-overlapping matches — `${`, a name, an
+ * optional `:`, one of `-=+?`, then a word without braces up to the first `}`. A test compares
+ * it with the regex on generated text.
+ */
+export function replaceExpansionsWithWords(text: string): string {
+  let out = '';
+  let from = 0;
+  let at = text.indexOf('${');
+  while (at !== -1) {
+    const end = expansionWithWordEnd(text, at);
+    if (end === -1) {
+      at = text.indexOf('${', at + 1);
+      continue;
+    }
+    const operator = text.charCodeAt(at + 2 + nameLength(text, at + 2)) === 0x3a ? 1 : 0; // `:`
+    const wordStart = at + 2 + nameLength(text, at + 2) + operator + 1;
+    out += text.slice(from, at) + defaultWord('', text.slice(wordStart, end));
+    from = end + 1;
+    at = text.indexOf('${', from);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** The length of the shell name (`[A-Za-z_][A-Za-z0-9_]*`) at `at`, 0 when there is none. */
+function nameLength(text: string, at: number): number {
+  let i = at;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+    if (!letter && !(i > at && c >= 0x30 && c <= 0x39)) break;
+  }
+  return i - at;
+}
+
+/** Where the `}` of a `${name:-word}` starting at `at` (its `$`) stands, or -1 when none starts there. */
+function expansionWithWordEnd(text: string, at: number): number {
+  const name = nameLength(text, at + 2);
+  if (name === 0) return -1;
+  let i = at + 2 + name;
+  if (text.charCodeAt(i) === 0x3a) i++;
+  const op = text.charCodeAt(i);
+  if (op !== 0x2d && op !== 0x3d && op !== 0x2b && op !== 0x3f) return -1; // - = + ?
+  for (i++; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7d) return i; // }
+    if (c === 0x7b) return -1; // {
+  }
+  return -1;
+}
+
 /** The word of one `${name:-word}` as bash uses it: quotes around it and backslashes removed (each step only where there is one). */
-function defaultWord(_: string, word: string): string {
+export function defaultWord(_: string, word: string): string {
   const first = word[0];
   const unquoted = first === "'" || first === '"' ? word.replace(/^(['"])(.*)\1$/s, '$2') : word;
   return unquoted.includes('\\') ? unquoted.replace(/\\(.)/gs, '$1') : unquoted;

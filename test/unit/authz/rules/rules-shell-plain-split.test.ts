@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePlain, scanPlain } from '../../../../src/authz/rules/shell-plain';
+import { argvText, parsePlain, scanPlain } from '../../../../src/authz/rules/shell-plain';
 import { MAX_SHELL_LENGTH, splitShell } from '../../../../src/authz/rules/shell-split';
+import { argvViewsCovered, strictViews } from '../../../../src/authz/rules/shell-views';
 import { prng } from '../../../helpers/prng';
 import { EXPANSION_CONTEXTS, nearlyPlain, variant, type Rand } from '../shell-variants';
 
@@ -113,4 +114,24 @@ test("plain scan: a refusal's reason, written on first read, names the part and 
   assert.equal(parse.why, 'parameter expansion "${HOME:-/tmp}"'); // read again: the same text
   assert.deepEqual(parsePlain('ls && echo ${HOME:-/tmp} x'), { plain: false, why: parse.why, at: 11 });
   assert.deepEqual(parsePlain('a & b'), { plain: false, why: 'a background command "&"', at: 2 });
+});
+
+test(`plain scan: a command's argv whose views are taken as covered adds no view its split command lacks (seed ${SEED})`, () => {
+  const rand = prng(SEED + 1);
+  let covered = 0;
+  for (let i = 0; i < LINES; i++) {
+    const scan = scanPlain(plainish(rand));
+    if (!scan.parse.plain || !scan.split) continue;
+    scan.parse.commands.forEach(({ argv, redirects }, c) => {
+      if (argv.length === 0 || redirects.length === 0 || !argvViewsCovered(scan.split!.commands[c]!, argv)) return;
+      covered++;
+      const have = new Set(strictViews(scan.split!.commands[c]!));
+      for (const view of strictViews({ text: argvText(argv), words: argv, kind: 'simple' })) assert.ok(have.has(view), `${JSON.stringify(view)} of ${JSON.stringify(argv)}`);
+    });
+  }
+  assert.ok(covered >= LINES / 40, `only ${covered} commands taken as covered`);
+  // A quoted word that reads as a redirection is a word of argv: not covered.
+  const quoted = scanPlain(`echo '>x' curl 2>/dev/null`);
+  assert.ok(quoted.parse.plain && quoted.split);
+  assert.equal(argvViewsCovered(quoted.split.commands[0]!, quoted.parse.commands[0]!.argv), false);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { splitShell } from '../../../../src/authz/rules/shell-split';
 import { rulesFrom, shell, shippedRules } from '../../../helpers/rules';
-import { LONGEST_SCRIPT_RUNNER, shortBasename, strictViews } from '../../../../src/authz/rules/shell-views';
+import { defaultWord, EXPANSION_WITH_WORD, LONGEST_SCRIPT_RUNNER, replaceExpansionsWithWords, shortBasename, strictViews } from '../../../../src/authz/rules/shell-views';
 import { basename } from '../../../../src/authz/rules/shell-words';
 
 const texts = (command: string): string[] | string => {
@@ -185,4 +185,20 @@ test('shortBasename is basename when that is short enough to name a script runne
   }
   assert.equal(shortBasename('/usr/local/bin/bash'), 'bash');
   assert.equal(shortBasename('/usr/local/bin/'), null);
+});
+
+test('replaceExpansionsWithWords is the regex replace of every ${name:-word} by its word (generated text)', () => {
+  const parts = ['${', '}', '{', 'x', 'a_1', '1', ':', '-', '=', '+', '?', '#', '$', "'", '"', '\\', ' ', '<(m)', '${x:-', '${y-', 'é'];
+  let seed = 5;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  let replaced = 0;
+  for (let i = 0; i < 30_000; i++) {
+    let text = '';
+    for (let k = next(9); k >= 0; k--) text += parts[next(parts.length)]!;
+    const expected = text.replace(EXPANSION_WITH_WORD, defaultWord);
+    if (expected !== text) replaced++;
+    assert.equal(replaceExpansionsWithWords(text), expected, JSON.stringify(text));
+  }
+  assert.ok(replaced > 1000, `only ${replaced} generated texts had an expansion to replace`);
+  assert.equal(replaceExpansionsWithWords('rm -rf ${x:-/} ${y:+"a b"} ${z?\\\\x}'), 'rm -rf / a b \\x');
 });
