@@ -120,8 +120,8 @@ export function App(props: AppProps) {
         )}
         {theme.plain ? null : <Rule width={width} theme={theme} />}
         <Composer draft={draft} width={width} rows={cRows} placeholder={placeholder} readOnly={readOnly} theme={theme} />
-        <HintLine message={state.flash ?? state.notice} ended={state.ended} keymap={keymap} theme={theme} width={width} readOnly={readOnly} />
-        <StatusBar facts={facts} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: props.mode } : {})} spinner={spinner} approvalsKey={keys.approvals} theme={theme} />
+        <HintLine message={state.flash ?? linkLine(state) ?? state.notice} ended={state.ended} keymap={keymap} theme={theme} width={width} readOnly={readOnly} />
+        <StatusBar facts={facts} providerLabel={providerLabel} demo={demo} width={width} {...(props.mode ? { mode: state.link ? (state.link.state === 'gone' ? 'disconnected' : 'reconnecting') : props.mode } : {})} spinner={spinner} approvalsKey={keys.approvals} theme={theme} />
       </Box>
     </ModalKeysContext.Provider>
   );
@@ -194,4 +194,9 @@ function hintLine(message: UiState['notice'], ended: UiState['ended'], keymap: K
     : [`${k('send')} send`, `${k('newline')} newline`, `${k('nextLane')} lanes`, `${k('interrupt')} interrupt`, `${k('approvals')} approvals`, `${k('help')} help`];
   if (ended) parts.unshift(`run ended: ${ended}`);
   return [{ text: truncate(parts.join(`  ${theme.dot} `.replace(/^ /, ' ')), width), tone: 'muted' }];
+}
+
+/** The attached core's connection while it is down: shown in place of the notice until it is back (a key's flash still comes first). */
+function linkLine(state: UiState): { readonly level: 'warn' | 'error'; readonly text: string } | null {
+  return state.link ? { level: state.link.state === 'gone' ? 'error' : 'warn', text: state.link.text } : null;
 }

@@ -62,7 +62,7 @@ export interface StatusBarProps {
   readonly approvalsKey: string;
   readonly theme: Theme;
   /** Where the core runs: `attached` to `legion serve`, or `local` in this process (docs/serve.md#attaching). */
-  readonly mode?: 'attached' | 'local';
+  readonly mode?: 'attached' | 'local' | 'reconnecting' | 'disconnected';
 }
 
 /** Participants working right now (any session not idle, questions to the user aside), in the order they started. */
@@ -101,6 +101,9 @@ export function mcpMark(state: UiState): Span | null {
  * you, pending approvals. When it does not fit, the run id goes first, then the busy list
  * shrinks to a count, then the provider is cut; the question hint and approvals badge always show.
  */
+/** Attached and connected: accent; the connection down (docs/serve.md#when-the-server-goes-away): warn while it is tried again, error once given up. */
+const MODE_TONE = { attached: 'accent', local: 'muted', reconnecting: 'warn', disconnected: 'error' } as const;
+
 export const StatusBar = memo(function StatusBar({ facts, providerLabel, demo, width, spinner, approvalsKey, theme, mode }: StatusBarProps) {
   const { busy, question, pending } = facts;
   const model = facts.model && !providerLabel.includes(facts.model) ? `${providerLabel} ${facts.model}` : providerLabel;
@@ -108,7 +111,7 @@ export const StatusBar = memo(function StatusBar({ facts, providerLabel, demo, w
   const seg = {
     app: { text: 'legion', bold: true } as Span,
     run: { text: `run ${facts.runId}${facts.resumed ? ' (resumed)' : ''}`, tone: 'muted' } as Span,
-    mode: mode ? ({ text: mode, tone: mode === 'attached' ? 'accent' : 'muted', bold: mode === 'attached' } as Span) : null,
+    mode: mode ? ({ text: mode, tone: MODE_TONE[mode], bold: mode !== 'local' } as Span) : null,
     provider: (demo ? { text: 'DEMO', tone: 'warn', bold: true, inverse: !theme.plain } : { text: model }) as Span,
     tokens: { text: `${formatTokens(facts.tokens)} tok ${formatCost(facts.costUsd, facts.costKnown)}` } as Span,
     busy: busy.length > 0 ? ({ text: `${spin}busy: ${busy.join(', ')}`, tone: 'accent' } as Span) : null,

@@ -30,6 +30,8 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
   const store = createUiStore({ core, initial: initialState(app, settings), frameMs: frameMsOf(config) });
   // An attached core that missed events rebuilt its state from the server's snapshot: so does the UI.
   const unresync = core.onResync(() => store.dispatch({ type: 'resync', fresh: stateFromCore(core, settings, app.resumed) }));
+  // An attached core's connection: down (reconnecting, gone) and back.
+  const unlink = core.onLink((link) => store.dispatch({ type: 'link', link }));
   if (show && store.getState().sessions[show]) store.dispatch({ type: 'show-session', sessionId: show });
   // A request for the user opens the queue by itself (empty composer) and rings the bell (ui.bell).
   const unwatch = watchApprovals({ bus: core.bus, store, bell: config.ui.bell, ring: () => void process.stdout.write('\x07'), now: () => Date.now() });
@@ -108,6 +110,7 @@ export async function runTui(app: ScreenSession, keymap: Keymap, context: Screen
     unwatch();
     unwatchQuestions();
     unresync();
+    unlink();
     store.dispose();
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
     process.off('uncaughtException', onCrash);

@@ -193,6 +193,7 @@ function standInCore(): LegionCore {
     compact: async () => refused,
     pendingApprovals: () => [],
     onResync: () => () => undefined,
+    onLink: () => () => undefined,
     shutdown: async () => undefined,
   };
 }

@@ -1,6 +1,6 @@
 import type { NoticeLevel } from '../../src/events/types';
 import type { Participant } from '../../src/collective/participant';
-import type { PendingApproval } from '../../src/runtime/core-api';
+import type { LinkState, PendingApproval } from '../../src/runtime/core-api';
 import type { Draft, ModalState, ScrollPos, UiState } from './ui-state';
 import { DEFAULT_VIEW, viewOf } from './ui-state';
 import { placeLane } from './lanes';
@@ -25,7 +25,9 @@ export type UiAction =
   | { readonly type: 'participants'; readonly participants: readonly Participant[] }
   | { readonly type: 'pending'; readonly pending: readonly PendingApproval[] }
   /** The core replaced its state (an attached core that missed events): `fresh` is the run as it knows it now. */
-  | { readonly type: 'resync'; readonly fresh: UiState };
+  | { readonly type: 'resync'; readonly fresh: UiState }
+  /** The attached core's connection changed state: the line it gives is shown while it is down. */
+  | { readonly type: 'link'; readonly link: LinkState };
 
 export const MAX_SENT_HISTORY = 200;
 
@@ -63,6 +65,8 @@ export function applyAction(state: UiState, action: UiAction): UiState {
       return { ...state, sentIndex: action.index };
     case 'resync':
       return resyncState(state, action.fresh);
+    case 'link':
+      return { ...state, link: action.link.state === 'connected' ? null : { state: action.link.state, text: action.link.message } };
     case 'arm-quit':
       return { ...state, quitArmedAt: action.at };
     case 'participants':

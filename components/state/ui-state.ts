@@ -146,6 +146,8 @@ export interface UiState {
   readonly mcp?: Readonly<Record<string, { readonly state: McpServerState; readonly error?: string }>>;
   /** Workflow runs by id, from the `workflow-*` events (components/state/workflows.ts). */
   readonly workflows?: Readonly<Record<string, WorkflowView>>;
+  /** An attached core's connection while it is down (`LinkState` of core-api.ts): shown instead of the notice and in the status bar until it is back. */
+  readonly link?: { readonly state: 'reconnecting' | 'gone'; readonly text: string } | null;
   /** Sent texts, oldest first, and the position while browsing them with ↑/↓ (null: not browsing). */
   readonly sent: readonly string[];
   readonly sentIndex: number | null;

@@ -44,12 +44,16 @@ export async function serverToAttach(context: CommandContext, choice: AttachChoi
   return info;
 }
 
-/** The server's core and the services beside it (serve/remote-core.ts). */
-export async function attachServer(info: ServerInfo, client: string): Promise<RemoteSession> {
+/**
+ * The server's core and the services beside it (serve/remote-core.ts). `persist`: a lost
+ * connection or a stopped server is waited for until the front end detaches (the TUI:
+ * docs/serve.md#when-the-server-goes-away); else a dropped link is tried for about 3 s.
+ */
+export async function attachServer(info: ServerInfo, client: string, persist = false): Promise<RemoteSession> {
   try {
     // Loaded only when a server runs: the socket client, its protocol and schemas cost a local start nothing.
-    const { attachRemote } = await import('../serve/remote-core');
-    return await attachRemote({ socket: info.socket, client });
+    const [{ attachRemote }, { BRIEF, UNTIL_DETACHED }] = await Promise.all([import('../serve/remote-core'), import('../serve/reconnect-policy')]);
+    return await attachRemote({ socket: info.socket, client, reconnect: persist ? UNTIL_DETACHED : BRIEF });
   } catch (error) {
     throw new LegionError(`could not attach to the Legion server (pid ${info.pid}, ${info.socket}): ${messageOf(error)}`);
   }
@@ -61,7 +65,7 @@ export async function attachedScreenSession(context: CommandContext, info: Serve
   // The UI settings of this machine's config: the project's only in a trusted workspace (docs/workspace-trust.md).
   const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir(), await workspaceTrustOf(context)));
   if (!loaded.ok) throw new LegionError(loaded.error);
-  const { core, history, workflows } = await attachServer(info, 'tui');
+  const { core, history, workflows } = await attachServer(info, 'tui', true);
   const { welcome } = core;
   return {
     core, history, workflows, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,

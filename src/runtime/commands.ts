@@ -243,6 +243,7 @@ export function createCommands(deps: CommandDeps): Core {
 
     // A local core is the state itself: it never misses events, so nothing to resync.
     onResync: () => () => undefined,
+    onLink: () => () => undefined,
 
     shutdown(reason) {
       shutdown ??= (async () => {

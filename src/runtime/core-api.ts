@@ -15,6 +15,17 @@ export type { HistorySearchResult, HistoryHit } from '../session/history-search'
 export type { RunSummary, SessionSummary, HistoryService } from '../session/history-service';
 
 /** One directional named session of the run (docs/design.md#participants-sessions-runs). */
+/**
+ * The state of an attached core's connection to `legion serve` (docs/serve.md#when-the-server-goes-away),
+ * with the line a front end shows for it. `connected` again after a loss comes before the
+ * notice that says the connection is back; `gone`: no more tries (another run, a protocol break,
+ * or the client's bound reached): quitting is all that is left.
+ */
+export type LinkState =
+  | { readonly state: 'connected' }
+  | { readonly state: 'reconnecting'; readonly attempt: number; readonly message: string }
+  | { readonly state: 'gone'; readonly message: string };
+
 export interface SessionInfo {
   readonly id: string;
   readonly initiatorId: string;
@@ -109,6 +120,8 @@ export interface LegionCore {
    * A local core never misses events: its listener never runs. Returns the unsubscribe function.
    */
   onResync(listener: () => void): () => void;
+  /** An attached core's connection changed state (`LinkState`); a local core's never does. Returns the unsubscribe function. */
+  onLink(listener: (link: LinkState) => void): () => void;
   /** Cancel everything running, flush files, release the run lock. */
   shutdown(reason: string): Promise<void>;
 }

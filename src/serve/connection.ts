@@ -18,6 +18,8 @@ export interface Connection {
   readonly isOpen: boolean;
 }
 
+export type CloseKind = 'lost' | 'bye' | 'broken';
+
 export interface ConnectOptions {
   readonly socket: string;
   readonly since?: number;
@@ -25,11 +27,12 @@ export interface ConnectOptions {
   /** Every pushed event, in order; called from the first one after the welcome. */
   readonly onEvent: (event: LegionEvent) => void;
   /**
-   * The connection ended: once, with the reason. `final` when trying again is pointless: the
-   * server said goodbye (it is stopping) or broke the protocol (a line that does not parse
-   * would come again with the replay).
+   * The connection ended: once, with the reason and how. `lost`: cut without a goodbye (a
+   * killed server, a socket error, the client's own close); `bye`: the server said goodbye (it
+   * is stopping); `broken`: the server broke the protocol (a line that does not parse would
+   * come again with a replay: trying again is pointless).
    */
-  readonly onClose?: (reason: string, final: boolean) => void;
+  readonly onClose?: (reason: string, how: CloseKind) => void;
   readonly timeoutMs?: number;
 }
 
@@ -50,7 +53,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
     const timer = setTimeout(() => end(`no answer from ${options.socket}`), options.timeoutMs ?? 10_000);
 
     /** `graceful`: what this client wrote still reaches the server (its own close). */
-    const end = (reason: string, graceful = false, final = false): void => {
+    const end = (reason: string, graceful = false, how: CloseKind = 'lost'): void => {
       if (!open) return;
       open = false;
       endReason = reason;
@@ -60,16 +63,16 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
       for (const w of waiting.values()) w.reject(new RemoteError('closed', reason));
       waiting.clear();
       if (!welcome) reject(new RemoteError('closed', reason));
-      else options.onClose?.(reason, final);
+      else options.onClose?.(reason, how);
     };
 
     const onLine = (text: string): void => {
       const parsed = parseServerLine(text);
-      if (!parsed.ok) return end(parsed.error, false, true);
+      if (!parsed.ok) return end(parsed.error, false, 'broken');
       const m = parsed.message;
       switch (m.kind) {
         case 'welcome':
-          if (welcome) return end('the server said welcome twice', false, true);
+          if (welcome) return end('the server said welcome twice', false, 'broken');
           welcome = m.welcome;
           clearTimeout(timer);
           resolve(connection);
@@ -78,7 +81,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
           if (welcome) options.onEvent(m.event);
           return;
         case 'bye':
-          return end(m.reason, false, true);
+          return end(m.reason, false, 'bye');
         case 'result':
         case 'error': {
           const id = typeof m.id === 'number' ? m.id : undefined;
@@ -96,7 +99,7 @@ export function connectServer(options: ConnectOptions): Promise<Connection> {
       }
     };
 
-    const reader = createLineReader({ maxBytes: MAX_SERVER_LINE_BYTES, onLine, onOversize: (n) => end(`the server sent a line of ${n} bytes`, false, true) });
+    const reader = createLineReader({ maxBytes: MAX_SERVER_LINE_BYTES, onLine, onOversize: (n) => end(`the server sent a line of ${n} bytes`, false, 'broken') });
     socket.on('data', (chunk: Buffer) => reader.push(chunk));
     socket.on('error', (error) => end(error.message));
     socket.on('close', () => end(endReason ?? 'the server closed the connection'));

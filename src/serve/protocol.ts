@@ -104,6 +104,8 @@ export const welcomeSchema = z.strictObject({
   runId: z.string().min(1),
   workspace: z.string(),
   pid: z.number().int(),
+  /** Random per server start: a client coming back to another instance (a restarted server) rebuilds from its snapshot. */
+  instance: z.string().max(100).optional(),
   version: z.string(),
   /** The last event seq at the moment of the welcome: events after it follow. */
   lastSeq: z.number().int().nonnegative(),

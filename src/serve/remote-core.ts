@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { HistoryService, LegionCore, PendingApproval, SendOutcome, SessionInfo, WorkflowCommands } from '../runtime/core-api';
+import type { HistoryService, LegionCore, LinkState, PendingApproval, SendOutcome, SessionInfo, WorkflowCommands } from '../runtime/core-api';
 import type { LegionEvent } from '../events/types';
 import type { TurnOutcome } from '../runtime/turn';
 import type { RunUsage } from '../runtime/usage-book';
@@ -7,7 +7,8 @@ import type { Participant } from '../collective/participant';
 import { USER_ID } from '../collective/participant';
 import { checkSessionName, DEFAULT_SESSION_NAME, sessionIdOf } from '../session/ids';
 import { messageOf } from '../errors';
-import { connectServer, type Connection } from './connection';
+import { connectServer, type CloseKind, type Connection } from './connection';
+import { BRIEF, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy';
 import { applyEvent, mirrorFrom, refreshFor, usageOf, type Mirror, type Refresh } from './mirror';
 import { createRelayBus, type RelayBus } from './relay-bus';
 import { createCaller } from './caller';
@@ -16,8 +17,6 @@ import type { Snapshot } from './snapshot';
 import type { Method, ParamsOf } from './method-table';
 import type { Welcome } from './protocol';
 import { remoteHistory, remoteWorkflows, type RemoteLink } from './remote-services';
-
-const RECONNECT_TRIES = 5;
 
 /** A `LegionCore` whose core runs in `legion serve` (docs/serve.md). */
 export interface RemoteCore extends LegionCore {
@@ -41,6 +40,10 @@ export interface AttachOptions {
   readonly socket: string;
   /** A label for the server's log. */
   readonly client?: string;
+  /** How a lost connection is tried again (reconnect-policy.ts): `BRIEF` unless given. */
+  readonly reconnect?: ReconnectPolicy;
+  /** Waits between tries (tests pass a virtual clock). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -55,11 +58,13 @@ export interface AttachOptions {
 export async function attachRemote(options: AttachOptions): Promise<RemoteSession> {
   const early: LegionEvent[] = [];
   let onEvent: (event: LegionEvent) => void = (event) => void early.push(event);
-  let closeReason: { reason: string; final: boolean } | undefined;
-  let onClose: (reason: string, final: boolean) => void = (reason, final) => { closeReason = { reason, final }; };
+  let closeReason: { reason: string; how: CloseKind } | undefined;
+  let onClose: (reason: string, how: CloseKind) => void = (reason, how) => { closeReason = { reason, how }; };
+  const policy = options.reconnect ?? BRIEF;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const client = options.client ?? 'tui';
   let connection: Connection = await connectServer({
-    socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, final) => onClose(reason, final),
+    socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, how) => onClose(reason, how),
   });
   /** Every request goes through the table's caller: params typed by the entry, the result checked by its schema. */
   const call = createCaller(METHOD_TABLE, (method, params) => connection.request(method as Method, params as ParamsOf<Method>));
@@ -72,6 +77,8 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
   }
   /** Replaced whole when a reconnection could only be answered with a snapshot (`resync`). */
   let mirror: Mirror = mirrorFrom(snapshot);
+  /** The server start this client follows (the welcome's `instance`). */
+  let instance = connection.welcome.instance;
   const bus: RelayBus = createRelayBus(snapshot.runId, snapshot.lastSeq);
   const notice = (level: 'warn' | 'error', message: string, sessionId?: string): void =>
     void bus.emit({ type: 'notice', level, message, ...(sessionId ? { sessionId } : {}) });
@@ -128,40 +135,74 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
   let resolveClosed: (reason: string) => void = () => undefined;
   const closed = new Promise<string>((resolve) => { resolveClosed = resolve; });
   let detaching = false;
-  const gone = (reason: string): void => {
-    if (!detaching) notice('error', `the Legion server went away (${reason}): quit and start \`legion\` again`);
+  const linkListeners = new Set<(link: LinkState) => void>();
+  /** `connected` only once a new connection's state is in the mirror: commands are refused before. */
+  let link: LinkState = { state: 'connected' };
+  const setLink = (next: LinkState): void => {
+    link = next;
+    for (const listener of [...linkListeners]) {
+      try { listener(next); } catch (error) { notice('error', `showing the connection state failed: ${messageOf(error)}`); }
+    }
+  };
+  const gone = (message: string, reason: string): void => {
+    if (!detaching) {
+      setLink({ state: 'gone', message });
+      notice('error', message);
+    }
     resolveClosed(reason);
   };
+  const quitHint = policy.maxTries === Infinity ? 'Ctrl+C to quit' : `${policy.maxTries} tries`;
   /**
-   * A connection lost without the server's goodbye (a cut-off, a socket error) is tried again
-   * with `since` (not one the server ended by breaking the protocol: the replay would break it again): when the server still holds every event after the last one received, they
-   * follow and nothing is lost; otherwise (a new server, too far behind) the front end is told.
+   * A connection lost without a protocol break is tried again with `since` (policy: the delays
+   * double up to a cap; the TUI tries until it detaches, docs/serve.md#when-the-server-goes-away).
+   * The same server still holding every event after the last one received replays them: nothing
+   * lost. Another start of the server (a restart), or one too far ahead, is answered with its
+   * snapshot, which replaces the whole mirror. A server that now serves another run ends it.
    */
-  const reconnect = async (reason: string): Promise<void> => {
-    for (let attempt = 0; attempt < RECONNECT_TRIES && !detaching; attempt++) {
-      await delay(100 * 2 ** attempt);
+  const reconnect = async (reason: string, how: CloseKind): Promise<void> => {
+    try { await tryAgain(reason, how); } finally { reconnecting = false; }
+  };
+  const tryAgain = async (reason: string, how: CloseKind): Promise<void> => {
+    const lost = how === 'bye' ? `the Legion server stopped (${reason})` : `the connection to the Legion server was lost (${reason})`;
+    for (let attempt = 0; attempt < policy.maxTries && !detaching; attempt++) {
+      setLink({ state: 'reconnecting', attempt: attempt + 1, message: `${lost}: reconnecting… (attempt ${attempt + 1}, ${quitHint})` });
+      await sleep(reconnectDelayMs(policy, attempt));
       if (detaching) return;
+      // Events of the new connection wait here until it is known whether a snapshot replaces the mirror.
+      const early: LegionEvent[] = [];
+      let deliver: (event: LegionEvent) => void = (event) => void early.push(event);
       let next: Connection;
       try {
-        next = await connectServer({ socket: options.socket, client, since: lastReceived, onEvent: (event) => onEvent(event), onClose: (r, final) => onClose(r, final) });
+        next = await connectServer({ socket: options.socket, client, since: lastReceived, onEvent: (event) => deliver(event), onClose: (r, h) => onClose(r, h) });
       } catch {
         continue;
       }
+      if (detaching) return void next.close();
       if (next.welcome.runId !== snapshot.runId) {
         const keep = onClose;
         onClose = () => undefined; // this one is closed on purpose
         next.close();
         onClose = keep;
-        return gone(`${reason}; the server now serves another run`);
+        return gone(`${lost}; the Legion server is back but now serves run ${next.welcome.runId}, not ${snapshot.runId}: quit and start \`legion\` again to attach to it`, `${reason}; the server now serves another run`);
       }
       connection = next;
-      if (next.welcome.replay === 'since') {
-        notice('warn', `the connection to the Legion server was lost (${reason}) and is back; nothing was missed`);
+      const restarted = next.welcome.instance !== instance;
+      instance = next.welcome.instance;
+      if (next.welcome.replay === 'since' && !restarted) {
+        deliver = (event) => onEvent(event);
+        for (const event of early) onEvent(event);
+        setLink({ state: 'connected' });
+        notice('warn', `${lost} and is back; nothing was missed`);
         return;
       }
-      // The server no longer holds every event after `lastReceived`: its snapshot replaces the
-      // whole mirror (events that arrive meanwhile wait; those it already covers are skipped).
+      // Another start of the server, or one that no longer holds every event after
+      // `lastReceived`: its snapshot replaces the whole mirror. Events already queued from the
+      // old connection are covered by it; the new connection's wait (those it covers are skipped).
       resyncing = true;
+      queue.length = 0;
+      lastReceived = next.welcome.lastSeq;
+      deliver = (event) => onEvent(event);
+      for (const event of early) onEvent(event);
       try {
         const fresh = (await call('snapshot', {})) as unknown as Snapshot;
         mirror = mirrorFrom(fresh);
@@ -171,24 +212,39 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
         bus.resync(fresh.lastSeq);
       } catch (error) {
         resyncing = false;
-        next.close();
-        return gone(`${reason}; the server's snapshot could not be read: ${messageOf(error)}`);
+        if (next.isOpen) {
+          next.close();
+          return gone(`${lost}; the server's snapshot could not be read: ${messageOf(error)}`, reason);
+        }
+        continue; // lost again while asking: onClose started no other loop (this one is running)
       }
       resyncing = false;
       for (const listener of [...resyncListeners]) {
         try { listener(); } catch (error) { notice('error', `rebuilding the screen failed: ${messageOf(error)}`); }
       }
-      notice('warn', `the connection to the Legion server was lost (${reason}) and is back, but events were missed (the server no longer held them): everything was rebuilt from its snapshot`);
+      setLink({ state: 'connected' });
+      notice('warn', restarted
+        ? `${lost} and is back (pid ${next.welcome.pid}, restarted): everything was rebuilt from its snapshot`
+        : `${lost} and is back, but events were missed (the server no longer held them): everything was rebuilt from its snapshot`);
       pump();
       return;
     }
-    gone(reason);
+    if (!detaching) gone(`${lost}; no answer after ${policy.maxTries} tries: quit and start \`legion\` again`, reason);
   };
-  onClose = (reason, final) => {
-    if (detaching || final) return gone(reason);
-    void reconnect(reason);
+  /** True while `reconnect` runs: a connection it made and lost again is its business (it tries again). */
+  let reconnecting = false;
+  onClose = (reason, how) => {
+    if (detaching) return gone(reason, reason);
+    if (how === 'broken') return gone(`the Legion server went away (${reason}): quit and start \`legion\` again`, reason);
+    if (how === 'bye' && !policy.afterBye) return gone(`the Legion server went away (${reason}): quit and start \`legion\` again`, reason);
+    if (reconnecting) {
+      if (link.state === 'connected') setLink({ state: 'reconnecting', attempt: 0, message: `the connection to the Legion server was lost (${reason}): reconnecting…` });
+      return;
+    }
+    reconnecting = true;
+    void reconnect(reason, how);
   };
-  if (closeReason !== undefined) onClose(closeReason.reason, closeReason.final);
+  if (closeReason !== undefined) onClose(closeReason.reason, closeReason.how);
 
   /** Fire a command; a refusal or failure the server reports becomes a notice. */
   const fire = <M extends Method>(method: M, params: ParamsOf<M>, sessionId?: string): void => {
@@ -201,7 +257,11 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
       (error: unknown) => notice('error', `${method}: ${messageOf(error)}`, sessionId),
     );
   };
-  const notConnected = (): SendOutcome | null => (connection.isOpen ? null : { ok: false, error: 'not connected to the Legion server' });
+  /** Commands wait for nothing: while the link is down (or its state not yet rebuilt) they are refused, and the front end keeps the input. */
+  const notConnected = (): SendOutcome | null => {
+    if (link.state === 'connected' && connection.isOpen) return null;
+    return { ok: false, error: link.state === 'reconnecting' ? 'not connected to the Legion server (reconnecting): nothing was sent; try again once it is back' : 'not connected to the Legion server' };
+  };
 
   const checkTarget = (responderId: string, name: string): string | null => {
     const problem = checkSessionName(name);
@@ -220,6 +280,10 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
   const resyncListeners = new Set<() => void>();
 
   const core: RemoteCore = {
+    onLink(listener) {
+      linkListeners.add(listener);
+      return () => void linkListeners.delete(listener);
+    },
     onResync(listener) {
       resyncListeners.add(listener);
       return () => void resyncListeners.delete(listener);
@@ -270,7 +334,7 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
       return { ok: true };
     },
     cancel(sessionId) {
-      if (connection.isOpen) fire('cancel', { sessionId }, sessionId);
+      if (!notConnected()) fire('cancel', { sessionId }, sessionId);
     },
     participants: () => mirror.participants,
     sessions: () => [...mirror.sessions.values()],
@@ -288,6 +352,6 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
       else resolveClosed('closed by the client');
     },
   };
-  const link: RemoteLink = { call, fire, connected: () => connection.isOpen };
-  return { core, history: remoteHistory(link), workflows: remoteWorkflows(link) };
+  const remote: RemoteLink = { call, fire, connected: () => !notConnected() };
+  return { core, history: remoteHistory(remote), workflows: remoteWorkflows(remote) };
 }

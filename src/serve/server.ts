@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { chmodSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { LegionEvent } from '../events/types';
 import { messageOf } from '../errors';
 import { createLineReader } from './line-reader';
@@ -99,6 +100,8 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
   const { core, log } = options;
   const table = options.methods ?? METHOD_TABLE;
   const dispatch = createDispatch({ core, history: options.history, workflows: options.workflows }, table);
+  /** This start of the server (the welcome's `instance`): a client that comes back after a restart sees another one. */
+  const instance = randomUUID();
   const ring = createEventRing({ maxEvents: limits.ringEvents, maxBytes: limits.ringBytes, lastSeq: core.bus.lastSeq() });
   const clients = new Set<Client>();
   let counter = 0;
@@ -165,7 +168,7 @@ export async function startServer(options: ServerOptions): Promise<LegionServer>
       const replay = since === undefined ? null : ring.after(since);
       write(client, line({
         welcome: {
-          protocol: PROTOCOL_VERSION, runId: core.runId, workspace: options.workspace, pid: process.pid, version: options.version,
+          protocol: PROTOCOL_VERSION, runId: core.runId, workspace: options.workspace, pid: process.pid, instance, version: options.version,
           lastSeq: core.bus.lastSeq(), replay: replay ? 'since' : 'snapshot',
           ...(options.providerLabel !== undefined ? { providerLabel: options.providerLabel } : {}), ...(options.demo !== undefined ? { demo: options.demo } : {}),
           ...(options.untrusted !== undefined ? { untrusted: options.untrusted } : {}),

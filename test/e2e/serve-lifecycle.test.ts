@@ -93,7 +93,7 @@ test('legion serve: one per workspace; SIGKILLed, the next one recovers lock and
         // A long turn is streaming when `legion stop` comes: it is interrupted, its history stays valid.
         const streamed: LegionEvent[] = [];
         let bye: { reason: string; bye: boolean } | undefined;
-        const c3 = await connectServer({ socket, onEvent: (e) => streamed.push(e), onClose: (reason, said) => { bye = { reason, bye: said }; } });
+        const c3 = await connectServer({ socket, onEvent: (e) => streamed.push(e), onClose: (reason, how) => { bye = { reason, bye: how === 'bye' }; } });
         const long = (await c3.request('send', { responderId: 'worker', text: 'trickle', name: 'long' })) as { sessionId: string };
         await until(() => streamed.filter((e) => e.type === 'text-delta' && e.sessionId === long.sessionId).length >= 5, 'the long turn to stream');
         c2.close();

@@ -163,6 +163,7 @@ export function createFakeCore(options: FakeCoreOptions = {}): FakeCore {
     history: (id) => sessions.get(id)?.messages ?? [],
     pendingApprovals: () => [...pending.values()],
     onResync: () => () => undefined,
+    onLink: () => () => undefined,
     async shutdown(reason) { calls.shutdown.push(reason); },
   };
   return core;

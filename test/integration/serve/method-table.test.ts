@@ -22,7 +22,7 @@ import { serveContext, setupServeWorkspace } from '../../helpers/serve-workspace
  */
 
 /** Core methods deliberately not on the wire: the server's own lifecycle, what only the composition root calls, and the engine's `delegated` (its workers call it, docs/engine.md#delegation). */
-const NOT_ON_THE_WIRE = new Set(['shutdown', 'appendNote', 'prepareIsolation', 'onResync', 'delegated']);
+const NOT_ON_THE_WIRE = new Set(['shutdown', 'appendNote', 'prepareIsolation', 'onResync', 'onLink', 'delegated']);
 /** Composite entries: built from several reads (the snapshot is every read in one synchronous step). */
 const COMPOSITE = new Set<Method>(['snapshot']);
 
