@@ -71,6 +71,8 @@ export interface HarnessOptions {
   readonly openDefault?: boolean;
   /** `ui.bell` for the question watcher, as run-tui installs it. Default true. */
   readonly bell?: boolean;
+  /** The status bar's mode word (run-tui passes `attached` or `local`); none by default. */
+  readonly mode?: 'attached' | 'local';
 }
 
 /** Let React commit and Ink draw: a few rounds of immediates and timers (robust under load). */
@@ -99,7 +101,7 @@ export async function renderApp(options: HarnessOptions = {}): Promise<AppHarnes
   const harness: { quits: number } = { quits: 0 };
   const ui = render(
     <App core={core} history={createHistorySource({ runId: core.runId, history: fakeHistory(core) })} workflows={NO_WORKFLOWS} store={store} keymap={keymap.keymap} theme={theme} providerLabel={options.providerLabel ?? 'faux test-model'}
-      demo={options.demo ?? false} {...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {})} onQuit={() => { harness.quits += 1; }} now={() => clock.now} />,
+      demo={options.demo ?? false} {...(options.mode ? { mode: options.mode } : {})} {...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {})} onQuit={() => { harness.quits += 1; }} now={() => clock.now} />,
   );
   const stdout = ui.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows: number };
   const resize = async (columns: number, rows: number): Promise<void> => {
