@@ -66,7 +66,9 @@ export function applyAction(state: UiState, action: UiAction): UiState {
     case 'resync':
       return resyncState(state, action.fresh);
     case 'link':
-      return { ...state, link: action.link.state === 'connected' ? null : { state: action.link.state, text: action.link.message } };
+      // Down: the line replaces the notice shown (older news), so the notice saying it is back later stands alone.
+      if (action.link.state === 'connected') return state.link ? { ...state, link: null } : state;
+      return { ...state, link: { state: action.link.state, text: action.link.message }, notice: null };
     case 'arm-quit':
       return { ...state, quitArmedAt: action.at };
     case 'participants':

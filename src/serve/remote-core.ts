@@ -224,7 +224,7 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
       }
       setLink({ state: 'connected' });
       notice('warn', restarted
-        ? `${lost} and is back (pid ${next.welcome.pid}, restarted): everything was rebuilt from its snapshot`
+        ? `the Legion server is back (pid ${next.welcome.pid}, restarted): everything was rebuilt from its snapshot`
         : `${lost} and is back, but events were missed (the server no longer held them): everything was rebuilt from its snapshot`);
       pump();
       return;
