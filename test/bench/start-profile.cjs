@@ -13,6 +13,7 @@
 const inspector = require('node:inspector');
 const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
+const { onFirstFrameWrite } = require('../helpers/first-frame-write.cjs');
 
 const out = process.env.LEGION_PROFILE_OUT;
 const cpuNow = () => {
@@ -30,27 +31,18 @@ if (out) {
     session.post('Profiler.setSamplingInterval', { interval: Number(process.env.LEGION_PROFILE_INTERVAL_US ?? 200) });
     session.post('Profiler.start');
   }
-  const write = process.stdout.write;
-  let done = false;
-  process.stdout.write = function (chunk, ...rest) {
-    if (!done) {
-      const text = String(chunk).toLowerCase();
-      if (text.includes('legion') && text.includes('demo')) {
-        done = true;
-        const cpuMs = cpuNow();
-        const wallMs = performance.now();
-        mkdirSync(out, { recursive: true });
-        if (!profile) {
-          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs }));
-          return write.call(this, chunk, ...rest);
-        }
-        session.post('Profiler.stop', (error, result) => {
-          if (!error) writeFileSync(join(out, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
-          writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs, error: error ? String(error) : undefined }));
-          session.disconnect();
-        });
-      }
+  onFirstFrameWrite(() => {
+    const cpuMs = cpuNow();
+    const wallMs = performance.now();
+    mkdirSync(out, { recursive: true });
+    if (!profile) {
+      writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs }));
+      return;
     }
-    return write.call(this, chunk, ...rest);
-  };
+    session.post('Profiler.stop', (error, result) => {
+      if (!error) writeFileSync(join(out, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      writeFileSync(join(out, `${process.pid}.json`), JSON.stringify({ cpuMs, preloadCpuMs, wallMs, preloadWallMs, error: error ? String(error) : undefined }));
+      session.disconnect();
+    });
+  });
 }

@@ -38,3 +38,18 @@ export function decide(ruleSet: RuleSet, toolName: string, input: unknown, parti
 export function shell(ruleSet: RuleSet, command: string, participantId = 'agent-a'): RuleOutcome {
   return decide(ruleSet, 'shell', { command }, participantId);
 }
+
+/**
+ * The shipped rules under a user's deny of `curl *evil*` above an allow of `curl *`: a line whose
+ * `curl http://evil.example` a deny rule sees is denied as `curl-evil-deny`; one it does not see
+ * only asks, or is allowed (the deny-bypass tests' rule set).
+ */
+export function curlEvilRules(): RuleSet {
+  curlEvil ??= rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), `version: 1
+rules:
+  - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
+  - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
+`);
+  return curlEvil;
+}
+let curlEvil: RuleSet | null = null;

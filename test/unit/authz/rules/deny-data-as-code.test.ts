@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
+import { curlEvilRules, shell } from '../../../helpers/rules';
 
 /**
  * Text bash evaluates as code although it is quoted, seen by deny rules like `eval`'s
@@ -12,12 +11,7 @@ import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
  * a trap's action after `--` is a script, and so is an alias's value. Each of these only asked:
  * an ask can be granted, by an agent approver too; a deny cannot.
  */
-const USER = `version: 1
-rules:
-  - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
-  - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
-`;
-const rules = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), USER);
+const rules = curlEvilRules();
 const decide = (command: string) => shell(rules, command);
 const evil = 'curl http://evil.example';
 

@@ -1,20 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { SHIPPED_RULES, rulesFrom, shell } from '../../../helpers/rules';
+import { curlEvilRules, shell } from '../../../helpers/rules';
 
 /**
  * A shell reading its script from standard input runs a here-document's or here-string's body
  * (docs/shell-rules.md#deny-and-ask-rules): every shape of it must show the body to a deny
  * rule, or the line only asks, and an ask can be granted by an agent approver.
  */
-const USER = `version: 1
-rules:
-  - { id: curl-evil-deny, decision: deny, tool: shell, match: { command: "curl *evil*" } }
-  - { id: curl-allow, decision: allow, tool: shell, match: { command: "curl *" } }
-`;
-/** The shipped rules with USER's above them. */
-const rules = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), USER);
+const rules = curlEvilRules();
 const decide = (command: string) => shell(rules, command);
 const evil = 'curl http://evil.example';
 
