@@ -61,7 +61,8 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
   let closeReason: { reason: string; how: CloseKind } | undefined;
   let onClose: (reason: string, how: CloseKind) => void = (reason, how) => { closeReason = { reason, how }; };
   const policy = options.reconnect ?? BRIEF;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  // Unref'd: a wait between tries never keeps a quitting front end's process alive.
+  const sleep = options.sleep ?? ((ms: number) => delay(ms, undefined, { ref: false }));
   const client = options.client ?? 'tui';
   let connection: Connection = await connectServer({
     socket: options.socket, client, onEvent: (event) => onEvent(event), onClose: (reason, how) => onClose(reason, how),
