@@ -6,7 +6,7 @@ import { workspaceTrustOf } from './workspace-root';
 import { layoutFor } from '../storage/layout';
 import type { ScreenSession } from '../runtime/core-api';
 import { locateServer } from '../serve/locate';
-import type { ServerInfo } from '../serve/discovery';
+import { checkServerSocket, type ServerInfo } from '../serve/discovery';
 import type { RemoteSession } from '../serve/remote-core';
 
 /** `--attach` requires a server, `--no-attach` ignores one, neither: attach when one runs (docs/serve.md#attaching). */
@@ -47,13 +47,17 @@ export async function serverToAttach(context: CommandContext, choice: AttachChoi
 /**
  * The server's core and the services beside it (serve/remote-core.ts). `persist`: a lost
  * connection or a stopped server is waited for until the front end detaches (the TUI:
- * docs/serve.md#when-the-server-goes-away); else a dropped link is tried for about 3 s.
+ * docs/serve.md#when-the-server-goes-away), the socket checked again before each try (its
+ * workspace's `legionDir`); else a dropped link is tried for about 3 s.
  */
-export async function attachServer(info: ServerInfo, client: string, persist = false): Promise<RemoteSession> {
+export async function attachServer(info: ServerInfo, client: string, persist: { readonly legionDir: string } | null = null): Promise<RemoteSession> {
   try {
     // Loaded only when a server runs: the socket client, its protocol and schemas cost a local start nothing.
     const [{ attachRemote }, { BRIEF, UNTIL_DETACHED }] = await Promise.all([import('../serve/remote-core'), import('../serve/reconnect-policy')]);
-    return await attachRemote({ socket: info.socket, client, reconnect: persist ? UNTIL_DETACHED : BRIEF });
+    const uid = process.getuid?.() ?? 0;
+    // Each try checks the socket again as locate did before the first (checkServerSocket).
+    const checkSocket = (): string | null => (persist ? checkServerSocket(info.socket, persist.legionDir, uid) : null);
+    return await attachRemote({ socket: info.socket, client, reconnect: persist ? UNTIL_DETACHED : BRIEF, checkSocket });
   } catch (error) {
     throw new LegionError(`could not attach to the Legion server (pid ${info.pid}, ${info.socket}): ${messageOf(error)}`);
   }
@@ -65,7 +69,7 @@ export async function attachedScreenSession(context: CommandContext, info: Serve
   // The UI settings of this machine's config: the project's only in a trusted workspace (docs/workspace-trust.md).
   const loaded = await loadConfig(defaultConfigFiles(context.appDir, context.workspaceRoot, env.HOME || homedir(), await workspaceTrustOf(context)));
   if (!loaded.ok) throw new LegionError(loaded.error);
-  const { core, history, workflows } = await attachServer(info, 'tui', true);
+  const { core, history, workflows } = await attachServer(info, 'tui', { legionDir: layoutFor(context.workspaceRoot).legionDir });
   const { welcome } = core;
   return {
     core, history, workflows, config: loaded.config, providerLabel: welcome.providerLabel ?? 'server', demo: welcome.demo ?? false, runId: core.runId, resumed: true,

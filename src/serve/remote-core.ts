@@ -42,6 +42,13 @@ export interface AttachOptions {
   readonly client?: string;
   /** How a lost connection is tried again (reconnect-policy.ts): `BRIEF` unless given. */
   readonly reconnect?: ReconnectPolicy;
+  /**
+   * Checked before every reconnection try: null when the socket is still one this workspace's
+   * server could have made, else why not (the try is skipped and the line says so). A long wait
+   * gives time to plant one: a private directory under /tmp removed by a cleaner can be made
+   * again by another user (docs/serve.md#when-the-server-goes-away).
+   */
+  readonly checkSocket?: () => string | null;
   /** Waits between tries (tests pass a virtual clock). */
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -170,6 +177,11 @@ export async function attachRemote(options: AttachOptions): Promise<RemoteSessio
       await sleep(reconnectDelayMs(policy, attempt));
       if (detaching) return;
       // Events of the new connection wait here until it is known whether a snapshot replaces the mirror.
+      const refused = options.checkSocket?.() ?? null;
+      if (refused) {
+        setLink({ state: 'reconnecting', attempt: attempt + 1, message: `${lost}: not reconnecting to ${options.socket}: ${refused} (attempt ${attempt + 1}, ${quitHint})` });
+        continue;
+      }
       const early: LegionEvent[] = [];
       let deliver: (event: LegionEvent) => void = (event) => void early.push(event);
       let next: Connection;

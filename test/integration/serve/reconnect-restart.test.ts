@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
+import { chmod } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { checkServerSocket } from '../../../src/serve/discovery';
 import { attachRemote } from '../../../src/serve/remote-core';
 import { BRIEF, UNTIL_DETACHED } from '../../../src/serve/reconnect-policy';
 import type { LinkState } from '../../../src/runtime/core-api';
@@ -120,5 +123,35 @@ test('a client no one watches (legion run\'s policy) still gives up on a stopped
     assert.equal(await core.closed, 'the Legion server is stopping');
     assert.match(notices.join('\n'), /the Legion server went away \(the Legion server is stopping\): quit and start/);
     await core.shutdown('test');
+  });
+});
+
+test('while the server is down, each try checks the socket again: a socket planted once the directory is open to others is never connected to', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await setupServeWorkspace(dir);
+    const host = await hostInProcess(dir, env);
+    const legionDir = join(dir, '.legion');
+    const socket = join(legionDir, 'serve.sock');
+    const uid = process.getuid?.() ?? 0;
+    const links: LinkState[] = [];
+    const { core } = await attachRemote({ socket, client: 'tui', reconnect: UNTIL_DETACHED, sleep: () => tick(), checkSocket: () => checkServerSocket(socket, legionDir, uid) });
+    core.onLink((link) => void links.push(link));
+    let planted = 0;
+    const fake = createServer((s) => { planted += 1; s.destroy(); });
+    try {
+      await host.stop('the Legion server is stopping');
+      await chmod(legionDir, 0o755);
+      await new Promise<void>((r) => fake.listen(socket, r));
+      await until(() => links.some((l) => l.state === 'reconnecting' && /not reconnecting to .*serve\.sock: .* is open to other users/.test(l.message)), `the refusal: ${JSON.stringify(links.at(-1))}`);
+      const before = links.length;
+      await until(() => links.length > before + 20, 'more tries');
+      assert.equal(planted, 0, 'the planted socket was connected to');
+      // The check is what kept it away: the directory private again, the next try connects.
+      await chmod(legionDir, 0o700);
+      await until(() => planted > 0, 'a try once the directory is private again');
+    } finally {
+      await core.shutdown('test');
+      await new Promise((r) => fake.close(r));
+    }
   });
 });
