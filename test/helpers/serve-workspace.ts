@@ -49,13 +49,13 @@ export function serveContext(workspace: string, env: Record<string, string>, fla
 }
 
 /** A `legion serve` host in this process (hostServer, no addons) over `serveContext(dir, env)`, its log kept. */
-export async function hostInProcess(dir: string, env: Record<string, string>): Promise<{ server: LegionServer; log: string[]; stop(reason: string): Promise<number> }> {
+export async function hostInProcess(dir: string, env: Record<string, string>, flags: [string, string | true][] = []): Promise<{ server: LegionServer; log: string[]; stop(reason: string): Promise<number> }> {
   const { hostServer } = await import('../../src/cli/serve-host');
   let stop: (reason: string) => void = () => undefined;
   let ready: (server: LegionServer) => void = () => undefined;
   const listening = new Promise<LegionServer>((r) => { ready = r; });
   const log: string[] = [];
-  const hosted = hostServer(serveContext(dir, env), { until: new Promise((r) => { stop = r; }), addons: [], log: (l) => log.push(l), onReady: (s) => ready(s) });
+  const hosted = hostServer(serveContext(dir, env, flags), { until: new Promise((r) => { stop = r; }), addons: [], log: (l) => log.push(l), onReady: (s) => ready(s) });
   const server = await Promise.race([listening, hosted.then((code) => { throw new Error(`legion serve ended before listening (${code}): ${log.join('\n')}`); })]);
   return { server, log, stop: (reason) => { stop(reason); return hosted; } };
 }

@@ -155,3 +155,33 @@ test('while the server is down, each try checks the socket again: a socket plant
     }
   });
 });
+
+test('the server back with another run (legion serve --new meanwhile): no more tries, the line says which run and what to do, input stays refused', { timeout: 60_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = await setupServeWorkspace(dir);
+    let host = await hostInProcess(dir, env);
+    const socket = join(dir, '.legion', 'serve.sock');
+    const clock = virtualClock(1000);
+    const { core } = await attachRemote({ socket, client: 'tui', reconnect: UNTIL_DETACHED, sleep: clock.sleep });
+    const links: LinkState[] = [];
+    core.onLink((link) => void links.push(link));
+    try {
+      await host.stop('the Legion server is stopping');
+      clock.down();
+      host = await hostInProcess(dir, env, [['new', true]]);
+      clock.back();
+      const reason = await core.closed;
+      assert.match(reason, /the server now serves another run/);
+      const last = links.at(-1);
+      assert.equal(last?.state, 'gone');
+      assert.match(last.state === 'gone' ? last.message : '', new RegExp(`the Legion server is back but now serves run \\S+, not ${core.runId}: quit and start \`legion\` again to attach to it`));
+      const tries = clock.delays.length;
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(clock.delays.length, tries, 'no more tries');
+      assert.equal(core.send('worker', 'x').ok, false);
+    } finally {
+      await core.shutdown('test');
+      await host.stop('test over');
+    }
+  });
+});
