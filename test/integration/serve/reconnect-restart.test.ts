@@ -5,7 +5,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { chmod } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { checkServerSocket } from '../../../src/serve/discovery';
-import { attachRemote } from '../../../src/serve/remote-core';
+import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { BRIEF, UNTIL_DETACHED } from '../../../src/serve/reconnect-policy';
 import type { LinkState } from '../../../src/runtime/core-api';
 import { startState } from '../../../components/state/home-lane';
@@ -37,6 +37,13 @@ function virtualClock(backAfterMs: number): { sleep(ms: number): Promise<void>; 
       else await tick();
     },
   };
+}
+
+/** One answer before the server stops: its start's background work (checkpoints) is done, the temp dir's removal does not race it. */
+async function answered(core: RemoteCore): Promise<void> {
+  const hello = core.send('worker', 'hello');
+  assert.ok(hello.ok);
+  await core.idle(hello.sessionId);
 }
 
 test('an attached TUI core outlives a server restart of 6 s: it says it is reconnecting (attempt n), refuses input and decisions meanwhile, then resumes the same run from the new server\'s snapshot', { timeout: 120_000 }, async () => {
@@ -116,9 +123,7 @@ test('a client no one watches (legion run\'s policy) still gives up on a stopped
     const { core } = await attachRemote({ socket, client: 'run', reconnect: BRIEF });
     const notices: string[] = [];
     core.bus.subscribe('notice', (e) => void notices.push(e.message));
-    const hello = core.send('worker', 'hello');
-    assert.ok(hello.ok);
-    await core.idle(hello.sessionId);
+    await answered(core);
     await host.stop('the Legion server is stopping');
     assert.equal(await core.closed, 'the Legion server is stopping');
     assert.match(notices.join('\n'), /the Legion server went away \(the Legion server is stopping\): quit and start/);
@@ -139,6 +144,7 @@ test('while the server is down, each try checks the socket again: a socket plant
     let planted = 0;
     const fake = createServer((s) => { planted += 1; s.destroy(); });
     try {
+      await answered(core);
       await host.stop('the Legion server is stopping');
       await chmod(legionDir, 0o755);
       await new Promise<void>((r) => fake.listen(socket, r));
@@ -166,6 +172,7 @@ test('the server back with another run (legion serve --new meanwhile): no more t
     const links: LinkState[] = [];
     core.onLink((link) => void links.push(link));
     try {
+      await answered(core);
       await host.stop('the Legion server is stopping');
       clock.down();
       host = await hostInProcess(dir, env, [['new', true]]);
