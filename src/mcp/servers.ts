@@ -13,7 +13,11 @@ export const DEFAULT_START_TIMEOUT_MS = 30_000;
 export const DEFAULT_PING_INTERVAL_MS = 30_000;
 
 export type McpTransportSpec =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string }
+  | {
+    readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string;
+    /** A server the workspace does not define (never trust-checked): its bare `command` is never looked for in a folder of this workspace (src/tools/host-path.ts). */
+    readonly outsideOf?: string;
+  }
   | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
 /** One server ready to start: merged over the layers, `${VAR}` expanded, complete. */
@@ -165,6 +169,7 @@ function buildSpec(
       args: (entry.args ?? []).map((a, i) => x(a, `args.${i}`)),
       env: xRecord(entry.env, 'env'),
       cwd: isAbsolute(cwd) ? cwd : resolve(options.workspaceRoot, cwd),
+      ...(isFromWorkspace(name, options) ? {} : { outsideOf: options.workspaceRoot }),
     };
   } else {
     if (entry.url === undefined) return { ok: false, error: 'an http server needs "url"' };
@@ -183,10 +188,14 @@ function buildSpec(
       timeoutMs: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       startTimeoutMs: startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       pingIntervalMs: pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
-      fromWorkspace: name in options.fromMcpJson || options.projectNames.has(name),
+      fromWorkspace: isFromWorkspace(name, options),
       fingerprint: fingerprintOf(definition),
     },
   };
+}
+
+function isFromWorkspace(name: string, options: Parameters<typeof planServers>[0]): boolean {
+  return name in options.fromMcpJson || options.projectNames.has(name);
 }
 
 /** sha256 of the canonical JSON (sorted keys) of what decides which process or URL runs. */

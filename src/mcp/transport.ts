@@ -2,19 +2,25 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransportSpec } from './servers';
+import { hostCommand } from '../tools/host-path';
 
 /**
- * The SDK transport for one server. stdio: the command runs without a shell, in `cwd`, with
+ * The SDK transport for one server; throws when a bare command must not be looked for in the
+ * workspace and is nowhere else. stdio: the command runs without a shell, in `cwd`, with
  * the SDK's short list of inherited variables (PATH, HOME, USER, SHELL, TERM, LOGNAME) plus
  * the entry's `env` — API keys of Legion's environment are not passed on; stderr goes to
  * `onStderr`. http: streamable HTTP with the entry's headers on every request.
  */
 export function createTransport(spec: McpTransportSpec, onStderr: (chunk: string) => void): Transport {
   if (spec.kind === 'stdio') {
+    const env = { ...getDefaultEnvironment(), ...spec.env };
+    // A server the user's own configuration defines runs unsandboxed and unchecked: its program is never one planted in the workspace.
+    const command = spec.outsideOf === undefined ? spec.command : hostCommand(spec.command, env.PATH ?? '', spec.outsideOf);
+    if (command === null) throw new Error(`"${spec.command}" is not on PATH outside the workspace (a program in a folder of the workspace is started only for a server the workspace defines and you trusted); write its full path`);
     const transport = new StdioClientTransport({
-      command: spec.command,
+      command,
       args: [...spec.args],
-      env: { ...getDefaultEnvironment(), ...spec.env },
+      env,
       cwd: spec.cwd,
       stderr: 'pipe',
     });

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
 /**
@@ -33,6 +33,27 @@ export function hostPath(path: string, workTree: string): string {
 }
 
 const cache = new Map<string, string>();
+
+/**
+ * The file Legion starts for `command` itself (a program of the user's configuration, outside any
+ * sandbox): a name with a `/` as it is; a bare name looked for on `hostPath(path, workTree)`,
+ * never in a folder of the workspace, where a sandboxed command could have planted it. Null when
+ * no such folder holds an executable file of that name.
+ */
+export function hostCommand(command: string, path: string, workTree: string): string | null {
+  if (command.includes('/')) return command;
+  for (const dir of hostPath(path, workTree).split(':')) {
+    if (dir === '') continue;
+    const file = resolve(dir, command);
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
 
 /** Forget every PATH remembered: the snapshot build's throwaway composition (src/cli/warm-compose.ts) must leave none of its workspace in the heap. */
 export function forgetHostPaths(): void {
