@@ -149,6 +149,11 @@ class PlainScanner {
   private wordAllUnquoted = true;
   private wordLogical = '';
   private wordRaw = '';
+  /** The current command's text as the splitter writes it: a span of the source while `asWritten`, else `text` (append). */
+  private text = '';
+  private asWritten = true;
+  private textStart = -1;
+  private textEnd = -1;
   /**
    * Set by fail(): the first part that is not plain. Every method stops at once and returns
    * null (or '' for word() and doubleQuoted(): their callers read `failure`), so `i` stays where
@@ -225,7 +230,13 @@ class PlainScanner {
     const start = this.i;
     const redirects: string[] = [];
     // The splitter's view of the same command: every token in order, as written and unquoted.
-    let text = '';
+    // Its text is the tokens' raw forms joined by single spaces: while every token reads as
+    // written and is one space after the last, that is the source from the first token to the
+    // last, taken as one slice at the end (no string made per token); else built token by token.
+    this.text = '';
+    this.asWritten = true;
+    this.textStart = -1;
+    this.textEnd = -1;
     const tokens: string[] = [];
     // The words alone, made only once a redirection is among the tokens (until then the tokens are the words).
     let words: string[] | null = null;
@@ -237,10 +248,11 @@ class PlainScanner {
       if (c === undefined || c === '\n' || c === ';' || c === '|' || (c === '&' && s[this.i + 1] !== '>')) break;
       if (c === '<' || c === '>' || c === '&') {
         words ??= tokens.slice();
-        const r = this.redirect(this.i, '');
+        const from = this.i;
+        const r = this.redirect(from, '');
         if (r === null) return null;
         redirects.push(r.written);
-        text += text === '' ? r.raw : ` ${r.raw}`;
+        this.append(from, r.raw);
         tokens.push(r.value);
         continue;
       }
@@ -255,7 +267,7 @@ class PlainScanner {
         const r = this.redirect(wordStart, value);
         if (r === null) return null;
         redirects.push(r.written);
-        text += text === '' ? r.raw : ` ${r.raw}`;
+        this.append(wordStart, r.raw);
         tokens.push(r.value);
         continue;
       }
@@ -267,13 +279,36 @@ class PlainScanner {
       if (pattern) (patterns ??= []).push(count);
       count++;
       words?.push(value);
-      text += text === '' ? raw : ` ${raw}`;
+      this.append(wordStart, raw);
       tokens.push(value);
     }
     if (count === 0) return this.fail(redirects.length > 0 ? 'a redirection without a command' : 'an empty command', start);
+    const text = this.asWritten ? s.slice(this.textStart, this.textEnd) : this.text;
     this.split.push({ text, words: tokens, kind: 'simple' });
     // Without redirections the splitter's tokens are the argv (both read-only: one array).
     return { argv: words ?? tokens, patterns: patterns ?? NO_PATTERNS, redirects };
+  }
+
+  /**
+   * Appends the token `raw` (read from `from` to the scanner's position) to the command's text:
+   * kept as the source span [textStart, textEnd) while every token is its source text (its
+   * length is the length read: a token's raw form is its source less blanks and line
+   * continuations) one space after the last; else joined in `text` as the splitter does.
+   */
+  private append(from: number, raw: string): void {
+    const to = this.i;
+    if (this.asWritten) {
+      const start = this.textStart;
+      if (to - from === raw.length && (start === -1 || (from === this.textEnd + 1 && this.s.charCodeAt(this.textEnd) === 0x20))) {
+        if (start === -1) this.textStart = from;
+        this.textEnd = to;
+        return;
+      }
+      // From here on, joined: what came before is the source span.
+      this.text = start === -1 ? '' : this.s.slice(start, this.textEnd);
+      this.asWritten = false;
+    }
+    this.text = this.text === '' ? raw : `${this.text} ${raw}`;
   }
 
   /**

@@ -95,6 +95,11 @@ test('plain scan: the split keeps source form, unquoted words and redirections i
   assert.deepEqual(split('cmd 2>&1 | wc -l && ls >& 2'), [['cmd 2>&1', 'cmd', '2>&1'], ['wc -l', 'wc', '-l'], ['ls >&2', 'ls', '>&2']]);
   assert.deepEqual(split(`r\\\nm -rf 'a\\\nb' "c\\\nd" >"/dev/null"`), [[`rm -rf 'a\\\nb' "cd" >"/dev/null"`, 'rm', '-rf', 'a\\\nb', 'cd', '>/dev/null']]);
   assert.deepEqual(split('echo "\\$x\\`\\y"'), [['echo "\\$x\\`\\y"', 'echo', '$x`\\y']]);
+  // A command's text is taken as one span of the source only while it reads as its tokens joined by single spaces.
+  assert.deepEqual(split('git  log\t-1 >  /dev/null 2>& 1 x'), [['git log -1 >/dev/null 2>&1 x', 'git', 'log', '-1', '>/dev/null', '2>&1', 'x']]);
+  assert.deepEqual(split('git log \\\n-1 x'), [['git log -1 x', 'git', 'log', '-1', 'x']]);
+  assert.deepEqual(split('a b  c d'), [['a b c d', 'a', 'b', 'c', 'd']]);
+  assert.deepEqual(split('ls x\\\ny z'), [['ls xy z', 'ls', 'xy', 'z']]);
 });
 
 test('plain scan: no split for a line that is not plain or too long (splitShell reads it)', () => {
