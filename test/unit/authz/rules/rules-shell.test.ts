@@ -173,6 +173,24 @@ test('shell evaluation: adversarial inputs near the length limit stay fast with 
   assert.ok(worst < 5_000, `worst ${worst.toFixed(1)} ms`);
 });
 
+test('basename is the word after its last slash, as lastIndexOf finds it (generated words)', () => {
+  const parts = ['/', 'a', 'sh', '.', '..', '//', 'é', ' ', '-c'];
+  let seed = 17;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const expected = (word: string): string => {
+    const slash = word.lastIndexOf('/');
+    return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
+  };
+  for (let i = 0; i < 20_000; i++) {
+    let word = '';
+    for (let k = next(6) - 1; k >= 0; k--) word += parts[next(parts.length)]!;
+    assert.equal(basename(word), expected(word), JSON.stringify(word));
+  }
+  assert.equal(basename('/usr/bin/rm'), 'rm');
+  assert.equal(basename('/usr/bin/'), '/usr/bin/');
+  assert.equal(basename(''), '');
+});
+
 test('shortBasename is basename when that is short enough to name a script runner, else null (generated words)', () => {
   const parts = ['/', 'a', 'sh', 'bash', 'busybox', 'runuser', 'x'.repeat(6), 'eval', '.', '-c', '//'];
   let seed = 11;
