@@ -25,6 +25,8 @@ export interface AuthorizerOptions {
    * naming a path (it cannot see symlinks).
    */
   readonly realPath?: RealPathOf;
+  /** The user's home folder (the shell's HOME): deny rules see `rm -rf ~/../*` as `rm -rf /*` (RuleQuery.homeDir). */
+  readonly homeDir?: string;
 }
 
 export type Authorizer = (call: CallToAuthorize) => Verdict;
@@ -41,7 +43,7 @@ export type Authorizer = (call: CallToAuthorize) => Verdict;
  *   5. a session allowance turns a remaining `ask` into `allow` (never a deny), source `allowance`.
  */
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
-  const { ruleSet, getParticipant, workspaceRoot, allowances, realPath } = options;
+  const { ruleSet, getParticipant, workspaceRoot, allowances, realPath, homeDir } = options;
   return (call) => {
     const participant = getParticipant(call.participantId);
     if (!participant) return deny('tools', `unknown participant "${call.participantId}"`);
@@ -55,7 +57,7 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     const confinement = confinementOf(call.input, root);
     if (confinement) return deny('confinement', confinement);
 
-    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot: root, ...(realPathOf ? { realPath: realPathOf } : {}) };
+    const query = { toolName: call.toolName, input: call.input, participantId: call.participantId, workspaceRoot: root, ...(homeDir !== undefined ? { homeDir } : {}), ...(realPathOf ? { realPath: realPathOf } : {}) };
     let rules = evaluateRules(ruleSet, query);
     if (realPathOf && rules.decision !== 'deny') {
       const resolved = withRealPaths(call.input, root, realPathOf);

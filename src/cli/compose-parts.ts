@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import type { LegionConfig } from '../config/schema';
 import type { EventBus } from '../events/bus';
 import type { Layout } from '../storage/layout';
@@ -48,7 +49,7 @@ export async function composeAuthz(options: {
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, scrub(allowance)) });
   const realPath = workspaceRealPath(workspaceRoot);
-  const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath });
+  const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath, homeDir: homedir() });
 
   const log = createAuditLog(layout, options.clock, { secrets: options.secrets });
   let auditFailed = false;

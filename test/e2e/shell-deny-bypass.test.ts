@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { withTempDir } from '../helpers/tmp';
@@ -181,4 +181,52 @@ test('deny rules hold end to end against lines a parser might split differently:
   } finally {
     await listener.close();
   }
+});
+
+/**
+ * The shipped denies of a recursive delete, chmod or find of the home folder (and of `/`) hold for
+ * paths written relative to the working folder or after a `cd` (shell-cwd.ts), for an agent whose
+ * `toolAuthorizations` give the shell `auto` (plain words then run unasked), sandbox off. The home
+ * folder is the test's own (HOME): were a line not denied, only the temp folder would suffer.
+ */
+test('the shipped denies of the home folder hold for relative paths and cd under a shell `auto` policy: `legion run`', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const home = join(dir, 'home');
+    const ws = join(dir, 'ws');
+    await mkdir(home, { recursive: true });
+    await mkdir(ws, { recursive: true });
+    await initWorkspace(ws, [{ id: 'worker', tools: ['shell'] }], home);
+    const participant = join(ws, '.legion', 'collective', 'participants', 'worker.json');
+    await writeFile(participant, JSON.stringify({ ...JSON.parse(await readFile(participant, 'utf8')), toolAuthorizations: { shell: 'auto' } }));
+    await writeFile(join(ws, '.legion', 'config.yaml'), 'sandbox: { mode: off }\n');
+    await writeFile(join(home, 'canary'), 'still here\n');
+    const denied = ['rm -rf ../home', 'cd .. && rm -rf home', 'cd ..; rm -rf home/', 'find ../home -delete', 'chmod -R u+rwx ../home/'];
+    const script = join(ws, 'script.yaml');
+    await writeFile(script, JSON.stringify({
+      version: 1,
+      replies: [
+        { agent: 'worker', on: 'message', toolCalls: [...denied, 'touch control-ran'].map((command) => ({ name: 'shell', input: { command } })) },
+        { agent: 'worker', on: 'tool-result', repeat: true, text: 'worker done' },
+        { agent: 'worker', on: 'tool-error', repeat: true, text: 'worker done' },
+      ],
+    }));
+    const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
+    const run = await legion(['run', '--to', 'worker', '--json', '--approve', 'deny', 'go'], ws, env);
+    const events = eventsOf(run);
+    assert.deepEqual(events.filter((e) => e.type === 'approval-request').length, 0, 'a deny never asks');
+    const starts = new Map<string, string>();
+    for (const e of events) if (e.type === 'tool-call-start') starts.set(e.toolUseId, (e.input as { command: string }).command);
+    const ends = new Map<string, { isError: boolean; summary: string }>();
+    for (const e of events) if (e.type === 'tool-call-end') ends.set(starts.get(e.toolUseId) ?? e.toolUseId, e);
+    for (const command of denied) {
+      const end = ends.get(command);
+      assert.ok(end, `no tool result for ${JSON.stringify(command)}: ${run.stderr}`);
+      assert.equal(end.isError, true, `${JSON.stringify(command)} ran: ${end.summary}`);
+      assert.match(end.summary, /denied/i, `${JSON.stringify(command)}: ${end.summary}`);
+    }
+    assert.equal(ends.get('touch control-ran')?.isError, false, 'the control call ran (shell auto, sandbox off)');
+    await access(join(ws, 'control-ran'));
+    assert.equal(await readFile(join(home, 'canary'), 'utf8'), 'still here\n');
+    assert.equal(run.code, 0, run.stderr);
+  });
 });

@@ -10,6 +10,7 @@ import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type P
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { addStrictViews, argvViewsCovered, Views, withExpansionDefaults } from './shell-views';
 import { refusedLinesForDeny } from './shell-refused';
+import { mayTargetPaths, resolvedViews, type ResolvedViews } from './shell-cwd';
 
 /** One call as the rules see it. */
 export interface RuleQuery {
@@ -18,6 +19,11 @@ export interface RuleQuery {
   readonly participantId: string;
   /** Absolute workspace root, for path normalization. */
   readonly workspaceRoot: string;
+  /**
+   * The user's home folder (the shell's HOME), so that deny rules read `rm -rf ~/../*` as
+   * `rm -rf /*` (shell-cwd.ts). Without it `~` is not resolved (such a line is not plain words: it asks).
+   */
+  readonly homeDir?: string;
   /**
    * The workspace-relative real path of a path as written (relative to the workspace, or
    * absolute), resolved as the kernel does — symlinks followed in order, so `link/..` is the
@@ -211,7 +217,7 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   // the caller). Allow reads the filesystem: never remembered.
   let strict = rememberedStrict(analysis, tiers, query);
   if (strict === undefined) {
-    strict = strictPhase(tiers, participantId, command, analysis, base);
+    strict = strictPhase(tiers, query, command, analysis, base);
     rememberStrict(analysis, tiers, query, strict);
   }
   if (strict) return strict;
@@ -232,6 +238,8 @@ interface StrictMemo {
 interface StrictEntry {
   readonly participantId: string;
   readonly rest: string;
+  /** The caller's home: deny views depend on it (and on the workspace, in `rest`: shell-cwd.ts). */
+  readonly home: string | undefined;
   readonly outcome: RuleOutcome | null;
 }
 const STRICT_PER_LINE = 16;
@@ -260,7 +268,7 @@ function rememberedStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: Rule
   if (!memo || memo.tiers !== tiers) return undefined;
   const rest = callerRest(tiers, query);
   if (rest === null) return undefined;
-  for (const entry of memo.entries) if (entry.participantId === query.participantId && entry.rest === rest) return entry.outcome;
+  for (const entry of memo.entries) if (entry.participantId === query.participantId && entry.rest === rest && entry.home === query.homeDir) return entry.outcome;
   return undefined;
 }
 
@@ -269,7 +277,7 @@ function rememberStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQu
   if (rest === null) return;
   let memo = analysis.strict;
   if (!memo || memo.tiers !== tiers || memo.entries.length >= STRICT_PER_LINE) analysis.strict = memo = { tiers, entries: [] };
-  memo.entries.push({ participantId: query.participantId, rest, outcome: outcome === null ? null : Object.freeze(outcome) });
+  memo.entries.push({ participantId: query.participantId, rest, home: query.homeDir, outcome: outcome === null ? null : Object.freeze(outcome) });
 }
 
 /**
@@ -280,16 +288,24 @@ function rememberStrict(analysis: ShellAnalysis, tiers: ToolTiers, query: RuleQu
 const strictRulesOf = new WeakMap<ToolTiers, readonly CompiledRule[]>();
 
 /** Deny and ask for a shell line (its views), or null when neither decides and the allow rules may. */
-function strictPhase(tiers: ToolTiers, participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
+function strictPhase(tiers: ToolTiers, query: RuleQuery, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
   const { split, splitError } = analysis;
+  const { participantId } = query;
   let strictRules = strictRulesOf.get(tiers);
   if (!strictRules) strictRulesOf.set(tiers, (strictRules = [...tiers.deny, ...tiers.ask]));
   // The deny tier holds only deny rules and the ask tier only ask rules (rule-set.ts).
-  const hit = strictHit(strictRules, participantId, command, analysis, base);
+  const hit = strictHit(strictRules, participantId, command, analysis.viewList, analysis.lowerViews, base);
   if (hit?.decision === 'deny') return hit;
+  // Paths of rm, find, chmod… resolved from the working folder and home: deny rules only.
+  const resolved = analysis.targetsPaths && tiers.deny.length > 0 ? resolvedOf(analysis, query) : null;
+  if (resolved && resolved.viewList.length > 0) {
+    const denied = strictHit(tiers.deny, participantId, command, resolved.viewList, resolved.lowerViews, base);
+    if (denied) return denied;
+  }
   const asked = hit;
-  if (splitError !== null) {
-    const why = `cannot check this shell command safely (${splitError})`;
+  const unsure = splitError ?? resolved?.unknown ?? null;
+  if (unsure !== null) {
+    const why = `cannot check this shell command safely (${unsure})`;
     return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
   }
   if (asked) return asked;
@@ -301,8 +317,7 @@ function strictPhase(tiers: ToolTiers, participantId: string, command: string, a
  * The first of `rules` (deny or ask) that matches one of the line's views. A function of the
  * module, as are the other per-decision helpers here, not a closure made per decision.
  */
-function strictHit(rules: readonly CompiledRule[], participantId: string, command: string, analysis: ShellAnalysis, base: Lookup): RuleOutcome | null {
-  const { viewList, lowerViews } = analysis;
+function strictHit(rules: readonly CompiledRule[], participantId: string, command: string, viewList: readonly string[], lowerViews: readonly string[], base: Lookup): RuleOutcome | null {
   for (const i of candidateRules(rules, lowerViews)) {
     const rule = rules[i]!;
     const field = rule.commandField;
@@ -477,6 +492,21 @@ interface ShellAnalysis {
   plain?: { readonly plain: PlainParse; readonly texts: readonly string[] };
   /** The deny and ask outcomes remembered for this line (rememberStrict). */
   strict?: StrictMemo;
+  /** Whether the line names a program whose paths deny rules see resolved (shell-cwd.ts). */
+  readonly targetsPaths: boolean;
+  /** Those views, per working folder and home (resolvedOf): a few entries. */
+  resolved?: { readonly root: string; readonly home: string | undefined; readonly views: ResolvedViews }[];
+}
+
+/** The line's resolved deny views for the caller's workspace and home, made once per pair (bounded). */
+function resolvedOf(analysis: ShellAnalysis, query: RuleQuery): ResolvedViews {
+  const { workspaceRoot: root, homeDir: home } = query;
+  const known = (analysis.resolved ??= []);
+  for (const entry of known) if (entry.root === root && entry.home === home) return entry.views;
+  const views = resolvedViews(analysis.split.commands, root, home ?? null, analysis.viewList[0]!);
+  if (known.length >= STRICT_PER_LINE) known.length = 0;
+  known.push({ root, home, views });
+  return views;
 }
 
 /** The plain-words parse and, for a plain line, each simple command's words joined by spaces (what allow rules match). */
@@ -532,6 +562,7 @@ function analyzeShell(command: string): ShellAnalysis {
     lowerViews: viewList.map((v) => v.toLowerCase()),
     splitError: !split.ok ? split.error : opaque.length > 0 ? opaque[0]! : null,
     plainParse: scan.parse,
+    targetsPaths: mayTargetPaths(command),
   };
   if (analyses.size >= ANALYSIS_LIMIT) analyses.clear();
   analyses.set(command, analysis);

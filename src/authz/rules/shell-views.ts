@@ -158,7 +158,7 @@ const MAX_PREFIX_WORDS = 24;
 const MAX_SCRIPT_DEPTH = 4;
 
 /** The script a command would run, or null: the argument of `-c` for shells (also `-ec`, `-lc`…), the rest of `eval`, a trap's action, an alias's values. */
-function embeddedScript(words: readonly string[]): string | null {
+export function embeddedScript(words: readonly string[]): string | null {
   const limit = Math.min(words.length, MAX_PREFIX_WORDS + 1);
   for (let k = 0; k < limit; k++) {
     // Every name looked for is short: a longer one (most paths and options) is not hashed for the set.
@@ -326,7 +326,7 @@ function mayNormalize(word: string): boolean {
  * `/` is `/`), and a first component that is a file-name pattern, when it is the last
  * (`/*\/`, `/[a-z]*`, `/???`: some or all of the top folders), written `/*`; a trailing `/` kept.
  */
-function normalizedAbsolute(word: string): string {
+export function normalizedAbsolute(word: string): string {
   const parts: string[] = [];
   for (const part of word.split('/')) {
     if (part === '' || part === '.') continue;

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import type { Command, CommandContext } from '../command';
 import { LegionError } from '../../errors';
 import { layoutFor } from '../../storage/layout';
@@ -152,14 +153,14 @@ async function explain(context: CommandContext, rest: readonly string[]): Promis
     const confinement = confinementOf(input, workspaceRoot);
     verdict = confinement
       ? { decision: 'deny', ruleId: null, reason: confinement, source: 'confinement' }
-      : applyPolicy(evaluateRules(ruleSet, { toolName, input, participantId: 'user', workspaceRoot, realPath: workspaceRealPath(workspaceRoot) }), null, ruleSet.unmatched);
+      : applyPolicy(evaluateRules(ruleSet, { toolName, input, participantId: 'user', workspaceRoot, homeDir: homedir(), realPath: workspaceRealPath(workspaceRoot) }), null, ruleSet.unmatched);
   } else {
     const participants = await createParticipantStore(layoutFor(workspaceRoot)).loadAll(await workspaceTrustOf(context));
     if (!participants.some((p) => p.id === as)) {
       const known = participants.map((p) => p.id).join(', ');
       throw new LegionError(`unknown participant "${as}" (${known ? `known: ${known}` : 'no collective here: run legion init'})`, 1);
     }
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot, getParticipant: (id) => participants.find((p) => p.id === id), realPath: workspaceRealPath(workspaceRoot) });
+    const authorize = createAuthorizer({ ruleSet, workspaceRoot, getParticipant: (id) => participants.find((p) => p.id === id), realPath: workspaceRealPath(workspaceRoot), homeDir: homedir() });
     verdict = authorize({ toolName, input, participantId: as, sessionId: 'explain', chain: [] });
   }
 

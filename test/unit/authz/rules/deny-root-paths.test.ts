@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { shippedRules, shell } from '../../../helpers/rules';
+import { evaluateRules } from '../../../../src/authz/rules/evaluate';
 
 /**
  * The shipped denies of a recursive delete, chmod or find across `/` (docs/shell-rules.md#deny-and-ask-rules)
@@ -34,4 +35,79 @@ test('paths below the top folders are not read as /', () => {
   for (const command of ['rm -rf /tmp/build/', 'rm -rf /tmp/*', 'rm -rf build/../dist', 'rm -rf /home/me/project/*/node_modules', 'find /tmp/x/.. -delete', 'chmod -R 755 /opt/app/./bin']) {
     assert.notEqual(decide(command).decision, 'deny', command);
   }
+});
+
+/**
+ * The same denies hold for paths bash resolves from the working folder (the workspace root, then
+ * each literal `cd` earlier in the line), `~` (the user's home) and `/proc/self/root` (shell-cwd.ts).
+ * These only asked, and a plain one ran under a shell `auto` authorization.
+ */
+const DEEP = '/home/me/src/team/project';
+const at = (command: string, workspaceRoot = DEEP, homeDir: string | null = '/home/me') =>
+  evaluateRules(shippedRules(), { toolName: 'shell', input: { command }, participantId: 'agent-a', workspaceRoot, ...(homeDir !== null ? { homeDir } : {}), realPath: (path) => (path === '.git' ? '.git' : null) });
+
+test('a recursive delete, chmod or find of / written relative to the working folder, ~ or /proc/self/root is denied', () => {
+  for (const [command, rule] of [
+    ['rm -rf ../../../../../../../../../../../../*', 'no-rm-root'],
+    ['cd / && rm -rf *', 'no-rm-root'],
+    ['cd /; rm -rf *', 'no-rm-root'],
+    ['cd /\nrm -rf *', 'no-rm-root'],
+    ['cd /tmp && cd .. && rm -rf *', 'no-rm-root'],
+    ['cd / && cd /tmp && cd - && rm -rf ./*', 'no-rm-root'],
+    ['rm -rf ~/../../*', 'no-rm-root'],
+    ['find ~/../.. -delete', 'no-find-delete-root'],
+    ['rm -rf /proc/self/root/*', 'no-rm-root'],
+    ['rm -rf /proc/1/root/', 'no-rm-root'],
+    ['cd / && chmod -R 777 .', 'no-chmod-root'],
+    ['cd ../../../../.. && find . -delete', 'no-find-delete-root'],
+    ['sudo rm -rf ../../../../../*', 'no-rm-root'],
+    ["bash -c 'cd / && rm -rf *'", 'no-rm-root'],
+    ['cd && rm -rf *', 'no-rm-root'],
+    ['rm -rf ../../..', 'no-rm-root'],
+  ] as const) {
+    const outcome = at(command);
+    assert.deepEqual([outcome.decision, outcome.ruleId], ['deny', rule], command);
+  }
+});
+
+test('relative paths that stay below the top folders keep their outcome; an unknown folder asks', () => {
+  for (const command of ['rm -rf ./build', 'rm -rf ../sibling-project/tmp', 'cd build && rm -rf *', 'find . -name x -delete', 'chmod -R 755 dist', 'cd /tmp && rm -rf *']) {
+    assert.notEqual(at(command).decision, 'deny', command);
+  }
+  // Plain words: allowed or not as before, not asked for by the resolution.
+  assert.deepEqual(at('rm -rf ./build').decision, decide('rm -rf ./build').decision);
+  // `cd -` with no previous folder in the line, `popd`: where the relative path lands is not known.
+  for (const command of ['cd - && rm -rf *', 'popd && rm -rf ../../*']) assert.equal(at(command).decision, 'ask', command);
+  // Without a home folder, `~/../..` is not resolved (it is not plain words: it asks, as before).
+  const homeless = at('rm -rf ~/../../*', DEEP, null);
+  assert.deepEqual([homeless.decision, homeless.fallback?.decision, Boolean(homeless.notPlain)], [null, 'ask', true]);
+  // A line that sets HOME: `~` not resolved from the user's home.
+  assert.notEqual(at('HOME=/home/me/x; rm -rf ~/../x').decision, 'deny');
+});
+
+test('the resolved views are remembered per working folder and home', () => {
+  assert.equal(at('rm -rf ../../*', '/home/me/src').decision, 'deny');
+  assert.notEqual(at('rm -rf ../../*', '/home/me/src/team/project').decision, 'deny');
+  assert.equal(at('rm -rf ../../*', '/home/me/src').decision, 'deny');
+  assert.equal(at('rm -rf ~/../../*', DEEP, '/home/me').decision, 'deny');
+  assert.notEqual(at('rm -rf ~/../../*', DEEP, '/home/me/a/b').decision, 'deny');
+});
+
+test('cd through eval, CDPATH, find without a starting point and /proc/self/cwd are followed', () => {
+  for (const [command, rule] of [
+    ['cd / && find -delete', 'no-find-delete-root'],
+    ['cd / && find -L -name x -delete', 'no-find-delete-root'],
+    ['eval cd /; rm -rf *', 'no-rm-root'],
+    ['cd / && rm -rf /proc/self/cwd/*', 'no-rm-root'],
+    ['pushd / && rm -rf *', 'no-rm-root'],
+    ['cd ///usr/.. && rm -rf -- *', 'no-rm-root'],
+    ['rm -rf /home/me', 'no-rm-root'],
+  ] as const) {
+    const outcome = at(command);
+    assert.deepEqual([outcome.decision, outcome.ruleId], ['deny', rule], command);
+  }
+  // A child shell's cd does not move the line; CDPATH makes `cd name` unknown.
+  assert.notEqual(at("bash -c 'cd /'; rm -rf ./build").decision, 'deny');
+  assert.equal(at('CDPATH=/ cd usr && rm -rf *').decision, 'ask');
+  assert.notEqual(at('cd / && rm -rf find').decision, 'deny');
 });
