@@ -30,15 +30,21 @@ export function resolvedViews(commands: readonly ShellCommand[], workspaceRoot: 
   // A line that sets HOME (`HOME=/ ; rm -rf ~/*`, `export HOME=…`) makes `~` unknown: not resolved.
   const home = homeDir !== null && homeDir.startsWith('/') && !line.includes('HOME') ? normalizedAbsolute(homeDir) : null;
   const state: Walk = { home, cdPath: line.includes('CDPATH'), views: null, unknown: null };
-  walk(commands, { cwd: normalizedAbsolute(workspaceRoot), previous: null }, state, 0);
+  walk(commands, { cwds: [normalizedAbsolute(workspaceRoot)], previous: null }, state, 0);
   const viewList = state.views?.list ?? [];
   return { viewList, lowerViews: viewList.map((v) => v.toLowerCase()), unknown: state.unknown };
 }
 
+/**
+ * The folders a command may run in, or null when unknown. A `cd` may fail (`cd /no/such; rm -rf
+ * ../../*` runs in the folder before it), so each keeps the folders before it; beyond
+ * MAX_FOLDERS the folder is unknown.
+ */
 interface Folder {
-  cwd: string | null;
-  previous: string | null;
+  cwds: readonly string[] | null;
+  previous: readonly string[] | null;
 }
+const MAX_FOLDERS = 8;
 interface Walk {
   readonly home: string | null;
   /** The line sets CDPATH: `cd name` may go anywhere (a target beginning `/`, `.` or `~` does not look it up). */
@@ -47,6 +53,8 @@ interface Walk {
   unknown: string | null;
 }
 
+/** Prefixes after which `cd` still runs in this shell. */
+const SAME_SHELL = new Set(['builtin', 'command', 'time', '-p']);
 const TARGETS = new Set(['rm', 'find', 'chmod', 'chown', 'chgrp']);
 const TARGET_TEXT = /\b(rm|find|chmod|chown|chgrp)\b/;
 const MAX_DEPTH = 4;
@@ -62,11 +70,14 @@ function walk(commands: readonly ShellCommand[], folder: Folder, state: Walk, de
     if (command.kind === 'compound') continue;
     const words = command.words;
     let k = 0;
-    while (k < words.length && (KEYWORDS.has(words[k]!) || words[k] === 'builtin' || words[k] === 'command' || (words[k]!.indexOf('=') > 0 && ASSIGNMENT.test(words[k]!)))) k++;
+    while (k < words.length && (KEYWORDS.has(words[k]!) || SAME_SHELL.has(words[k]!) || (words[k]!.indexOf('=') > 0 && ASSIGNMENT.test(words[k]!)))) k++;
     const name = words[k];
     if (name === 'cd' || name === 'pushd') changeFolder(words.slice(k + 1), folder, state);
-    else if (name === 'popd') folder.cwd = null;
-    else if (words.some((w) => TARGETS.has(basename(w)))) resolveCommand(command, folder, state, depth);
+    else if (name === 'popd') folder.cwds = null;
+    else if (words.some((w) => TARGETS.has(basename(w)))) {
+      if (folder.cwds === null) resolveCommand(command, null, state, depth);
+      else for (const cwd of folder.cwds) resolveCommand(command, cwd, state, depth);
+    }
     const script = depth < MAX_DEPTH ? embeddedScript(words) : null;
     // `eval` and `source` run in this shell (their `cd` moves the line); another script in a child shell.
     const here = name === 'eval' || name === 'source' || name === '.';
@@ -81,12 +92,21 @@ function changeFolder(args: readonly string[], folder: Folder, state: Walk): voi
   while (i < args.length && /^-[LPe@]+$/.test(args[i]!)) i++;
   if (args[i] === '--') i++;
   const target = args[i];
-  const before = folder.cwd;
-  if (target === undefined) folder.cwd = home;
-  else if (target === '-' && args[i - 1] !== '--') folder.cwd = folder.previous;
-  else if (state.cdPath && !/^[/.~]/.test(target)) folder.cwd = null;
-  else folder.cwd = resolvedPath(target, folder.cwd, home);
+  const before = folder.cwds;
+  // An unknown folder stays unknown: the `cd` may fail.
+  if (before === null) return;
+  let after: (string | null)[] | null;
+  if (target === undefined) after = [home];
+  else if (target === '-' && args[i - 1] !== '--') after = folder.previous === null ? null : [...folder.previous];
+  else if (state.cdPath && !/^[/.~]/.test(target)) after = null;
+  else after = before.map((cwd) => resolvedPath(target, cwd, home));
   folder.previous = before;
+  if (after === null || after.includes(null)) {
+    folder.cwds = null;
+    return;
+  }
+  const cwds = [...new Set([...(after as string[]), ...before])];
+  folder.cwds = cwds.length > MAX_FOLDERS ? null : cwds;
 }
 
 /** An absolute, normalized path for a literal path word, or null when it cannot be known (not literal, unknown folder or home, `~user`). */
@@ -116,7 +136,7 @@ function withoutProcRoot(path: string, cwd: string | null): string {
 }
 
 /** Adds the views of `command` with its path words resolved; notes a relative path in an unknown folder. */
-function resolveCommand(command: ShellCommand, folder: Folder, state: Walk, depth: number): void {
+function resolveCommand(command: ShellCommand, cwd: string | null, state: Walk, depth: number): void {
   const { words } = command;
   const { home } = state;
   const resolved = words.slice();
@@ -127,9 +147,9 @@ function resolveCommand(command: ShellCommand, folder: Folder, state: Walk, dept
     let at = find + 1;
     while (at < words.length && FIND_OPTIONS.test(words[at]!)) at++;
     if (at === words.length || (words[at]!.startsWith('-') && !FIND_OPTIONS.test(words[at]!)) || words[at] === '!' || words[at] === '(') {
-      if (folder.cwd === null) state.unknown ??= `cannot tell which folder \`${command.text}\` runs in (a \`cd\` before it has no literal target)`;
+      if (cwd === null) state.unknown ??= `cannot tell which folder \`${command.text}\` runs in (a \`cd\` before it has no literal target)`;
       else {
-        resolved.splice(at, 0, folder.cwd);
+        resolved.splice(at, 0, cwd);
         changed = true;
       }
     }
@@ -138,7 +158,7 @@ function resolveCommand(command: ShellCommand, folder: Folder, state: Walk, dept
     const word = resolved[i]!;
     if (word.startsWith('-') || word.includes('$') || word.includes('`')) continue;
     const relative = !word.startsWith('/') && !word.startsWith('~');
-    if (relative && folder.cwd === null) {
+    if (relative && cwd === null) {
       state.unknown ??= `cannot tell which folder \`${command.text}\` runs in (a \`cd\` before it has no literal target)`;
       continue;
     }
@@ -146,9 +166,9 @@ function resolveCommand(command: ShellCommand, folder: Folder, state: Walk, dept
     let path: string | null;
     if (word === '~' || word.startsWith('~/')) path = home === null ? null : home + word.slice(1);
     else if (word.startsWith('~')) path = null;
-    else path = word.startsWith('/') ? word : `${folder.cwd}/${word}`;
+    else path = word.startsWith('/') ? word : `${cwd}/${word}`;
     if (path === null) continue;
-    const out = normalizedAbsolute(withoutProcRoot(path, folder.cwd));
+    const out = normalizedAbsolute(withoutProcRoot(path, cwd));
     if (out !== word) {
       resolved[i] = out;
       changed = true;

@@ -111,3 +111,12 @@ test('cd through eval, CDPATH, find without a starting point and /proc/self/cwd 
   assert.equal(at('CDPATH=/ cd usr && rm -rf *').decision, 'ask');
   assert.notEqual(at('cd / && rm -rf find').decision, 'deny');
 });
+
+test('a cd that may fail leaves the folder before it possible; `time cd` moves the line', () => {
+  // From DEEP (5 levels), `cd` to a missing folder fails and `../../../../../*` is `/*`.
+  for (const command of ['cd /no/such/a/b/c/d/e/f; rm -rf ../../../../../*', 'cd /no/such/a/b/c/d/e/f && rm -rf ../../../../../*', 'time cd / && rm -rf *', 'time -p cd /; rm -rf *']) {
+    const outcome = at(command);
+    assert.deepEqual([outcome.decision, outcome.ruleId], ['deny', 'no-rm-root'], command);
+  }
+  assert.notEqual(at('cd build && cd ../dist && cd ../docs && rm -rf *').decision, 'deny');
+});
