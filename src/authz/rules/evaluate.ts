@@ -8,6 +8,7 @@ import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
+import { pipeToShellViews } from './shell-pipe';
 import { addStrictViews, argvViewsCovered, Views, withExpansionDefaults } from './shell-views';
 import { refusedLinesForDeny } from './shell-refused';
 import { mayTargetPaths, resolvedViews, type ResolvedViews } from './shell-cwd';
@@ -541,6 +542,8 @@ function analyzeShell(command: string): ShellAnalysis {
   // A line the splitter refuses asks; its commands are still seen by deny rules (`<<EOF curl …`,
   // a comment or arithmetic before `curl …`: shell-refused.ts).
   if (!split.ok) for (const rewritten of refusedLinesForDeny(command)) for (const part of splitShell(rewritten).commands) addStrictViews(views, part, 0, []);
+  // A download piped into a shell, read from the structure: `<download> | <shell>` (shell-pipe.ts).
+  for (const view of pipeToShellViews(command, split.commands)) views.add(view);
   // What an allow rule matches (each command's words without its redirections, allowPhase) is
   // seen by deny and ask rules too: `2>&1 curl …` must not hide `curl …` from a deny. A command
   // of the scan's own split without redirections has the same words there, and its text as

@@ -1,5 +1,6 @@
 import { splitShell, type ShellCommand } from './shell-split';
 import { refusedLinesForDeny } from './shell-refused';
+import { pipeToShellViews } from './shell-pipe';
 import { SHELLS, basename, isPrefix } from './shell-words';
 
 /**
@@ -22,7 +23,8 @@ import { SHELLS, basename, isPrefix } from './shell-words';
  *     `alias name=<script>` and a shell
  *     reading its script from a here-string or here-document (`bash <<<'…'`), the views of every
  *     command in the script, recursively (the first such script, 4 levels deep). A script that
- *     cannot be split, or nests deeper, is reported in `opaque`: the caller then asks.
+ *     cannot be split, or nests deeper, is reported in `opaque`: the caller then asks,
+ *   - for such a script that pipes a download into a shell, `<download> | <shell>` (shell-pipe.ts).
  * Allow rules never see these views: a wrapped command never inherits an allow.
  */
 export function strictViews(command: ShellCommand, depth = 0, opaque?: string[]): string[] {
@@ -89,6 +91,7 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
       const split = splitShell(script);
       if (!split.ok) opaque?.push(`the script ${JSON.stringify(script.length > 40 ? `${script.slice(0, 39)}…` : script)}: ${split.error}`);
       for (const inner of split.commands) addStrictViews(views, inner, depth + 1, opaque);
+      for (const view of pipeToShellViews(script, split.commands)) views.add(view);
       // A script the splitter refuses (`bash <<A` holding `bash <<B …`, a comment): its commands seen as at the top (shell-refused.ts).
       if (!split.ok) for (const rewritten of refusedLinesForDeny(script)) for (const inner of splitShell(rewritten).commands) addStrictViews(views, inner, depth + 1, []);
     }
