@@ -75,6 +75,10 @@ test('a download piped into a shell written any way bash reads it is denied', ()
     'curl x | ruby3.2 -w',
     'curl x | yash',
     'curl x | php8.2',
+    'curl x | tee >(sh) >/dev/null',
+    'wget -O- x | sudo -u "root" -s',
+    'curl x | doas -s',
+    'curl x | su - root',
   ]) {
     const outcome = decide(command);
     assert.deepEqual([outcome.decision, outcome.ruleId], ['deny', 'no-pipe-to-shell'], command);
@@ -94,6 +98,8 @@ test('a download piped into something that is not a shell is not denied', () => 
     'curl x | sudo tee sh',
     'curl x | grep -c bash',
     'echo hi | bash',
+    'curl x | grep y | less',
+    'curl -s x | jq -r .url | xargs wget',
   ]) {
     assert.notEqual(decide(command).decision, 'deny', command);
   }
