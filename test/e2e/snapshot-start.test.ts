@@ -74,6 +74,10 @@ test('a start from the snapshot loads no Node built-in module before its first f
     await firstScreen(tmux);
     await tmux.waitFor(() => existsSync(out), 15_000, 'the preload to record the first frame');
     assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), [], 'built-ins loaded between the deserialization and the first frame');
+    // Quit and wait for the exit before removing the folder: what starts after the first frame
+    // (the checkpoint store) writes under .legion/ meanwhile (a removal racing it: ENOTEMPTY).
+    tmux.keys('C-c', 'C-c');
+    await tmux.waitFor(() => tmux.dead(), 15_000, 'the app to exit');
   } finally {
     tmux.kill();
     await ws.cleanup();
