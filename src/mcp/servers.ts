@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { mcpServersSchema, type McpServerEntry } from '../config/mcp-schema';
@@ -7,6 +8,7 @@ import { deepMerge, isPlainObject } from '../config/merge';
 import { parseYamlSource } from '../config/yaml-source';
 import { expandVars } from './expand';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { userConfigDir } from '../storage/private-mode';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -17,6 +19,8 @@ export type McpTransportSpec =
     readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string;
     /** A server the workspace does not define (never trust-checked): its bare `command` is never looked for in a folder of this workspace (src/tools/host-path.ts). */
     readonly outsideOf?: string;
+    /** With `outsideOf`: the user's config folder, npm's project for `npx` instead of the workspace (hostArgs, src/tools/host-path.ts). */
+    readonly hostPrefix?: string;
   }
   | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
@@ -169,7 +173,7 @@ function buildSpec(
       args: (entry.args ?? []).map((a, i) => x(a, `args.${i}`)),
       env: xRecord(entry.env, 'env'),
       cwd: isAbsolute(cwd) ? cwd : resolve(options.workspaceRoot, cwd),
-      ...(isFromWorkspace(name, options) ? {} : { outsideOf: options.workspaceRoot }),
+      ...(isFromWorkspace(name, options) ? {} : { outsideOf: options.workspaceRoot, hostPrefix: userConfigDir(options.env, options.env.HOME || homedir()) }),
     };
   } else {
     if (entry.url === undefined) return { ok: false, error: 'an http server needs "url"' };

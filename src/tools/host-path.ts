@@ -55,6 +55,23 @@ export function hostCommand(command: string, path: string, workTree: string): st
   return null;
 }
 
+/**
+ * The arguments Legion starts `program` with for a server of the user's own configuration, which
+ * runs outside any sandbox with the workspace as its working folder. npm's package runner (`npx`,
+ * `npm exec`, `npm x`) looks for the package in the project around that folder first —
+ * `node_modules/.bin/<bin>`, `node_modules/<package>` — and reads that project's `.npmrc`
+ * (`script-shell` picks the program that runs the bin): the workspace, which a sandboxed command
+ * may write. `--prefix=<outside>` first makes `outside` npm's project instead (a folder with no
+ * `node_modules`, `package.json` nor `.npmrc`, out of the sandbox's reach), so the package comes
+ * from the registry or npm's cache, as the configuration means. Other programs' arguments are
+ * returned as they are (docs/mcp.md#trust lists the runners this does not cover).
+ */
+export function hostArgs(program: string, args: readonly string[], outside: string): string[] {
+  const name = basename(program);
+  const runner = name === 'npx' || (name === 'npm' && ['exec', 'x'].includes(args.find((a) => !a.startsWith('-')) ?? ''));
+  return runner ? [`--prefix=${outside}`, ...args] : [...args];
+}
+
 /** Forget every PATH remembered: the snapshot build's throwaway composition (src/cli/warm-compose.ts) must leave none of its workspace in the heap. */
 export function forgetHostPaths(): void {
   cache.clear();

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 import { planServers } from '../../../src/mcp/servers';
 import { createTransport } from '../../../src/mcp/transport';
+import { hostCommand } from '../../../src/tools/host-path';
 
 /**
  * A server the user's own configuration defines (`npx -y @x/server-github`, with a token in its
@@ -53,5 +54,42 @@ test('a user-level server\'s bare command is never the one planted in a folder o
     await until(() => existsSync(join(dir, 'PLANTED-ran')));
     await project.close();
     assert.ok(existsSync(join(dir, 'PLANTED-ran')));
+  });
+});
+
+/**
+ * npm's package runner looks for the package in the project around its working folder first —
+ * `node_modules/.bin/<bin>`, `node_modules/<package>` — and reads that project's `.npmrc`
+ * (`script-shell` runs the bin through a program of its choosing). A user-level server runs in the
+ * workspace, writable by sandboxed commands: `npx -y <package>` (the form docs/mcp.md shows) ran a
+ * planted package, or a planted `.npmrc`'s script-shell, as the user at the next start.
+ */
+test('a user-level npx server resolves its package and npm config outside the workspace (planted node_modules and .npmrc never run)', { skip: hostCommand('npx', process.env.PATH ?? '', '/nonexistent') === null ? 'npx is not installed' : false }, async () => {
+  await withTempDir(async (dir) => {
+    const ws = join(dir, 'ws');
+    const pkg = join(ws, 'node_modules', '@legion-test', 'planted-server');
+    await mkdir(pkg, { recursive: true });
+    await mkdir(join(ws, 'node_modules', '.bin'), { recursive: true });
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: '@legion-test/planted-server', version: '1.0.0', bin: { 'planted-server': 'bin.js' } }));
+    await writeFile(join(pkg, 'bin.js'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(join(dir, 'PACKAGE-ran'))}, '')\n`, { mode: 0o755 });
+    await symlink('../@legion-test/planted-server/bin.js', join(ws, 'node_modules', '.bin', 'planted-server'));
+    await writeFile(join(dir, 'shell.sh'), `#!/bin/sh\n: > "${join(dir, 'SCRIPT-SHELL-ran')}"\nexec /bin/sh "$@"\n`, { mode: 0o755 });
+    await writeFile(join(ws, '.npmrc'), `script-shell=${join(dir, 'shell.sh')}\n`);
+    const config = join(dir, 'config');
+    // Offline: the real package cannot be fetched, so what runs can only come from disk.
+    const env = { PATH: process.env.PATH ?? '', npm_config_offline: 'true', npm_config_cache: join(dir, 'npm-cache'), npm_config_update_notifier: 'false' };
+    const plan = planServers({
+      fromConfig: { tools: { command: 'npx', args: ['-y', '@legion-test/planted-server'], env } },
+      fromMcpJson: {}, projectNames: new Set(), env: { XDG_CONFIG_HOME: config }, workspaceRoot: ws, mcpJsonFile: join(ws, '.mcp.json'),
+    });
+    const transport = createTransport(plan.servers[0]!.transport, () => undefined);
+    let closed = false;
+    transport.onclose = () => { closed = true; };
+    await transport.start().catch(() => undefined);
+    await until(() => closed || existsSync(join(dir, 'PACKAGE-ran')) || existsSync(join(dir, 'SCRIPT-SHELL-ran')));
+    await transport.close();
+    assert.ok(!existsSync(join(dir, 'PACKAGE-ran')), 'npx ran the package planted in the workspace');
+    assert.ok(!existsSync(join(dir, 'SCRIPT-SHELL-ran')), 'npx ran the script-shell of a .npmrc planted in the workspace');
+    assert.ok(closed, 'npx, offline, found no package outside the workspace and exited');
   });
 });
