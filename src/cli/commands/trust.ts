@@ -15,6 +15,7 @@ import { allowancesFile, describeMatch, readAllowances } from '../../authz/allow
 import { readLocalEngine } from '../../engine/local-record';
 import { realWorkspaceRoot } from '../workspace-root';
 import { hostPath } from '../../tools/host-path';
+import { HARDENING } from '../../checkpoints/git';
 
 const USAGE = 'legion trust [--list | --revoke] [--json]';
 
@@ -116,11 +117,15 @@ async function whatItGrants(root: string): Promise<string[]> {
   return lines;
 }
 
-/** How many files under `.legion/` git tracks (0 outside a repository or without git). */
+/**
+ * How many files under `.legion/` git tracks (0 outside a repository or without git). The folder
+ * is not trusted yet: its `.git/config` (an archive or a copied checkout brings one) must run
+ * nothing, so git's hardening options win over it (`core.fsmonitor`, hooks…).
+ */
 function trackedByGit(root: string): number {
   try {
     const env = { ...process.env, PATH: hostPath(process.env.PATH ?? '', root) };
-    const out = execFileSync('git', ['-C', root, 'ls-files', '-z', '--', '.legion'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
+    const out = execFileSync('git', [...HARDENING, '-C', root, 'ls-files', '-z', '--', '.legion'], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
     return out.split('\0').filter(Boolean).length;
   } catch {
     return 0;

@@ -82,3 +82,23 @@ test('legion trust: bad arguments are one line, exit 2', async () => {
     assert.equal((await cli(dir, ['trust', '--list', '--revoke'])).code, 2);
   });
 });
+
+/**
+ * `legion trust` is how a user reviews a folder before trusting it, so nothing of the folder may
+ * run meanwhile. A workspace that arrived with its `.git/` (an archive, a copied checkout) can
+ * carry a `.git/config` whose `core.fsmonitor` git runs for `ls-files`: counting the tracked
+ * `.legion/` files ran it as the user.
+ */
+test('legion trust --list runs nothing the workspace\'s .git/config names (core.fsmonitor)', async () => {
+  await withTempDir(async (dir) => {
+    await cloned(dir);
+    execFileSync('git', ['init', '-q', dir]);
+    execFileSync('git', ['-C', dir, 'add', '.legion']);
+    const marker = join(dir, 'FSMONITOR-ran');
+    execFileSync('git', ['-C', dir, 'config', 'core.fsmonitor', `touch ${marker}; false #`]);
+    const r = await cli(dir, ['trust', '--list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /note: 5 file\(s\) of \.legion\/ are tracked by git/);
+    assert.equal(existsSync(marker), false, 'legion trust ran the workspace\'s core.fsmonitor');
+  });
+});
