@@ -44,8 +44,10 @@ export function spanToAnsi(span: Span, theme: Theme): string {
 }
 
 // Tabs become spaces; other control characters (escapes included) are dropped so text from a
-// model or a tool can never move the cursor or change the terminal's state.
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]/g;
+// model or a tool can never move the cursor or change the terminal's state. The C1 range
+// (U+0080–U+009F) goes whole: terminals act on U+009D (OSC: title, links, clipboard), U+0090
+// (DCS), U+009B (CSI)… as on their ESC forms.
+const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 export function sanitize(text: string): string {
   return text.replace(/\t/g, '    ').replace(CONTROL, '');

@@ -66,6 +66,10 @@ test('wrapping: words, hard breaks, hanging indent, wide characters', () => {
 
 test('sanitize: tabs become spaces, escape sequences and control characters go', () => {
   assert.equal(sanitize('a\tb\x1b[31mred\x1b[0m\x07\r\n'), 'a    bred\n');
+  // C1 controls as UTF-8 code points, which xterm and others act on like their ESC forms: OSC
+  // (\u009d: title, OSC 8 links, OSC 52 clipboard), DCS, APC, PM, their terminator ST, CSI.
+  assert.equal(sanitize('a\u009d52;c;ZWNobyBoaQ==\u009cb\u0090q\u009c\u009f\u009e\u009b2J\u0085\u0080'), 'a52;c;ZWNobyBoaQ==bq2J');
+  assert.equal(sanitize('é ü ¡ ¿ \u00a0'), 'é ü ¡ ¿ \u00a0', 'printable Latin-1 stays');
 });
 
 test('wrapping keeps a word whole across styles: `(**Ctrl+Y**).` never breaks after the parenthesis', () => {
