@@ -42,7 +42,8 @@ import { patchStringWidth } from './string-width-fast.mjs';
 import { startPathViolations } from './start-path.mjs';
 import { patchAnsiTokenize, patchSliceAnsi } from './grapheme-fast.mjs';
 import { FAST_HAS_CONTROL, INK_HAS_CONTROL } from './ink-control-fast.mjs';
-import { buildSnapshot, launcherScript, snapshotName } from './snapshot.mjs';
+import { buildSnapshot, launcherScript, lazyModulesAtStart, snapshotName } from './snapshot.mjs';
+import { moduleWrappers, splitLazyModules } from './lazy-modules.mjs';
 import { shareInteropCopies } from './esm-interop.mjs';
 import { RESTATE_WASM_BINDINGS, splitRestateWasm } from './restate-wasm.mjs';
 
@@ -209,12 +210,30 @@ if (eager.length > 0) throw new Error(`build: a start would evaluate code it mus
 const ascii = shareInteropCopies(bundle.text).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 // The file holds the wrapper the loader compiles (Node's CommonJS parameters, plus what stands
 // for `import.meta.url` and the loader's hooks), so the loader makes no copy of 3 MB of text.
-const app = `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {${ascii}\n})`;
+const wrapApp = (text) => `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {${text}\n})`;
+mkdirSync(DIST, { recursive: true });
+// The code of modules a start never evaluates goes to dist/legion-lazy-<hash>.js, read at their
+// first evaluation (scripts/lazy-modules.mjs): first every module's, to list those the snapshot
+// builder (what a start evaluates) reads, then all but those.
+const wrappers = moduleWrappers(ascii);
+const listing = splitLazyModules(ascii, wrappers, new Set());
+const listingApp = join(DIST, `legion-app-listing.${process.pid}.tmp.cjs`);
+let atStart;
+try {
+  writeFileSync(join(DIST, listing.name), listing.lazy);
+  writeFileSync(listingApp, wrapApp(listing.main));
+  atStart = new Set(lazyModulesAtStart({ app: listingApp, loader: join(DIST, 'legion.js') }).map((i) => listing.moved[i]));
+} finally {
+  rmSync(listingApp, { force: true });
+  rmSync(join(DIST, listing.name), { force: true });
+}
+const split = splitLazyModules(ascii, wrappers, atStart);
+const app = wrapApp(split.main);
 const buildId = createHash('sha256').update(app).digest('hex').slice(0, 16);
 const appName = `legion-app-${buildId}.cjs`;
-mkdirSync(DIST, { recursive: true });
 if (!restateWasm) throw new Error('build: the bundle no longer carries restate-sdk\'s wasm bindings (scripts/restate-wasm.mjs)');
 put(join(DIST, restateWasm.name), restateWasm.bytes);
+put(join(DIST, split.name), split.lazy);
 put(join(DIST, appName), app);
 const loader = readFileSync(join(ROOT, 'scripts', 'legion-loader.mjs'), 'utf8');
 put(
@@ -247,6 +266,7 @@ const stale = (path) => {
 for (const name of readdirSync(DIST)) {
   if (/^legion-app-[0-9a-f]+\.cjs$/.test(name) && name !== appName && stale(join(DIST, name))) unlinkSync(join(DIST, name));
   if (/^legion-restate-[0-9a-f]+\.wasm$/.test(name) && name !== restateWasm.name && stale(join(DIST, name))) unlinkSync(join(DIST, name));
+  if (/^legion-lazy-[0-9a-f]+\.js$/.test(name) && name !== split.name && stale(join(DIST, name))) unlinkSync(join(DIST, name));
   const blob = /^(legion-snapshot-[0-9a-f]+-.+\.blob)(\.node)?$/.exec(name)?.[1];
   if (blob && blob !== blobName && stale(join(DIST, blob))) rmSync(join(DIST, name), { force: true });
 }

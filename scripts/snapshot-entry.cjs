@@ -26,7 +26,14 @@ const { dirname } = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { createRequire } = require('node:module');
 
-const [app, loader, lazyJson] = process.argv.slice(2);
+const [app, loader, lazyJson, mode] = process.argv.slice(2);
+/**
+ * `list-lazy`: evaluate as for a snapshot, then print the modules read from the bundle's lazy
+ * part (scripts/lazy-modules.mjs) as one JSON line (`lazy-loaded: [i, …]`) and exit, writing no
+ * snapshot. Otherwise no module may be read from it: the build keeps inline what a start evaluates.
+ */
+const listLazy = mode === 'list-lazy';
+const lazyLoaded = [];
 /** The V8 flags the builder runs with (scripts/snapshot.mjs SNAPSHOT_V8_FLAGS): a start has them too, its children not. */
 const builderFlags = [];
 for (let i = 0; i < process.execArgv.length; i++) {
@@ -211,6 +218,10 @@ let runApp;
 let preloaded;
 const hooks = {
   tuiStarted() {},
+  /** A module's code was read from the bundle's lazy part (scripts/lazy-modules.mjs). */
+  lazyLoaded(index) {
+    lazyLoaded.push(index);
+  },
   snapshot(run, preload) {
     runApp = run;
     preloaded = preload();
@@ -236,6 +247,14 @@ if (!runApp || !preloaded) throw new Error(`${app} did not hand over its start (
 
 preloaded.then(
   () => {
+    if (listLazy) {
+      process.stdout.write(`lazy-loaded: ${JSON.stringify(lazyLoaded)}\n`);
+      process.exit(0);
+    }
+    if (lazyLoaded.length > 0) {
+      process.stderr.write(`snapshot: ${lazyLoaded.length} modules were read from the bundle's lazy part while the snapshot built (scripts/lazy-modules.mjs: the build keeps inline what a start evaluates)\n`);
+      process.exit(3);
+    }
     recording = false;
     for (const undo of restore.reverse()) undo();
     const unexplained = seen.filter((s) => !ALLOWED.some((a) => a.read.test(s.read) && a.from.test(s.frame)));

@@ -87,6 +87,28 @@ export function buildSnapshot({ app, loader, blob }) {
   if (touch.status !== 0) rmSync(stampOf(blob), { force: true });
 }
 
+/**
+ * The indices of the modules of `app`'s lazy part (scripts/lazy-modules.mjs) that evaluating it
+ * for a snapshot reads (what a start evaluates): the builder run as for `buildSnapshot`, in its
+ * `list-lazy` mode, which writes no snapshot.
+ */
+export function lazyModulesAtStart({ app, loader }) {
+  const temp = `${app}.${process.pid}.list.blob`;
+  const r = spawnSync(process.execPath, [...SNAPSHOT_V8_FLAGS, '--snapshot-blob', temp, '--build-snapshot', ENTRY, app, loader, JSON.stringify(lazyBuiltins()), 'list-lazy'], {
+    cwd: '/',
+    env: {},
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
+  rmSync(temp, { force: true });
+  const listed = /^lazy-loaded: (\[[0-9,]*\])$/m.exec(r.stdout ?? '');
+  if (r.status !== 0 || !listed) {
+    throw new Error(`build: listing the modules a start evaluates failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${`${r.stdout}${r.stderr}`.trim().slice(0, 4000)}`);
+  }
+  return JSON.parse(listed[1]);
+}
+
 /** The built-ins a Node 20 snapshot cannot hold (scripts/snapshot-entry.cjs), with their export names. */
 function lazyBuiltins() {
   const load = createRequire(import.meta.url);

@@ -1,0 +1,85 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REPO_ROOT, bundlePath, cleanAppEnv, ensureBundle } from '../helpers/bundle';
+import { withTempDir } from '../helpers/tmp';
+import { startVendorServer, sse, type VendorServer } from '../helpers/vendor-server';
+import { anthropicStream, openaiStream } from '../helpers/vendor-streams';
+import { trustWorkspace } from '../helpers/trust';
+
+/**
+ * The code of modules a start never evaluates is in dist/legion-lazy-<hash>.js, read and
+ * compiled at their first evaluation (scripts/lazy-modules.mjs): `legion run` (its command
+ * module), the provider SDKs and what a tool call runs are all there. A turn with a tool call
+ * through each real SDK, against a local server, from the start-up snapshot (the launcher) and
+ * from the plain bundle: it fails if a lazy module did not load or did not see the bundle's
+ * bindings (test/unit/build/lazy-modules.test.ts has the mechanism's own cases).
+ */
+const LAUNCHER = join(REPO_ROOT, 'dist', 'legion');
+let server: VendorServer;
+before(async () => {
+  ensureBundle({ e2e: true });
+  server = await startVendorServer({ strictHistory: true });
+});
+after(() => server.close());
+
+function run(command: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The lazy modules' file the current build's bundle (the one dist/legion.js runs) names. */
+const lazyFile = (): string => {
+  const app = /legion-app-[0-9a-f]+\.cjs/.exec(readFileSync(bundlePath, 'utf8'))?.[0];
+  assert.ok(app, 'dist/legion.js names its bundle');
+  const name = /legion-lazy-[0-9a-f]+\.js/.exec(readFileSync(join(REPO_ROOT, 'dist', app), 'latin1'))?.[0];
+  assert.ok(name && existsSync(join(REPO_ROOT, 'dist', name)), 'the bundle names its lazy modules\' file, and the build wrote it');
+  return join(REPO_ROOT, 'dist', name);
+};
+
+for (const vendor of ['anthropic', 'openai'] as const) {
+  for (const start of ['snapshot', 'plain'] as const) {
+    test(`${vendor}, ${start} start: legion run with a tool call through the SDK, loaded from the lazy modules`, { timeout: 120_000 }, async () => {
+      const launcher = readFileSync(LAUNCHER, 'utf8');
+      if (start === 'snapshot') assert.match(launcher, /--snapshot-blob '[^']+'/, 'the build made a snapshot');
+      const lazy = readFileSync(lazyFile(), 'latin1');
+      for (const sdk of ['@anthropic-ai/sdk', 'openai']) assert.ok(lazy.includes(`node_modules/${sdk}/`), `${sdk} is in the lazy part`);
+      await withTempDir(async (dir) => {
+        await mkdir(join(dir, '.legion'), { recursive: true, mode: 0o700 });
+        await writeFile(join(dir, '.legion', 'config.yaml'), 'providers:\n  idleTimeoutMs: 10000\n  maxRetries: 1\n', { mode: 0o600 });
+        const keys =
+          vendor === 'anthropic'
+            ? { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' }
+            : { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.openaiURL, LEGION_MODEL: 'gpt-4.1' };
+        const env = { ...cleanAppEnv(), HOME: dir, ...keys };
+        await trustWorkspace(dir, env);
+        const before = server.requests.length;
+        server.enqueue(
+          sse(vendor === 'anthropic'
+            ? anthropicStream({ text: ['Let me look.'], tool: { id: 'toolu_l1', name: 'list_participants', json: ['{}'] } })
+            : openaiStream({ text: ['Let me look.'], toolDeltas: [{ index: 0, id: 'call_l1', name: 'list_participants', args: '{}' }] })),
+          sse(vendor === 'anthropic' ? anthropicStream({ text: ['Lazy modules work.'] }) : openaiStream({ text: ['Lazy modules work.'] })),
+        );
+        const command = start === 'snapshot' ? [LAUNCHER, 'run', 'who is here?'] : [process.execPath, bundlePath, 'run', 'who is here?'];
+        const r = await run(command, dir, env);
+        assert.equal(r.code, 0, `exit; stdout=${r.stdout} stderr=${r.stderr}`);
+        assert.match(r.stdout, /Lazy modules work\./);
+        const mine = server.requests.slice(before);
+        assert.equal(mine.length, 2, 'the turn and, after the tool call, its answer');
+        assert.deepEqual(mine.map((q) => q.rejected), [null, null]);
+        // The tool's result went back to the model: the participants' list, made by the tool.
+        assert.match(JSON.stringify(mine[1]!.body.messages), /ur-agent/);
+      });
+    });
+  }
+}
