@@ -103,13 +103,19 @@ export function gitMounts(root: string): { readonly writable: string[]; readonly
  * is config: a `core.fsmonitor` written there runs at the next `git status`), followed
  * through the files they include. Read from the config files themselves; an include's
  * relative path is relative to the including file's directory, a hooksPath's to the root.
+ * The user's own config files — global (`$GIT_CONFIG_GLOBAL`, else `$XDG_CONFIG_HOME/git/config`
+ * and `~/.gitconfig`) and system — are read the same way, whether or not the workspace is a
+ * repository: each that lies in the workspace (as written or through its symbolic link: a
+ * dotfiles repository opened as the workspace, `~/.gitconfig` a link to its `gitconfig`), and
+ * each file they include from it, is guarded; every git the user runs anywhere reads them.
  */
 export function workspaceHooksPaths(root: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const home = process.env.HOME ?? '/';
   const expand = (value: string, base: string) => resolve(base, value.startsWith('~/') ? join(home, value.slice(2)) : value);
-  const readConfig = (file: string, gitDir: string, depth: number) => {
+  const guarded = (path: string, gitDir: string | null) => isInside(path, root) && (gitDir === null || !isInside(path, gitDir)) && path !== root;
+  const readConfig = (file: string, gitDir: string | null, depth: number) => {
     if (seen.has(file) || depth > 8) return;
     seen.add(file);
     let text: string;
@@ -129,16 +135,33 @@ export function workspaceHooksPaths(root: string): string[] {
       const key = entry[1]!.toLowerCase();
       if (section === 'core' && key === 'hookspath') {
         const path = expand(value, root);
-        if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
+        if (guarded(path, gitDir)) out.push(path);
       } else if ((section === 'include' || section === 'includeif') && key === 'path') {
         const path = expand(value, dirname(file));
-        if (isInside(path, root) && !isInside(path, gitDir) && path !== root) out.push(path);
+        if (guarded(path, gitDir)) out.push(path);
         readConfig(path, gitDir, depth + 1);
       }
     }
   };
   for (const gitDir of workspaceGitDirs(root)) for (const file of ['config', 'config.worktree']) readConfig(join(gitDir, file), gitDir, 0);
+  for (const file of userGitConfigs(home)) {
+    if (guarded(file, null)) out.push(file);
+    try {
+      const real = realpathSync(file);
+      if (guarded(real, null)) out.push(real);
+    } catch {
+      continue; // absent: git reads nothing there
+    }
+    readConfig(file, null, 0);
+  }
   return [...new Set(out)];
+}
+
+/** The config files git reads for the user besides the repository's: global, then system. */
+function userGitConfigs(home: string): string[] {
+  const global = process.env.GIT_CONFIG_GLOBAL;
+  const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config');
+  return [...(global ? [resolve(global)] : [join(xdg, 'git', 'config'), join(home, '.gitconfig')]), process.env.GIT_CONFIG_SYSTEM || '/etc/gitconfig'];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createShellTool } from '../../../../src/tools/builtin/shell';
 import { executeTool } from '../../../../src/tools/execute-tool';
@@ -198,6 +198,45 @@ test('sandboxed: a config file the workspace\'s config includes (include.path, i
   assert.match(fresh.content, /blocked by the sandbox: .*tools\/git\/extra\.cfg/);
   hostGitStatus(fx.ws);
   assert.equal(existsSync(pwned), false, 'an included config ran its payload on the host');
+});
+
+test('sandboxed: the user\'s own git config leading into the workspace (~/.gitconfig a link into a dotfiles repository, an include) is guarded like .git/config', { skip }, async () => {
+  // A dotfiles repository opened as the workspace: ~/.gitconfig is a link to its gitconfig, and
+  // ~/.config/git/config includes a file of it. Every git the user runs anywhere reads both.
+  const home = join(fx.base, 'user-home');
+  mkdirSync(join(home, '.config', 'git'), { recursive: true });
+  mkdirSync(join(fx.ws, 'dotfiles'));
+  const linked = join(fx.ws, 'dotfiles', 'gitconfig');
+  writeFileSync(linked, '[color]\n\tui = auto\n');
+  symlinkSync(linked, join(home, '.gitconfig'));
+  writeFileSync(join(home, '.config', 'git', 'config'), `[include]\n\tpath = ${join(fx.ws, 'dotfiles', 'team.gitconfig')}\n`);
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+  process.env.HOME = home;
+  delete process.env.XDG_CONFIG_HOME;
+  delete process.env.GIT_CONFIG_GLOBAL;
+  try {
+    // The control: unconfined, a payload appended to the linked file runs at the user's next git.
+    const original = readFileSync(linked, 'utf8');
+    execFileSync('bash', ['-c', `printf "${payload()}" >> dotfiles/gitconfig`], { cwd: fx.ws });
+    hostGitStatus(fx.ws);
+    assert.ok(existsSync(pwned), 'the control: the linked global config runs its payload');
+    rmSync(pwned);
+    writeFileSync(linked, original);
+
+    const appended = await run(`printf "${payload()}" >> dotfiles/gitconfig`);
+    assert.equal(appended.isError, true, appended.content);
+    assert.match(appended.content, /Read-only file system/);
+    const planted = await run(`printf "${payload()}" > dotfiles/team.gitconfig`);
+    assert.equal(planted.isError, true, planted.content);
+    assert.match(planted.content, /blocked by the sandbox: .*dotfiles\/team\.gitconfig/);
+    hostGitStatus(fx.ws);
+    assert.equal(existsSync(pwned), false, 'the user\'s global config ran a payload planted from the sandbox');
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
 });
 
 test('sandboxed: a planted submodule (gitlink + .gitmodules + a .git file naming a planted git dir) does not run its config on the host', { skip }, async () => {
