@@ -14,9 +14,12 @@
  * - every turn ended with its answer (`DONE <tag>`), no "prompt is too long" left unrecovered;
  * - the largest request ≤ the window, p95 ≤ 0.75 of it;
  * - serve's RSS at the end ≤ 1.25× its RSS after the first 10% of turns, both idle (the lanes
- *   wait at 10% until no turn runs) and after a full GC (a `--require`d preload answers SIGUSR2
+ *   wait at every tenth until no turn runs) and after a full GC (a `--require`d preload answers SIGUSR2
  *   with `gc()` and the memory figures: nothing in the app), the lower of two readings;
- * - serve's CPU per turn over the last 10% ≤ 1.2× the first 10%;
+ * - serve's CPU per turn does not grow: the day is read in tenths, each from an idle point to an
+ *   idle point (the lanes wait until no turn runs), serve's CPU net of the bench's forced GCs;
+ *   the trend through the tenths after the first compaction (histories grow until then, so the
+ *   first turns are lighter by design) ends ≤ 1.2× where it starts (test/bench/day-growth.ts);
  * - `.legion/` grows linearly: bytes per turn over the second half ≤ 1.25× the first half's;
  * absolute ones (the full day only): > 3,000 messages across the attached App's sessions and
  * its keystroke → frame p95 ≤ 16 ms at the end; idle CPU of serve and of the tmux TUI after
@@ -33,6 +36,7 @@ import type { BenchOptions } from './harness';
 import { BUNDLE, appEnv, hasTmux, legionCommand, openTmux, percentile, processCpuMs, sleep, stopPaneProcess, waitForScreen, type TmuxPane } from './harness';
 import { keystrokeFigures } from './keystrokes';
 import { dayFileText, daySize } from './day-model';
+import { CPU_GROWTH_LIMIT, cpuGrowth, type DayWindow } from './day-growth';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -113,26 +117,44 @@ function treeBytes(dir: string): number {
 }
 
 /**
- * The preload `legion serve` runs with (`--expose-gc --require`): SIGUSR2 → full GC → memory written to
- * LEGION_DAY_GC_FILE (and, with LEGION_DAY_HEAPSNAPSHOTS=<dir>, a heap snapshot there: to find what grows).
+ * The preload `legion serve` runs with (`--expose-gc --require`): SIGUSR2 → full GC → memory and
+ * the CPU every forced GC took so far (the bench's own work, taken out of serve's CPU figures)
+ * written to LEGION_DAY_GC_FILE. To find what grows: with LEGION_DAY_HEAPSNAPSHOTS=<dir>, a heap
+ * snapshot there at every forced GC; with LEGION_DAY_CPU_PROF=<dir>, serve runs with
+ * `--cpu-prof` into it and the preload appends each forced GC's time (µs, the profile's clock)
+ * to marks.txt there, so the profile can be cut into the day's tenths.
  */
-const GC_PRELOAD = `process.on('SIGUSR2', () => {
+const GC_PRELOAD = `let forcedCpuMs = 0;
+process.on('SIGUSR2', () => {
+  const c0 = process.cpuUsage();
   global.gc(); global.gc();
   if (process.env.LEGION_DAY_HEAPSNAPSHOTS) require('v8').writeHeapSnapshot(require('path').join(process.env.LEGION_DAY_HEAPSNAPSHOTS, 'serve-' + Date.now() + '.heapsnapshot'));
-  require('fs').writeFileSync(process.env.LEGION_DAY_GC_FILE + '.tmp', JSON.stringify(process.memoryUsage()));
+  const c = process.cpuUsage(c0);
+  if (process.env.LEGION_DAY_CPU_PROF) require('fs').appendFileSync(require('path').join(process.env.LEGION_DAY_CPU_PROF, 'marks.txt'), String(process.hrtime.bigint() / 1000n) + '\\n');
+  forcedCpuMs += (c.user + c.system) / 1000;
+  require('fs').writeFileSync(process.env.LEGION_DAY_GC_FILE + '.tmp', JSON.stringify({ ...process.memoryUsage(), forcedCpuMs }));
   require('fs').renameSync(process.env.LEGION_DAY_GC_FILE + '.tmp', process.env.LEGION_DAY_GC_FILE);
 });
 `;
 
 /** Memory of `legion serve` after a full GC, MB. */
 interface Memory { readonly rss: number; readonly heapUsed: number; readonly external: number }
-interface Serve { readonly child: ChildProcess; readonly socket: string; memoryAfterGc(): Promise<Memory>; stop(): Promise<void> }
+interface Serve {
+  readonly child: ChildProcess;
+  readonly socket: string;
+  /** One forced GC at a time (calls wait for the one before). */
+  memoryAfterGc(): Promise<Memory>;
+  /** Serve's CPU (ms) less what the bench's forced GCs took: read between forced GCs, never during one. */
+  netCpuMs(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 async function startServe(dir: string, env: NodeJS.ProcessEnv, scratch: string): Promise<Serve> {
   const preload = join(scratch, 'gc-preload.cjs');
   writeFileSync(preload, GC_PRELOAD);
   const gcFile = join(scratch, 'gc-rss');
-  const child = spawn(process.execPath, ['--expose-gc', '--require', preload, BUNDLE, 'serve'], {
+  const profile = process.env.LEGION_DAY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.LEGION_DAY_CPU_PROF] : [];
+  const child = spawn(process.execPath, ['--expose-gc', ...profile, '--require', preload, BUNDLE, 'serve'], {
     cwd: dir, env: { ...env, LEGION_DAY_GC_FILE: gcFile }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -143,10 +165,17 @@ async function startServe(dir: string, env: NodeJS.ProcessEnv, scratch: string):
     await sleep(50);
   }
   const exited = new Promise((r) => child.once('exit', r));
+  let forcedCpuMs = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const p = queue.then(f);
+    queue = p.catch(() => undefined);
+    return p;
+  };
   return {
     child,
     socket: join(dir, '.legion', 'serve.sock'),
-    async memoryAfterGc() {
+    memoryAfterGc: () => serial(async () => {
       rmSync(gcFile, { force: true });
       child.kill('SIGUSR2');
       const end = Date.now() + 30_000;
@@ -154,9 +183,11 @@ async function startServe(dir: string, env: NodeJS.ProcessEnv, scratch: string):
         if (Date.now() > end) throw new Error('legion serve did not answer the forced GC');
         await sleep(20);
       }
-      const m = JSON.parse(readFileSync(gcFile, 'utf8')) as { rss: number; heapUsed: number; external: number };
+      const m = JSON.parse(readFileSync(gcFile, 'utf8')) as { rss: number; heapUsed: number; external: number; forcedCpuMs: number };
+      forcedCpuMs = m.forcedCpuMs;
       return { rss: m.rss / 1048576, heapUsed: m.heapUsed / 1048576, external: m.external / 1048576 };
-    },
+    }),
+    netCpuMs: () => serial(async () => cpuOf(child.pid!) - forcedCpuMs),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -285,46 +316,39 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     }))).flat();
 
     const legionDir = join(dir, '.legion');
-    const marks = { tenth: Math.ceil(turns * 0.1), half: Math.ceil(turns * 0.5), ninetieth: Math.floor(turns * 0.9) };
-    const sample = { cpu0: cpuOf(serverPid), t0: performance.now(), turnsTenth: 0, cpuTenth: 0, rssTenth: 0, bytesTenth: 0, turnsHalf: 0, bytesHalf: 0, cpuNinetieth: 0 };
-    // RSS is compared idle to idle: at 10% the lanes wait (`gate`) until no turn runs, as at the
-    // end; the lower of two readings, each after a full GC.
+    // The day in tenths, each from an idle point to an idle point: once the turns of a tenth are
+    // started the lanes wait (`gate`) until no turn runs, then serve's CPU (net of the bench's
+    // forced GCs), the model's summaries so far, memory after a full GC and `.legion/`'s bytes
+    // are read. Every window is thus measured the same way: the whole work of exactly its tenth
+    // of the turns (the same mix of reads, writes and rejections in each). Memory is compared
+    // idle to idle (the lower of two readings after 10% and at the end, each after a full GC).
     const idleRss = async (): Promise<number> => Math.min((await serve!.memoryAfterGc()).rss, (await serve!.memoryAfterGc()).rss);
+    interface Mark { readonly turns: number; readonly cpuMs: number; readonly summaries: number; readonly bytes: number; readonly memory: Memory }
+    const markNow = async (turnsDone: number): Promise<Mark> => {
+      const cpuMs = await serve!.netCpuMs();
+      const { summaries } = await model.stats();
+      return { turns: turnsDone, cpuMs, summaries, bytes: treeBytes(legionDir), memory: await serve!.memoryAfterGc() };
+    };
+    const marks: Mark[] = [await markNow(0)];
+    let rssTenth = NaN;
+    const t0 = performance.now();
     let next = 0;
     let done = 0;
     let inFlight = 0;
     let gate: Promise<void> | null = null;
     const failures: string[] = [...warmFailures];
     const runClients: Array<Promise<void>> = [];
-    const memory: string[] = [];
-    let marking = Promise.resolve();
+    const boundary = (k: number): number => Math.ceil((turns * k) / 10);
+    const mark = async (): Promise<void> => {
+      while (inFlight > 0) await sleep(5);
+      log(`day: ${done}/${turns} turns, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      marks.push(await markNow(done));
+      if (marks.length === 2) rssTenth = await idleRss();
+      gate = null;
+    };
     const onDone = (): void => {
       done += 1;
       const at = done;
-      const tick = at % Math.max(1, Math.floor(turns / 10)) === 0;
-      if (tick) log(`day: ${at}/${turns} turns, ${((performance.now() - sample.t0) / 1000).toFixed(0)} s`);
-      if (at === marks.tenth) {
-        gate = (async () => {
-          while (inFlight > 0) await sleep(5);
-          sample.turnsTenth = done;
-          sample.cpuTenth = cpuOf(serverPid);
-          sample.rssTenth = await idleRss();
-          sample.bytesTenth = treeBytes(legionDir);
-          gate = null;
-        })();
-      }
-      if (at === marks.half) {
-        sample.turnsHalf = at;
-        sample.bytesHalf = treeBytes(legionDir);
-      }
-      if (at === marks.ninetieth) sample.cpuNinetieth = cpuOf(serverPid);
-      // The curve for the notes: memory after a GC as the day goes on (the other sessions keep working).
-      if (tick) {
-        marking = marking.then(async () => {
-          const m = await serve!.memoryAfterGc();
-          memory.push(`${at}: ${m.rss.toFixed(0)}/${m.heapUsed.toFixed(0)}/${m.external.toFixed(0)}`);
-        });
-      }
       for (const [share, tag] of [[0.3, 'tR1'], [0.6, 'tR3']] as const) {
         if (at === Math.ceil(turns * share)) {
           runClients.push(legionRun(dir, env, `[${tag}] read the seed file and tell me what it holds`).then((r) => {
@@ -337,6 +361,10 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
       for (;;) {
         while (gate) await gate;
         if (next >= turns) return;
+        if (next >= boundary(marks.length)) {
+          gate ??= mark();
+          continue;
+        }
         const n = next++;
         inFlight += 1;
         const failed = await send(agentOf(s), `day-${s}`, `t${n}`, n);
@@ -348,11 +376,14 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     const dayStart = performance.now();
     await Promise.all(Array.from({ length: sessions }, (_, s) => lane(s)));
     const dayMs = performance.now() - dayStart;
-    const cpuEnd = cpuOf(serverPid);
-    await marking;
+    marks.push(await markNow(done));
     await Promise.all(runClients);
     const rssEnd = await idleRss();
     const bytesEnd = treeBytes(legionDir);
+    const windows: DayWindow[] = marks.slice(1).map((m, i) => ({ fromTurn: marks[i]!.turns, toTurn: m.turns, cpuMs: m.cpuMs - marks[i]!.cpuMs, summariesBefore: marks[i]!.summaries }));
+    const growth = cpuGrowth(windows);
+    const half = marks[Math.min(5, marks.length - 1)]!;
+    const tenth = marks[Math.min(1, marks.length - 1)]!;
 
     const stats = await model.stats();
     const compactions = stats.summaries;
@@ -387,10 +418,8 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     if (pane && pane.dead()) failures.push(`the tmux TUI exited during the day:\n${pane.capture()}`);
 
     const sizes = stats.sizes;
-    const cpuFirst = (sample.cpuTenth - sample.cpu0) / sample.turnsTenth;
-    const cpuLast = (cpuEnd - sample.cpuNinetieth) / (turns - marks.ninetieth);
-    const bytesFirstHalf = (sample.bytesHalf - sample.bytesTenth) / (sample.turnsHalf - sample.turnsTenth);
-    const bytesSecondHalf = (bytesEnd - sample.bytesHalf) / (turns - sample.turnsHalf);
+    const bytesFirstHalf = (half.bytes - tenth.bytes) / (half.turns - tenth.turns);
+    const bytesSecondHalf = (bytesEnd - half.bytes) / (done - half.turns);
     for (const f of failures.slice(0, 10)) notes.push(f);
     if (failures.length > 10) notes.push(`… ${failures.length - 10} more failures`);
     const figures: Record<string, number> = {
@@ -404,13 +433,16 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
       rejections,
       maxRequestShare: Math.max(...sizes) / window,
       p95RequestShare: percentile(sizes, 95) / window,
-      rssTenthMb: sample.rssTenth,
+      rssTenthMb: rssTenth,
       rssEndMb: rssEnd,
-      rssGrowth: rssEnd / sample.rssTenth,
-      cpuPerTurnFirstMs: cpuFirst,
-      cpuPerTurnLastMs: cpuLast,
-      cpuPerTurnRatio: cpuLast / cpuFirst,
-      legionBytesPerTurn: (bytesEnd - sample.bytesTenth) / (turns - sample.turnsTenth),
+      rssGrowth: rssEnd / rssTenth,
+      heapTenthMb: tenth.memory.heapUsed,
+      heapEndMb: marks.at(-1)!.memory.heapUsed,
+      cpuPerTurnFirstMs: growth.firstMs,
+      cpuPerTurnLastMs: growth.lastMs,
+      cpuPerTurnRatio: growth.ratio,
+      cpuSteadyFromTurn: growth.steadyFrom < 0 ? NaN : windows[growth.steadyFrom]!.fromTurn,
+      legionBytesPerTurn: (bytesEnd - tenth.bytes) / (done - tenth.turns),
       legionGrowthRatio: bytesSecondHalf / bytesFirstHalf,
       legionMb: bytesEnd / (1024 * 1024),
       messages,
@@ -429,7 +461,7 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
       check('largest request ÷ window', figures.maxRequestShare!, 1, 'lower', false),
       check('p95 request ÷ window', figures.p95RequestShare!, 0.75, 'lower', false),
       check('serve RSS end ÷ after 10% (after a full GC)', figures.rssGrowth!, 1.25, 'lower', false),
-      check('serve CPU per turn, last 10% ÷ first 10%', figures.cpuPerTurnRatio!, 1.2, 'lower', false),
+      check('serve CPU per turn, steady-state trend: last tenth ÷ first steady tenth', figures.cpuPerTurnRatio!, CPU_GROWTH_LIMIT, 'lower', false),
       check('.legion/ bytes per turn, second half ÷ first half', figures.legionGrowthRatio!, 1.25, 'lower', false),
       check('messages across the attached App\'s sessions', messages, 3000, 'higher', true),
       check('attached App keystroke → frame p95 (ms)', keys.keyToFrameP95Ms, 16, 'lower', true),
@@ -438,7 +470,8 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     ];
     notes.push(`${done} turns (after ${warmup * sessions} warm-up turns) in ${(dayMs / 1000).toFixed(0)} s on ${sessions} sessions × ${agents} agents; ${compactions} summaries; ${approvals} approved, ${rejections} rejected; .legion/ ${(bytesEnd / 1048576).toFixed(1)} MB (${figures.legionBytesPerTurn!.toFixed(0)} B/turn)`);
     notes.push(`.legion/ at the end: ${readdirSync(legionDir).map((name) => [name, treeBytes(join(legionDir, name))] as const).filter(([, b]) => b > 100_000).sort((a, b) => b[1] - a[1]).map(([name, b]) => `${name} ${(b / 1048576).toFixed(1)} MB`).join(', ')}`);
-    notes.push(`serve memory after a full GC, MB (turns: rss/heap/external): ${memory.join(', ')}`);
+    notes.push(`serve memory after a full GC, idle, MB (turns: rss/heap/external): ${marks.map((m) => `${m.turns}: ${m.memory.rss.toFixed(0)}/${m.memory.heapUsed.toFixed(1)}/${m.memory.external.toFixed(0)}`).join(', ')}`);
+    notes.push(`serve CPU per turn by tenth, ms (idle to idle, net of forced GCs; summaries before): ${windows.map((w, i) => `${growth.perTurnMs[i]!.toFixed(1)}${i === growth.steadyFrom ? ' |' : ''} (${w.summariesBefore})`).join(', ')}; steady trend ${growth.firstMs.toFixed(1)} → ${growth.lastMs.toFixed(1)} ms (${growth.ratio.toFixed(3)}×)`);
     return { figures, checks, notes };
   } finally {
     for (const c of cleanups.reverse()) {
