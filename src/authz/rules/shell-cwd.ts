@@ -28,8 +28,11 @@ export function mayTargetPaths(command: string): boolean {
 
 export function resolvedViews(commands: readonly ShellCommand[], workspaceRoot: string, homeDir: string | null, line: string): ResolvedViews {
   // A line that sets HOME (`HOME=/ ; rm -rf ~/*`, `export HOME=…`) makes `~` unknown: not resolved.
-  const home = homeDir !== null && homeDir.startsWith('/') && !line.includes('HOME') ? normalizedAbsolute(homeDir) : null;
-  const state: Walk = { home, cdPath: line.includes('CDPATH'), views: null, unknown: null };
+  const known = homeDir !== null && homeDir.startsWith('/') ? normalizedAbsolute(homeDir) : null;
+  const home = line.includes('HOME') ? null : known;
+  // `$HOME` and `${HOME}` are read as the user's home all the same: a view only adds denies, and a
+  // line that set HOME elsewhere (`HOME=/x; rm -rf $HOME/.`) is a recursive delete of a home anyway.
+  const state: Walk = { home, homeVar: known, cdPath: line.includes('CDPATH'), views: null, unknown: null };
   walk(commands, { cwds: [normalizedAbsolute(workspaceRoot)], previous: null }, state, 0);
   const viewList = state.views?.list ?? [];
   return { viewList, lowerViews: viewList.map((v) => v.toLowerCase()), unknown: state.unknown };
@@ -47,6 +50,8 @@ interface Folder {
 const MAX_FOLDERS = 8;
 interface Walk {
   readonly home: string | null;
+  /** What `$HOME` / `${HOME}` at the start of a path word is read as (the user's home, even in a line mentioning HOME). */
+  readonly homeVar: string | null;
   /** The line sets CDPATH: `cd name` may go anywhere (a target beginning `/`, `.` or `~` does not look it up). */
   readonly cdPath: boolean;
   views: Views | null;
@@ -57,6 +62,8 @@ interface Walk {
 const SAME_SHELL = new Set(['builtin', 'command', 'time', '-p']);
 const TARGETS = new Set(['rm', 'find', 'chmod', 'chown', 'chgrp']);
 const TARGET_TEXT = /\b(rm|find|chmod|chown|chgrp)\b/;
+/** `$HOME` or `${HOME}` as the whole word or its first component. */
+const HOME_VAR = /^\$(?:HOME|\{HOME\})(?=\/|$)/;
 const MAX_DEPTH = 4;
 /** Shell syntax a literal path never holds: an expansion, a substitution, a pattern or a brace. */
 const NOT_LITERAL = /[$`*?[{]/;
@@ -99,7 +106,7 @@ function changeFolder(args: readonly string[], folder: Folder, state: Walk): voi
   if (target === undefined) after = [home];
   else if (target === '-' && args[i - 1] !== '--') after = folder.previous === null ? null : [...folder.previous];
   else if (state.cdPath && !/^[/.~]/.test(target)) after = null;
-  else after = before.map((cwd) => resolvedPath(target, cwd, home));
+  else after = before.map((cwd) => resolvedPath(target, cwd, home, state.homeVar));
   folder.previous = before;
   if (after === null || after.includes(null)) {
     folder.cwds = null;
@@ -110,7 +117,9 @@ function changeFolder(args: readonly string[], folder: Folder, state: Walk): voi
 }
 
 /** An absolute, normalized path for a literal path word, or null when it cannot be known (not literal, unknown folder or home, `~user`). */
-function resolvedPath(word: string, cwd: string | null, home: string | null): string | null {
+function resolvedPath(written: string, cwd: string | null, home: string | null, homeVar: string | null): string | null {
+  const variable = HOME_VAR.exec(written);
+  const word = variable && homeVar !== null ? `${homeVar}${written.slice(variable[0].length)}` : written;
   if (word === '' || NOT_LITERAL.test(word)) return null;
   let path: string | null;
   if (word === '~' || word.startsWith('~/')) path = home === null ? null : home + word.slice(1);
@@ -155,7 +164,13 @@ function resolveCommand(command: ShellCommand, cwd: string | null, state: Walk, 
     }
   }
   for (let i = 1; i < resolved.length; i++) {
-    const word = resolved[i]!;
+    let word = resolved[i]!;
+    const variable = HOME_VAR.exec(word);
+    if (variable && state.homeVar !== null && !/[$`]/.test(word.slice(variable[0].length))) {
+      word = `${state.homeVar}${word.slice(variable[0].length)}`;
+      resolved[i] = word;
+      changed = true;
+    }
     if (word.startsWith('-') || word.includes('$') || word.includes('`')) continue;
     const relative = !word.startsWith('/') && !word.startsWith('~');
     if (relative && cwd === null) {
@@ -174,12 +189,14 @@ function resolveCommand(command: ShellCommand, cwd: string | null, state: Walk, 
       changed = true;
     }
   }
-  const homed = home !== null && resolved.some((w, i) => i > 0 && (w === home || w.startsWith(`${home}/`)));
+  // A resolved path under the user's real home is `~/…` whatever the line did to HOME.
+  const tildeHome = state.homeVar;
+  const homed = tildeHome !== null && resolved.some((w, i) => i > 0 && (w === tildeHome || w.startsWith(`${tildeHome}/`)));
   if (!changed && !homed) return;
   const views = (state.views ??= new Views(resolved.join(' ')));
   addStrictViews(views, { text: resolved.join(' '), words: resolved, kind: 'simple' }, depth, []);
   if (homed) {
-    const tilde = resolved.map((w) => (w === home ? '~' : home !== null && w.startsWith(`${home}/`) ? `~${w.slice(home.length)}` : w));
+    const tilde = resolved.map((w) => (w === tildeHome ? '~' : tildeHome !== null && w.startsWith(`${tildeHome}/`) ? `~${w.slice(tildeHome.length)}` : w));
     addStrictViews(views, { text: tilde.join(' '), words: tilde, kind: 'simple' }, depth, []);
   }
 }

@@ -120,3 +120,27 @@ test('a cd that may fail leaves the folder before it possible; `time cd` moves t
   }
   assert.notEqual(at('cd build && cd ../dist && cd ../docs && rm -rf *').decision, 'deny');
 });
+
+/**
+ * `$HOME` and `${HOME}` as a path's first component are the user's home too: `rm -rf $HOME/.`
+ * (and `/..`, `/../..`, a `cd $HOME` before a relative path) reached none of the shipped denies
+ * (the regex knows `$HOME` only bare, and a line mentioning HOME left `~` unresolved): it asked.
+ */
+test('a recursive delete, chmod or find of the home folder written through $HOME or ${HOME} is denied', () => {
+  for (const [command, rule] of [
+    ['rm -rf $HOME/.', 'no-rm-root'],
+    ['rm -rf "$HOME"/./', 'no-rm-root'],
+    ['rm -rf ${HOME}/..', 'no-rm-root'],
+    ['rm -rf "${HOME}/../.."', 'no-rm-root'],
+    ['cd $HOME && rm -rf *', 'no-rm-root'],
+    ['cd "${HOME}/x" && rm -rf ../*', 'no-rm-root'],
+    ['find $HOME/. -delete', 'no-find-delete-root'],
+    ['chmod -R 000 ${HOME}/.', 'no-chmod-root'],
+  ] as const) {
+    const outcome = at(command);
+    assert.deepEqual([outcome.decision, outcome.ruleId], ['deny', rule], command);
+  }
+  for (const command of ['rm -rf $HOME/project/build', 'rm -rf "$HOME/.cache/x"', 'cd $HOME/src && rm -rf ./dist', 'rm -rf $HOMEDIR/.']) {
+    assert.notEqual(at(command).decision, 'deny', command);
+  }
+});
