@@ -6,7 +6,7 @@ import { parseTemplate } from '../collective/templates';
 import { parseParticipantFile } from '../collective/store';
 import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
 import { parseModelsFile, precompileShippedModels } from '../providers/pricing';
-import { parseFauxScript } from '../providers/faux-script';
+import { precompileShippedFauxScript } from '../providers/faux-script';
 
 /**
  * The shipped files every start parses before its first frame, each with the function that
@@ -25,7 +25,8 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
   { name: 'rules.yaml', parse: (text, file) => precompileShippedRules(text, file) && parseRuleSources([{ file, text }]).ok },
   // Also kept, by its text: a start loading the same file skips parsing it (providers/pricing.ts).
   { name: 'models.yaml', parse: (text, file) => parseModelsFile(text, file).ok && precompileShippedModels(text, file) },
-  { name: 'demo-script.yaml', parse: (text, file) => parseFauxScript(text, file).ok },
+  // Kept, by its text, and parsed with schemas not kept: a demo start loading the same file builds no schema of it (providers/faux-script.ts).
+  { name: 'demo-script.yaml', parse: (text, file) => precompileShippedFauxScript(text, file) },
 ];
 
 /**
@@ -34,7 +35,7 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
  * start runs on them, and discard the results. V8 keeps the bytecode of functions compiled while
  * a snapshot builds, so a start from it runs them without compiling them first (a start from a
  * snapshot has no code cache). A start still reads the real files; the results kept are the
- * shipped rules' compilation and price table, used only for a file with exactly that text.
+ * shipped rules' compilation, price table and demo script, used only for a file with exactly that text.
  * Returns the names warmed; throws when a shipped file is missing from the bundle or does not
  * parse (the build then fails).
  */

@@ -83,3 +83,29 @@ for (const vendor of ['anthropic', 'openai'] as const) {
     });
   }
 }
+
+// The faux script's zod schemas are built at their first use (src/providers/faux-script.ts): the
+// snapshot holds only the shipped demo script's parse. A script of the user's, from the snapshot,
+// is parsed by schemas built then: its tool call runs, and a bad one is reported on its line.
+test('snapshot start: a faux script of the user\'s is parsed by schemas built at first use (a tool call runs; an error names its line)', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = { ...cleanAppEnv(), HOME: dir };
+    await writeFile(join(dir, 'script.yaml'), [
+      'replies:',
+      '  - on: message',
+      '    toolCalls:',
+      '      - name: list_participants',
+      '  - on: tool-result',
+      '    when: ur-agent',
+      '    text: "The lazy schemas parsed this script."',
+      '',
+    ].join('\n'));
+    const ok = await run([LAUNCHER, 'run', 'who is here?'], dir, { ...env, LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') });
+    assert.equal(ok.code, 0, `exit; stdout=${ok.stdout} stderr=${ok.stderr}`);
+    assert.match(ok.stdout, /The lazy schemas parsed this script\./);
+    await writeFile(join(dir, 'bad.yaml'), 'replies:\n  - text: a\n    when: "(unclosed"\n');
+    const bad = await run([LAUNCHER, 'run', 'hello'], dir, { ...env, LEGION_FAUX_SCRIPT: join(dir, 'bad.yaml') });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /bad\.yaml:3: replies\.0\.when: not a valid regular expression/);
+  });
+});
