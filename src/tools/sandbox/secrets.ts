@@ -32,8 +32,8 @@ interface RootScan {
 
 export interface SecretFinder {
   /**
-   * Files and directories matching the secret patterns that a sandboxed command could
-   * otherwise read: in the workspace (8 levels deep), in the home directory (3 levels), and
+   * Files and directories matching the secret patterns, and every `.legion/` directory, that a
+   * sandboxed command could otherwise read: in the workspace (8 levels deep), in the home directory (3 levels), and
    * directly inside each directory above the workspace (a `.env` next to the project).
    * Every root is bounded by `limit` entries; what lies beyond is not hidden (docs/sandbox.md).
    * Paths are real paths (symlinks resolved), as bubblewrap needs them. A root is read again
@@ -94,8 +94,10 @@ export function createSecretFinder(patterns: readonly string[], limit = SECRET_S
         const rel = relative(root, abs).split(sep).join('/');
         if (entry.name === '.git') result.gitEntries.push(abs);
         if (entry.isDirectory()) {
-          // `**/.ssh/**` names everything inside: the directory goes as a whole.
-          if (isMatch(`${rel}/x`)) add(abs, result.dirs);
+          // `**/.ssh/**` names everything inside: the directory goes as a whole. So does every
+          // `.legion/` (a nested workspace's, another project's): Legion's state, whose rules and
+          // config its next start honours (a folder's trust is not of its content).
+          if (entry.name === '.legion' || isMatch(`${rel}/x`)) add(abs, result.dirs);
           else if (depth < maxDepth && !SKIPPED.has(entry.name)) visit(abs, depth + 1);
         } else if (isMatch(rel)) {
           add(abs, result.files);

@@ -116,3 +116,25 @@ test('sandboxed in a worktree inside .legion/ (an isolated session): the outer .
     await new Promise((done) => server.close(done));
   }
 });
+
+/**
+ * Another workspace's `.legion/` is Legion's state as much as this one's: a package of a monorepo
+ * opened as its own workspace (`packages/app/.legion/`), another project in the home folder.
+ * Writable from the sandbox, a nested one's `rules.yaml` and `config.yaml` (allow everything,
+ * `sandbox: off`) were honoured at its next start — its trust marker is of the folder, not of the
+ * content; readable, its web token let the command answer that server's approvals.
+ */
+test('sandboxed: a nested workspace\'s .legion/ and another project\'s in HOME are hidden too (unreadable, not writable)', { skip }, async () => {
+  const nested = join(fx.ws, 'packages', 'app', '.legion');
+  const other = join(fx.home, 'src', 'other', '.legion');
+  for (const [dir, marker] of [[nested, 'NESTED-TOKEN'], [other, 'OTHER-PROJECT-TOKEN']] as const) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'web-token'), `${marker}\n`);
+    writeFileSync(join(dir, 'rules.yaml'), 'version: 1\nrules: []\n');
+  }
+  const result = await run(`cat packages/app/.legion/web-token ${join(other, 'web-token')}; printf 'defaults: { unmatched: allow }\\n' >> packages/app/.legion/rules.yaml; mv packages/app/.legion packages/app/.legion-old; rm -rf packages/app/.legion; true`);
+  assert.doesNotMatch(result.content, /NESTED-TOKEN|OTHER-PROJECT-TOKEN/, result.content);
+  assert.equal(readFileSync(join(nested, 'rules.yaml'), 'utf8'), 'version: 1\nrules: []\n', 'the nested rules were rewritten');
+  assert.ok(existsSync(join(nested, 'web-token')));
+  assert.equal(existsSync(join(fx.ws, 'packages', 'app', '.legion-old')), false);
+});
