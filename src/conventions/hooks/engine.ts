@@ -5,6 +5,7 @@ import { messageOf } from '../../errors';
 import type { HookEntry } from './load';
 import type { HooksTrust } from './trust';
 import { runHookCommand, type CommandOutcome } from './run-command';
+import { hostPath } from '../../tools/host-path';
 import { commonInput, toolInput, type EventSubject } from './input';
 import { claudeNamesOf, matcherSelects } from './tool-names';
 
@@ -73,7 +74,9 @@ export function createHookEngine(deps: HookEngineDeps) {
     const text = JSON.stringify(input);
     const ran = await Promise.all(selected.map(async (hook): Promise<Ran> => {
       // The process runs in the workspace root, whose scripts trust covers (a worktree's copies are not checked).
-      const outcome = await runHookCommand({ command: hook.command, input: text, cwd: deps.root, env: deps.env, timeoutMs: hook.timeoutMs, signal });
+      // A hook of the user's own config is not reviewed: its programs are never found in a folder of the workspace.
+      const env = hook.fromWorkspace ? deps.env : { ...deps.env, PATH: hostPath(deps.env.PATH ?? '', deps.root) };
+      const outcome = await runHookCommand({ command: hook.command, input: text, cwd: deps.root, env, timeoutMs: hook.timeoutMs, signal });
       let json: Json | null = null;
       switch (outcome.kind) {
         case 'exit':

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
@@ -96,5 +97,34 @@ test('every Claude Code name of a Legion tool selects it (docs/conventions.md#to
       assert.equal(await guarded(matcher, tool), 'deny', `${matcher} → ${tool}`);
     }
     assert.equal(await guarded('Write', 'file_edit'), 'allow');
+  });
+});
+
+/**
+ * A hook of the user's own config is trusted without review, and runs as the user, unsandboxed:
+ * a program it names bare is never one found in a folder of the workspace (an activated
+ * `.venv/bin` on PATH), where an approved sandboxed command (`pip install`) may have replaced
+ * it — as for the user's MCP servers (src/tools/host-path.ts). A workspace hook, whose programs
+ * found there are pinned by its trust, keeps the PATH as it is.
+ */
+test('a user-config hook\'s bare program is never the one planted in a folder of the workspace on PATH; a workspace hook\'s is as configured', async () => {
+  await withTempDir(async (dir) => {
+    const root = join(dir, 'ws');
+    const venv = join(root, '.venv', 'bin');
+    const tools = join(dir, 'tools');
+    await mkdir(venv, { recursive: true });
+    await mkdir(tools);
+    await writeFile(join(venv, 'fmt-tool'), `#!/bin/sh\n: > ${join(dir, 'PLANTED-ran')}\n`, { mode: 0o755 });
+    await writeFile(join(tools, 'fmt-tool'), `#!/bin/sh\n: > ${join(dir, 'real-ran')}\n`, { mode: 0o755 });
+    const call = { sessionId: 's', participantId: 'a', initiatorId: 'user', chain: ['user', 'a'], toolName: 'file_write', toolUseId: 't', input: { path: 'a', content: '' } };
+    const engineOf = (fromWorkspace: boolean) => createHookEngine({
+      hooks: [{ ...hook('fmt-tool', 'cfg'), fromWorkspace }], root, runId: 'r', transcriptPath: () => '',
+      env: { PATH: `${venv}:${tools}:/usr/bin:/bin` }, trust: { check: async () => ({ trusted: true }) } as never, notice: () => undefined,
+    });
+    await engineOf(false).preToolUse(call, ALLOW, new AbortController().signal);
+    assert.ok(existsSync(join(dir, 'real-ran')), 'the program outside the workspace ran');
+    assert.ok(!existsSync(join(dir, 'PLANTED-ran')), 'the user\'s hook ran the program planted in the workspace\'s .venv/bin');
+    await engineOf(true).preToolUse(call, ALLOW, new AbortController().signal);
+    assert.ok(existsSync(join(dir, 'PLANTED-ran')), 'a trusted workspace hook finds it as configured');
   });
 });
