@@ -6,7 +6,7 @@ import { confinementProblem, normalizeRulePath } from './paths';
 import { argvText, hasWhitespace, scanPlain, type PlainCommand, type PlainParse } from './shell-plain';
 import { allowCandidates, candidateRules } from './prefix-index';
 import { candidateMaskInto } from './rule-index';
-import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathCheck, type PathChecks } from './shell-read-only';
+import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathChecks, type RepositoryCheck } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { pipeToShellViews } from './shell-pipe';
 import { addStrictViews, argvViewsCovered, Views, withExpansionDefaults } from './shell-views';
@@ -365,7 +365,7 @@ function allowPhase(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, analys
   for (let p = 0; p < parts.length; p++) {
     let hit = found[p]!;
     while (hit.rule.commandField?.readOnly) {
-      const problem = readOnlyResolvedProblem(parts[p]!, search.checks.resolved, search.checks.repositoryTop);
+      const problem = readOnlyResolvedProblem(parts[p]!, search.checks);
       if (!problem) break;
       search.refusedBy(hit.rule, parts[p]!, problem);
       const next = search.next(parts[p]!, texts[p]!, hit.candidates, hit.at + 1);
@@ -417,7 +417,7 @@ class AllowSearch {
         // A program the list does not name is refused without a reason (none would be shown: refusedBy).
         if (!namesProgram(field.readOnly, part.argv[0]!)) continue;
         const before = checks.pathsChecked;
-        const problem = readOnlyWrittenProblem(field.readOnly, part, checks.written);
+        const problem = readOnlyWrittenProblem(field.readOnly, part, checks);
         if (problem) {
           this.refusedBy(rule, part, problem);
           continue;
@@ -446,13 +446,27 @@ class AllowSearch {
  * The path checks of one line's allow phase: the paths checked as written are counted (a line
  * whose read-only command checked paths must not also run a command that could change them),
  * the `file_read` checks are set up on first use, and git's repository is looked up once.
- * The checks are arrows assigned here (read-only commands pass them on as callbacks), not
- * closures with inferred names made per decision.
+ * Methods (the read-only commands call them on this object): no closure made per decision.
  */
-class LineChecks implements PathChecks {
+class LineChecks implements PathChecks, RepositoryCheck {
   pathsChecked = 0;
-  readonly written: PathCheck;
-  readonly resolved: PathCheck;
+  private checks: FileReadChecks | null = null;
+  private repository: string | null | undefined = undefined;
+
+  constructor(
+    private readonly ruleSet: RuleSet,
+    private readonly query: RuleQuery,
+  ) {}
+
+  written(path: string): string | null {
+    this.pathsChecked++;
+    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query)).written(path);
+  }
+
+  resolved(path: string): string | null {
+    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query)).resolved(path);
+  }
+
   /**
    * git works on the repository it discovers: unless the workspace holds its own `.git`, that is
    * one above it (a monorepo, a dotfiles repository in the home directory), whose files
@@ -460,23 +474,12 @@ class LineChecks implements PathChecks {
    * Not counted as a path check: `npm run build && git status` stays allowed (docs/shell-rules.md#read-only-commands).
    * Looked up once per decision, on the first git command (the same line's other git commands reuse it).
    */
-  readonly repositoryTop: () => string | null;
-  private checks: PathChecks | null = null;
-  private repository: string | null | undefined = undefined;
-
-  constructor(ruleSet: RuleSet, query: RuleQuery) {
-    this.written = (path) => {
-      this.pathsChecked++;
-      return (this.checks ??= new FileReadChecks(ruleSet, query)).written(path);
-    };
-    this.resolved = (path) => (this.checks ??= new FileReadChecks(ruleSet, query)).resolved(path);
-    this.repositoryTop = () => {
-      if (this.repository !== undefined) return this.repository;
-      const { realPath } = query;
-      if (!realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
-      const hasGit = realPath.exists ? realPath.exists('.git') : realPath('.git') !== null;
-      return (this.repository = hasGit ? null : 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace');
-    };
+  repositoryTop(): string | null {
+    if (this.repository !== undefined) return this.repository;
+    const { realPath } = this.query;
+    if (!realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
+    const hasGit = realPath.exists ? realPath.exists('.git') : realPath('.git') !== null;
+    return (this.repository = hasGit ? null : 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace');
   }
 }
 
@@ -642,8 +645,6 @@ function fileReadMemo(ruleSet: RuleSet): FileReadMemo {
  * following symlinks) or when the rules do not allow `file_read` of it, as written or resolved.
  */
 class FileReadChecks implements PathChecks {
-  readonly written: PathCheck;
-  readonly resolved: PathCheck;
   private readonly tiers: ToolTiers;
   private readonly memo: FileReadMemo;
   /** This caller's remembered paths (FileReadMemo.paths). */
@@ -655,23 +656,25 @@ class FileReadChecks implements PathChecks {
   ) {
     this.tiers = ruleSet.tiersFor('file_read');
     this.memo = fileReadMemo(ruleSet);
-    const { workspaceRoot, realPath } = query;
-    this.paths = this.memo.paths(query.participantId, workspaceRoot);
-    this.written = (value) => {
-      if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
-      return this.readable(normalizeRulePath(value, workspaceRoot));
-    };
-    this.resolved = (value) => {
-      if (!realPath) return `cannot follow symbolic links of "${normalizeRulePath(value, workspaceRoot)}" here`;
-      const real = realPath(value); // as written: `link/..` is the link's target's parent
-      if (real === null) return null; // nothing there to read
-      if (real === value) return null; // the same text normalizes to the same path: no link on the way
-      const lexical = normalizeRulePath(value, workspaceRoot);
-      const resolved = normalizeRulePath(real, workspaceRoot);
-      if (resolved === lexical) return null;
-      const through = this.readable(resolved);
-      return through ? `${through} (through a symbolic link from "${lexical}")` : null;
-    };
+    this.paths = this.memo.paths(query.participantId, query.workspaceRoot);
+  }
+
+  written(value: string): string | null {
+    if (value === '' || value.includes('\0')) return `the path ${JSON.stringify(value)}`;
+    return this.readable(normalizeRulePath(value, this.query.workspaceRoot));
+  }
+
+  resolved(value: string): string | null {
+    const { workspaceRoot, realPath } = this.query;
+    if (!realPath) return `cannot follow symbolic links of "${normalizeRulePath(value, workspaceRoot)}" here`;
+    const real = realPath(value); // as written: `link/..` is the link's target's parent
+    if (real === null) return null; // nothing there to read
+    if (real === value) return null; // the same text normalizes to the same path: no link on the way
+    const lexical = normalizeRulePath(value, workspaceRoot);
+    const resolved = normalizeRulePath(real, workspaceRoot);
+    if (resolved === lexical) return null;
+    const through = this.readable(resolved);
+    return through ? `${through} (through a symbolic link from "${lexical}")` : null;
   }
 
   private readable(path: string): string | null {

@@ -153,17 +153,33 @@ function markedInOrder(marked: Uint8Array, length: number): number[] {
  * none, no `command` condition) is always a candidate. May hold rules that do not match (the
  * caller tests each), never leaves out one that could.
  */
-export function allowCandidates(rules: readonly CompiledRule[], program: string, text: string): number[] {
+export function allowCandidates(rules: readonly CompiledRule[], program: string, text: string): readonly number[] {
+  // A pure function of the program and the first word of `text`, which is the program itself for
+  // most commands (argvText writes a name without whitespace as it is): remembered per rule list
+  // by the program, or by both when they differ. No marking pass over every rule, no new list.
+  const space = text.indexOf(' ');
+  const wordLength = space === -1 ? text.length : space;
+  const key = wordLength === program.length && text.startsWith(program) ? program : `${program}\0${text.slice(0, wordLength)}`;
+  let known = allowMemos.get(rules);
+  if (!known) allowMemos.set(rules, (known = new Map()));
+  const remembered = known.get(key);
+  if (remembered) return remembered;
   const index = allowIndexOf(rules);
   const marked = marks(rules.length);
   for (const i of index.always) marked[i] = 1;
   const byProgram = index.byProgram.get(program);
   if (byProgram) for (const i of byProgram) marked[i] = 1;
-  const space = text.indexOf(' ');
-  const byWord = index.byFirstWord.get(space === -1 ? text : text.slice(0, space));
+  const byWord = index.byFirstWord.get(text.slice(0, wordLength));
   if (byWord) for (const i of byWord) marked[i] = 1;
-  return markedInOrder(marked, rules.length);
+  const candidates = Object.freeze(markedInOrder(marked, rules.length));
+  if (known.size >= ALLOW_MEMO_LIMIT) known.clear();
+  known.set(key, candidates);
+  return candidates;
 }
+
+/** allowCandidates' answers per rule list, by program (and first word): bounded. */
+const allowMemos = new WeakMap<readonly CompiledRule[], Map<string, readonly number[]>>();
+const ALLOW_MEMO_LIMIT = 1024;
 
 interface AllowIndex {
   readonly always: readonly number[];

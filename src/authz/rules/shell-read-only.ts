@@ -4,7 +4,7 @@ import type { PlainCommand } from './shell-plain';
  * The read-only shell commands a `{ readOnly: [...] }` allow pattern can name, each with the
  * grammar of its arguments (docs/shell-rules.md#read-only-commands). An allowed read may only
  * read what `file_read` may read, so every argument that is (or may be) a path, and every
- * option that takes a path, is checked with `checkPath`; an option not listed here, a
+ * option that takes a path, is checked (PathChecks); an option not listed here, a
  * file-name pattern, or a value of the wrong form makes the command not allowed (it asks).
  * The lists are allow-lists on purpose: a new option of git or coreutils asks until listed.
  */
@@ -22,15 +22,23 @@ interface Grammar {
   readonly numericShort?: boolean;
 }
 
-/** Checks one path argument: a reason it may not be read, or null. */
-export type PathCheck = (path: string) => string | null;
-
-/** A path is readable when both pass: `written` first for every path, then `resolved`. */
+/**
+ * A path is readable when both pass: `written` first for every path, then `resolved`. Each
+ * returns a reason the path may not be read, or null. Methods, not callbacks: a caller's
+ * checks are one object per decision, not a closure per check.
+ */
 export interface PathChecks {
   /** The path as written, without the filesystem (confinement, the rules for `file_read`). */
-  readonly written: PathCheck;
+  written(path: string): string | null;
   /** The path with its symbolic links followed (reads the filesystem; only once `written` passed). */
-  readonly resolved: PathCheck;
+  resolved(path: string): string | null;
+}
+
+/** Which of the two checks of PathChecks an argument goes through: `written`, or `resolved` once every path passed `written`. */
+type Step = 'written' | 'resolved';
+
+function checkPath(checks: PathChecks, step: Step, path: string): string | null {
+  return step === 'written' ? checks.written(path) : checks.resolved(path);
 }
 
 const NUMBER = /^[+-]?\d+[A-Za-z]{0,3}$/;
@@ -168,29 +176,34 @@ const GIT_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks']);
  * repository, then the paths resolved). A caller may run the first step for every command of
  * a line before the second for any (evaluate.ts).
  */
-export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checks: PathChecks, repositoryTop: () => string | null): string | null {
-  return readOnlyWrittenProblem(names, command, checks.written) ?? readOnlyResolvedProblem(command, checks.resolved, repositoryTop);
+export function readOnlyProblem(names: ReadonlySet<string>, command: PlainCommand, checks: PathChecks & RepositoryCheck): string | null {
+  return readOnlyWrittenProblem(names, command, checks) ?? readOnlyResolvedProblem(command, checks);
 }
 
-/** The first step of readOnlyProblem: the command, its grammar and every path as written (`written`). */
-export function readOnlyWrittenProblem(names: ReadonlySet<string>, command: PlainCommand, written: PathCheck): string | null {
+/** Whether git would use a repository above the workspace: the reason, or null (readOnlyProblem). */
+export interface RepositoryCheck {
+  repositoryTop(): string | null;
+}
+
+/** The first step of readOnlyProblem: the command, its grammar and every path as written (`checks.written`). */
+export function readOnlyWrittenProblem(names: ReadonlySet<string>, command: PlainCommand, checks: PathChecks): string | null {
   const { argv, patterns } = command;
   const form = formOf(argv);
   if (typeof form === 'string') return form;
   if (!names.has(form.key)) return `${JSON.stringify(form.key)} is not a read-only command of this rule`;
   for (const k of patterns) if (k >= form.first) return `the file-name pattern ${JSON.stringify(argv[k])}`;
-  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, written);
+  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, checks, 'written');
 }
 
-/** The second step, only for a command readOnlyWrittenProblem allowed: git's repository, then every path resolved (`resolved`). */
-export function readOnlyResolvedProblem(command: PlainCommand, resolved: PathCheck, repositoryTop: () => string | null): string | null {
+/** The second step, only for a command readOnlyWrittenProblem allowed: git's repository, then every path resolved (`checks.resolved`). */
+export function readOnlyResolvedProblem(command: PlainCommand, checks: PathChecks & RepositoryCheck): string | null {
   const { argv } = command;
   const form = formOf(argv) as Form;
   if (argv[0] === 'git') {
-    const outside = repositoryTop();
+    const outside = checks.repositoryTop();
     if (outside) return outside;
   }
-  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, resolved);
+  return argumentsProblem(READ_ONLY_COMMANDS[form.key]!, argv, form.first, checks, 'resolved');
 }
 
 /** Which read-only command argv runs (`cat`, `git diff`) and where its arguments start. */
@@ -214,12 +227,12 @@ function formOf(argv: readonly string[]): Form | string {
 }
 
 /** The arguments `args[first…]` against the grammar (no copy of the list). */
-function argumentsProblem(g: Grammar, args: readonly string[], first: number, checkPath: PathCheck): string | null {
+function argumentsProblem(g: Grammar, args: readonly string[], first: number, checks: PathChecks, step: Step): string | null {
   let options = true;
   for (let i = first; i < args.length; i++) {
     const a = args[i]!;
     if (!options || a === '-' || !a.startsWith('-') || g.positional === 'text') {
-      const problem = positionalProblem(g.positional, a, checkPath);
+      const problem = positionalProblem(g.positional, a, checks, step);
       if (problem) return problem;
       continue;
     }
@@ -239,7 +252,7 @@ function argumentsProblem(g: Grammar, args: readonly string[], first: number, ch
       if (kind === 'flag' || kind === 'optional') continue;
       if (kind === 'text' && attached === undefined) return `write the value of ${JSON.stringify(name)} as ${name}=…`;
       const value = attached ?? args[++i];
-      const problem = valueProblem(kind, name, value, checkPath);
+      const problem = valueProblem(kind, name, value, checks, step);
       if (problem) return problem;
       continue;
     }
@@ -252,7 +265,7 @@ function argumentsProblem(g: Grammar, args: readonly string[], first: number, ch
       if (kind === 'optional') break;
       const rest = a.slice(j + 1);
       const value = rest !== '' ? rest : args[++i];
-      const problem = valueProblem(kind, `-${c}`, value, checkPath);
+      const problem = valueProblem(kind, `-${c}`, value, checks, step);
       if (problem) return problem;
       break;
     }
@@ -260,29 +273,29 @@ function argumentsProblem(g: Grammar, args: readonly string[], first: number, ch
   return null;
 }
 
-function valueProblem(kind: ValueKind, name: string, value: string | undefined, checkPath: PathCheck): string | null {
+function valueProblem(kind: ValueKind, name: string, value: string | undefined, checks: PathChecks, step: Step): string | null {
   if (value === undefined) return `the option ${JSON.stringify(name)} has no value`;
   if (kind === 'number' && !NUMBER.test(value)) return `the option ${JSON.stringify(name)} takes a number`;
   if (kind === 'path') {
-    const problem = checkPath(value);
+    const problem = checkPath(checks, step, value);
     return problem ? `${name}: ${problem}` : null;
   }
   return null;
 }
 
-function positionalProblem(kind: PositionalKind, word: string, checkPath: PathCheck): string | null {
+function positionalProblem(kind: PositionalKind, word: string, checks: PathChecks, step: Step): string | null {
   if (kind === 'text') return null;
   if (kind === 'none') return `the argument ${JSON.stringify(word)} (this command is read-only only without arguments)`;
   if (kind instanceof RegExp) return kind.test(word) ? null : `the argument ${JSON.stringify(word)}`;
   if (word === '-' && kind === 'path') return null;
-  const problem = checkPath(word);
+  const problem = checkPath(checks, step, word);
   if (problem) return problem;
   if (kind === 'git') {
     // `rev:path` names a file of the repository (`HEAD:.legion/x`, `HEAD:../outside`), and so do
     // the index forms `:path` and `:<stage>:path` (`:0:private/x`).
     const index = /^:[0-3]:/.exec(word);
     const colon = index ? index[0].length - 1 : word.indexOf(':');
-    if (colon !== -1 && colon + 1 < word.length) return checkPath(word.slice(colon + 1).replace(/^\//, ''));
+    if (colon !== -1 && colon + 1 < word.length) return checkPath(checks, step, word.slice(colon + 1).replace(/^\//, ''));
   }
   return null;
 }

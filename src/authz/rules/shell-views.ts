@@ -123,7 +123,9 @@ function joinsAs(words: readonly string[], text: string): boolean {
       if (text.charCodeAt(at) !== 0x20) return false;
       at++;
     }
-    if (!text.startsWith(word, at)) return false;
+    // By character codes: `startsWith` at an offset of a sliced string (a line's command text) was the costliest step here.
+    if (at + word.length > text.length) return false;
+    for (let j = 0; j < word.length; j++) if (word.charCodeAt(j) !== text.charCodeAt(at + j)) return false;
     at += word.length;
   }
   return at === text.length;
@@ -346,7 +348,13 @@ const FD_VARIABLE = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 
 /** The words without redirections, nor the `{fd}` before one: `{fd}>out curl …` runs `curl …`. */
 function withoutRedirections(words: readonly string[]): string[] {
-  return words.filter((w, i) => !isRedirection(w) && !(FD_VARIABLE.test(w) && isRedirection(words[i + 1] ?? '')));
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    // `{` first: the regex runs only on a word that can match it.
+    if (!isRedirection(w) && !(w.charCodeAt(0) === 0x7b && FD_VARIABLE.test(w) && isRedirection(words[i + 1] ?? ''))) out.push(w);
+  }
+  return out;
 }
 
 export const EXPANSION_WITH_WORD = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]([^{}]*)\}/g;
