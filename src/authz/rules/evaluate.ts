@@ -9,7 +9,7 @@ import { candidateMaskInto } from './rule-index';
 import { readOnlyResolvedProblem, readOnlyWrittenProblem, type PathChecks, type RepositoryCheck } from './shell-read-only';
 import { MAX_SHELL_LENGTH, splitShell, type ShellSplit } from './shell-split';
 import { pipeToShellViews } from './shell-pipe';
-import { addStrictViews, argvViewsCovered, Views, withExpansionDefaults } from './shell-views';
+import { addStrictViews, argvViewsCovered, joinsAs, Views, withExpansionDefaults } from './shell-views';
 import { refusedLinesForDeny } from './shell-refused';
 import { mayTargetPaths, resolvedViews, type ResolvedViews } from './shell-cwd';
 
@@ -517,9 +517,19 @@ function resolvedOf(analysis: ShellAnalysis, query: RuleQuery): ResolvedViews {
 function plainOf(analysis: ShellAnalysis): NonNullable<ShellAnalysis['plain']> {
   if (!analysis.plain) {
     const plain = analysis.plainParse;
-    analysis.plain = { plain, texts: plain.plain ? plain.commands.map((c) => argvText(c.argv)) : [] };
+    analysis.plain = { plain, texts: plain.plain ? plain.commands.map((c, i) => allowText(analysis.split, i, c.argv)) : [] };
   }
   return analysis.plain;
+}
+
+/**
+ * argvText(argv) of a plain line's `i`th command: its text as the scan split it (a span of the
+ * line, made already) when that command's words are argv itself (no redirections) and their
+ * join, as written, is that text; else the words joined anew.
+ */
+function allowText(split: ShellSplit, i: number, argv: readonly string[]): string {
+  const command = split.ok ? split.commands[i] : undefined;
+  return command !== undefined && command.words === argv && joinsAsWritten(argv) && joinsAs(argv, command.text) ? command.text : argvText(argv);
 }
 
 /**

@@ -115,7 +115,7 @@ export function argvViewsCovered(command: ShellCommand, argv: readonly string[])
 }
 
 /** Whether `words.join(' ')` is `text`, without making the joined string. */
-function joinsAs(words: readonly string[], text: string): boolean {
+export function joinsAs(words: readonly string[], text: string): boolean {
   let at = 0;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
@@ -168,7 +168,8 @@ export function embeddedScript(words: readonly string[]): string | null {
   for (let k = 0; k < limit; k++) {
     // Every name looked for is short: a longer one (most paths and options) is not hashed for the set.
     const name = shortBasename(words[k]!);
-    if (name === null) continue;
+    // Most words are no runner's name: told by their first character and length, without hashing them for the sets below.
+    if (name === null || !maybeRunner(name)) continue;
     if (name === 'eval' && k + 1 < words.length) return words.slice(k + 1).join(' ');
     if (name === 'trap') {
       // `trap -- 'cmd' INT`: the action follows the end of options.
@@ -294,8 +295,19 @@ export function shortBasename(word: string): string | null {
   return null;
 }
 
-/** The longest of `eval`, `trap`, `source`, `sudo`, `doas`, `alias` and SHELLS. */
-export const LONGEST_SCRIPT_RUNNER = Math.max(4, ...[...SHELLS].map((name) => name.length));
+/** The names embeddedScript looks for: `eval`, `trap`, `alias`, `source`, `.`, `sudo`, `doas` and SHELLS. */
+const RUNNERS = ['eval', 'trap', 'alias', 'source', '.', 'sudo', 'doas', ...SHELLS];
+/** The longest of RUNNERS. */
+export const LONGEST_SCRIPT_RUNNER = Math.max(...RUNNERS.map((name) => name.length));
+/** Per first character code (ASCII) and length (up to LONGEST_SCRIPT_RUNNER): 1 when a name of RUNNERS has both. */
+const RUNNER_STARTS = new Uint8Array(128 * (LONGEST_SCRIPT_RUNNER + 1));
+for (const name of RUNNERS) RUNNER_STARTS[name.charCodeAt(0) * (LONGEST_SCRIPT_RUNNER + 1) + name.length] = 1;
+
+/** Whether `name` (at most LONGEST_SCRIPT_RUNNER long) may be one of RUNNERS: false only when no runner has its first character and length. */
+function maybeRunner(name: string): boolean {
+  const c = name.charCodeAt(0);
+  return c < 128 && RUNNER_STARTS[c * (LONGEST_SCRIPT_RUNNER + 1) + name.length] === 1;
+}
 /** Standard input as a here-string (`<<<x`, `0<<<x`); another descriptor's (`3<<<x`) is not. */
 const STDIN_HERE_STRING = /^0*<<</;
 /** Script operands that name standard input. */
