@@ -5,7 +5,7 @@ import type { Participant } from '../collective/participant';
 import type { CallToAuthorize, Decision, Verdict } from './types';
 import type { AllowanceSet } from './allowances';
 import { applyPolicy, policyFor } from './policy';
-import { evaluateRules, type RealPathOf, type RuleOutcome } from './rules/evaluate';
+import { evaluateRules, type RealPathOf, type RealPathScope, type RuleOutcome } from './rules/evaluate';
 import { hasGlobSyntax, isPathField } from './rules/known-tools';
 import { confinementProblem, normalizeRulePath } from './rules/paths';
 import type { RuleSet } from './rules/rule-set';
@@ -145,7 +145,7 @@ function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
  * remembered between calls (a symlink can change between two decisions); pass it from the
  * composition root.
  */
-export function workspaceRealPath(workspaceRoot: string): RealPathOf {
+export function workspaceRealPath(workspaceRoot: string, system: RealPathSystem = NODE_SYSTEM): RealPathOf {
   let realRoot: string;
   let rootResolved = true;
   try {
@@ -154,9 +154,9 @@ export function workspaceRealPath(workspaceRoot: string): RealPathOf {
     realRoot = workspaceRoot;
     rootResolved = false;
   }
-  const realPathOf = (written: string): string | null => {
+  const realPathOf = (written: string, scope?: RealPathScope): string | null => {
     if (rootResolved && !isAbsolute(written)) {
-      const walked = walkBelow(realRoot, written);
+      const walked = walkBelow(system, realRoot, written, scope);
       if (walked !== undefined) return walked;
     }
     // As written, never normalized first: `docs/link/../x` goes through the link and then up
@@ -181,22 +181,31 @@ export function workspaceRealPath(workspaceRoot: string): RealPathOf {
 /** lstat's options, made once (no object per call): a missing path answers undefined, not an exception. */
 const NO_THROW = { throwIfNoEntry: false } as const;
 
+/** The lookup workspaceRealPath's walk makes per component (a parameter: a test counts them). */
+export interface RealPathSystem {
+  /** lstat(2) of an absolute path; undefined when nothing is there. */
+  lstat(path: string): { isSymbolicLink(): boolean; isDirectory(): boolean } | undefined;
+}
+
+const NODE_SYSTEM: RealPathSystem = { lstat: (path) => lstatSync(path, NO_THROW) };
+
 /**
  * The fast, common case of `workspaceRealPath`: a relative path whose components (no `..`)
  * are all real directories and files, checked one `lstat` each from the real root — fewer
  * system calls than realpath(3), which reads every component of the absolute path. Its
  * workspace-relative form, null when a component does not exist, or undefined when the
  * walk cannot decide alone (a symbolic link, `..`, a file with more components after it,
- * any error): then realpath(3) resolves it.
+ * any error): then realpath(3) resolves it. A folder `scope` holds (seen a real directory
+ * earlier in the same decision) is not looked up again, and each folder seen is added to it.
  */
-function walkBelow(realRoot: string, written: string): string | null | undefined {
+function walkBelow(system: RealPathSystem, realRoot: string, written: string, scope: RealPathScope | undefined): string | null | undefined {
   // One component (`package.json`, `src`): the loop below for a single part, without its array.
   if (written.indexOf('/') === -1) {
     if (written === '' || written === '.') return '.';
     if (written === '..') return undefined;
     let stats;
     try {
-      stats = lstatSync(realRoot + sep + written, NO_THROW);
+      stats = system.lstat(realRoot + sep + written);
     } catch {
       return undefined;
     }
@@ -219,16 +228,20 @@ function walkBelow(realRoot: string, written: string): string | null | undefined
     }
     if (part === '..') return undefined;
     path += sep + part;
-    let stats;
-    try {
-      stats = lstatSync(path, NO_THROW);
-    } catch {
-      return undefined;
+    // Only a folder with more components after it is taken from the scope: a last component (a link to a secret) is always looked up.
+    if (last || scope === undefined || !scope.folders.includes(path)) {
+      let stats;
+      try {
+        stats = system.lstat(path);
+      } catch {
+        return undefined;
+      }
+      if (!stats) return null;
+      if (stats.isSymbolicLink()) return undefined;
+      // `file/` and `file/.` fail as the kernel reads them (not a directory): let realpath say so.
+      if (!stats.isDirectory() && !last) return undefined;
+      if (!last && scope !== undefined) scope.folders.push(path);
     }
-    if (!stats) return null;
-    if (stats.isSymbolicLink()) return undefined;
-    // `file/` and `file/.` fail as the kernel reads them (not a directory): let realpath say so.
-    if (!stats.isDirectory() && !last) return undefined;
     if (dropped) rel = rel === '' ? part : `${rel}/${part}`;
     else rel = written.slice(0, end);
   }

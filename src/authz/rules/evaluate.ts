@@ -40,8 +40,18 @@ export interface RuleQuery {
  * symbolic links are followed — `realPath(p) !== null`, answered more cheaply (git's `.git`).
  */
 export interface RealPathOf {
-  (relativePath: string): string | null;
+  (relativePath: string, scope?: RealPathScope): string | null;
   readonly exists?: (relativePath: string) => boolean;
+}
+
+/**
+ * What one decision's lookups have found so far, passed to each RealPathOf call of that
+ * decision and dropped with it (never remembered between decisions: a symlink can change
+ * between two): the folders, by absolute path, seen to be real directories, not links, so a
+ * line naming `src/a.ts src/b.ts` looks `src` up once.
+ */
+export interface RealPathScope {
+  readonly folders: string[];
 }
 
 /** What the rules say. `decision: null` = no rule matched (policies and defaults decide). */
@@ -659,6 +669,14 @@ class FileReadChecks implements PathChecks {
   private readonly memo: FileReadMemo;
   /** This caller's remembered paths (FileReadMemo.paths). */
   private paths: Map<string, string | null>;
+  /**
+   * This decision's lookups (RealPathScope) and its answers by path as written: a path named
+   * twice in one line is resolved once (the first in fields, a map only from the second on).
+   */
+  private scope: RealPathScope | null = null;
+  private firstResolved: string | null = null;
+  private firstAnswer: string | null = null;
+  private resolvedAnswers: Map<string, string | null> | null = null;
 
   constructor(
     ruleSet: RuleSet,
@@ -675,9 +693,21 @@ class FileReadChecks implements PathChecks {
   }
 
   resolved(value: string): string | null {
+    if (value === this.firstResolved) return this.firstAnswer;
+    const known = this.resolvedAnswers?.get(value);
+    if (known !== undefined) return known;
+    const answer = this.resolveOnce(value);
+    if (this.firstResolved === null) {
+      this.firstResolved = value;
+      this.firstAnswer = answer;
+    } else (this.resolvedAnswers ??= new Map()).set(value, answer);
+    return answer;
+  }
+
+  private resolveOnce(value: string): string | null {
     const { workspaceRoot, realPath } = this.query;
     if (!realPath) return `cannot follow symbolic links of "${normalizeRulePath(value, workspaceRoot)}" here`;
-    const real = realPath(value); // as written: `link/..` is the link's target's parent
+    const real = realPath(value, (this.scope ??= { folders: [] })); // as written: `link/..` is the link's target's parent
     if (real === null) return null; // nothing there to read
     if (real === value) return null; // the same text normalizes to the same path: no link on the way
     const lexical = normalizeRulePath(value, workspaceRoot);

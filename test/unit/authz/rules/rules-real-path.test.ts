@@ -1,8 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { createAuthorizer, workspaceRealPath } from '../../../../src/authz/authorizer';
+import { createAuthorizer, workspaceRealPath, type RealPathSystem } from '../../../../src/authz/authorizer';
+import type { RealPathScope } from '../../../../src/authz/rules/evaluate';
 import type { Participant } from '../../../../src/collective/participant';
 import { shippedRules } from '../../../helpers/rules';
 import { makeTempDir, type TempDir } from '../../../helpers/tmp';
@@ -57,6 +58,10 @@ test('workspaceRealPath gives realpath\'s answer for files, directories, links, 
     'HEAD~1', 'HEAD:src/deep/a.ts', 'a\0b', join(ws, 'package.json'), join(ws, 'leak.txt'), '/etc/hostname', '.git',
   ];
   for (const p of paths) assert.equal(realPath(p), reference(ws, p), JSON.stringify(p));
+  // The same answers when all are looked up in one decision (one scope: a folder seen once is not looked up again).
+  const scope: RealPathScope = { folders: [] };
+  for (const p of paths) assert.equal(realPath(p, scope), reference(ws, p), `${JSON.stringify(p)} in one scope`);
+  for (const p of [...paths].reverse()) assert.equal(realPath(p, scope), reference(ws, p), `${JSON.stringify(p)} in one scope, again`);
   // Its cheaper existence check (git's `.git`) answers realPath(p) !== null for each of them.
   assert.ok(realPath.exists);
   for (const p of paths) assert.equal(realPath.exists(p), realPath(p) !== null, `exists(${JSON.stringify(p)})`);
@@ -130,5 +135,36 @@ test('two decisions on the same command: a symlink swapped in between turns the 
     assert.equal(decide('cat notes.txt').decision, 'allow');
   } finally {
     rmSync(file, { force: true });
+  }
+});
+
+test('within one decision each folder and each path is looked up once; the next decision looks them up again', () => {
+  // A folder of its own (the test above leaves src/deep a link).
+  mkdirSync(join(ws, 'lib', 'deep'), { recursive: true });
+  writeFileSync(join(ws, 'lib', 'deep', 'a.ts'), '');
+  const looked: string[] = [];
+  const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realpathSync(ws), path)), lstatSync(path, { throwIfNoEntry: false })) };
+  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
+  const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
+  try {
+    const line = 'cat lib/deep/a.ts lib/deep/a.ts package.json; head -1 lib/deep/a.ts; wc -l lib/deep/b.ts';
+    const once = ['lib', 'lib/deep', 'lib/deep/a.ts', 'package.json', 'lib/deep/b.ts'].map((p) => p.split('/').join(sep));
+    assert.equal(decide(line).decision, 'allow');
+    assert.deepEqual(looked, once);
+    looked.length = 0;
+    assert.equal(decide(line).decision, 'allow');
+    assert.deepEqual(looked, once, 'nothing of the filesystem is remembered between two decisions');
+    // A link named last is looked up even under a folder seen already in the decision: it asks.
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'lib', 'deep', 'leak.txt'));
+    const asked = decide('cat lib/deep/a.ts lib/deep/leak.txt');
+    assert.equal(asked.decision, 'ask', asked.reason);
+    assert.match(asked.reason, /through a symbolic link from "lib\/deep\/leak.txt"/);
+    // A folder swapped for a link between two decisions is seen by the second.
+    rmSync(join(ws, 'lib', 'deep'), { recursive: true });
+    symlinkSync(outside, join(ws, 'lib', 'deep'));
+    const swapped = decide('cat package.json lib/deep/secret.txt');
+    assert.equal(swapped.decision, 'ask', swapped.reason);
+  } finally {
+    rmSync(join(ws, 'lib'), { recursive: true, force: true });
   }
 });
