@@ -8,7 +8,7 @@
  * and decides every approval (writes ask the user; one in ten is rejected), and an attached
  * App (the TUI's code on a fake terminal, in this process) receives every event for the whole
  * day. The real TUI is attached in tmux for the whole day; two `legion run` clients attach,
- * send a turn and leave at 30% and 60% of the day.
+ * send a turn and leave at 30% and 60% of the day (while the lanes wait at those marks).
  *
  * Checks (`relative` ones also run in `npm test`, test/e2e/day-soak.test.ts, on 300 turns):
  * - every turn ended with its answer (`DONE <tag>`), no "prompt is too long" left unrecovered;
@@ -322,13 +322,17 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     // are read. Every window is thus measured the same way: the whole work of exactly its tenth
     // of the turns (the same mix of reads, writes and rejections in each). Memory is compared
     // idle to idle (the lower of two readings after 10% and at the end, each after a full GC).
+    // The two `legion run` clients attach, take a turn and leave at the 30% and 60% marks while
+    // the lanes wait: their work (a snapshot of every history to each) is in no tenth.
     const idleRss = async (): Promise<number> => Math.min((await serve!.memoryAfterGc()).rss, (await serve!.memoryAfterGc()).rss);
-    interface Mark { readonly turns: number; readonly cpuMs: number; readonly summaries: number; readonly bytes: number; readonly memory: Memory }
+    /** `cpuMs` ends the tenth before the mark, `resumeCpuMs` starts the next (later when a client ran between). */
+    interface Mark { readonly turns: number; readonly cpuMs: number; resumeCpuMs: number; readonly summaries: number; readonly bytes: number; readonly memory: Memory }
     const markNow = async (turnsDone: number): Promise<Mark> => {
       const cpuMs = await serve!.netCpuMs();
       const { summaries } = await model.stats();
-      return { turns: turnsDone, cpuMs, summaries, bytes: treeBytes(legionDir), memory: await serve!.memoryAfterGc() };
+      return { turns: turnsDone, cpuMs, resumeCpuMs: cpuMs, summaries, bytes: treeBytes(legionDir), memory: await serve!.memoryAfterGc() };
     };
+    const clientAtMark = new Map([[3, 'tR1'], [6, 'tR3']]);
     const marks: Mark[] = [await markNow(0)];
     let rssTenth = NaN;
     const t0 = performance.now();
@@ -337,25 +341,20 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     let inFlight = 0;
     let gate: Promise<void> | null = null;
     const failures: string[] = [...warmFailures];
-    const runClients: Array<Promise<void>> = [];
     const boundary = (k: number): number => Math.ceil((turns * k) / 10);
     const mark = async (): Promise<void> => {
       while (inFlight > 0) await sleep(5);
       log(`day: ${done}/${turns} turns, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-      marks.push(await markNow(done));
+      const m = await markNow(done);
+      marks.push(m);
       if (marks.length === 2) rssTenth = await idleRss();
-      gate = null;
-    };
-    const onDone = (): void => {
-      done += 1;
-      const at = done;
-      for (const [share, tag] of [[0.3, 'tR1'], [0.6, 'tR3']] as const) {
-        if (at === Math.ceil(turns * share)) {
-          runClients.push(legionRun(dir, env, `[${tag}] read the seed file and tell me what it holds`).then((r) => {
-            if (r.code !== 0 || !r.stdout.includes(`DONE ${tag}`)) failures.push(`legion run ${tag}: exit ${r.code}: ${r.stdout.slice(-200)} ${r.stderr.slice(-300)}`);
-          }));
-        }
+      const tag = clientAtMark.get(marks.length - 1);
+      if (tag) {
+        const r = await legionRun(dir, env, `[${tag}] read the seed file and tell me what it holds`);
+        if (r.code !== 0 || !r.stdout.includes(`DONE ${tag}`)) failures.push(`legion run ${tag}: exit ${r.code}: ${r.stdout.slice(-200)} ${r.stderr.slice(-300)}`);
+        m.resumeCpuMs = await serve!.netCpuMs();
       }
+      gate = null;
     };
     const lane = async (s: number): Promise<void> => {
       for (;;) {
@@ -370,17 +369,16 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
         const failed = await send(agentOf(s), `day-${s}`, `t${n}`, n);
         inFlight -= 1;
         if (failed) failures.push(failed);
-        onDone();
+        done += 1;
       }
     };
     const dayStart = performance.now();
     await Promise.all(Array.from({ length: sessions }, (_, s) => lane(s)));
     const dayMs = performance.now() - dayStart;
     marks.push(await markNow(done));
-    await Promise.all(runClients);
     const rssEnd = await idleRss();
     const bytesEnd = treeBytes(legionDir);
-    const windows: DayWindow[] = marks.slice(1).map((m, i) => ({ fromTurn: marks[i]!.turns, toTurn: m.turns, cpuMs: m.cpuMs - marks[i]!.cpuMs, summariesBefore: marks[i]!.summaries }));
+    const windows: DayWindow[] = marks.slice(1).map((m, i) => ({ fromTurn: marks[i]!.turns, toTurn: m.turns, cpuMs: m.cpuMs - marks[i]!.resumeCpuMs, summariesBefore: marks[i]!.summaries }));
     const growth = cpuGrowth(windows);
     const half = marks[Math.min(5, marks.length - 1)]!;
     const tenth = marks[Math.min(1, marks.length - 1)]!;
@@ -471,7 +469,7 @@ export async function runDay(plan: DayPlan): Promise<DayResult> {
     notes.push(`${done} turns (after ${warmup * sessions} warm-up turns) in ${(dayMs / 1000).toFixed(0)} s on ${sessions} sessions × ${agents} agents; ${compactions} summaries; ${approvals} approved, ${rejections} rejected; .legion/ ${(bytesEnd / 1048576).toFixed(1)} MB (${figures.legionBytesPerTurn!.toFixed(0)} B/turn)`);
     notes.push(`.legion/ at the end: ${readdirSync(legionDir).map((name) => [name, treeBytes(join(legionDir, name))] as const).filter(([, b]) => b > 100_000).sort((a, b) => b[1] - a[1]).map(([name, b]) => `${name} ${(b / 1048576).toFixed(1)} MB`).join(', ')}`);
     notes.push(`serve memory after a full GC, idle, MB (turns: rss/heap/external): ${marks.map((m) => `${m.turns}: ${m.memory.rss.toFixed(0)}/${m.memory.heapUsed.toFixed(1)}/${m.memory.external.toFixed(0)}`).join(', ')}`);
-    notes.push(`serve CPU per turn by tenth, ms (idle to idle, net of forced GCs; summaries before): ${windows.map((w, i) => `${growth.perTurnMs[i]!.toFixed(1)}${i === growth.steadyFrom ? ' |' : ''} (${w.summariesBefore})`).join(', ')}; steady trend ${growth.firstMs.toFixed(1)} → ${growth.lastMs.toFixed(1)} ms (${growth.ratio.toFixed(3)}×)`);
+    notes.push(`serve CPU per turn by tenth, ms (idle to idle, net of forced GCs; summaries before): ${windows.map((w, i) => `${growth.perTurnMs[i]!.toFixed(1)}${i === growth.steadyFrom ? ' |' : ''} (${w.summariesBefore})`).join(', ')}; steady trend ${growth.firstMs.toFixed(1)} → ${growth.lastMs.toFixed(1)} ms (${growth.ratio.toFixed(3)}×); each \`legion run\` client between tenths: ${marks.filter((m) => m.resumeCpuMs !== m.cpuMs).map((m) => `${(m.resumeCpuMs - m.cpuMs).toFixed(0)} ms`).join(', ')}`);
     return { figures, checks, notes };
   } finally {
     for (const c of cleanups.reverse()) {
