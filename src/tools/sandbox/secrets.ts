@@ -50,10 +50,26 @@ export interface SecretFinder {
  * (globs such as `**\/.env`, `**\/*.pem`, `**\/.ssh/**`; dot files included, case-insensitive).
  */
 export function secretPathMatcher(patterns: readonly string[]): (path: string) => boolean {
-  const sources = patterns.map((pattern) => micromatch.makeRe(pattern, { dot: true, nocase: true }).source);
-  const combined = sources.length > 0 ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : /(?!)/;
-  return (path) => combined.test(path);
+  const key = JSON.stringify(patterns);
+  let combined = combinedPatterns.get(key);
+  if (!combined) {
+    const sources = patterns.map((pattern) => micromatch.makeRe(pattern, { dot: true, nocase: true }).source);
+    combined = sources.length > 0 ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : /(?!)/;
+    if (combinedPatterns.size >= COMBINED_KEPT) combinedPatterns.delete(combinedPatterns.keys().next().value!);
+    combinedPatterns.set(key, combined);
+  }
+  const expression = combined;
+  return (path) => expression.test(path);
 }
+
+/**
+ * The expressions of the pattern lists met last (by the exact list): a start compiles its rules'
+ * list twice (the sandbox, the worktrees), and a start from the snapshot finds the shipped rules'
+ * list compiled by the build's warm-up (src/cli/warm-compose.ts; docs/performance.md#the-start-up-snapshot).
+ * The expressions have no `g` or `y` flag: `test` keeps no state, so matchers can share one.
+ */
+const combinedPatterns = new Map<string, RegExp>();
+const COMBINED_KEPT = 8;
 
 /**
  * `patterns` are globs relative to a scan root (`**\/.env`, `**\/*.pem`, `**\/.ssh/**`),
