@@ -27,7 +27,7 @@ import { gc, stats, type BenchOptions } from './harness';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-function generatedRules(count: number): Record<string, unknown>[] {
+export function generatedRules(count: number): Record<string, unknown>[] {
   const rules: Record<string, unknown>[] = [];
   const dirs = ['src', 'docs', 'test', 'scripts', 'config', 'packages/app', 'packages/lib', 'vendor', 'build', 'tmp'];
   const programs = ['npm', 'pnpm', 'yarn', 'make', 'cargo', 'go', 'python', 'pytest', 'docker', 'kubectl', 'terraform', 'node', 'tsc', 'eslint', 'prettier'];
@@ -69,7 +69,7 @@ function generatedRules(count: number): Record<string, unknown>[] {
   return rules;
 }
 
-const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
+export const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
   { toolName: 'file_read', input: { path: 'src/authz/rules/evaluate.ts' }, participantId: 'agent-1' },
   { toolName: 'file_read', input: { path: 'docs/../.env' }, participantId: 'agent-2' },
   { toolName: 'file_write', input: { path: 'docs/guide/intro.md', content: 'x' }, participantId: 'agent-3' },
@@ -85,7 +85,7 @@ const CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
 ];
 
 /** Shell calls measured besides those of CALLS (for perShellDecisionMicros only, so perDecisionMicros keeps its mix). */
-const MORE_SHELL_CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
+export const MORE_SHELL_CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
   { toolName: 'shell', input: { command: 'git log --oneline -5 -- src/main.ts 2>/dev/null' }, participantId: 'agent-2' },
   { toolName: 'shell', input: { command: 'echo ${x:-<(touch PWNED)}' }, participantId: 'agent-3' },
 ];
@@ -100,7 +100,7 @@ const MORE_SHELL_CALLS: readonly Omit<RuleQuery, 'workspaceRoot'>[] = [
  * path, not of a name never looked up (which costs the kernel a new negative directory entry,
  * about 1.3 µs more here, though no gain showed in the figure: docs/rules.md#performance).
  */
-function unseen(call: RuleQuery, pass: number): RuleQuery {
+export function unseen(call: RuleQuery, pass: number): RuleQuery {
   const input = { ...(call.input as Record<string, unknown>) };
   for (const field of ['path', 'pattern', 'message', 'q'] as const) {
     if (typeof input[field] === 'string') input[field] = `${input[field] as string}.v${pass}`;
@@ -116,7 +116,7 @@ function unseen(call: RuleQuery, pass: number): RuleQuery {
  * repository above the workspace) and the figure would leave out the path checks of the git
  * commands, most of the mix's read-only commands.
  */
-function makeWorkspace(passes: number): string {
+export function makeWorkspace(passes: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-rules-'));
   mkdirSync(join(dir, '.git'));
   for (let pass = -1; pass < passes; pass++) writeFileSync(join(dir, `v${pass}`), '');
