@@ -9,7 +9,7 @@ import { USER_ID } from '../collective/participant';
 import type { TurnOutcome } from '../runtime/turn';
 import type { DurableJournal } from '../engine/durable-steps';
 import { turnSteps, type TurnSteps } from '../engine/turn-steps';
-import { workspaceFingerprint, changedFiles, restamped } from './worker-fingerprint';
+import { workspaceFingerprint, changedFiles, restamped, type Fingerprint } from './worker-fingerprint';
 import type { AppSession } from './compose';
 import { resetProjection } from '../engine/projection';
 import { TurnRefused, type RunTurnOnWorker } from '../engine/session-object';
@@ -23,7 +23,7 @@ interface KeptCore {
   readonly app: AppSession;
   readonly steps: TurnSteps;
   readonly usage: WorkerUsage;
-  fingerprint: string;
+  fingerprint: Fingerprint;
   /** The sessions whose turns run in it now (each in its own invocation). */
   readonly active: Set<string>;
   /** No new turn joins it (something it was built from changed, or a turn did not end cleanly): closed once idle. */
@@ -176,7 +176,7 @@ export function createWorkerTurns(context: CommandContext, feed: EventFeed): { r
   }
 
   /** The run's core with its steps journaled in whichever turn it serves (`steps.begin`). */
-  async function buildCore(runId: string, fingerprint: string): Promise<KeptCore> {
+  async function buildCore(runId: string, fingerprint: Fingerprint): Promise<KeptCore> {
     const steps = turnSteps(feed);
     const usage = workerUsage();
     let app: AppSession;

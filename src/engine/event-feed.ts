@@ -29,6 +29,9 @@ export type FeedLine =
   | { readonly runId: string; readonly invocation: { readonly sessionId: string; readonly id: string } }
   | { readonly runId: string; readonly outcome: { readonly turnId: string; readonly sessionId: string; readonly outcome: TurnOutcome } };
 
+/** A line as the feed writes it: its JSON and a newline. */
+const lineOf = (line: FeedLine): string => JSON.stringify(line) + '\n';
+
 /**
  * Events of the turns running on this worker, fanned out live to the hubs that follow them.
  * A hub that is not connected misses them (the projection on disk is the record; deltas are
@@ -52,25 +55,21 @@ export class EventFeed {
   constructor(private readonly batchMs = FEED_BATCH_MS) {}
 
   publish(event: LegionEvent): void {
-    if (event.type === 'approval-request' || event.type === 'approval-resolve') this.keepRequest(event);
-    if (this.listeners.size === 0 || event.type === 'run-start' || event.type === 'run-end') return;
+    if (event.type === 'approval-resolve') this.waitingRequests.delete(event.requestId);
+    const live = this.listeners.size > 0 && event.type !== 'run-start' && event.type !== 'run-end';
+    const kept = event.type === 'approval-request';
+    if (!live && !kept) return;
     const { seq: _seq, at: _at, runId, ...input } = event;
-    this.send({ runId, event: input }, event.type === 'text-delta');
+    // One JSON text for the line: written live and, for a request, kept for hubs that follow later.
+    const text = lineOf({ runId, event: input });
+    if (kept) this.waitingRequests.set(event.requestId, { sessionId: event.sessionId, lines: [text] });
+    if (live) this.write(text, event.type === 'text-delta');
   }
 
   publishAwakeable(runId: string, requestId: string, id: string): void {
-    const line: FeedLine = { runId, awakeable: { requestId, id } };
-    this.waitingRequests.get(requestId)?.lines.push(JSON.stringify(line) + '\n');
-    this.send(line);
-  }
-
-  private keepRequest(event: Extract<LegionEvent, { type: 'approval-request' | 'approval-resolve' }>): void {
-    if (event.type === 'approval-resolve') {
-      this.waitingRequests.delete(event.requestId);
-      return;
-    }
-    const { seq: _seq, at: _at, runId, ...input } = event;
-    this.waitingRequests.set(event.requestId, { sessionId: event.sessionId, lines: [JSON.stringify({ runId, event: input } satisfies FeedLine) + '\n'] });
+    const text = lineOf({ runId, awakeable: { requestId, id } });
+    this.waitingRequests.get(requestId)?.lines.push(text);
+    this.write(text);
   }
 
   /** The invocation now running a session's turn (the hub cancels it by this id). */
@@ -85,9 +84,14 @@ export class EventFeed {
     this.send({ runId, outcome: { turnId, sessionId, outcome } });
   }
 
-  private send(line: FeedLine, mayWait = false): void {
+  private send(line: FeedLine): void {
+    if (this.listeners.size > 0) this.write(lineOf(line));
+  }
+
+  /** Queue one line's text (`lineOf`) for the hubs following. */
+  private write(text: string, mayWait = false): void {
     if (this.listeners.size === 0) return;
-    this.waiting += JSON.stringify(line) + '\n';
+    this.waiting += text;
     if (!mayWait || this.batchMs <= 0) {
       this.immediate ??= setImmediate(() => this.flush());
       return;

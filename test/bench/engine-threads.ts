@@ -7,7 +7,8 @@
  * (docs/decisions/engine.md). `chunks`: deltas a turn (1: nearly all of a turn's CPU is per turn).
  * Usage: node --import tsx test/bench/engine-threads.ts [rounds] [chunks]
  * ENGINE_ROOT / LOCAL_ROOT: a built checkout to run the engine's processes / in-process
- * `legion serve` from (default this one), to compare two versions run after run;
+ * `legion serve` from (default this one), to compare two versions run after run. Also each
+ * process's write and read syscalls and its main thread's wake-ups a delta.
  * W_NODE_OPTIONS / L_NODE_OPTIONS: NODE_OPTIONS of the worker / in-process `legion serve`.
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -32,6 +33,13 @@ function threads(pid: number): Map<string, number> {
   }
   return out;
 }
+/** Write and read syscalls (/proc/<pid>/io) and the main thread's wake-ups (voluntary context switches). */
+function io(pid: number): Map<string, number> {
+  const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const wakeups = Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  return new Map([['writes', field('syscw')], ['reads', field('syscr')], ['main wake-ups', wakeups]]);
+}
 const diff = (a: Map<string, number>, b: Map<string, number>, acc: Map<string, number>, per: number): void => {
   for (const [k, v] of b) acc.set(k, (acc.get(k) ?? 0) + (v - (a.get(k) ?? 0)) / per);
 };
@@ -49,11 +57,14 @@ try {
   }
   const pids: Record<string, number> = { hub: stack.serve.pid!, worker: stack.worker.child.pid!, server: stack.engine.pid, local: local.serve.pid! };
   const acc: Record<string, Map<string, number>> = { hub: new Map(), worker: new Map(), server: new Map(), local: new Map() };
+  const calls: Record<string, Map<string, number>> = { hub: new Map(), worker: new Map(), server: new Map(), local: new Map() };
   const totals: { engine: number[]; local: number[] } = { engine: [], local: [] };
   for (let i = 0; i < rounds; i++) {
     const before = Object.fromEntries(['hub', 'worker', 'server'].map((k) => [k, threads(pids[k]!)]));
+    const ioBefore = Object.fromEntries(['hub', 'worker', 'server'].map((k) => [k, io(pids[k]!)]));
     const deltas = await round(remote, names, `m ${i}`);
     let sum = 0;
+    for (const k of ['hub', 'worker', 'server']) diff(ioBefore[k]!, io(pids[k]!), calls[k]!, deltas * rounds);
     for (const k of ['hub', 'worker', 'server']) {
       const after = threads(pids[k]!);
       const one = new Map<string, number>();
@@ -62,7 +73,9 @@ try {
     }
     totals.engine.push(sum);
     const lb = threads(pids.local!);
+    const lio = io(pids.local!);
     const ld = await round(local.remote, names, `m local ${i}`);
+    diff(lio, io(pids.local!), calls.local!, ld * rounds);
     const one = new Map<string, number>();
     diff(lb, threads(pids.local!), one, ld);
     let lsum = 0;
@@ -76,6 +89,7 @@ try {
     const total = [...m.values()].reduce((a, b) => a + b, 0);
     process.stdout.write(`${k} ${(total * 1000).toFixed(1)} µs/delta: ${[...m].sort((a, b) => b[1] - a[1]).filter(([, v]) => v > 0.0005).map(([t, v]) => `${t} ${(v * 1000).toFixed(1)}`).join(', ')}\n`);
   }
+  for (const [k, m] of Object.entries(calls)) process.stdout.write(`${k} a delta: ${[...m].map(([t, v]) => `${t} ${v.toFixed(3)}`).join(', ')}\n`);
   {
     // Idle CPU, second by second after the last round.
     let prev = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, threads(pid)]));

@@ -99,3 +99,29 @@ test('a steady stream of deltas is not held back: each goes out within its windo
   assert.equal(waits.length, 60, 'every delta went out');
   assert.ok(Math.max(...waits) < 200, `the longest wait was ${Math.max(...waits).toFixed(0)} ms (window 30 ms)`);
 });
+
+test('a request for the user is serialized once: the line written live is the one kept for a hub that follows later', async () => {
+  const feed = new EventFeed(30);
+  const live = followed(feed);
+  const request = {
+    type: 'approval-request', requestId: 'apr-1', sessionId: 's1', participantId: 'builder', chain: ['builder'], toolUseId: 'tu-1',
+    toolName: 'shell', input: { command: 'make' }, ruleId: null, approverId: 'user', seq: ++seq, at: '', runId: 'r1',
+  } as unknown as LegionEvent;
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    calls += 1;
+    return stringify(...args);
+  }) as typeof JSON.stringify;
+  try {
+    feed.publish(request);
+    feed.publishAwakeable('r1', 'apr-1', 'awk_1');
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(calls, 2, 'one serialization for the request line, one for its awakeable\'s');
+  await endOfTurn();
+  const later = followed(feed);
+  assert.deepEqual(later[0], live[0], 'a hub following later gets the same lines');
+  assert.deepEqual(live[0]!.map(textOf), ['approval-request', 'awakeable']);
+});

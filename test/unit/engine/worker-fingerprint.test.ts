@@ -36,3 +36,24 @@ test('a restamped fingerprint holds the turn\'s session file as it is now and ev
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a file or folder that appears after the fingerprint was taken is seen changed; one that stays absent is not', () => {
+  const root = mkdtempSync(join(tmpdir(), 'legion-fingerprint-'));
+  try {
+    const layout = layoutFor(root);
+    const env = { HOME: root, XDG_CONFIG_HOME: join(root, 'xdg') };
+    mkdirSync(layout.sessionsDir('r1'), { recursive: true });
+    const before = workspaceFingerprint(root, 'r1', env);
+    const none = new Set<string>();
+    assert.deepEqual(changedFiles(before, workspaceFingerprint(root, 'r1', env), none), [], 'nothing there twice: no change');
+    writeFileSync(layout.approvals('r1'), '[]\n');
+    mkdirSync(join(root, 'xdg', 'legion', 'agents'), { recursive: true });
+    const agent = join(root, 'xdg', 'legion', 'agents', 'scribe.md');
+    writeFileSync(agent, '---\nid: scribe\n---\n');
+    assert.deepEqual(changedFiles(before, workspaceFingerprint(root, 'r1', env), none).sort(), [layout.approvals('r1'), agent].sort());
+    rmSync(layout.approvals('r1'));
+    assert.deepEqual(changedFiles(before, workspaceFingerprint(root, 'r1', env), none), [agent], 'gone again: as before');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
