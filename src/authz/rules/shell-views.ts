@@ -45,6 +45,11 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
   if (command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
+  // A pattern's dot-named component as the name bash may expand it to: `.le*` is `.legion`, `.en?` is `.env`.
+  for (let i = 0, n = wordLists.length; i < n; i++) {
+    const list = wordLists[i]!;
+    if (list.some(mayMatchDotName)) wordLists.push(list.map((w) => (mayMatchDotName(w) ? dotNamesOf(w) : w)));
+  }
   // Absolute paths as the kernel and bash read them: `/usr/../*` is `/*`, `//./` is `/`, `/???` every top folder.
   for (let i = 0, n = wordLists.length; i < n; i++) {
     const list = wordLists[i]!;
@@ -332,6 +337,60 @@ function isRedirection(word: string): boolean {
 }
 
 const hasExpansion = (word: string): boolean => word.includes('${');
+
+/**
+ * Dot-names deny and ask rules watch for (Legion's state; the shipped secret names, rules.yaml's
+ * shell-mentions-secrets): a file-name pattern that may expand to one is seen as it, since bash
+ * hands the program the name the rule would have matched (`cat .le*\/web-token`).
+ */
+const DOT_NAMES = ['.legion', '.env', '.envrc', '.ssh', '.aws', '.gnupg', '.netrc', '.git-credentials', '.npmrc', '.pypirc'];
+
+/** A word with a path component that starts with a literal `.` and holds a pattern (bash's `*` and `?` match no leading dot). */
+function mayMatchDotName(word: string): boolean {
+  return word.includes('.') && /(?:^|\/)\.[^/]*[*?[]/.test(word);
+}
+
+/** `word` with each such component replaced by the first of DOT_NAMES it matches (case aside: erring towards seeing it). */
+function dotNamesOf(word: string): string {
+  return word.split('/').map((part) => {
+    if (part.length < 2 || part[0] !== '.' || !/[*?[]/.test(part)) return part;
+    const pattern = patternRegExp(part);
+    return DOT_NAMES.find((name) => pattern.test(name)) ?? part;
+  }).join('/');
+}
+
+/** One path component's bash pattern (`*`, `?`, `[…]` with `!` or `^`, `\x`) as a whole-name RegExp. */
+function patternRegExp(part: string): RegExp {
+  let source = '';
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '\\' && i + 1 < part.length) source += escapeRegExp(part[++i]!);
+    else if (c === '[') {
+      let j = i + 1;
+      if (part[j] === '!' || part[j] === '^') j++;
+      if (part[j] === ']') j++;
+      while (j < part.length && part[j] !== ']') j++;
+      if (j >= part.length) {
+        source += '\\[';
+        continue;
+      }
+      let body = part.slice(i + 1, j);
+      const negated = body[0] === '!' || body[0] === '^';
+      if (negated) body = body.slice(1);
+      source += `[${negated ? '^' : ''}${body.replace(/[\\\]^]/g, (m) => `\\${m}`)}]`;
+      i = j;
+    } else source += escapeRegExp(c);
+  }
+  try {
+    return new RegExp(`^${source}$`, 'i');
+  } catch {
+    return /(?!)/; // a range bash cannot read either (`[z-a]`): it matches nothing
+  }
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** An absolute path that `..`, `.`, a repeated `/` or a file-name pattern may make read otherwise. */
 function mayNormalize(word: string): boolean {
