@@ -106,7 +106,9 @@ export function unseen(call: RuleQuery, pass: number): RuleQuery {
     if (typeof input[field] === 'string') input[field] = `${input[field] as string}.v${pass}`;
   }
   if (typeof input.command === 'string') input.command = `${input.command} v${pass}`;
-  return { ...call, input };
+  // Through JSON, as a model's tool call arrives: the strings built above are V8 cons strings,
+  // which the engine would flatten inside the timed window; a parsed call's are flat already.
+  return { ...call, input: JSON.parse(JSON.stringify(input)) as Record<string, unknown> };
 }
 
 /**
