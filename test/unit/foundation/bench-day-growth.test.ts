@@ -1,17 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { prng } from '../../helpers/prng';
 import { CPU_GROWTH_LIMIT as LIMIT, cpuGrowth, theilSen, MIN_STEADY_WINDOWS, type DayWindow } from '../../bench/day-growth';
 
-/** Deterministic noise in [-1, 1] (mulberry32). */
+/** Deterministic noise in [-1, 1]. */
 function noiseSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  };
+  const next = prng(seed);
+  return () => next() * 2 - 1;
 }
 
 interface MadeUpDay {
