@@ -20,30 +20,43 @@ export interface DeltaCoalescer {
  * The bus still delivers every delta; this only changes what is written. Order is kept: any
  * other event first writes the waiting deltas (the lines in the order of their `seq`), so what
  * is written stays in `seq` order and a session's text is complete before its `message-add`.
+ * `writeAll`, when given, takes what one flush writes at once — the waiting lines, and the event
+ * that made the flush after them — instead of `write` once a line: the ledger appends them in one
+ * write (a window of 20 sessions streaming: one write instead of 20).
  */
-export function createDeltaCoalescer(write: (event: LegionEvent) => void, windowMs = DELTA_WINDOW_MS): DeltaCoalescer {
+export function createDeltaCoalescer(write: (event: LegionEvent) => void, windowMs = DELTA_WINDOW_MS, writeAll?: (events: readonly LegionEvent[]) => void): DeltaCoalescer {
   /** Waiting deltas by session. */
   const waiting = new Map<string, { last: EventOf<'text-delta'>; texts: string[] }>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** A write that failed in the timer's flush: thrown by the next `push` (inside the bus, which reports it). */
   let failed: { error: unknown } | null = null;
 
-  const flush = (): void => {
+  /** What one flush writes: `writeAll` once (the ledger: one append), else `write` for each. */
+  const emit = (events: LegionEvent[]): void => {
+    if (events.length === 0) return;
+    if (writeAll) writeAll(events);
+    else for (const event of events) write(event);
+  };
+
+  /** The waiting deltas as lines, in the order of each line's seq (its last delta's): the lines stay in seq order. */
+  const drain = (): LegionEvent[] => {
     if (timer) {
       clearTimeout(timer);
       timer = null;
     }
-    if (waiting.size === 0) return;
-    // In the order of each line's seq (its last delta's): the lines stay in seq order.
+    if (waiting.size === 0) return [];
     const batches = [...waiting.values()].sort((a, b) => a.last.seq - b.last.seq);
     waiting.clear();
-    for (const { last, texts } of batches) write(texts.length === 1 ? last : { ...last, text: texts.join(''), joined: texts.length });
+    return batches.map(({ last, texts }) => (texts.length === 1 ? last : { ...last, text: texts.join(''), joined: texts.length }));
   };
+
+  const flush = (): void => emit(drain());
 
   const take = (event: LegionEvent): void => {
     if (event.type !== 'text-delta') {
-      flush();
-      write(event);
+      const lines = drain();
+      lines.push(event);
+      emit(lines);
       return;
     }
     const batch = waiting.get(event.sessionId);

@@ -17,7 +17,8 @@ export interface Ledger {
  * in emission order, appended synchronously so the file is never behind the bus when
  * `emit` returns — except `text-delta`: a session's deltas within `coalesceMs` (default
  * 50 ms) become one line (their joined text, the `seq` of the last), written when the window
- * ends or before the next other event, whichever is first (coalesce.ts); 0 writes every delta.
+ * ends or before the next other event, whichever is first (coalesce.ts), the lines of one flush
+ * and the event after them in one write; 0 writes every delta.
  * A write failure throws inside the subscriber, which the bus reports through
  * `onSubscriberError`; it never reaches the emitter. A torn last line (a crash mid-write) is
  * cut off first, so every line of the ledger parses; the caller holds the run lock.
@@ -26,7 +27,7 @@ export function attachLedger(bus: EventBus, path: string, options: { coalesceMs?
   const torn = dropTornTail(path);
   const appender = openJsonlAppender(path);
   const coalesceMs = options.coalesceMs ?? DELTA_WINDOW_MS;
-  const coalescer = coalesceMs > 0 ? createDeltaCoalescer((event) => appender.append(event), coalesceMs) : null;
+  const coalescer = coalesceMs > 0 ? createDeltaCoalescer((event) => appender.append(event), coalesceMs, (events) => appender.append(...events)) : null;
   const unsubscribe = bus.subscribeAll(coalescer ? (event) => coalescer.push(event) : (event) => appender.append(event));
   let closed = false;
   return {

@@ -91,3 +91,23 @@ test('coalescer: a write failing in the timer is thrown by the next push (inside
   assert.deepEqual(written, ['notice'], 'the next event is still written');
   coalescer.close();
 });
+
+test('coalescer with writeAll: what one flush writes goes out at once — the window\'s lines in seq order, or the waiting lines with the event that flushed them', async () => {
+  const writes: string[][] = [];
+  const single: string[] = [];
+  const describe = (e: LegionEvent): string => (e.type === 'text-delta' ? `${e.sessionId}:${e.text}` : e.type);
+  const coalescer = createDeltaCoalescer((e) => single.push(describe(e)), 5, (events) => writes.push(events.map(describe)));
+  const bus = createBus({ runId: 'r' });
+  bus.subscribeAll((e) => coalescer.push(e));
+  for (const session of ['s1', 's2', 's3']) bus.emit(delta(session, session === 's2' ? 'b' : 'a'));
+  bus.emit(delta('s1', 'c'));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(writes, [['s2:b', 's3:a', 's1:ac']], 'one write for the window, its lines in the order of their last seq');
+  bus.emit(delta('s2', 'd'));
+  bus.emit({ type: 'notice', level: 'info', message: 'next' });
+  assert.deepEqual(writes.slice(1), [['s2:d', 'notice']], 'the waiting line and the event after it: one write');
+  bus.emit({ type: 'notice', level: 'info', message: 'alone' });
+  assert.deepEqual(writes.slice(2), [['notice']]);
+  assert.deepEqual(single, [], 'write is not called once writeAll is given');
+  coalescer.close();
+});
