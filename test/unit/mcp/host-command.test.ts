@@ -93,3 +93,47 @@ test('a user-level npx server resolves its package and npm config outside the wo
     assert.ok(closed, 'npx, offline, found no package outside the workspace and exited');
   });
 });
+
+/**
+ * Finding the server's program outside the workspace is not enough: `npx` starts with
+ * `#!/usr/bin/env node` (a Python server with `#!/usr/bin/env python3`), so the interpreter is
+ * looked for on the child's PATH. With Legion's PATH passed on, a `node` a sandboxed command
+ * planted in an activated `.venv/bin` ran as the user, unsandboxed. The child's PATH is Legion's
+ * without the workspace's folders, unless the entry's own `env` sets PATH.
+ */
+test('a user-level server\'s interpreter (#!/usr/bin/env node) is never one planted in a folder of the workspace on PATH', async () => {
+  await withTempDir(async (dir) => {
+    const ws = join(dir, 'ws');
+    const venv = join(ws, '.venv', 'bin');
+    const tools = join(dir, 'tools');
+    await mkdir(venv, { recursive: true });
+    await mkdir(tools);
+    await program(join(venv, 'node'), join(dir, 'PLANTED-NODE-ran'));
+    await writeFile(join(tools, 'server'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(join(dir, 'real-node-ran'))}, '')\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    // Legion's own PATH, as the user's shell left it: the workspace's .venv/bin first.
+    process.env.PATH = `${venv}:${tools}:${saved ?? ''}`;
+    try {
+      const plan = planServers({
+        fromConfig: { mine: { command: 'server' }, explicit: { command: 'server', env: { PATH: `${venv}:${tools}` } } },
+        fromMcpJson: {}, projectNames: new Set(), env: { XDG_CONFIG_HOME: join(dir, 'config') }, workspaceRoot: ws, mcpJsonFile: join(ws, '.mcp.json'),
+      });
+      const spec = (name: string) => plan.servers.find((s) => s.name === name)!.transport;
+      const mine = createTransport(spec('mine'), () => undefined);
+      await mine.start().catch(() => undefined);
+      await until(() => existsSync(join(dir, 'real-node-ran')) || existsSync(join(dir, 'PLANTED-NODE-ran')));
+      await mine.close();
+      assert.ok(!existsSync(join(dir, 'PLANTED-NODE-ran')), 'the node planted in the workspace ran the user\'s server');
+      assert.ok(existsSync(join(dir, 'real-node-ran')), 'the node outside the workspace ran it');
+
+      // A PATH the entry sets itself is the user's word: passed on as written.
+      const explicit = createTransport(spec('explicit'), () => undefined);
+      await explicit.start().catch(() => undefined);
+      await until(() => existsSync(join(dir, 'PLANTED-NODE-ran')));
+      await explicit.close();
+      assert.ok(existsSync(join(dir, 'PLANTED-NODE-ran')));
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+});
