@@ -1,6 +1,7 @@
 import type { Line, Span } from './line';
 import type { Theme } from '../theme';
 import { cellWidth } from './width';
+import { withoutTerminalControls } from '../../src/terminal-text';
 
 const FG: Readonly<Record<string, number>> = {
   black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90,
@@ -43,12 +44,8 @@ export function spanToAnsi(span: Span, theme: Theme): string {
   return `\x1b[${codes.join(';')}m${span.text}\x1b[0m`;
 }
 
-// Tabs become spaces; other control characters (escapes included) are dropped so text from a
-// model or a tool can never move the cursor or change the terminal's state. The C1 range
-// (U+0080–U+009F) goes whole: terminals act on U+009D (OSC: title, links, clipboard), U+0090
-// (DCS), U+009B (CSI)… as on their ESC forms.
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-
+// Tabs become spaces; other control characters (escapes and the C1 range included) are dropped
+// so text from a model or a tool can never move the cursor or change the terminal's state.
 export function sanitize(text: string): string {
-  return text.replace(/\t/g, '    ').replace(CONTROL, '');
+  return withoutTerminalControls(text.replace(/\t/g, '    '));
 }

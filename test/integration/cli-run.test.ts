@@ -124,3 +124,19 @@ test('legion run: configuration, rules and usage failures are one clear line and
     assert.match(badScript.stderr, /missing\.yaml: cannot read the faux script/);
   });
 });
+
+/**
+ * The final text `legion run` prints comes from a model (and through it from files and tool
+ * output): printed as is, an escape sequence in it reached the user's terminal — OSC 52 writes
+ * the clipboard in terminals that allow it (the next paste runs it in the user's shell), OSC 0
+ * retitles the window, CSI moves the cursor over what was printed. Dropped, as the TUI does.
+ */
+test('legion run prints the text without terminal control sequences (OSC 52, C1 OSC, CSI)', async () => {
+  await withTempDir(async (dir) => {
+    const env = await workspace(dir);
+    const result = await run(['a\x1b]52;c;ZWNobyBwd25lZA==\x07b \x9d0;title\x9c c\x1b[2Ad\x1b[8mhidden\x1b[0m'], dir, env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stdout, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/, JSON.stringify(result.stdout));
+    assert.equal(result.stdout, 'echo: a52;c;ZWNobyBwd25lZA==b 0;title cdhidden\n');
+  });
+});

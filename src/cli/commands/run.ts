@@ -10,6 +10,7 @@ import { attachChoice, serverToAttach } from '../attach';
 import { runAttached } from '../run-attached';
 import { parseInputFlags, runWorkflow } from './run-workflow';
 import { runAttachedWorkflow } from '../run-attached-workflow';
+import { withoutTerminalControls } from '../../terminal-text';
 
 /** Exit codes of `legion run` (also in docs/cli.md). */
 export const RUN_EXIT = {
@@ -55,9 +56,10 @@ export const runCommand: Command = {
     const cut = piped ? cutNote(piped) : null;
     if (cut) io.stderr(`legion: note: ${cut}\n`);
     const secrets = secretsFromEnv(io.env);
-    // API keys never reach stdout/stderr: their literal values are cut from everything printed.
+    // API keys never reach stdout/stderr: their literal values are cut from everything printed;
+    // nor do a model's escape sequences reach the terminal (src/terminal-text.ts).
     const clean = (text: string): string => {
-      let out = text;
+      let out = withoutTerminalControls(text);
       for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
       return out;
     };
