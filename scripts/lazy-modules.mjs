@@ -22,6 +22,18 @@
 // The file is opened when the bundle starts (as it evaluates, or once a snapshot is
 // deserialized), and read through that descriptor: a build that later removes it (an hour after
 // a newer build, scripts/build.mjs) does not break a process still running.
+//
+// Only the bytes the build wrote are evaluated. The file may lie where an agent can write
+// (Legion run on its own repository, or installed as a project's dependency), and it is read
+// while the process runs, possibly hours after the start: a write to it (in place, or `>` on the
+// same inode, which the open descriptor sees) must not reach the running process, which holds
+// the user's API keys. The file starts with a table, the sha256 of each module's text; the
+// bundle holds the table's sha256. The first lazy load reads the table, checks it and keeps it;
+// each module's text, once read into memory, is checked against its entry before it is compiled.
+// A mismatch throws an error naming the file (reinstall Legion) and evaluates nothing. The cost
+// is at the first lazy load, not at the start: node:crypto is required there (a start has loaded
+// it already: a cache hit), the table is ~48 kB for ~750 modules, and sha256 runs on the bytes
+// a load reads anyway (docs/performance.md#the-start-up-snapshot).
 import { createHash } from 'node:crypto';
 import * as acorn from 'acorn';
 
@@ -55,13 +67,20 @@ export function moduleWrappers(text) {
   return wrappers;
 }
 
+/** The hex sha256 of an ASCII text (the loader hashes the bytes it read, latin1). */
+const sha256 = (text) => createHash('sha256').update(text, 'latin1').digest('hex');
+
+/** How the lazy part starts: its table of hashes follows (64 hex digits a module, in order), then a newline. */
+const TABLE_PREFIX = '// sha256 of each module\'s text below, in order (scripts/lazy-modules.mjs): ';
+
 /** What the bundle's text starts with (esbuild's CommonJS output of strict code), after which the loader goes. */
 const STRICT = '"use strict";';
 
 /**
  * The bundle's text with the bodies of the wrappers whose key is not in `inline` moved to a
- * lazy part: `{ main, lazy, name, moved }` (`name`: the lazy part's file name, beside the
- * bundle; `moved`: the keys moved, by index). `wrappers`: moduleWrappers(text).
+ * lazy part: `{ main, lazy, name, moved, at }` (`name`: the lazy part's file name, beside the
+ * bundle; `moved`: the keys moved, by index; module `i`'s text is `lazy.slice(at[i], at[i + 1])`,
+ * after the table of hashes). `wrappers`: moduleWrappers(text).
  */
 export function splitLazyModules(text, wrappers, inline) {
   if (!text.startsWith(STRICT)) throw new Error('build: the bundle does not start with "use strict"; (scripts/lazy-modules.mjs: the lazy modules\' eval must be strict)');
@@ -77,33 +96,45 @@ export function splitLazyModules(text, wrappers, inline) {
     size += part.length;
     offsets.push(size);
   }
-  const lazy = parts.join('');
+  // The table of hashes, then the modules' texts (at `offsets`, shifted by the table's length).
+  const table = `${TABLE_PREFIX}${parts.map(sha256).join('')}\n`;
+  const lazy = table + parts.join('');
+  const at = offsets.map((o) => o + table.length);
   if (/[^\x00-\x7f]/.test(lazy)) throw new Error('build: the lazy modules\' text is not ASCII (scripts/lazy-modules.mjs reads it as latin1)');
   const name = lazyModulesName(lazy);
   let main = '';
-  let at = 0;
+  let cursor = 0;
   moved.forEach((w, i) => {
-    main += text.slice(at, w.bodyStart) + `{return __legionLazy(${i},this,arguments)}`;
-    at = w.end;
+    main += text.slice(cursor, w.bodyStart) + `{return __legionLazy(${i},this,arguments)}`;
+    cursor = w.end;
   });
-  main += text.slice(at);
-  return { main: STRICT + loaderSource(name, offsets) + main.slice(STRICT.length), lazy, name, moved: moved.map((w) => w.key) };
+  main += text.slice(cursor);
+  return { main: STRICT + loaderSource(name, at, sha256(table)) + main.slice(STRICT.length), lazy, name, moved: moved.map((w) => w.key), at };
 }
 
 /**
  * The bundle's loader of lazy modules: `__legionLazy(i, self, args)` runs module `i`'s function,
- * read from the lazy part (bytes `offsets[i]`..`offsets[i + 1]`) and compiled at its first call.
- * The descriptor is opened at start (not in a snapshot being built: once deserialized). The
- * snapshot builder's hooks (`__legionStart.lazyLoaded`) hear of every module read.
+ * read from the lazy part (bytes `at[i]`..`at[i + 1]`), checked against the table of hashes at
+ * the file's start (bytes 0..`at[0]`, whose sha256 is `tableHash`) and compiled at its first
+ * call. The descriptor is opened at start (not in a snapshot being built: once deserialized);
+ * the table is read at the first lazy load and kept. The snapshot builder's hooks
+ * (`__legionStart.lazyLoaded`) hear of every module read.
  */
-function loaderSource(name, offsets) {
+function loaderSource(name, at, tableHash) {
   return [
-    `var __legionLazyAt=[${offsets.join(',')}],__legionLazyFns=[],__legionLazyFd,__legionLazyFs=require("node:fs"),__legionLazyPath=require("node:path").join(__dirname,${JSON.stringify(name)});`,
+    `var __legionLazyAt=[${at.join(',')}],__legionLazyFns=[],__legionLazyFd,__legionLazyTable,__legionLazyFs=require("node:fs"),__legionLazyPath=require("node:path").join(__dirname,${JSON.stringify(name)});`,
     'function __legionLazyOpen(){return __legionLazyFd===void 0&&(__legionLazyFd=__legionLazyFs.openSync(__legionLazyPath,"r")),__legionLazyFd}',
-    'if(globalThis.__legionBuildingSnapshot)require("node:v8").startupSnapshot.addDeserializeCallback(()=>{__legionLazyFd=void 0;__legionLazyOpen()});else __legionLazyOpen();',
-    'function __legionLazy(i,self,args){let fn=__legionLazyFns[i];if(!fn){',
-    'const from=__legionLazyAt[i],bytes=Buffer.allocUnsafeSlow(__legionLazyAt[i+1]-from);',
+    'if(globalThis.__legionBuildingSnapshot)require("node:v8").startupSnapshot.addDeserializeCallback(()=>{__legionLazyFd=__legionLazyTable=void 0;__legionLazyOpen()});else __legionLazyOpen();',
+    // Bytes from..to of the file, read into memory (what is checked is what is compiled).
+    'function __legionLazyRead(from,to){const bytes=Buffer.allocUnsafeSlow(to-from);',
     'for(let read=0;read<bytes.length;){const n=__legionLazyFs.readSync(__legionLazyOpen(),bytes,read,bytes.length-read,from+read);if(n===0)throw new Error("legion: the lazy modules\' file is shorter than the bundle expects");read+=n}',
+    'return bytes}',
+    // Bytes whose sha256 is not `hex`: the error, thrown before anything is compiled.
+    'function __legionLazyCheck(bytes,hex){if(require("node:crypto").createHash("sha256").update(bytes).digest("hex")!==hex)throw new Error(`legion: ${__legionLazyPath} was changed after the build: reinstall Legion (its code is not evaluated)`)}',
+    'function __legionLazy(i,self,args){let fn=__legionLazyFns[i];if(!fn){',
+    `if(__legionLazyTable===void 0){const table=__legionLazyRead(0,__legionLazyAt[0]);__legionLazyCheck(table,${JSON.stringify(tableHash)});__legionLazyTable=table.toString("latin1")}`,
+    'const bytes=__legionLazyRead(__legionLazyAt[i],__legionLazyAt[i+1]);',
+    `__legionLazyCheck(bytes,__legionLazyTable.substr(${TABLE_PREFIX.length}+64*i,64));`,
     '__legionStart?.lazyLoaded?.(i);',
     'fn=__legionLazyFns[i]=__legionLazyEval(bytes.toString("latin1"))}',
     'return fn.apply(self,args)}',

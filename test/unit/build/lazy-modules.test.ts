@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
@@ -14,7 +15,9 @@ import { moduleWrappers, splitLazyModules } from '../../../scripts/lazy-modules.
  * (scripts/lazy-modules.mjs, applied by scripts/build.mjs): a moved module, evaluated at its
  * first import, sees the bundle's bindings (live, and not hidden by the loader's own names),
  * runs once, fails as it did inline, names itself in a stack, and is read through the
- * descriptor the bundle opened as it started (a later build may remove the file).
+ * descriptor the bundle opened as it started (a later build may remove the file), and only if
+ * its bytes are the ones the build wrote (the file may lie where an agent can write, and it is
+ * read while the process runs: an altered body must never run).
  */
 
 const FILES: Record<string, string> = {
@@ -22,14 +25,17 @@ const FILES: Record<string, string> = {
   'state.js': 'export let count = 0; export const bump = () => count++; export const i = "bundle i", fn = "bundle fn", self = "bundle self", args = "bundle args", bytes = "bundle bytes", from = "bundle from";',
   'lazy.js': 'import { count, bump, i, fn, self, args, bytes, from } from "./state.js"; bump(); export const seen = [count, i, fn, self, args, bytes, from]; export const where = () => new Error("here").stack; export const evaluations = (globalThis.__lazyEvaluations = (globalThis.__lazyEvaluations ?? 0) + 1);',
   'boom.js': 'import { bump } from "./state.js"; bump(); if (globalThis.__boom !== false) throw new Error("boom at load"); export const ok = true;',
+  // Long enough for an attacker's code to replace it at the same length.
+  'victim.js': `export const victim = "${'the build\'s own code '.repeat(12)}";`,
   'legacy.cjs': 'module.exports = { twice: (x) => x * Number(process.env.LAZY_TEST_FACTOR ?? 2) };',
-  'entry.js': '"use strict"; import { count } from "./state.js"; export const current = () => count; export const load = () => import("./lazy.js"); export const loadBoom = () => import("./boom.js"); export const legacy = (x) => require("./legacy.cjs").twice(x);',
+  'entry.js': '"use strict"; import { count } from "./state.js"; export const current = () => count; export const load = () => import("./lazy.js"); export const loadBoom = () => import("./boom.js"); export const loadVictim = () => import("./victim.js"); export const legacy = (x) => require("./legacy.cjs").twice(x);',
 };
 
 interface Bundle {
   current(): number;
   load(): Promise<{ seen: unknown[]; where(): string; evaluations: number }>;
   loadBoom(): Promise<unknown>;
+  loadVictim(): Promise<{ victim: string }>;
   legacy(x: number): number;
 }
 
@@ -60,7 +66,7 @@ async function splitBundle(dir: string) {
 test('a moved module sees the bundle\'s bindings live, not the loader\'s names, and is evaluated once', async () => {
   await withTempDir(async (dir) => {
     const { split, text, run, loaded } = await splitBundle(dir);
-    assert.deepEqual([...split.moved].map((k: string) => k.replace(/^.*\//, '')).sort(), ['boom.js', 'lazy.js', 'legacy.cjs']);
+    assert.deepEqual([...split.moved].map((k: string) => k.replace(/^.*\//, '')).sort(), ['boom.js', 'lazy.js', 'legacy.cjs', 'victim.js']);
     assert.ok(text.includes('boom at load') && !split.main.includes('boom at load'), 'the moved body is not in the bundle\'s source');
     assert.ok(split.lazy.includes('boom at load'));
     const app = run();
@@ -104,5 +110,107 @@ test('the split refuses a bundle that is not strict code (its eval would add nam
     const { text } = await splitBundle(dir);
     const sloppy = text.replace(/^"use strict";/, '');
     assert.throws(() => splitLazyModules(sloppy, moduleWrappers(sloppy), new Set()), /use strict/);
+  }, 'legion-lazy-modules-');
+});
+
+// --- an altered file (the attacker controls what an agent runs, and dist/ may be in its workspace) ---
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'latin1').digest('hex');
+const CHANGED = /legion-lazy-[0-9a-f]{16}\.js was changed after the build: reinstall Legion/;
+
+/**
+ * The lazy file with victim.js's text replaced by code that writes `marker` when evaluated, at
+ * the same length (so the module's byte range holds the attacker's code); `extra` bytes after
+ * it make the file longer. `table`: the attacker also writes the new text's sha256 where the
+ * file holds the old one.
+ */
+function hostile(split: { lazy: string; moved: string[]; at: number[] }, marker: string, { extra = '', table = false } = {}) {
+  const i = split.moved.findIndex((k) => k.endsWith('victim.js'));
+  const [from, to] = [split.at[i]!, split.at[i + 1]!];
+  const original = split.lazy.slice(from, to);
+  const code = `(function(){require("node:fs").writeFileSync(${JSON.stringify(marker)},"the altered code ran")})`;
+  assert.ok(code.length < original.length, 'the victim is long enough for the payload');
+  const altered = code.padEnd(original.length, ' ');
+  let lazy = split.lazy.slice(0, from) + altered + extra + split.lazy.slice(to);
+  if (table) {
+    assert.ok(lazy.includes(sha256(original)), 'the file holds the module\'s sha256 as hex');
+    lazy = lazy.replace(sha256(original), sha256(altered));
+  }
+  return { lazy, from, altered };
+}
+
+/** Overwrite `path` in place (same inode, same length, no truncation), from byte 0. */
+function writeInPlace(path: string, text: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, Buffer.from(text, 'latin1'), 0, text.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+for (const attack of [
+  { name: 'in place at the same length', write: (path: string, lazy: string) => writeInPlace(path, lazy), extra: '' },
+  { name: 'in place, longer (more code after the module\'s range)', write: (path: string, lazy: string) => writeInPlace(path, lazy), extra: ';require("node:fs").writeFileSync("/dev/null","more")\n' },
+  { name: 'truncated and rewritten, same inode (a shell\'s `>`)', write: (path: string, lazy: string) => writeFileSync(path, lazy, 'latin1'), extra: '' },
+]) {
+  test(`a moved module whose text was altered ${attack.name} after the start fails with a clear error and its code never runs`, async () => {
+    await withTempDir(async (dir) => {
+      const { split, run, lazyPath } = await splitBundle(dir);
+      const marker = join(dir, 'marker');
+      const app = run();
+      const inode = statSync(lazyPath).ino;
+      const { lazy } = hostile(split, marker, { extra: attack.extra });
+      attack.write(lazyPath, lazy);
+      assert.equal(statSync(lazyPath).ino, inode, 'the file the bundle opened');
+      assert.equal(statSync(lazyPath).size, split.lazy.length + attack.extra.length);
+      await assert.rejects(app.loadVictim(), (error: Error) => error.message.includes(lazyPath) && CHANGED.test(error.message));
+      assert.equal(existsSync(marker), false, 'the altered code did not run');
+      // The modules the file still holds as built load (each is checked on its own).
+      assert.equal((await app.load()).seen[0], 1);
+      assert.equal(existsSync(marker), false);
+    }, 'legion-lazy-modules-');
+  });
+}
+
+test('an altered module with its sha256 rewritten in the file fails too: the file\'s table of hashes is checked against the bundle', async () => {
+  await withTempDir(async (dir) => {
+    const { split, run, lazyPath } = await splitBundle(dir);
+    const marker = join(dir, 'marker');
+    const app = run();
+    writeFileSync(lazyPath, hostile(split, marker, { table: true }).lazy, 'latin1');
+    await assert.rejects(app.loadVictim(), CHANGED);
+    await assert.rejects(app.load(), CHANGED, 'no module is read from a file whose table is not the build\'s');
+    assert.equal(existsSync(marker), false, 'the altered code did not run');
+  }, 'legion-lazy-modules-');
+});
+
+test('after a first lazy load (the table checked and kept), a module altered with its table entry rewritten fails; it keeps its error, a new start loads the file put back', async () => {
+  await withTempDir(async (dir) => {
+    const { split, run, lazyPath } = await splitBundle(dir);
+    const marker = join(dir, 'marker');
+    const app = run();
+    assert.equal((await app.load()).seen[0], 1, 'the first lazy load: the table is checked and kept');
+    writeInPlace(lazyPath, hostile(split, marker, { table: true }).lazy);
+    await assert.rejects(app.loadVictim(), CHANGED);
+    assert.equal(existsSync(marker), false, 'the altered code did not run');
+    // Put back as built: the module keeps its error, as a module that threw inline does; a new start loads it.
+    writeInPlace(lazyPath, split.lazy);
+    await assert.rejects(app.loadVictim(), CHANGED);
+    assert.match((await run().loadVictim()).victim, /the build's own code/);
+    assert.equal(existsSync(marker), false);
+  }, 'legion-lazy-modules-');
+});
+
+test('a bundle started on an altered file fails at its first lazy load, not before, and the altered code never runs', async () => {
+  await withTempDir(async (dir) => {
+    const { split, run, lazyPath } = await splitBundle(dir);
+    const marker = join(dir, 'marker');
+    writeFileSync(lazyPath, hostile(split, marker).lazy, 'latin1');
+    const app = run();
+    assert.equal(app.current(), 0, 'the start does not read the file');
+    await assert.rejects(app.loadVictim(), CHANGED);
+    assert.equal(existsSync(marker), false);
+    assert.equal(readFileSync(lazyPath, 'latin1').length, split.lazy.length);
   }, 'legion-lazy-modules-');
 });
