@@ -130,7 +130,7 @@ function loaderSource(name, at, tableHash) {
     'for(let read=0;read<bytes.length;){const n=__legionLazyFs.readSync(__legionLazyOpen(),bytes,read,bytes.length-read,from+read);if(n===0)throw new Error("legion: the lazy modules\' file is shorter than the bundle expects");read+=n}',
     'return bytes}',
     // Bytes whose sha256 is not `hex`: the error, thrown before anything is compiled.
-    'function __legionLazyCheck(bytes,hex){if(require("node:crypto").createHash("sha256").update(bytes).digest("hex")!==hex)throw new Error(`legion: ${__legionLazyPath} was changed after the build: reinstall Legion (its code is not evaluated)`)}',
+    'function __legionLazyCheck(bytes,hex){if(require("node:crypto").createHash("sha256").update(bytes).digest("hex")!==hex)throw new Error(`${__legionLazyPath} was changed after the build: reinstall Legion (its code is not evaluated)`)}',
     'function __legionLazy(i,self,args){let fn=__legionLazyFns[i];if(!fn){',
     `if(__legionLazyTable===void 0){const table=__legionLazyRead(0,__legionLazyAt[0]);__legionLazyCheck(table,${JSON.stringify(tableHash)});__legionLazyTable=table.toString("latin1")}`,
     'const bytes=__legionLazyRead(__legionLazyAt[i],__legionLazyAt[i+1]);',

@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { REPO_ROOT, bundlePath, cleanAppEnv, ensureBundle } from '../helpers/bundle';
 import { withTempDir } from '../helpers/tmp';
 import { startVendorServer, sse, type VendorServer } from '../helpers/vendor-server';
@@ -16,7 +16,9 @@ import { trustWorkspace } from '../helpers/trust';
  * module), the provider SDKs and what a tool call runs are all there. A turn with a tool call
  * through each real SDK, against a local server, from the start-up snapshot (the launcher) and
  * from the plain bundle: it fails if a lazy module did not load or did not see the bundle's
- * bindings (test/unit/build/lazy-modules.test.ts has the mechanism's own cases).
+ * bindings (test/unit/build/lazy-modules.test.ts has the mechanism's own cases). A file
+ * altered after the build (the SDK's code replaced at the same length) stops the turn with an
+ * error naming it, and the altered code never runs.
  */
 const LAUNCHER = join(REPO_ROOT, 'dist', 'legion');
 let server: VendorServer;
@@ -107,5 +109,43 @@ test('snapshot start: a faux script of the user\'s is parsed by schemas built at
     const bad = await run([LAUNCHER, 'run', 'hello'], dir, { ...env, LEGION_FAUX_SCRIPT: join(dir, 'bad.yaml') });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /bad\.yaml:3: replies\.0\.when: not a valid regular expression/);
+  });
+});
+
+// dist/ may lie where an agent writes (Legion run on its own repository, or from a project's
+// node_modules): the agent replaces the Anthropic SDK's code in the lazy modules' file, at the
+// same length, with code that would run in Legion's process (which holds the API keys). On a
+// copy of the plain bundle's files and config/ (the snapshot names the build's own dist/ folder).
+test('plain start: the lazy modules\' file altered after the build stops the turn with an error naming it; the altered code never runs', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const dist = join(dir, 'dist');
+    await mkdir(dist);
+    const app = /legion-app-[0-9a-f]+\.cjs/.exec(readFileSync(bundlePath, 'utf8'))![0];
+    const lazyPath = lazyFile();
+    const wasm = /legion-restate-[0-9a-f]+\.wasm/.exec(readFileSync(join(REPO_ROOT, 'dist', app), 'latin1'))?.[0];
+    for (const name of ['legion.js', app, basename(lazyPath), ...(wasm ? [wasm] : [])]) copyFileSync(join(REPO_ROOT, 'dist', name), join(dist, name));
+    cpSync(join(REPO_ROOT, 'config'), join(dir, 'config'), { recursive: true });
+    const marker = join(dir, 'marker');
+    const lazy = readFileSync(lazyPath, 'latin1');
+    // The text of the SDK's client module: from its wrapper's start to the sourceURL line after it.
+    const key = /\(\{"([^"]*node_modules\/@anthropic-ai\/sdk\/client\.mjs)"\(/.exec(lazy)?.[1];
+    assert.ok(key, 'the SDK\'s client module is in the lazy part');
+    const from = lazy.indexOf(`({"${key}"(`);
+    const to = lazy.indexOf('\n', lazy.indexOf(`//# sourceURL=legion-lazy:${key}`, from)) + 1;
+    const code = `(function(){require("node:fs").writeFileSync(${JSON.stringify(marker)},"altered")})`;
+    assert.ok(to > from && code.length < to - from);
+    writeFileSync(join(dist, basename(lazyPath)), lazy.slice(0, from) + code.padEnd(to - from, ' ') + lazy.slice(to), 'latin1');
+    const home = join(dir, 'home');
+    const workspace = join(dir, 'workspace');
+    await mkdir(join(workspace, '.legion'), { recursive: true, mode: 0o700 });
+    await mkdir(home);
+    const env = { ...cleanAppEnv(), HOME: home, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.anthropicURL, LEGION_MODEL: 'claude-haiku-4-5' };
+    await trustWorkspace(workspace, env);
+    const before = server.requests.length;
+    const r = await run([process.execPath, join(dist, 'legion.js'), 'run', 'who is here?'], workspace, env);
+    assert.notEqual(r.code, 0, `exit; stdout=${r.stdout} stderr=${r.stderr}`);
+    assert.match(r.stderr + r.stdout, new RegExp(`${basename(lazyPath).replace('.', '\\.')} was changed after the build: reinstall Legion`));
+    assert.equal(existsSync(marker), false, 'the altered code did not run');
+    assert.equal(server.requests.length, before, 'no request was made');
   });
 });
