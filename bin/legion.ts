@@ -5,6 +5,7 @@ import { processIo } from '../src/cli/io';
 import { startScreen } from '../src/cli/start-screen';
 import { shippedConfig, warmStartParsers } from '../src/cli/snapshot-warm';
 import { warmCompose } from '../src/cli/warm-compose';
+import { forgetBuiltSchemas } from '../src/storage/lazy-schema';
 import { findAppDir } from '../src/cli/app-dir';
 
 /**
@@ -55,6 +56,8 @@ if (typeof __legionStart !== 'undefined' && __legionStart.snapshot) {
     if (!throwaway) throw new Error('snapshot warm-up: the snapshot entry has no throwaway hook');
     // The first screen again, of the composed throwaway run: the real core's reads compiled too.
     await throwaway(() => warmCompose(findAppDir(), undefined, (app) => tui.warmFirstRender(app.config, app)));
+    // Last: the schemas built on first use by the warm-up are not kept in the heap (src/storage/lazy-schema.ts).
+    forgetBuiltSchemas();
     return [tui, parsed];
   });
 } else run();

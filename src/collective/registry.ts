@@ -4,23 +4,26 @@ import { agentSchema, TALK_TOOLS, USER_ID, type Agent, type Participant } from '
 import type { ParticipantStore } from './store';
 import type { GrantGuard } from './grant';
 import { messageOf } from '../errors';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** Fields of `spawn_agent` (docs/design.md#tools); `modify_agent` takes `id` plus any of the others. */
-export const spawnSpecSchema = z.strictObject({
-  id: agentSchema.shape.id,
-  name: z.string().min(1),
-  description: z.string().default(''),
-  systemPrompt: z.string().min(1),
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  tools: z.array(z.string().min(1)).optional(),
-  toolAuthorizations: agentSchema.shape.toolAuthorizations.optional(),
-  approvalAuthority: agentSchema.shape.approvalAuthority.optional(),
-  isolation: agentSchema.shape.isolation,
-});
-export type SpawnSpec = z.input<typeof spawnSpecSchema>;
-export const modifySpecSchema = spawnSpecSchema.partial().required({ id: true });
-export type ModifySpec = z.input<typeof modifySpecSchema>;
+export const spawnSpecSchema = lazySchema(() =>
+  z.strictObject({
+    id: agentSchema.shape.id,
+    name: z.string().min(1),
+    description: z.string().default(''),
+    systemPrompt: z.string().min(1),
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    tools: z.array(z.string().min(1)).optional(),
+    toolAuthorizations: agentSchema.shape.toolAuthorizations.optional(),
+    approvalAuthority: agentSchema.shape.approvalAuthority.optional(),
+    isolation: agentSchema.shape.isolation,
+  }),
+);
+export type SpawnSpec = z.input<ReturnType<typeof spawnSpecSchema>>;
+export const modifySpecSchema = lazySchema(() => spawnSpecSchema().partial().required({ id: true }));
+export type ModifySpec = z.input<ReturnType<typeof modifySpecSchema>>;
 
 /**
  * Why a change was refused; the tool result turns it into what to do instead
@@ -108,7 +111,7 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
       serial(async () => {
         const caller = callerOf(callerId);
         if (isRefusal(caller)) return caller;
-        const parsed = spawnSpecSchema.safeParse(spec);
+        const parsed = spawnSpecSchema().safeParse(spec);
         if (!parsed.success) return refuse('invalid-input', firstIssue(parsed.error));
         const existing = byId.get(parsed.data.id);
         if (existing && existing.status === 'active') return refuse('exists', `"${parsed.data.id}" already exists (use modify_agent to change it)`);
@@ -128,7 +131,7 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
       serial(async () => {
         const caller = callerOf(callerId);
         if (isRefusal(caller)) return caller;
-        const parsed = modifySpecSchema.safeParse(spec);
+        const parsed = modifySpecSchema().safeParse(spec);
         if (!parsed.success) return refuse('invalid-input', firstIssue(parsed.error));
         const existing = byId.get(parsed.data.id);
         if (!existing) return refuse('not-found', `no participant "${parsed.data.id}" (see list_participants)`);

@@ -4,33 +4,38 @@ import type { Tool, ToolResult } from '../tools/types';
 import type { ContextRecord } from './records';
 import { stateOf } from './records';
 import { messagePage, searchHistory } from './recall';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** What `recall` is built with (by the runtime core): a session's history, compacted parts included. */
 export interface RecallDeps {
   sessionHistory(sessionId: string): { messages: readonly Message[]; records: readonly ContextRecord[] } | undefined;
 }
 
-const schema = z
-  .strictObject({
-    query: z.string().min(1).max(500).optional().describe('Words to find (all must appear, any case), e.g. a file name, an error text, a decision.'),
-    message: z.number().int().min(0).optional().describe('Show this message number whole instead (paged: see offset).'),
-    offset: z.number().int().min(0).optional().describe('With message: the character to start from (for long messages).'),
-    limit: z.number().int().min(1).max(50).optional().describe('Excerpts to return (default 10, newest first).'),
-  })
-  .refine((i) => i.query !== undefined || i.message !== undefined, { message: 'give a query or a message number' });
+const schema = lazySchema(() =>
+  z
+    .strictObject({
+      query: z.string().min(1).max(500).optional().describe('Words to find (all must appear, any case), e.g. a file name, an error text, a decision.'),
+      message: z.number().int().min(0).optional().describe('Show this message number whole instead (paged: see offset).'),
+      offset: z.number().int().min(0).optional().describe('With message: the character to start from (for long messages).'),
+      limit: z.number().int().min(1).max(50).optional().describe('Excerpts to return (default 10, newest first).'),
+    })
+    .refine((i) => i.query !== undefined || i.message !== undefined, { message: 'give a query or a message number' }),
+);
 
 /**
  * `recall`: every agent holds it (docs/context.md). It reads only the caller's own session,
  * on disk and in memory, compacted parts included: what compaction took out of the request
  * can always be brought back.
  */
-export function createRecallTool(deps: RecallDeps): Tool<z.infer<typeof schema>> {
+export function createRecallTool(deps: RecallDeps): Tool<z.infer<ReturnType<typeof schema>>> {
   return {
     name: 'recall',
     description:
       "Search this session's full history, including the parts compacted into a summary or evicted from the context, " +
       'and get excerpts with their message numbers; or pass `message` to read one message whole (e.g. an evicted tool output).',
-    schema,
+    get schema() {
+      return schema();
+    },
     keyArgument: (input) => input.query ?? (input.message !== undefined ? `message ${input.message}` : undefined),
     readOnly: true,
     async execute(input, context): Promise<ToolResult> {

@@ -149,3 +149,32 @@ test('plain start: the lazy modules\' file altered after the build stops the tur
     assert.equal(server.requests.length, before, 'no request was made');
   });
 });
+
+// The tools' argument schemas are built at their first use (src/storage/lazy-schema.ts), and the
+// snapshot build drops those its warm-up built: a start from the snapshot builds one at its
+// tool's first call. A call with bad arguments still gets the one-line refusal, and the tool does
+// not run; a good call of the same tool then runs.
+test('snapshot start: a tool call is validated by its schema built at first use (bad arguments refused in one line, good ones run)', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const env = { ...cleanAppEnv(), HOME: dir };
+    await writeFile(join(dir, 'script.yaml'), [
+      'replies:',
+      '  - on: message',
+      '    toolCalls:',
+      '      - name: todo_write',
+      '        input: { todos: "not a list", extra: 1 }',
+      '  - on: tool-error',
+      '    when: "invalid input for todo_write: todos: .*expected array.*unrecognized key"',
+      '    toolCalls:',
+      '      - name: todo_write',
+      '        input: { todos: [{ id: "1", content: "the lazy schema let this through", status: pending }] }',
+      '  - on: tool-result',
+      '    when: the lazy schema let this through',
+      '    text: "Refused, then written."',
+      '',
+    ].join('\n'));
+    const r = await run([LAUNCHER, 'run', 'plan it'], dir, { ...env, LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') });
+    assert.equal(r.code, 0, `exit; stdout=${r.stdout} stderr=${r.stderr}`);
+    assert.match(r.stdout, /Refused, then written\./);
+  });
+});

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { Tool } from '../../tools/types';
 import type { Participant } from '../participant';
 import type { CollectiveToolDeps } from './deps';
+import { lazySchema } from '../../storage/lazy-schema';
 
-const schema = z.strictObject({});
+const schema = lazySchema(() => z.strictObject({}));
 
 function describe(p: Participant): string {
   const head = `- ${p.id} (${p.kind}${p.status === 'retired' ? ', retired' : ''}): ${p.name}${p.description ? ` — ${p.description}` : ''}`;
@@ -13,11 +14,13 @@ function describe(p: Participant): string {
 }
 
 /** Who is in the collective, with tools and approval authority. */
-export function createListParticipantsTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.infer<typeof schema>> {
+export function createListParticipantsTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.infer<ReturnType<typeof schema>>> {
   return {
     name: 'list_participants',
     description: 'List the participants of the collective (agents and the user) with their descriptions, tools and approval authority.',
-    schema,
+    get schema() {
+      return schema();
+    },
     keyArgument: () => undefined,
     readOnly: true,
     async execute() {

@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import type { Tool } from '../../tools/types';
 import type { CollectiveToolDeps } from './deps';
+import { lazySchema } from '../../storage/lazy-schema';
 
-const schema = z.strictObject({});
+const schema = lazySchema(() => z.strictObject({}));
 
 /** Every tool that exists, for choosing what to grant an agent. */
-export function createListToolsTool(deps: Pick<CollectiveToolDeps, 'tools'>): Tool<z.infer<typeof schema>> {
+export function createListToolsTool(deps: Pick<CollectiveToolDeps, 'tools'>): Tool<z.infer<ReturnType<typeof schema>>> {
   return {
     name: 'list_tools',
     description: 'List every tool an agent can be given, with a one-line description each.',
-    schema,
+    get schema() {
+      return schema();
+    },
     keyArgument: () => undefined,
     readOnly: true,
     async execute() {

@@ -5,7 +5,7 @@ import { outcome } from './registry-result';
 import type { CollectiveToolDeps } from './deps';
 
 /** Create an agent; usable at once. No participant can grant more than it holds. */
-export function createSpawnAgentTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.input<typeof spawnSpecSchema>> {
+export function createSpawnAgentTool(deps: Pick<CollectiveToolDeps, 'registry'>): Tool<z.input<ReturnType<typeof spawnSpecSchema>>> {
   return {
     name: 'spawn_agent',
     description:
@@ -13,7 +13,9 @@ export function createSpawnAgentTool(deps: Pick<CollectiveToolDeps, 'registry'>)
       '(see list_tools); without tools it gets communicator and list_participants, so it can talk to others. ' +
       'provider/model default to the run\'s. isolation "worktree": its sessions work in their own git worktree and their changes ' +
       'come back as one merge request. You cannot grant tools or approvalAuthority you do not hold.',
-    schema: spawnSpecSchema,
+    get schema() {
+      return spawnSpecSchema();
+    },
     keyArgument: (input) => input.id,
     // The collective's writes are under .legion/, never the workspace's files.
     keepsWorkspaceFiles: true,

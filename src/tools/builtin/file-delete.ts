@@ -5,11 +5,14 @@ import type { Tool } from '../types';
 import { clip, isLegionSegment, resolveWorkspacePath } from '../path-safety';
 import { errorResult, okResult } from '../result';
 import { pinDirectory, type PinnedDir } from '../fd-location';
+import { lazySchema } from '../../storage/lazy-schema';
 
-const schema = z.strictObject({
-  path: z.string().describe('File (or empty directory) to delete, relative to the workspace root'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    path: z.string().describe('File (or empty directory) to delete, relative to the workspace root'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 const ROOT_REFUSAL = 'refusing to delete the workspace root';
 
@@ -23,7 +26,9 @@ export const fileDeleteTool: Tool<Input> = {
   name: 'file_delete',
   description:
     'Delete a file, a symlink (not its target) or an empty directory of the workspace. Non-empty directories are refused.',
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   keyArgument: (input) => input.path,
   async execute(input, context) {

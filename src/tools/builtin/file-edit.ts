@@ -4,17 +4,20 @@ import { resolveWorkspacePath } from '../path-safety';
 import { writeFileConfined } from '../confined-write';
 import { looksBinary, openCheckedForRead, BINARY_SNIFF_BYTES } from '../text-file';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Files larger than this are not loaded for editing. */
 export const FILE_EDIT_MAX_BYTES = 10 * 1024 * 1024;
 
-const schema = z.strictObject({
-  path: z.string().describe('File path, relative to the workspace root'),
-  oldString: z.string().describe('Exact text to replace, including whitespace and indentation; must occur once unless replaceAll'),
-  newString: z.string().describe('Replacement text'),
-  replaceAll: z.boolean().optional().describe('Replace every occurrence instead of requiring a unique match'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    path: z.string().describe('File path, relative to the workspace root'),
+    oldString: z.string().describe('Exact text to replace, including whitespace and indentation; must occur once unless replaceAll'),
+    newString: z.string().describe('Replacement text'),
+    replaceAll: z.boolean().optional().describe('Replace every occurrence instead of requiring a unique match'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 /** Start offsets of the non-overlapping occurrences of `needle` in `hay`. */
 export function occurrences(hay: string, needle: string): number[] {
@@ -63,7 +66,9 @@ export const fileEditTool: Tool<Input> = {
   description:
     'Replace exact text in a file. oldString must match the file exactly (whitespace included) and occur exactly once, ' +
     'unless replaceAll is true. Read the file first; include enough surrounding lines to make the match unique.',
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   keyArgument: (input) => input.path,
   async execute(input, context) {

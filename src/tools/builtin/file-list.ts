@@ -4,14 +4,17 @@ import { z } from 'zod';
 import type { Tool } from '../types';
 import { isLegionSegment, resolveWorkspacePath } from '../path-safety';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Entries shown at most; the rest are counted in a note. */
 export const FILE_LIST_MAX_ENTRIES = 1000;
 
-const schema = z.strictObject({
-  path: z.string().optional().describe('Directory, relative to the workspace root. Default: the root'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    path: z.string().optional().describe('Directory, relative to the workspace root. Default: the root'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 /**
  * `file_list`: one directory's entries, directories first (with a trailing `/`), then
@@ -23,7 +26,9 @@ export const fileListTool: Tool<Input> = {
   description:
     'List the entries of a workspace directory (not recursive): directories end with "/", symlinks show their target. ' +
     'Use glob to find files recursively.',
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   readOnly: true,
   keyArgument: (input) => input.path ?? '.',

@@ -3,18 +3,21 @@ import type { Tool } from '../types';
 import { resolveWorkspacePath } from '../path-safety';
 import { isBinaryHandle, openCheckedForRead, scanLines } from '../text-file';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Lines returned when `limit` is not given. */
 export const FILE_READ_DEFAULT_LINES = 2000;
 /** Characters of one line shown; longer lines are cut with a marker. */
 export const FILE_READ_MAX_LINE_CHARS = 2000;
 
-const schema = z.strictObject({
-  path: z.string().describe('File path, relative to the workspace root'),
-  offset: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1'),
-  limit: z.number().int().min(1).optional().describe(`Number of lines to read. Default ${FILE_READ_DEFAULT_LINES}`),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    path: z.string().describe('File path, relative to the workspace root'),
+    offset: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1'),
+    limit: z.number().int().min(1).optional().describe(`Number of lines to read. Default ${FILE_READ_DEFAULT_LINES}`),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 function numbered(lineNo: number, text: string): string {
   return `${String(lineNo).padStart(6, ' ')}\t${text}`;
@@ -32,7 +35,9 @@ export const fileReadTool: Tool<Input> = {
     'Read a text file of the workspace. Returns lines prefixed with their line number (cat -n style). ' +
     `Reads ${FILE_READ_DEFAULT_LINES} lines by default; use offset and limit (in lines) for large files. ` +
     `Lines longer than ${FILE_READ_MAX_LINE_CHARS} characters are cut. Binary files are refused.`,
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   readOnly: true,
   keyArgument: (input) => input.path,

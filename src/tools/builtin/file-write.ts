@@ -2,12 +2,15 @@ import { z } from 'zod';
 import type { Tool } from '../types';
 import { writeFileConfined } from '../confined-write';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
-const schema = z.strictObject({
-  path: z.string().describe('File path, relative to the workspace root'),
-  content: z.string().describe('The complete new content of the file'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    path: z.string().describe('File path, relative to the workspace root'),
+    content: z.string().describe('The complete new content of the file'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 /** Lines of a text as an editor counts them ("" → 0, "a" → 1, "a\n" → 1, "a\nb" → 2). */
 export function lineCount(text: string): number {
@@ -26,7 +29,9 @@ export const fileWriteTool: Tool<Input> = {
   description:
     'Create a file or replace its whole content. Parent directories are created. ' +
     'Prefer file_edit to change part of an existing file.',
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   keyArgument: (input) => input.path,
   async execute(input, context) {

@@ -6,15 +6,18 @@ import { isUnderLegionDir, resolveWorkspacePath, rootOf } from '../path-safety';
 import { createIgnoreFilter } from '../gitignore';
 import { globPatternProblem } from '../pattern-safety';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Paths returned at most; the rest are counted in a note. */
 export const GLOB_MAX_RESULTS = 1000;
 
-const schema = z.strictObject({
-  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test-*.{js,ts}"'),
-  path: z.string().optional().describe('Directory to search in, relative to the workspace root. Default: the root'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test-*.{js,ts}"'),
+    path: z.string().optional().describe('Directory to search in, relative to the workspace root. Default: the root'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 /**
  * `glob`: files matching a pattern (tinyglobby), relative to the workspace root, sorted.
@@ -26,7 +29,9 @@ export const globTool: Tool<Input> = {
   description:
     'Find files by glob pattern (e.g. "**/*.ts"). Returns workspace-relative paths, sorted. ' +
     'Skips .git, node_modules and .gitignore\'d files.',
-  schema,
+  get schema() {
+    return schema();
+  },
   pathFields: ['path'],
   readOnly: true,
   keyArgument: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),

@@ -10,6 +10,7 @@ import { compileRegex, createRegexRunner, REGEX_BATCH_TIMEOUT_MS } from '../rege
 import { isBinaryHandle, openCheckedForRead, openForRead, scanLines } from '../text-file';
 import { locationOf } from '../fd-location';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Matching lines returned at most. */
 export const GREP_MAX_MATCHES = 500;
@@ -21,13 +22,15 @@ const BATCH_LINES = 4000;
 const BATCH_BYTES = 512 * 1024;
 const MAX_REGEX_LENGTH = 10_000;
 
-const schema = z.strictObject({
-  pattern: z.string().describe('Regular expression (JavaScript syntax), tested against each line'),
-  path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the root'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" (matched on the file name) or "src/**/*.ts"'),
-  ignoreCase: z.boolean().optional().describe('Case-insensitive match'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    pattern: z.string().describe('Regular expression (JavaScript syntax), tested against each line'),
+    path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the root'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" (matched on the file name) or "src/**/*.ts"'),
+    ignoreCase: z.boolean().optional().describe('Case-insensitive match'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 interface Pending {
   readonly file: string;
@@ -49,7 +52,9 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
     description:
       'Search file contents with a regular expression (JavaScript syntax), line by line. Returns "file:line: text" for each ' +
       'matching line. Skips binary files, .git, node_modules and .gitignore\'d files. Narrow with path and glob.',
-    schema,
+    get schema() {
+      return schema();
+    },
     pathFields: ['path'],
     readOnly: true,
     keyArgument: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),

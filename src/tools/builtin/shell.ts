@@ -5,6 +5,7 @@ import { HeadTailBuffer } from '../output-cap';
 import { errorResult, okResult } from '../result';
 import { shellEnvironment } from '../shell-env';
 import { plainLaunch, type Launch, type ShellSandbox } from '../sandbox/sandbox';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Upper bound for `timeoutMs`. */
 export const SHELL_MAX_TIMEOUT_MS = 60 * 60 * 1000;
@@ -14,11 +15,13 @@ export const SHELL_KILL_GRACE_MS = 2000;
 export const SHELL_DRAIN_MS = 250;
 const MAX_COMMAND_LENGTH = 100_000;
 
-const schema = z.strictObject({
-  command: z.string().describe('A bash command line, run with the workspace root as working directory'),
-  timeoutMs: z.number().int().min(1).max(SHELL_MAX_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds'),
-});
-type Input = z.infer<typeof schema>;
+const schema = lazySchema(() =>
+  z.strictObject({
+    command: z.string().describe('A bash command line, run with the workspace root as working directory'),
+    timeoutMs: z.number().int().min(1).max(SHELL_MAX_TIMEOUT_MS).optional().describe('Kill the command after this many milliseconds'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof schema>>;
 
 // CSI / OSC escape sequences: colours and cursor moves are noise in a model's context.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
@@ -66,7 +69,9 @@ export function createShellTool(options: ShellToolOptions): Tool<Input> {
     description:
       'Run a bash command in the workspace root (stdin is closed). Returns the combined stdout/stderr (long output keeps ' +
       'its head and tail) and the exit code. The command is killed on timeout.',
-    schema,
+    get schema() {
+      return schema();
+    },
     keyArgument: (input) => input.command,
     // Read when a call starts (the sandbox may still be probing when the tool is made).
     get sandboxed() {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../types';
 import { errorResult, okResult } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** One skill as the tool sees it (src/conventions/skills.ts finds them). */
 export interface SkillEntry {
@@ -26,23 +27,27 @@ export const NO_SKILLS: SkillCatalog = {
   readFile: async (name) => ({ ok: false, error: `no skill "${name}" (this workspace has no skills)` }),
 };
 
-const schema = z.strictObject({
-  name: z.string().min(1).describe('The skill\'s name, as listed under "Skills" in your instructions'),
-  file: z.string().min(1).optional().describe('A file of the skill\'s folder to read instead of SKILL.md (e.g. "reference.md")'),
-});
+const schema = lazySchema(() =>
+  z.strictObject({
+    name: z.string().min(1).describe('The skill\'s name, as listed under "Skills" in your instructions'),
+    file: z.string().min(1).optional().describe('A file of the skill\'s folder to read instead of SKILL.md (e.g. "reference.md")'),
+  }),
+);
 
 /**
  * `skill` (docs/conventions.md#skills): `{ name }` returns the skill's instructions (its
  * SKILL.md body) and the files beside it; `{ name, file }` returns one of those files. Reads
  * only inside the skill's own folder.
  */
-export function createSkillTool(catalog: SkillCatalog): Tool<z.infer<typeof schema>> {
+export function createSkillTool(catalog: SkillCatalog): Tool<z.infer<ReturnType<typeof schema>>> {
   return {
     name: 'skill',
     description:
       'Load a skill: instructions for a kind of task, listed under "Skills" in your instructions. ' +
       'Returns the skill\'s instructions and the files beside them; pass file to read one of those files.',
-    schema,
+    get schema() {
+      return schema();
+    },
     readOnly: true,
     keyArgument: (input) => (input.file ? `${input.name}/${input.file}` : input.name),
     async execute(input) {

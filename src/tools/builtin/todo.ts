@@ -2,14 +2,17 @@ import { z } from 'zod';
 import type { Tool } from '../types';
 import { todoSchema, type Todo, type TodoStore } from '../todo-store';
 import { errorResult, okResult, count } from '../result';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /** Items in one list at most. */
 export const TODO_MAX_ITEMS = 100;
 
-const writeSchema = z.strictObject({
-  todos: z.array(todoSchema).max(TODO_MAX_ITEMS).describe('The complete list (replaces the previous one)'),
-});
-const readSchema = z.strictObject({});
+const writeSchema = lazySchema(() =>
+  z.strictObject({
+    todos: z.array(todoSchema).max(TODO_MAX_ITEMS).describe('The complete list (replaces the previous one)'),
+  }),
+);
+const readSchema = lazySchema(() => z.strictObject({}));
 
 const MARK: Record<Todo['status'], string> = { pending: '[ ]', in_progress: '[>]', done: '[x]' };
 
@@ -28,13 +31,15 @@ export function renderTodos(todos: readonly Todo[]): string {
  * `todo_write` / `todo_read`: the calling participant's own task list for the run.
  * `todo_write` replaces the whole list (ids must be unique); `todo_read` returns it.
  */
-export function createTodoTools(store: TodoStore): [Tool<z.infer<typeof writeSchema>>, Tool<z.infer<typeof readSchema>>] {
-  const todoWrite: Tool<z.infer<typeof writeSchema>> = {
+export function createTodoTools(store: TodoStore): [Tool<z.infer<ReturnType<typeof writeSchema>>>, Tool<z.infer<ReturnType<typeof readSchema>>>] {
+  const todoWrite: Tool<z.infer<ReturnType<typeof writeSchema>>> = {
     name: 'todo_write',
     description:
       'Replace your task list for this run with the given items (id, content, status: pending | in_progress | done). ' +
       'Keep one item in_progress at a time and mark items done as soon as they are.',
-    schema: writeSchema,
+    get schema() {
+      return writeSchema();
+    },
     keyArgument: (input) => count(input.todos.length, 'todo'),
     // Writes the list under .legion/, never the workspace's files.
     keepsWorkspaceFiles: true,
@@ -48,10 +53,12 @@ export function createTodoTools(store: TodoStore): [Tool<z.infer<typeof writeSch
       return okResult(renderTodos(input.todos), input.todos.length === 0 ? 'todo list cleared' : tally(input.todos));
     },
   };
-  const todoRead: Tool<z.infer<typeof readSchema>> = {
+  const todoRead: Tool<z.infer<ReturnType<typeof readSchema>>> = {
     name: 'todo_read',
     description: 'Read your task list for this run.',
-    schema: readSchema,
+    get schema() {
+      return readSchema();
+    },
     keyArgument: () => undefined,
     readOnly: true,
     async execute(_input, context) {
