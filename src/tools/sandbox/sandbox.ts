@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { join } from 'node:path';
 import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
-import { createSecretFinder } from './secrets';
+import { createSecretFinder, type SecretScanLimits } from './secrets';
 import { enclosingLegionPaths, hiddenPaths } from './hidden-paths';
 import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
@@ -85,6 +85,8 @@ export interface ShellSandboxOptions {
    * that forgot them would let a command rewrite what later runs unsandboxed.
    */
   readonly trustedFiles: () => readonly string[];
+  /** Bounds of the workspace scans (default: SECRET_SCAN_LIMIT entries, LEGION_SCAN_DIRECTORY_LIMIT directories; src/tools/sandbox/secrets.ts). */
+  readonly scanLimits?: SecretScanLimits;
 }
 
 /** A plain `bash -c`, as shell ran before there was a sandbox. */
@@ -116,7 +118,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
   const network = options.settings.network === 'all' ? 'all' : 'none';
   const hosts = Array.isArray(options.settings.network) ? (options.settings.network as readonly string[]) : undefined;
   const seccomp = options.seccomp ?? seccompFilter();
-  const secretFinder = createSecretFinder(options.secretPatterns);
+  const secretFinder = createSecretFinder(options.secretPatterns, options.scanLimits);
   let placeholders: { dir: string; emptyDir: string; emptyFile: string } | undefined;
   let counter = 0;
   const maxProcesses = options.maxProcesses ?? SANDBOX_MAX_PROCESSES;
@@ -158,6 +160,10 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
       const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
+      // Never a pass on a partial search: a nested workspace's `.legion/` it missed would be writable.
+      if (secrets.incomplete !== undefined) {
+        return { ok: false, error: `refused: workspace scan incomplete: ${secrets.incomplete}; every .legion/ in the workspace must be found before a sandboxed command may write there, so nothing was run. Remove what floods the workspace (outside Legion), or open a smaller folder as the workspace (docs/sandbox.md#what-is-protected-what-is-not)` };
+      }
       let gitBefore: GitSnapshot;
       try {
         gitBefore = snapshotGit(root, secrets.nestedGit);
