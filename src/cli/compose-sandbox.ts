@@ -49,6 +49,7 @@ export function composeSandbox(options: {
         ...(pids ? { pids } : {}),
         tempDir: tmpdir(),
         trustedFiles: options.trustedFiles,
+        env: options.env,
       });
     },
   });

@@ -85,7 +85,7 @@ function workspaceOf(workTree: string): string {
 }
 
 /** `path` with its symbolic links followed; for a path that does not exist, its longest existing parent's real path joined with the rest. */
-function realOrExistingParent(path: string): string {
+export function realOrExistingParent(path: string): string {
   try {
     return realpathSync(path);
   } catch {

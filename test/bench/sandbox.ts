@@ -37,7 +37,7 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
   const pids = findPidsCgroups();
   const sandbox = createShellSandbox({
     settings: { mode: 'on', network: 'none' }, probe, home: homedir(), secretPatterns: DEFAULT_SECRET_PATTERNS,
-    ...(pids ? { pids } : {}), tempDir: tmpdir(), trustedFiles: () => [],
+    ...(pids ? { pids } : {}), tempDir: tmpdir(), trustedFiles: () => [], env: process.env,
   });
   const confined = createShellTool({ sandbox, drainMs: 50 });
   const plain = createShellTool({ drainMs: 50, sandbox: 'none' });

@@ -73,6 +73,8 @@ export function realSandbox(
     ...(pids ? { pids } : {}),
     ...(maxProcesses !== undefined ? { maxProcesses } : {}),
     tempDir: tmpdir(), trustedFiles: () => [],
+    // Live: a test that points HOME at a fake home for one call sees the guard follow it.
+    env: process.env,
     ...more,
   });
 }

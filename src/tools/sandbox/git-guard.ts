@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
-import { hostPath } from '../host-path';
+import { hostPath, realOrExistingParent } from '../host-path';
 
 /**
  * Git's executable configuration in the workspace (docs/sandbox.md#git): what a later,
@@ -75,7 +75,7 @@ function gitDirsOf(dotGit: string, root: string): string[] {
  * index, HEAD…), then their existing surfaces read-only. `hooks/` and `info/` are created
  * when missing so they are covered by a mount too (git itself makes both on `init`).
  */
-export function gitMounts(root: string): { readonly writable: string[]; readonly readOnly: string[] } {
+export function gitMounts(root: string, env: GitGuardEnv): { readonly writable: string[]; readonly readOnly: string[] } {
   const writable: string[] = [];
   const readOnly: string[] = [];
   const dotGit = join(root, '.git');
@@ -91,7 +91,7 @@ export function gitMounts(root: string): { readonly writable: string[]; readonly
     }
     for (const path of surfaceRoots(gitDir)) if (exists(path)) readOnly.push(path);
   }
-  readOnly.push(...workspaceHooksPaths(root).filter(exists));
+  readOnly.push(...workspaceHooksPaths(root, env).filter(exists));
   return { writable, readOnly };
 }
 
@@ -108,13 +108,20 @@ export function gitMounts(root: string): { readonly writable: string[]; readonly
  * repository: each that lies in the workspace (as written or through its symbolic link: a
  * dotfiles repository opened as the workspace, `~/.gitconfig` a link to its `gitconfig`), and
  * each file they include from it, is guarded; every git the user runs anywhere reads them.
+ * A path is guarded as written and where its symbolic links lead — for a file that does not exist
+ * yet, where its longest existing parent leads (`~/.config` a link into the workspace, no
+ * `git/config` there yet: a sandboxed command must not create it). `env` is the one the user's
+ * git runs with (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM).
  */
-export function workspaceHooksPaths(root: string): string[] {
+export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const home = process.env.HOME ?? '/';
+  const home = env.HOME ?? '/';
   const expand = (value: string, base: string) => resolve(base, value.startsWith('~/') ? join(home, value.slice(2)) : value);
-  const guarded = (path: string, gitDir: string | null) => isInside(path, root) && (gitDir === null || !isInside(path, gitDir)) && path !== root;
+  const inGuard = (path: string, gitDir: string | null) => isInside(path, root) && (gitDir === null || !isInside(path, gitDir)) && path !== root;
+  const guard = (path: string, gitDir: string | null) => {
+    for (const candidate of [path, realOrExistingParent(path)]) if (inGuard(candidate, gitDir)) out.push(candidate);
+  };
   const readConfig = (file: string, gitDir: string | null, depth: number) => {
     if (seen.has(file) || depth > 8) return;
     seen.add(file);
@@ -134,34 +141,31 @@ export function workspaceHooksPaths(root: string): string[] {
       if (!value) continue;
       const key = entry[1]!.toLowerCase();
       if (section === 'core' && key === 'hookspath') {
-        const path = expand(value, root);
-        if (guarded(path, gitDir)) out.push(path);
+        guard(expand(value, root), gitDir);
       } else if ((section === 'include' || section === 'includeif') && key === 'path') {
         const path = expand(value, dirname(file));
-        if (guarded(path, gitDir)) out.push(path);
+        guard(path, gitDir);
         readConfig(path, gitDir, depth + 1);
       }
     }
   };
   for (const gitDir of workspaceGitDirs(root)) for (const file of ['config', 'config.worktree']) readConfig(join(gitDir, file), gitDir, 0);
-  for (const file of userGitConfigs(home)) {
-    if (guarded(file, null)) out.push(file);
-    try {
-      const real = realpathSync(file);
-      if (guarded(real, null)) out.push(real);
-    } catch {
-      continue; // absent: git reads nothing there
-    }
+  for (const file of userGitConfigs(home, env)) {
+    // Absent ones too: git reads what a sandboxed command would create there.
+    guard(file, null);
     readConfig(file, null, 0);
   }
   return [...new Set(out)];
 }
 
+/** The variables the git guard reads: those of the user's git (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM) and PATH. */
+export type GitGuardEnv = Readonly<Record<string, string | undefined>>;
+
 /** The config files git reads for the user besides the repository's: global, then system. */
-function userGitConfigs(home: string): string[] {
-  const global = process.env.GIT_CONFIG_GLOBAL;
-  const xdg = process.env.XDG_CONFIG_HOME || join(home, '.config');
-  return [...(global ? [resolve(global)] : [join(xdg, 'git', 'config'), join(home, '.gitconfig')]), process.env.GIT_CONFIG_SYSTEM || '/etc/gitconfig'];
+function userGitConfigs(home: string, env: GitGuardEnv): string[] {
+  const global = env.GIT_CONFIG_GLOBAL;
+  const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
+  return [...(global ? [resolve(global)] : [join(xdg, 'git', 'config'), join(home, '.gitconfig')]), env.GIT_CONFIG_SYSTEM || '/etc/gitconfig'];
 }
 
 /**
@@ -171,7 +175,7 @@ function userGitConfigs(home: string): string[] {
  * find them all. git runs with `core.fsmonitor` off and no optional locks (it reads the index
  * and runs nothing); a listing that fails adds nothing (the scan still applies).
  */
-export function submoduleDotGits(root: string): string[] {
+export function submoduleDotGits(root: string, env: GitGuardEnv): string[] {
   const gitDir = workspaceGitDirs(root)[0];
   if (gitDir === undefined) return [];
   // Listed again only when the index changed (a call that leaves it alone costs a stat).
@@ -184,7 +188,7 @@ export function submoduleDotGits(root: string): string[] {
   }
   const cached = submoduleCache.get(root);
   if (cached?.key === key) return cached.dotGits;
-  const dotGits = listSubmoduleDotGits(root);
+  const dotGits = listSubmoduleDotGits(root, env);
   if (submoduleCache.size > 64) submoduleCache.clear();
   submoduleCache.set(root, { key, dotGits });
   return dotGits;
@@ -192,13 +196,13 @@ export function submoduleDotGits(root: string): string[] {
 
 const submoduleCache = new Map<string, { readonly key: string; readonly dotGits: string[] }>();
 
-function listSubmoduleDotGits(root: string): string[] {
+function listSubmoduleDotGits(root: string, env: GitGuardEnv): string[] {
   let listing: string;
   try {
     listing = execFileSync('git', ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'ls-files', '--stage', '-z'], {
       cwd: root,
       encoding: 'utf8',
-      env: { PATH: hostPath(process.env.PATH ?? '/usr/bin:/bin', root), HOME: process.env.HOME ?? '/', GIT_CONFIG_NOSYSTEM: '1' },
+      env: { PATH: hostPath(env.PATH ?? '/usr/bin:/bin', root), HOME: env.HOME ?? '/', GIT_CONFIG_NOSYSTEM: '1' },
       stdio: ['ignore', 'pipe', 'ignore'],
       maxBuffer: 256 * 1024 * 1024,
       timeout: 10_000,
@@ -233,6 +237,8 @@ export interface GitSnapshot {
   readonly entries: ReadonlyMap<string, Entry>;
   /** Entries were left out (MAX_ENTRIES, or MAX_WALK_ENTRIES for a check after a call). */
   readonly truncated: boolean;
+  /** The environment the snapshot was taken with; the check after the call uses it too. */
+  readonly env: GitGuardEnv;
 }
 
 /**
@@ -240,7 +246,7 @@ export interface GitSnapshot {
  * entries found below the root (a nested repository becomes a submodule the moment the
  * index holds a gitlink for it, and `git status` then runs git in it).
  */
-export function snapshotGit(root: string, nested: readonly string[] = [], complete?: ReadonlyMap<string, Entry>): GitSnapshot {
+export function snapshotGit(root: string, env: GitGuardEnv, nested: readonly string[] = [], complete?: ReadonlyMap<string, Entry>): GitSnapshot {
   const entries = new Map<string, Entry>();
   let bytes = 0;
   let truncated = false;
@@ -283,11 +289,11 @@ export function snapshotGit(root: string, nested: readonly string[] = [], comple
       entries.set(path, { kind: 'other', mode: st.mode, hash: '' });
     }
   };
-  const dotGits = [...nested, ...submoduleDotGits(root)];
+  const dotGits = [...nested, ...submoduleDotGits(root, env)];
   const gitDirs = [...new Set([...workspaceGitDirs(root), ...dotGits.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
   for (const gitDir of gitDirs) for (const path of surfaceRoots(gitDir)) record(path);
-  for (const path of workspaceHooksPaths(root)) record(path);
-  return { root, gitDirs, dotGit: dotGitIdentity(root), entries, truncated };
+  for (const path of workspaceHooksPaths(root, env)) record(path);
+  return { root, gitDirs, dotGit: dotGitIdentity(root), entries, truncated, env };
 }
 
 /**
@@ -296,7 +302,7 @@ export function snapshotGit(root: string, nested: readonly string[] = [], comple
  * when nothing changed; `unrestored` lists what could not be put back.
  */
 export function restoreGit(before: GitSnapshot, nested: readonly string[] = []): { changed: string[]; unrestored: string[] } {
-  const after = snapshotGit(before.root, nested, before.truncated ? undefined : before.entries);
+  const after = snapshotGit(before.root, before.env, nested, before.truncated ? undefined : before.entries);
   const realRoot = realpathSync(before.root);
   const changed: string[] = [];
   const unrestored: string[] = [];

@@ -85,6 +85,11 @@ export interface ShellSandboxOptions {
    * that forgot them would let a command rewrite what later runs unsandboxed.
    */
   readonly trustedFiles: () => readonly string[];
+  /**
+   * The environment of the user's git (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+   * PATH): the git guard protects the config files it names (src/tools/sandbox/git-guard.ts).
+   */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** Bounds of the workspace scans (default: SECRET_SCAN_LIMIT entries, LEGION_SCAN_DIRECTORY_LIMIT directories; src/tools/sandbox/secrets.ts). */
   readonly scanLimits?: SecretScanLimits;
 }
@@ -154,7 +159,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
         legion = legionDir(root);
-        git = gitMounts(root);
+        git = gitMounts(root, options.env);
         trusted = trustedFileMounts(root, options.trustedFiles());
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
@@ -166,7 +171,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       }
       let gitBefore: GitSnapshot;
       try {
-        gitBefore = snapshotGit(root, secrets.nestedGit);
+        gitBefore = snapshotGit(root, options.env, secrets.nestedGit);
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }

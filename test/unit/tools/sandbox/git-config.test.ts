@@ -239,6 +239,45 @@ test('sandboxed: the user\'s own git config leading into the workspace (~/.gitco
   }
 });
 
+test('sandboxed: the user\'s git config reached only through linked folders (~/.config and an included folder linking into the workspace) cannot be created or edited', { skip }, async () => {
+  // ~/.config → <ws>/dot/config with no git/config yet; ~/.gitconfig includes ~/.gitx/local, ~/.gitx → <ws>/dot/gitx.
+  const home = join(fx.base, 'linked-home');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(fx.ws, 'dot', 'config'), { recursive: true });
+  mkdirSync(join(fx.ws, 'dot', 'gitx'), { recursive: true });
+  const local = join(fx.ws, 'dot', 'gitx', 'local');
+  writeFileSync(local, '[color]\n\tui = auto\n');
+  symlinkSync(join(fx.ws, 'dot', 'config'), join(home, '.config'));
+  symlinkSync(join(fx.ws, 'dot', 'gitx'), join(home, '.gitx'));
+  writeFileSync(join(home, '.gitconfig'), '[include]\n\tpath = ~/.gitx/local\n');
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+  process.env.HOME = home;
+  delete process.env.XDG_CONFIG_HOME;
+  delete process.env.GIT_CONFIG_GLOBAL;
+  try {
+    // The control: unconfined, a config created there runs its payload at the user's next git.
+    execFileSync('bash', ['-c', `mkdir -p dot/config/git && printf "${payload()}" > dot/config/git/config`], { cwd: fx.ws });
+    hostGitStatus(fx.ws);
+    assert.ok(existsSync(pwned), 'the control: ~/.config/git/config through the link runs its payload');
+    rmSync(pwned);
+    rmSync(join(fx.ws, 'dot', 'config', 'git'), { recursive: true });
+
+    const created = await run(`mkdir -p dot/config/git && printf "${payload()}" > dot/config/git/config`);
+    assert.equal(created.isError, true, created.content);
+    assert.match(created.content, /blocked by the sandbox: .*dot\/config\/git\/config/);
+    const edited = await run(`printf "${payload()}" >> dot/gitx/local`);
+    assert.equal(edited.isError, true, edited.content);
+    assert.match(edited.content, /Read-only file system/);
+    hostGitStatus(fx.ws);
+    assert.equal(existsSync(pwned), false, 'the user\'s git config, reached through a linked folder, ran a payload planted from the sandbox');
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+});
+
 test('sandboxed: a planted submodule (gitlink + .gitmodules + a .git file naming a planted git dir) does not run its config on the host', { skip }, async () => {
   const chain = [
     'git init -q plantsrc && cp -r plantsrc/.git planted',

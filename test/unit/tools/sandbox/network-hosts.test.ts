@@ -22,7 +22,7 @@ let port = 0;
 const seen: string[] = [];
 before(async () => {
   fx = await makeSandboxFixture();
-  sandbox = createShellSandbox({ settings: { mode: 'on', network: ['localhost'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [] });
+  sandbox = createShellSandbox({ settings: { mode: 'on', network: ['localhost'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: fx.home } });
   server = createServer((req, res) => { seen.push(req.url ?? ''); res.end(`hello ${req.url}\n`); });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
