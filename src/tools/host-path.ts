@@ -58,18 +58,48 @@ export function hostCommand(command: string, path: string, workTree: string): st
 /**
  * The arguments Legion starts `program` with for a server of the user's own configuration, which
  * runs outside any sandbox with the workspace as its working folder. npm's package runner (`npx`,
- * `npm exec`, `npm x`) looks for the package in the project around that folder first —
- * `node_modules/.bin/<bin>`, `node_modules/<package>` — and reads that project's `.npmrc`
- * (`script-shell` picks the program that runs the bin): the workspace, which a sandboxed command
- * may write. `--prefix=<outside>` first makes `outside` npm's project instead (a folder with no
- * `node_modules`, `package.json` nor `.npmrc`, out of the sandbox's reach), so the package comes
- * from the registry or npm's cache, as the configuration means. Other programs' arguments are
- * returned as they are (docs/mcp.md#trust lists the runners this does not cover).
+ * `npm exec`, `npm x`, and `npm init <initializer>` / `npm create`, which run it) looks for the
+ * package in the project around that folder first — `node_modules/.bin/<bin>`,
+ * `node_modules/<package>` — and reads that project's `.npmrc` (`script-shell` picks the program
+ * that runs the bin): the workspace, which a sandboxed command may write. `--prefix=<outside>`
+ * first makes `outside` npm's project instead (a folder with no `node_modules`, `package.json`
+ * nor `.npmrc`, out of the sandbox's reach), so the package comes from the registry or npm's
+ * cache, as the configuration means. For `npm`, the command is found past its global options
+ * (npmCommandMayBe). Other programs' arguments are returned as they are (docs/mcp.md#trust lists
+ * the runners this does not cover).
  */
 export function hostArgs(program: string, args: readonly string[], outside: string): string[] {
   const name = basename(program);
-  const runner = name === 'npx' || (name === 'npm' && ['exec', 'x'].includes(args.find((a) => !a.startsWith('-')) ?? ''));
+  const runner = name === 'npx' || (name === 'npm' && npmCommandMayBe(args, NPM_RUNNERS));
   return runner ? [`--prefix=${outside}`, ...args] : [...args];
+}
+
+/** npm commands that run a package's bin through npm's package runner. */
+const NPM_RUNNERS = new Set(['exec', 'x', 'init', 'create', 'innit']);
+/** npm's global flags that never take a value: the word after one is the command. */
+const NPM_FLAGS = new Set(['-y', '--yes', '-s', '--silent', '-q', '--quiet', '-d', '--verbose', '-g', '--global', '-f', '--force', '--json', '--offline', '--prefer-offline', '--prefer-online', '--ws', '--workspaces', '--include-workspace-root', '--ignore-scripts', '--foreground-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund']);
+
+/**
+ * Whether npm may take one of `commands` as its command in `args`. npm's options come before the
+ * command too, and some take their value as the next word (`--registry URL`, `--cache /x`,
+ * `-w app`): a word after an option that may take a value (any but NPM_FLAGS, none with `=`)
+ * may be that value or the command, so both readings are kept. Ambiguity answers yes: an extra
+ * `--prefix` can only make npm miss a project, never run the workspace's.
+ */
+function npmCommandMayBe(args: readonly string[], commands: ReadonlySet<string>): boolean {
+  let afterValueOption = false;
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg.startsWith('-')) {
+      afterValueOption = !arg.includes('=') && !NPM_FLAGS.has(arg) && !arg.startsWith('--no-');
+      continue;
+    }
+    if (commands.has(arg)) return true;
+    // Surely the command (nothing before it could take it as a value): the rest are its arguments.
+    if (!afterValueOption) return false;
+    afterValueOption = false;
+  }
+  return false;
 }
 
 /** Forget every PATH remembered: the snapshot build's throwaway composition (src/cli/warm-compose.ts) must leave none of its workspace in the heap. */

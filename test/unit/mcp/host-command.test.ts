@@ -64,7 +64,11 @@ test('a user-level server\'s bare command is never the one planted in a folder o
  * workspace, writable by sandboxed commands: `npx -y <package>` (the form docs/mcp.md shows) ran a
  * planted package, or a planted `.npmrc`'s script-shell, as the user at the next start.
  */
-test('a user-level npx server resolves its package and npm config outside the workspace (planted node_modules and .npmrc never run)', { skip: hostCommand('npx', process.env.PATH ?? '', '/nonexistent') === null ? 'npx is not installed' : false }, async () => {
+for (const [runner, argsOf] of [
+  ['npx', (_cache: string) => ['-y', '@legion-test/planted-server']],
+  // A global option with its value before `exec`: npm's own form, as a user may write it.
+  ['npm', (cache: string) => ['--cache', cache, 'exec', '-y', '@legion-test/planted-server']],
+] as const) test(`a user-level ${runner} server resolves its package and npm config outside the workspace (planted node_modules and .npmrc never run)`, { skip: hostCommand(runner, process.env.PATH ?? '', '/nonexistent') === null ? `${runner} is not installed` : false }, async () => {
   await withTempDir(async (dir) => {
     const ws = join(dir, 'ws');
     const pkg = join(ws, 'node_modules', '@legion-test', 'planted-server');
@@ -79,7 +83,7 @@ test('a user-level npx server resolves its package and npm config outside the wo
     // Offline: the real package cannot be fetched, so what runs can only come from disk.
     const env = { PATH: process.env.PATH ?? '', npm_config_offline: 'true', npm_config_cache: join(dir, 'npm-cache'), npm_config_update_notifier: 'false' };
     const plan = planServers({
-      fromConfig: { tools: { command: 'npx', args: ['-y', '@legion-test/planted-server'], env } },
+      fromConfig: { tools: { command: runner, args: [...argsOf(join(dir, 'npm-cache'))], env } },
       fromMcpJson: {}, projectNames: new Set(), env: { XDG_CONFIG_HOME: config }, workspaceRoot: ws, mcpJsonFile: join(ws, '.mcp.json'),
     });
     const transport = createTransport(plan.servers[0]!.transport, () => undefined);

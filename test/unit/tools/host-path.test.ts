@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hostPath } from '../../../src/tools/host-path';
+import { hostArgs, hostPath } from '../../../src/tools/host-path';
 import { gitEnv } from '../../../src/checkpoints/git';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -50,4 +50,25 @@ test('the checkpoints\' and worktrees\' git runs with that PATH', async () => {
       process.env.PATH = saved;
     }
   });
+});
+
+/**
+ * npm's package runner behind global options: `npm --registry URL exec pkg`, `npm --cache /x exec
+ * pkg` took the option's value (`URL`, `/x`) for the command and got no `--prefix`, so npm looked
+ * for the package in the workspace's node_modules and read its .npmrc. An option whose value may
+ * follow it leaves the command open: the runner is recognised behind it; a command npm surely
+ * runs otherwise (`run`, `start`, behind a flag known to take no value) is left as written.
+ */
+test('hostArgs: npm exec / x / init behind options with values gets --prefix; other npm commands keep their arguments', () => {
+  const prefixed = (args: string[]) => hostArgs('/usr/bin/npm', args, '/cfg')[0] === '--prefix=/cfg';
+  for (const args of [
+    ['exec', 'pkg'], ['x', 'pkg'], ['--registry', 'https://r.example', 'exec', 'pkg'], ['--cache', '/x', 'exec', 'pkg'],
+    ['--registry=https://r.example', 'x', 'pkg'], ['-w', 'app', 'exec', 'pkg'], ['--cache', '/x', '--loglevel', 'warn', 'exec', 'pkg'],
+    ['--yes', '--cache', '/x', 'x', 'pkg'], ['init', 'react-app'], ['--cache', '/x', 'create', 'thing'],
+  ]) assert.ok(prefixed(args), `npm ${args.join(' ')} got no --prefix`);
+  for (const args of [['run', 'start'], ['start'], ['--silent', 'run', 'exec'], ['run', 'x'], ['-y', 'run', 'x'], ['--', 'exec'], []]) {
+    assert.deepEqual(hostArgs('/usr/bin/npm', args, '/cfg'), args, `npm ${args.join(' ')}`);
+  }
+  assert.deepEqual(hostArgs('/usr/local/bin/npx', ['-y', 'pkg'], '/cfg'), ['--prefix=/cfg', '-y', 'pkg']);
+  assert.deepEqual(hostArgs('/usr/bin/node', ['exec'], '/cfg'), ['exec']);
 });
