@@ -122,17 +122,20 @@ export function splitLazyModules(text, wrappers, inline) {
  */
 function loaderSource(name, at, tableHash) {
   return [
-    `var __legionLazyAt=[${at.join(',')}],__legionLazyFns=[],__legionLazyFd,__legionLazyTable,__legionLazyFs=require("node:fs"),__legionLazyPath=require("node:path").join(__dirname,${JSON.stringify(name)});`,
+    `var __legionLazyAt=[${at.join(',')}],__legionLazyFns=[],__legionLazyFd,__legionLazyTable,__legionLazyHash,__legionLazyFs=require("node:fs"),__legionLazyPath=require("node:path").join(__dirname,${JSON.stringify(name)});`,
     'function __legionLazyOpen(){return __legionLazyFd===void 0&&(__legionLazyFd=__legionLazyFs.openSync(__legionLazyPath,"r")),__legionLazyFd}',
-    'if(globalThis.__legionBuildingSnapshot)require("node:v8").startupSnapshot.addDeserializeCallback(()=>{__legionLazyFd=__legionLazyTable=void 0;__legionLazyOpen()});else __legionLazyOpen();',
+    'if(globalThis.__legionBuildingSnapshot)require("node:v8").startupSnapshot.addDeserializeCallback(()=>{__legionLazyFd=__legionLazyTable=__legionLazyHash=void 0;__legionLazyOpen()});else __legionLazyOpen();',
     // Bytes from..to of the file, read into memory (what is checked is what is compiled).
     'function __legionLazyRead(from,to){const bytes=Buffer.allocUnsafeSlow(to-from);',
     'for(let read=0;read<bytes.length;){const n=__legionLazyFs.readSync(__legionLazyOpen(),bytes,read,bytes.length-read,from+read);if(n===0)throw new Error("legion: the lazy modules\' file is shorter than the bundle expects");read+=n}',
     'return bytes}',
+    // The sha256 of bytes as hex: crypto.hash (Node 20.12) is one native call, where a Hash
+    // object costs ~25 µs a module at a first model call's burst of ~280 (loaded machine).
+    'function __legionLazySha256(){const crypto=require("node:crypto");return crypto.hash?bytes=>crypto.hash("sha256",bytes,"hex"):bytes=>crypto.createHash("sha256").update(bytes).digest("hex")}',
     // Bytes whose sha256 is not `hex`: the error, thrown before anything is compiled.
-    'function __legionLazyCheck(bytes,hex){if(require("node:crypto").createHash("sha256").update(bytes).digest("hex")!==hex)throw new Error(`${__legionLazyPath} was changed after the build: reinstall Legion (its code is not evaluated)`)}',
+    'function __legionLazyCheck(bytes,hex){if(__legionLazyHash(bytes)!==hex)throw new Error(`${__legionLazyPath} was changed after the build: reinstall Legion (its code is not evaluated)`)}',
     'function __legionLazy(i,self,args){let fn=__legionLazyFns[i];if(!fn){',
-    `if(__legionLazyTable===void 0){const table=__legionLazyRead(0,__legionLazyAt[0]);__legionLazyCheck(table,${JSON.stringify(tableHash)});__legionLazyTable=table.toString("latin1")}`,
+    `if(__legionLazyTable===void 0){__legionLazyHash=__legionLazySha256();const table=__legionLazyRead(0,__legionLazyAt[0]);__legionLazyCheck(table,${JSON.stringify(tableHash)});__legionLazyTable=table.toString("latin1")}`,
     'const bytes=__legionLazyRead(__legionLazyAt[i],__legionLazyAt[i+1]);',
     `__legionLazyCheck(bytes,__legionLazyTable.substr(${TABLE_PREFIX.length}+64*i,64));`,
     '__legionStart?.lazyLoaded?.(i);',

@@ -214,3 +214,22 @@ test('a bundle started on an altered file fails at its first lazy load, not befo
     assert.equal(readFileSync(lazyPath, 'latin1').length, split.lazy.length);
   }, 'legion-lazy-modules-');
 });
+
+test('without crypto.hash (Node before 20.12) the check is made with a Hash object: an altered module fails, the others load', async () => {
+  const crypto = createRequire(import.meta.url)('node:crypto') as { hash?: unknown };
+  const hash = crypto.hash;
+  crypto.hash = undefined;
+  try {
+    await withTempDir(async (dir) => {
+      const { split, run, lazyPath } = await splitBundle(dir);
+      const marker = join(dir, 'marker');
+      const app = run();
+      writeInPlace(lazyPath, hostile(split, marker).lazy);
+      await assert.rejects(app.loadVictim(), CHANGED);
+      assert.equal(existsSync(marker), false, 'the altered code did not run');
+      assert.equal((await app.load()).seen[0], 1);
+    }, 'legion-lazy-modules-');
+  } finally {
+    crypto.hash = hash;
+  }
+});
