@@ -43,6 +43,7 @@ import { engineTurnRunner } from '../engine/hub-turn';
 import { createProjectionFollower } from '../engine/projection-follower';
 import { approvalsOnWorkers } from '../engine/hub-approvals';
 import { engineUrls, reachEngine } from './engine-settings';
+import { sandboxReachRefusal } from '../engine/sandbox-reach';
 import type { Core } from '../runtime/commands';
 import type { ScreenSession } from '../runtime/core-api';
 import type { HeadlessMode } from '../runtime/env';
@@ -154,7 +155,13 @@ export async function composeApp(context: CommandContext, options: ComposeOption
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
   // Engine mode (docs/engine.md): this process is the hub and turns run on the engine's workers.
-  const engineAt = !options.worker && config.engine.kind === 'restate' ? await reachEngine(engineUrls(config.engine, layout.legionDir, trust)) : undefined;
+  const engineUrlsHere = !options.worker && config.engine.kind === 'restate' ? engineUrls(config.engine, layout.legionDir, trust) : undefined;
+  // A sandboxed command must not reach the engine or a worker's feed (docs/sandbox.md#limits): refused before anything runs.
+  if (engineUrlsHere || options.worker) {
+    const refusal = await sandboxReachRefusal({ network: config.sandbox.network, engine: engineUrlsHere ? [engineUrlsHere.ingress, engineUrlsHere.admin] : [], workerHere: options.worker !== undefined });
+    if (refusal) throw new LegionError(refusal);
+  }
+  const engineAt = engineUrlsHere ? await reachEngine(engineUrlsHere) : undefined;
   // Files of an older, world-readable workspace become private, with one notice (docs/cli-conventions.md).
   // The trust key is left as it is: a key others could read stays refused (never silently re-trusted).
   const tightened = await tightenOnStart([...(check.exists ? [layout.legionDir] : []), userConfigDir(env, env.HOME || homedir())], new Set([trustKeyFile(place.userDir)]));

@@ -12,7 +12,7 @@ import { defaultPricingFiles, loadPricing } from '../../providers/pricing';
 import { pidIsAlive } from '../../storage/lock-file';
 import { checkKeys, checkLocks, checkMcp, checkModel, checkNode, checkProvider, checkTool, checkWorkspaceFolder, formatChecks, mcpServerNames, type Check, type ToolProbe } from '../doctor/checks';
 import { probeTarget } from '../doctor/probe';
-import { checkEngine } from '../doctor/engine-check';
+import { checkEngine, checkEngineSandbox } from '../doctor/engine-check';
 import { checkConventions } from '../doctor/conventions-check';
 import { hostPath } from '../../tools/host-path';
 
@@ -77,6 +77,7 @@ export const doctorCommand: Command = {
       : { name: 'bwrap', ok: true, detail: `bubblewrap: not used on ${process.platform}` });
     checks.push(checkMcp(mcpServerNames(config)));
     if (config.engine.kind === 'restate') checks.push(await checkEngine(config.engine, layoutFor(workspaceRoot).legionDir, trust));
+    if (config.engine.kind === 'restate') checks.push(await checkEngineSandbox(config.engine, config.sandbox.network, layoutFor(workspaceRoot).legionDir, trust));
     const layout = layoutFor(workspaceRoot);
     checks.push(await checkWorkspaceFolder(layout));
     checks.push(checkWorkspaceTrustState(trust, layout.legionDir));

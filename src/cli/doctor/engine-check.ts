@@ -7,6 +7,7 @@ import type { Check } from './checks';
 import { engineUrls, type EngineUrls } from '../engine-settings';
 import { messageOf } from '../../errors';
 import type { WorkspaceTrust } from '../../storage/workspace-trust';
+import { sandboxReachRefusal, type ReachDeps, type SandboxNetwork } from '../../engine/sandbox-reach';
 
 /**
  * `legion doctor` with an engine configured (docs/engine.md#running-it): the admin API and the
@@ -39,4 +40,27 @@ export async function checkEngine(settings: EngineSettings, legionDir: string, t
     };
   }
   return { name: 'engine', ok: true, detail: `engine: restate at ${engine.ingress}; workers registered at ${workers.map((w) => w.uri).join(', ')}` };
+}
+
+/**
+ * `legion doctor` with an engine configured: whether a sandboxed command could reach it and
+ * resolve its own approvals (docs/sandbox.md#limits) — the start refuses that combination.
+ */
+/** Where a refusal's what ends and its fix begins (sandbox-reach.ts). */
+const APPROVALS = 'resolve its own approvals: ';
+
+export async function checkEngineSandbox(settings: EngineSettings, network: SandboxNetwork, legionDir: string, trust: WorkspaceTrust, deps?: ReachDeps): Promise<Check> {
+  if (settings.kind !== 'restate') return { name: 'engine sandbox', ok: true, detail: 'engine sandbox: no engine' };
+  let engine: EngineUrls;
+  try {
+    engine = engineUrls(settings, legionDir, trust);
+  } catch {
+    return { name: 'engine sandbox', ok: true, detail: 'engine sandbox: no engine URLs to check' };
+  }
+  const refusal = await sandboxReachRefusal({ network, engine: [engine.ingress, engine.admin], workerHere: false }, deps);
+  if (refusal) {
+    const cut = refusal.indexOf(APPROVALS) + APPROVALS.length - 2;
+    return { name: 'engine sandbox', ok: false, detail: `${refusal.slice(0, cut)} (legion refuses to start)`, fix: refusal.slice(cut + 2) };
+  }
+  return { name: 'engine sandbox', ok: true, detail: `engine sandbox: a sandboxed command cannot reach the engine (sandbox.network: ${typeof network === 'string' ? network : 'a host list'})` };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkEngine } from '../../../src/cli/doctor/engine-check';
+import { checkEngine, checkEngineSandbox } from '../../../src/cli/doctor/engine-check';
 import type { WorkspaceTrust } from '../../../src/storage/workspace-trust';
 
 /**
@@ -37,4 +37,17 @@ test('doctor: a worker of an older version, without LegionMailbox, is reported; 
       await new Promise((r) => engine.server.close(r));
     }
   }
+});
+
+test('doctor: an engine on loopback with sandbox.network all is a failing line with the fix; network none passes', async () => {
+  const settings = { kind: 'restate', ingress: 'http://127.0.0.1:8080', admin: 'http://127.0.0.1:9070' } as const;
+  const bad = await checkEngineSandbox(settings, 'all', '/nowhere/.legion', trust);
+  assert.equal(bad.ok, false);
+  assert.equal(bad.detail, 'sandbox.network: all would let a sandboxed command reach the local engine at http://127.0.0.1:8080 and resolve its own approvals (legion refuses to start)');
+  assert.equal(bad.fix, 'use network: none or a host list, or run the engine on another host');
+  const listed = await checkEngineSandbox(settings, ['localhost'], '/nowhere/.legion', trust);
+  assert.equal(listed.ok, false);
+  assert.equal(listed.fix, 'list remote hosts only');
+  const good = await checkEngineSandbox(settings, 'none', '/nowhere/.legion', trust);
+  assert.equal(good.ok, true, JSON.stringify(good));
 });
