@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Provider, ProviderRequest } from '../providers/types';
 import { canonicalJson } from './audit';
 import { redact } from './redact';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * Optional LLM triage of an `ask` (docs/design.md#authorization, step 4, `escalation.llm`). Contract: it only ever
@@ -57,11 +58,13 @@ export const TRIAGE_SYSTEM_PROMPT = [
   '{"decision": "approve" | "escalate", "confidence": <number from 0 to 1>, "reasoning": "<one or two sentences>"}',
 ].join('\n');
 
-const answerSchema = z.object({
-  decision: z.enum(['approve', 'escalate']),
-  confidence: z.number().min(0).max(1),
-  reasoning: z.string().default(''),
-});
+const answerSchema = lazySchema(() =>
+  z.object({
+    decision: z.enum(['approve', 'escalate']),
+    confidence: z.number().min(0).max(1),
+    reasoning: z.string().default(''),
+  }),
+);
 
 const defer = (reasoning: string, confidence = 0): TriageVerdict => ({ decision: 'defer', confidence, reasoning });
 
@@ -150,7 +153,7 @@ function judge(outcome: Collected, minConfidence: number): TriageVerdict {
   if (!outcome.ok) return defer(`triage: provider error: ${outcome.error}; deferred`);
   const raw = extractJson(outcome.text);
   if (raw === undefined) return defer(`triage: the answer was not a JSON object; deferred`);
-  const parsed = answerSchema.safeParse(raw);
+  const parsed = answerSchema().safeParse(raw);
   if (!parsed.success) {
     const decision = (raw as { decision?: unknown }).decision;
     if (typeof decision === 'string' && decision !== 'approve' && decision !== 'escalate') {

@@ -2,17 +2,20 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomicSync } from '../storage/atomic';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** `.legion/engine/engine.json`: what `legion engine up` started (docs/engine.md#running-it). */
-export const localEngineRecordSchema = z.strictObject({
-  serverPid: z.number().int().positive(),
-  workerPid: z.number().int().positive(),
-  ingress: z.string().url(),
-  admin: z.string().url(),
-  worker: z.string().url(),
-  startedAt: z.string(),
-});
-export type LocalEngineRecord = z.infer<typeof localEngineRecordSchema>;
+export const localEngineRecordSchema = lazySchema(() =>
+  z.strictObject({
+    serverPid: z.number().int().positive(),
+    workerPid: z.number().int().positive(),
+    ingress: z.string().url(),
+    admin: z.string().url(),
+    worker: z.string().url(),
+    startedAt: z.string(),
+  }),
+);
+export type LocalEngineRecord = z.infer<ReturnType<typeof localEngineRecordSchema>>;
 
 export const engineDir = (legionDir: string): string => join(legionDir, 'engine');
 const recordFile = (legionDir: string): string => join(engineDir(legionDir), 'engine.json');
@@ -20,7 +23,7 @@ const recordFile = (legionDir: string): string => join(engineDir(legionDir), 'en
 /** The record, or null when there is none (or it does not parse: treated as none). */
 export function readLocalEngine(legionDir: string): LocalEngineRecord | null {
   try {
-    const parsed = localEngineRecordSchema.safeParse(JSON.parse(readFileSync(recordFile(legionDir), 'utf8')));
+    const parsed = localEngineRecordSchema().safeParse(JSON.parse(readFileSync(recordFile(legionDir), 'utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
 import { filesChanged, type DefinitionFiles } from './trust-files';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * Which workspace-defined MCP servers the user approved (docs/mcp.md, "Trust"). Kept in the
@@ -15,15 +16,19 @@ import { ONE_SHOT } from '../storage/zod-validate';
  * command, URL or argument list, or a rewritten `tools/mcp.js`, asks again. An approval
  * written before files were recorded (a bare fingerprint) vouches for no file.
  */
-const approvalSchema = z.union([
-  z.string(),
-  z.object({ definition: z.string(), files: z.record(z.string(), z.string()) }).strict(),
-]);
-const trustFileSchema = z.object({
-  version: z.literal(1),
-  workspaces: z.record(z.string(), z.record(z.string(), approvalSchema)),
-});
-type TrustFile = z.infer<typeof trustFileSchema>;
+const approvalSchema = lazySchema(() =>
+  z.union([
+    z.string(),
+    z.object({ definition: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+  ]),
+);
+const trustFileSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    workspaces: z.record(z.string(), z.record(z.string(), approvalSchema())),
+  }),
+);
+type TrustFile = z.infer<ReturnType<typeof trustFileSchema>>;
 
 /** What a server's definition is now: its fingerprint and the workspace files it runs. */
 export interface Definition {
@@ -61,7 +66,7 @@ export function createTrustStore(file: string): TrustStore {
     } catch {
       parsed = null;
     }
-    const checked = trustFileSchema.safeParse(parsed, ONE_SHOT);
+    const checked = trustFileSchema().safeParse(parsed, ONE_SHOT);
     // An unreadable file trusts nothing (and is replaced by the next approval).
     return checked.success ? checked.data : { version: 1, workspaces: {} };
   };
@@ -106,7 +111,7 @@ export function approvedFiles(file: string, workspaceRoot: string): { readonly a
   } catch {
     return { any: false, files: [] };
   }
-  const checked = trustFileSchema.safeParse(parsed, ONE_SHOT);
+  const checked = trustFileSchema().safeParse(parsed, ONE_SHOT);
   const approvals = checked.success ? checked.data.workspaces[workspaceRoot] : undefined;
   if (!approvals) return { any: false, files: [] };
   const files = Object.values(approvals).flatMap((a) => (typeof a === 'string' ? [] : Object.keys(a.files)));

@@ -4,6 +4,7 @@ import type { WorkspaceTrust } from '../storage/workspace-trust';
 import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** Prices of one model in USD per million tokens. */
 export interface Rates {
@@ -29,21 +30,24 @@ export interface TokenUsage {
   readonly cacheWriteTokens: number;
 }
 
-const price = z.number().min(0);
-const entrySchema = z.strictObject({
-  input: price,
-  output: price,
-  cacheRead: price.optional(),
-  cacheWrite: price.optional(),
-  above: z
-    .strictObject({ tokens: z.number().int().positive(), input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
-    .optional(),
-  aliases: z.array(z.string().min(1)).optional(),
-  contextWindow: z.number().int().min(1000).optional(),
-});
-export const modelsFileSchema = z.strictObject({
-  version: z.literal(1).default(1),
-  models: z.record(z.string().min(1), entrySchema).default({}),
+/** A models file (`config/models.yaml`, `.legion/models.yaml`); built at its first use: a start with the shipped file takes its table from the snapshot (`precompileShippedModels`). */
+export const modelsFileSchema = lazySchema(() => {
+  const price = z.number().min(0);
+  const entrySchema = z.strictObject({
+    input: price,
+    output: price,
+    cacheRead: price.optional(),
+    cacheWrite: price.optional(),
+    above: z
+      .strictObject({ tokens: z.number().int().positive(), input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
+      .optional(),
+    aliases: z.array(z.string().min(1)).optional(),
+    contextWindow: z.number().int().min(1000).optional(),
+  });
+  return z.strictObject({
+    version: z.literal(1).default(1),
+    models: z.record(z.string().min(1), entrySchema).default({}),
+  });
 });
 
 export interface Pricing {
@@ -95,7 +99,7 @@ export function parseModelsFile(text: string, file: string): { ok: true; table: 
   if (kept) return { ok: true, table: { ...kept } };
   const parsed = parseYamlSource(text, file);
   if (!parsed.ok) return parsed;
-  const result = modelsFileSchema.safeParse(parsed.source.data, ONE_SHOT);
+  const result = modelsFileSchema().safeParse(parsed.source.data, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
 import { createUsageAccumulator, type UsageRecord, type UsageTotals } from '../providers/usage-totals';
 import { messageOf } from '../errors';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** Token and cost totals of a run and of each of its sessions, since the run began. */
 export interface RunUsage {
@@ -10,23 +11,25 @@ export interface RunUsage {
   readonly sessions: Readonly<Record<string, UsageTotals>>;
 }
 
-const count = z.number().int().min(0);
-const totalsSchema = z.strictObject({
-  calls: count,
-  inputTokens: count,
-  outputTokens: count,
-  cacheReadTokens: count,
-  cacheWriteTokens: count,
-  costUsd: z.number().min(0).nullable(),
-  partial: z.boolean(),
-  unpricedModels: z.array(z.string()),
-});
+/** `runs/<runId>/usage.json`; built at its first use (a run's totals read back). */
+const fileSchema = lazySchema(() => {
+  const count = z.number().int().min(0);
+  const totalsSchema = z.strictObject({
+    calls: count,
+    inputTokens: count,
+    outputTokens: count,
+    cacheReadTokens: count,
+    cacheWriteTokens: count,
+    costUsd: z.number().min(0).nullable(),
+    partial: z.boolean(),
+    unpricedModels: z.array(z.string()),
+  });
 
-/** `runs/<runId>/usage.json`. */
-const fileSchema = z.strictObject({
-  version: z.literal(1),
-  run: totalsSchema,
-  sessions: z.record(z.string(), totalsSchema),
+  return z.strictObject({
+    version: z.literal(1),
+    run: totalsSchema,
+    sessions: z.record(z.string(), totalsSchema),
+  });
 });
 
 /**
@@ -49,7 +52,7 @@ export async function readRunUsage(file: string): Promise<{ usage: RunUsage | nu
   } catch {
     return damaged('not valid JSON');
   }
-  const parsed = fileSchema.safeParse(json);
+  const parsed = fileSchema().safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     return damaged(first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid');

@@ -6,6 +6,7 @@ import { diffTrees } from '../checkpoints/diff';
 import { writeJsonAtomic } from '../storage/atomic';
 import { git } from './repo';
 import { inWorkspace } from './merge';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * Applying a clean merge to the workspace's working tree (docs/worktrees.md#merge-requests):
@@ -15,15 +16,19 @@ import { inWorkspace } from './merge';
  * journal, and `recoverMerges` finishes it at the next start, so the workspace ends before the
  * merge (no journal yet) or after it — never half. Every step is idempotent.
  */
-const opSchema = z.object({
-  path: z.string().min(1),
-  kind: z.enum(['write', 'delete']),
-  mode: z.string().optional(),
-  oid: z.string().optional(),
-});
-const journalSchema = z.object({ version: z.literal(1), sessionId: z.string(), merged: z.string(), ops: z.array(opSchema) });
-export type MergeOp = z.infer<typeof opSchema>;
-export type MergeJournal = z.infer<typeof journalSchema>;
+const opSchema = lazySchema(() =>
+  z.object({
+    path: z.string().min(1),
+    kind: z.enum(['write', 'delete']),
+    mode: z.string().optional(),
+    oid: z.string().optional(),
+  }),
+);
+const journalSchema = lazySchema(() =>
+  z.object({ version: z.literal(1), sessionId: z.string(), merged: z.string(), ops: z.array(opSchema()) }),
+);
+export type MergeOp = z.infer<ReturnType<typeof opSchema>>;
+export type MergeJournal = z.infer<ReturnType<typeof journalSchema>>;
 
 export const journalOf = (dir: string, sessionId: string): string => join(dir, `${sessionId}.merge.json`);
 
@@ -67,7 +72,7 @@ export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir:
     const path = join(dir, name);
     let journal: MergeJournal;
     try {
-      journal = journalSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+      journal = journalSchema().parse(JSON.parse(await readFile(path, 'utf8')));
     } catch {
       continue; // a torn journal was never complete: nothing was applied from it
     }

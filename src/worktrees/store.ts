@@ -2,6 +2,7 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * What Legion keeps about each isolated session (docs/worktrees.md), one file per session in
@@ -17,28 +18,30 @@ export type WorktreeState = (typeof WORKTREE_STATES)[number];
 /** States after which a worktree may be pruned. */
 export const FINISHED_STATES: ReadonlySet<WorktreeState> = new Set(['merged', 'rejected']);
 
-const recordSchema = z.object({
-  version: z.literal(1),
-  sessionId: z.string().regex(/^[A-Za-z0-9._-]+$/),
-  participantId: z.string(),
-  runId: z.string(),
-  branch: z.string(),
-  /** The worktree folder (absolute). */
-  path: z.string(),
-  /** Where the session's tools are rooted: `path` + the workspace's prefix inside the repository. */
-  root: z.string(),
-  /** The commit the agent's work is measured against (the workspace when delegated, or after a rebase). */
-  base: z.string().regex(/^[0-9a-f]{40,64}$/),
-  state: z.enum(WORKTREE_STATES),
-  /** Conflicting files, with state `conflict`. */
-  conflicts: z.array(z.string()).optional(),
-  /** With state `conflict`: the workspace snapshot and the merged tree (markers included) a rebase checks out. */
-  rebase: z.object({ ours: z.string(), merged: z.string() }).optional(),
-  /** Why a merge request was rejected. */
-  reason: z.string().optional(),
-  updatedAt: z.string(),
-});
-export type WorktreeRecord = z.infer<typeof recordSchema>;
+const recordSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    sessionId: z.string().regex(/^[A-Za-z0-9._-]+$/),
+    participantId: z.string(),
+    runId: z.string(),
+    branch: z.string(),
+    /** The worktree folder (absolute). */
+    path: z.string(),
+    /** Where the session's tools are rooted: `path` + the workspace's prefix inside the repository. */
+    root: z.string(),
+    /** The commit the agent's work is measured against (the workspace when delegated, or after a rebase). */
+    base: z.string().regex(/^[0-9a-f]{40,64}$/),
+    state: z.enum(WORKTREE_STATES),
+    /** Conflicting files, with state `conflict`. */
+    conflicts: z.array(z.string()).optional(),
+    /** With state `conflict`: the workspace snapshot and the merged tree (markers included) a rebase checks out. */
+    rebase: z.object({ ours: z.string(), merged: z.string() }).optional(),
+    /** Why a merge request was rejected. */
+    reason: z.string().optional(),
+    updatedAt: z.string(),
+  }),
+);
+export type WorktreeRecord = z.infer<ReturnType<typeof recordSchema>>;
 
 export interface WorktreeStore {
   readonly dir: string;
@@ -54,7 +57,7 @@ export function worktreeStore(dir: string): WorktreeStore {
   const file = (sessionId: string): string => join(dir, `${sessionId}.json`);
   const read = async (path: string): Promise<WorktreeRecord | undefined> => {
     try {
-      const parsed = recordSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      const parsed = recordSchema().safeParse(JSON.parse(await readFile(path, 'utf8')));
       return parsed.success ? parsed.data : undefined;
     } catch {
       return undefined;

@@ -178,3 +178,18 @@ test('snapshot start: a tool call is validated by its schema built at first use 
     assert.match(r.stdout, /Refused, then written\./);
   });
 });
+
+// The models file's schema is built at its first use too, and the snapshot build (which parsed the
+// shipped file with it) drops it: a user's models file with a bad price, from the snapshot, is
+// still refused with its file, line and key.
+test('snapshot start: a user\'s models file is validated by its schema built at first use (a bad price named by file and line)', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const config = join(dir, 'xdg');
+    await mkdir(join(config, 'legion'), { recursive: true, mode: 0o700 });
+    await writeFile(join(config, 'legion', 'models.yaml'), 'version: 1\nmodels:\n  m:\n    input: 1\n    output: -2\n', { mode: 0o600 });
+    await writeFile(join(dir, 'script.yaml'), 'replies:\n  - text: "priced"\n');
+    const r = await run([LAUNCHER, 'run', 'hello'], dir, { ...cleanAppEnv(), HOME: dir, XDG_CONFIG_HOME: config, LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') });
+    assert.equal(r.code, 0, `exit; stdout=${r.stdout} stderr=${r.stderr}`);
+    assert.match(r.stderr, /xdg\/legion\/models\.yaml:5: models\.m\.output: Too small/);
+  });
+});
