@@ -1,22 +1,13 @@
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
-import { lookup } from 'node:dns/promises';
+import { isLocalAddress, localAddressSet, systemAddressDeps, type AddressDeps } from '../tools/sandbox/local-address';
 
 /** `sandbox.network` as configured (docs/sandbox.md#allowing-the-network-for-a-workspace). */
 export type SandboxNetwork = 'none' | 'all' | readonly string[];
 
-/** What the check asks of this machine (injected by tests). */
-export interface ReachDeps {
-  /** The addresses of this machine's interfaces. */
-  localAddresses(): readonly string[];
-  /** Every address a name resolves to; rejects when it does not resolve. */
-  resolve(host: string): Promise<readonly string[]>;
-}
+/** What the check asks of this machine (injected by tests); the address test is src/tools/sandbox/local-address.ts. */
+export type ReachDeps = AddressDeps;
 
-export const systemReachDeps: ReachDeps = {
-  localAddresses: () => Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
-  resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
-};
+export const systemReachDeps: ReachDeps = systemAddressDeps;
 
 /**
  * The one-line refusal when a sandboxed command could reach Legion's engine (docs/sandbox.md#limits),
@@ -32,7 +23,7 @@ export async function sandboxReachRefusal(
 ): Promise<string | undefined> {
   const { network } = input;
   if (network === 'none') return undefined;
-  const local = new Set(deps.localAddresses().map(normalAddress));
+  const local = localAddressSet(deps);
   const fix = 'use network: none or a host list, or run the engine on another host';
   if (network === 'all') {
     if (input.workerHere) return `sandbox.network: all would let a sandboxed command reach this worker's event feed and the engine's endpoint on this machine and resolve its own approvals: use network: none or a host list`;
@@ -62,31 +53,14 @@ async function mayBeLocal(host: string, local: ReadonlySet<string>, deps: ReachD
   if (isIP(host) !== 0) return false;
   try {
     const addresses = await deps.resolve(host);
-    return addresses.length === 0 || addresses.some((a) => literalLocal(normalAddress(a), local));
+    return addresses.length === 0 || addresses.some((a) => isLocalAddress(a, local));
   } catch {
     return true;
   }
 }
 
-/** `localhost` (and its subdomains), an unparsable host, a loopback or unspecified address, or an address of this machine's interfaces. */
+/** `localhost` (and its subdomains), an unparsable host, or a local address (isLocalAddress). */
 function literalLocal(host: string, local: ReadonlySet<string>): boolean {
   if (host === '' || host === 'localhost' || host.endsWith('.localhost')) return true;
-  const address = normalAddress(host);
-  if (isIP(address) === 4) return address.startsWith('127.') || address.startsWith('0.') || local.has(address);
-  if (isIP(address) === 6) return address === '::1' || address === '::' || local.has(address);
-  return false;
-}
-
-/** An IPv4-mapped IPv6 address as its IPv4 form, an IPv6 address in its compressed form, a zone dropped. */
-function normalAddress(address: string): string {
-  const bare = address.replace(/%.*$/, '').toLowerCase();
-  if (isIP(bare) !== 6) return bare;
-  const compressed = new URL(`http://[${bare}]/`).hostname.replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(compressed);
-  if (mapped) {
-    const hi = parseInt(mapped[1]!, 16);
-    const lo = parseInt(mapped[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return compressed;
+  return isLocalAddress(host, local);
 }

@@ -18,9 +18,15 @@ interface Pattern {
 
 const PATTERNS: readonly Pattern[] = [
   {
+    test: /resolves to a local address/,
+    line: (context) => context.network === 'hosts'
+      ? 'blocked by the sandbox: the host resolves to an address of this machine (loopback, link-local or one of its interfaces); the proxy reaches remote hosts only (see docs/sandbox.md#limits)'
+      : undefined,
+  },
+  {
     test: /CONNECT tunnel failed, response 403|is not in sandbox\.network|\b403 Forbidden\b|returned error: 403/i,
     line: (context) => context.network === 'hosts'
-      ? 'blocked by the sandbox: the host is not in sandbox.network (add it in .legion/config.yaml, see docs/sandbox.md)'
+      ? 'blocked by the sandbox: the host is not in sandbox.network (add it in .legion/config.yaml, see docs/sandbox.md), or it resolves to an address of this machine'
       : undefined,
   },
   {

@@ -1,5 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
+import { isLocalAddress, localAddressSet, systemAddressDeps, type AddressDeps } from './local-address';
 
 /**
  * Host filtering for `sandbox.network: [hosts]` without a Unix socket in the sandbox (the
@@ -11,7 +12,22 @@ import type { ChildProcess } from 'node:child_process';
  * opens the connection from the host's network when the host is listed, and refuses it with
  * `403` otherwise. The command still has no network of its own: a tool that ignores the
  * proxy variables gets nothing.
+ *
+ * A listed name must not lead back to this machine (docs/sandbox.md#limits): the proxy resolves
+ * the host itself, refuses with `403` when ANY of its addresses is local (isLocalAddress:
+ * loopback, unspecified, link-local, this machine's interfaces), and connects to the first
+ * address it checked, never to the name (no second resolution for a rebinding DNS to answer).
  */
+
+/** What the proxy asks of the machine (injected by tests); `connect` opens TCP to an address already checked. */
+export interface HostProxyDeps extends AddressDeps {
+  connect(port: number, address: string): Socket;
+}
+
+export const systemHostProxyDeps: HostProxyDeps = {
+  ...systemAddressDeps,
+  connect: (port, address) => connect(port, address),
+};
 
 /** Does `host` match a `sandbox.network` entry (`example.com`, or `*.example.com` for its subdomains)? */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
@@ -28,7 +44,7 @@ const MAX_HEAD = 16 * 1024;
 const HEAD_TIMEOUT_MS = 15_000;
 
 /** Serve the connections the relay of `child` hands over; returns a function that closes them all. */
-export function serveRelayedConnections(child: ChildProcess, allowed: readonly string[]): () => void {
+export function serveRelayedConnections(child: ChildProcess, allowed: readonly string[], deps: HostProxyDeps): () => void {
   const open = new Set<Socket>();
   const track = (socket: Socket) => {
     open.add(socket);
@@ -39,14 +55,14 @@ export function serveRelayedConnections(child: ChildProcess, allowed: readonly s
     if (!(handle && typeof (handle as Socket).write === 'function')) return;
     const client = handle as Socket;
     track(client);
-    handleClient(client, allowed, track);
+    handleClient(client, allowed, deps, track);
   });
   return () => {
     for (const socket of open) socket.destroy();
   };
 }
 
-function handleClient(client: Socket, allowed: readonly string[], track: (socket: Socket) => void): void {
+function handleClient(client: Socket, allowed: readonly string[], deps: HostProxyDeps, track: (socket: Socket) => void): void {
   let head = Buffer.alloc(0);
   const timer = setTimeout(() => client.destroy(), HEAD_TIMEOUT_MS);
   const refuse = (status: string, text: string) => {
@@ -71,21 +87,48 @@ function handleClient(client: Socket, allowed: readonly string[], track: (socket
     if (!hostAllowed(parsed.host, allowed)) {
       return refuse('403 Forbidden', `blocked by the sandbox: host ${parsed.host} is not in sandbox.network\n`);
     }
-    const upstream = connect(parsed.port, parsed.host);
-    track(upstream);
-    upstream.on('error', (error) => {
-      if (!client.destroyed) refuse('502 Bad Gateway', `cannot reach ${parsed.host}:${parsed.port}: ${error.message}\n`);
-    });
-    upstream.on('connect', () => {
-      if (method === 'CONNECT') client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      else upstream.write(`${method} ${parsed.path} ${version ?? 'HTTP/1.1'}\r\n${lines.slice(1).filter((l) => !/^proxy-/i.test(l)).join('\r\n')}\r\n\r\n`);
-      if (rest.length > 0) upstream.write(rest);
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.resume();
+    const forward = (address: string) => {
+      const upstream = deps.connect(parsed.port, address);
+      track(upstream);
+      upstream.on('error', (error) => {
+        if (!client.destroyed) refuse('502 Bad Gateway', `cannot reach ${parsed.host}:${parsed.port}: ${error.message}\n`);
+      });
+      upstream.on('connect', () => {
+        if (method === 'CONNECT') client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        else upstream.write(`${method} ${parsed.path} ${version ?? 'HTTP/1.1'}\r\n${lines.slice(1).filter((l) => !/^proxy-/i.test(l)).join('\r\n')}\r\n\r\n`);
+        if (rest.length > 0) upstream.write(rest);
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+    };
+    void resolveChecked(parsed.host, deps).then((checked) => {
+      if (client.destroyed) return;
+      if (checked.kind === 'local') {
+        return refuse('403 Forbidden', `blocked by the sandbox: host ${parsed.host} resolves to a local address (${checked.address}); the sandbox's proxy reaches remote hosts only\n`);
+      }
+      if (checked.kind === 'unresolved') return refuse('502 Bad Gateway', `cannot resolve ${parsed.host}: ${checked.reason}\n`);
+      forward(checked.address);
     });
   };
   client.on('data', onData);
+}
+
+type Checked = { kind: 'remote'; address: string } | { kind: 'local'; address: string } | { kind: 'unresolved'; reason: string };
+
+/** Resolve `host` once (a literal is its own address) and check every address: one local address refuses the host. */
+async function resolveChecked(host: string, deps: HostProxyDeps): Promise<Checked> {
+  let addresses: readonly string[];
+  try {
+    addresses = isIP(host) !== 0 ? [host] : await deps.resolve(host);
+  } catch (error) {
+    return { kind: 'unresolved', reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (addresses.length === 0) return { kind: 'unresolved', reason: 'no address' };
+  const local = localAddressSet(deps);
+  const found = addresses.find((address) => isIP(address) === 0 || isLocalAddress(address, local));
+  if (found !== undefined) return { kind: 'local', address: found };
+  return { kind: 'remote', address: addresses[0]! };
 }
 
 function parseTarget(method: string, target: string): { host: string; port: number; path: string } | undefined {

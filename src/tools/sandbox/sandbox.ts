@@ -10,7 +10,7 @@ import { trustedFileMounts } from './trusted-mounts';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
 import { SANDBOX_MAX_PROCESSES } from './pids-cgroup';
-import { RELAY_SOURCE, serveRelayedConnections } from './host-proxy';
+import { RELAY_SOURCE, serveRelayedConnections, systemHostProxyDeps, type HostProxyDeps } from './host-proxy';
 import type { ChildProcess } from 'node:child_process';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -92,6 +92,8 @@ export interface ShellSandboxOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Bounds of the workspace scans (default: SECRET_SCAN_LIMIT entries, LEGION_SCAN_DIRECTORY_LIMIT directories; src/tools/sandbox/secrets.ts). */
   readonly scanLimits?: SecretScanLimits;
+  /** How the host-list proxy resolves, checks and connects (default: this machine's; tests inject a resolver). */
+  readonly hostProxy?: HostProxyDeps;
 }
 
 /** A plain `bash -c`, as shell ran before there was a sandbox. */
@@ -207,7 +209,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         file: cgroup ? '/bin/sh' : bwrap[0]!,
         args: cgroup ? ['-c', 'echo $$ > "$0" || exit 125; exec "$@"', cgroup.procsFile, ...bwrap] : bwrap.slice(1),
         ...(seccomp ? { seccomp } : {}),
-        ...(hosts ? { attach: (child: ChildProcess) => serveRelayedConnections(child, hosts) } : {}),
+        ...(hosts ? { attach: (child: ChildProcess) => serveRelayedConnections(child, hosts, options.hostProxy ?? systemHostProxyDeps) } : {}),
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         verify: () => {
           const removedMeanwhile = gitWatch.stop();

@@ -17,7 +17,7 @@ test('sandbox reach: network all with an engine on loopback or on this machine i
   const local = [
     'http://127.0.0.1:8080', 'http://localhost:8080', 'http://LOCALHOST:1', 'http://engine.localhost:1', 'http://127.1:9070',
     'http://2130706433:9070', 'http://0.0.0.0:9070', 'http://[::1]:9070', 'http://[::]:9070', 'http://[::ffff:127.0.0.1]:1',
-    'http://[0:0:0:0:0:0:0:1]:1', 'http://192.168.1.20:8080', 'http://127.9.9.9:1', 'http://0:1',
+    'http://[0:0:0:0:0:0:0:1]:1', 'http://192.168.1.20:8080', 'http://127.9.9.9:1', 'http://0:1', 'http://169.254.3.4:1', 'http://[fe80::9]:1',
   ];
   for (const url of local) {
     const refusal = await sandboxReachRefusal(hub('all', 'http://10.0.0.5:8080', url), machine());

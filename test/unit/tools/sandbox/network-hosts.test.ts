@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { createShellTool } from '../../../../src/tools/builtin/shell';
 import { executeTool } from '../../../../src/tools/execute-tool';
 import { createShellSandbox, type ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
-import { hostAllowed } from '../../../../src/tools/sandbox/host-proxy';
+import { hostAllowed, systemHostProxyDeps, type HostProxyDeps } from '../../../../src/tools/sandbox/host-proxy';
+import { connect } from 'node:net';
 import type { ToolResult } from '../../../../src/tools/types';
 import { makeToolContext } from '../../../helpers/tool-context';
 import { makeSandboxFixture, realProbe, type SandboxFixture } from '../../../helpers/sandbox-fixture';
@@ -20,9 +21,19 @@ let sandbox: ShellSandbox;
 let server: Server;
 let port = 0;
 const seen: string[] = [];
+/**
+ * This machine's resolver and check, except `registry.test`: a remote address (TEST-NET-3) that the
+ * test's connect leads to the local server; and `*.rebind.test`: 127.0.0.1, as `*.nip.io` or a DNS
+ * name an attacker controls would answer.
+ */
+const hostProxy: HostProxyDeps = {
+  ...systemHostProxyDeps,
+  resolve: async (host) => (host === 'registry.test' ? ['203.0.113.7'] : host.endsWith('.rebind.test') ? ['127.0.0.1'] : systemHostProxyDeps.resolve(host)),
+  connect: (to, address) => (address === '203.0.113.7' ? connect(port, '127.0.0.1') : systemHostProxyDeps.connect(to, address)),
+};
 before(async () => {
   fx = await makeSandboxFixture();
-  sandbox = createShellSandbox({ settings: { mode: 'on', network: ['localhost'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: fx.home } });
+  sandbox = createShellSandbox({ hostProxy, settings: { mode: 'on', network: ['registry.test', 'localhost', '*.rebind.test'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: fx.home } });
   server = createServer((req, res) => { seen.push(req.url ?? ''); res.end(`hello ${req.url}\n`); });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
@@ -46,10 +57,10 @@ test('hostAllowed: exact names and *. subdomains, case-insensitive; nothing else
 });
 
 test('a listed host is reachable through the proxy, plain HTTP and CONNECT', { skip }, async () => {
-  const plain = await run(`curl -sS http://localhost:${port}/plain`);
+  const plain = await run(`curl -sS http://registry.test:${port}/plain`);
   assert.equal(plain.isError, undefined, plain.content);
   assert.match(plain.content, /hello \/plain/);
-  const tunnel = await run(`curl -sS -p http://localhost:${port}/tunnel`);
+  const tunnel = await run(`curl -sS -p http://registry.test:${port}/tunnel`);
   assert.match(tunnel.content, /hello \/tunnel/);
   assert.deepEqual(seen, ['/plain', '/tunnel']);
 });
@@ -58,10 +69,22 @@ test('an unlisted host is refused by the proxy and the result says why; going ar
   const denied = await run(`curl -sSf -p http://127.0.0.1:${port}/denied`);
   assert.equal(denied.isError, true);
   assert.match(denied.content, /blocked by the sandbox: the host is not in sandbox.network/);
-  const direct = await run(`curl -sS --noproxy '*' http://localhost:${port}/direct`);
+  const direct = await run(`curl -sS --noproxy '*' http://registry.test:${port}/direct`);
   assert.equal(direct.isError, true);
   assert.match(direct.content, /blocked by the sandbox: only the hosts of sandbox.network are reachable/);
   assert.equal(seen.includes('/denied') || seen.includes('/direct'), false);
+});
+
+test('a listed name that resolves to this machine (localhost, a *. pattern) is refused by the proxy; the local server receives nothing', { skip }, async () => {
+  const plain = await run(`curl -sS http://127.0.0.1.rebind.test:${port}/hostile-sub; curl -sSf http://localhost:${port}/hostile-plain`);
+  assert.equal(plain.isError, true);
+  assert.match(plain.content, /blocked by the sandbox: host 127\.0\.0\.1\.rebind\.test resolves to a local address \(127\.0\.0\.1\)/);
+  assert.match(plain.content, /blocked by the sandbox: the host resolves to an address of this machine/);
+  const tunnel = await run(`curl -sSf -p http://localhost:${port}/hostile-tunnel`);
+  assert.equal(tunnel.isError, true);
+  assert.match(tunnel.content, /response 403|error: 403/);
+  assert.match(tunnel.content, /or it resolves to an address of this machine/);
+  assert.equal(seen.some((url) => url.startsWith('/hostile')), false, seen.join(' '));
 });
 
 test('garbage and oversized proxy requests are refused without reaching anything', { skip }, async () => {
