@@ -11,6 +11,7 @@ import { escapeGlob, escapeRegex } from './rules/glob';
 import { isFileTool, TOOL_NAME_PATTERN } from './rules/known-tools';
 import { normalizeRulePath } from './rules/paths';
 import { describePattern, ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * Session allowances: "approve and allow the same for this session" (docs/design.md#the-tui, `a` in the
@@ -92,7 +93,7 @@ export function createAllowanceSet(options: { initial?: readonly Allowance[]; on
   const insert = (allowance: Allowance): { ok: true; allowance: Allowance } | { ok: false; error: string } => {
     const existing = entries.find((e) => e.allowance.rule.id === allowance.rule.id && e.allowance.sessionId === allowance.sessionId);
     if (existing) return { ok: true, allowance: existing.allowance };
-    const shape = ruleSpecSchema.safeParse(allowance.rule);
+    const shape = ruleSpecSchema().safeParse(allowance.rule);
     if (!shape.success) return { ok: false, error: `allowance: ${shape.error.issues[0]?.message ?? 'invalid'}` };
     const compiled = compileRule(shape.data, '(session allowance)', 0);
     if (!compiled.ok) return { ok: false, error: `allowance: ${compiled.problem.message}` };
@@ -130,13 +131,15 @@ export function allowancesFile(layout: Layout, runId: string): string {
   return join(layout.runDir(runId), 'allowances.jsonl');
 }
 
-const allowanceSchema = z.object({
-  rule: ruleSpecSchema,
-  participantId: z.string(),
-  sessionId: z.string(),
-  createdAt: z.string(),
-  grantedBy: z.string().optional(),
-});
+const allowanceSchema = lazySchema(() =>
+  z.object({
+    rule: ruleSpecSchema(),
+    participantId: z.string(),
+    sessionId: z.string(),
+    createdAt: z.string(),
+    grantedBy: z.string().optional(),
+  }),
+);
 
 /** Read persisted allowances (missing file → none; a bad line is reported in `issues`, never fatal). */
 export async function readAllowances(file: string): Promise<{ allowances: Allowance[]; issues: string[] }> {
@@ -148,7 +151,7 @@ export async function readAllowances(file: string): Promise<{ allowances: Allowa
     return { allowances: [], issues: [`${file}: cannot read: ${(error as Error).message}`] };
   }
   const read = parseJsonl<Allowance>(text, file, (value) => {
-    const result = allowanceSchema.safeParse(value);
+    const result = allowanceSchema().safeParse(value);
     return result.success ? { ok: true, value: result.data as Allowance } : { ok: false, error: result.error.issues[0]?.message ?? 'invalid' };
   });
   return { allowances: read.records, issues: read.issues.map((i) => i.message) };

@@ -24,9 +24,7 @@ const opSchema = lazySchema(() =>
     oid: z.string().optional(),
   }),
 );
-const journalSchema = lazySchema(() =>
-  z.object({ version: z.literal(1), sessionId: z.string(), merged: z.string(), ops: z.array(opSchema()) }),
-);
+const journalSchema = lazySchema(() => z.object({ version: z.literal(1), sessionId: z.string(), merged: z.string(), ops: z.array(opSchema()) }));
 export type MergeOp = z.infer<ReturnType<typeof opSchema>>;
 export type MergeJournal = z.infer<ReturnType<typeof journalSchema>>;
 

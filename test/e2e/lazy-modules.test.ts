@@ -193,3 +193,27 @@ test('snapshot start: a user\'s models file is validated by its schema built at 
     assert.match(r.stderr, /xdg\/legion\/models\.yaml:5: models\.m\.output: Too small/);
   });
 });
+
+// The rules files' schemas are built at their first use: a start with only the shipped rules takes
+// their compilation from the snapshot and builds none. A user's rules file, from the snapshot, is
+// still checked: a bad decision stops the start with its file and line, and an unknown field too.
+test('snapshot start: a user\'s rules file is checked by schemas built at first use (a bad rule named by file and line)', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const config = join(dir, 'xdg');
+    await mkdir(join(config, 'legion'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, 'script.yaml'), 'replies:\n  - text: "ruled"\n');
+    const env = { ...cleanAppEnv(), HOME: dir, XDG_CONFIG_HOME: config, LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+    await writeFile(join(config, 'legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: r1\n    decision: maybe\n    tool: file_read\n', { mode: 0o600 });
+    const bad = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /xdg\/legion\/rules\.yaml:4: rule r1: unknown decision "maybe"/);
+    await writeFile(join(config, 'legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: r1\n    decision: deny\n    tool: file_read\n    when: always\n', { mode: 0o600 });
+    const unknown = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /xdg\/legion\/rules\.yaml:6: .*when/);
+    await writeFile(join(config, 'legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: r1\n    decision: deny\n    tool: file_read\n', { mode: 0o600 });
+    const ok = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.equal(ok.code, 0, `exit; stdout=${ok.stdout} stderr=${ok.stderr}`);
+    assert.match(ok.stdout, /ruled/);
+  });
+});

@@ -124,7 +124,7 @@ function compileFile(source: YamlSource): FileCompile {
   if (typeof data !== 'object' || Array.isArray(data)) {
     return { ok: false, error: `${file}:1: a rules file is a mapping with version: 1, defaults and rules` };
   }
-  const head = ruleFileHeadSchema.safeParse(data, ONE_SHOT);
+  const head = ruleFileHeadSchema().safeParse(data, ONE_SHOT);
   if (!head.success) {
     const problem = describeIssue(head.error, data, 'file');
     return { ok: false, error: `${at(problem.path)}: ${problem.message}` };
@@ -140,7 +140,7 @@ function compileFile(source: YamlSource): FileCompile {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       return { ok: false, error: `${at(rulePath)}: ${label}: expected a mapping with id, decision and tool` };
     }
-    const shape = ruleSpecSchema.safeParse(raw, ONE_SHOT);
+    const shape = ruleSpecSchema().safeParse(raw, ONE_SHOT);
     if (!shape.success) {
       const problem = describeIssue(shape.error, raw, 'rule');
       return { ok: false, error: `${at([...rulePath, ...problem.path])}: ${label}: ${problem.message}` };

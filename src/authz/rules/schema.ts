@@ -1,56 +1,63 @@
 import { z } from 'zod';
 import { didYouMean } from './did-you-mean';
+import { lazySchema } from '../../storage/lazy-schema';
 
 /**
  * The shape of a rules file (docs/design.md#authorization), strict: an unknown field is an error.
  * Semantic checks (tool names, match fields, globs, regexes, duplicate ids) happen in
  * compile.ts; this file only describes the shape and turns zod issues into one line.
  */
-export const decisionSchema = z.enum(['allow', 'ask', 'deny']);
+export const decisionSchema = lazySchema(() => z.enum(['allow', 'ask', 'deny']));
 
-export const regexPatternSchema = z.strictObject({ regex: z.string().min(1) });
+export const regexPatternSchema = lazySchema(() => z.strictObject({ regex: z.string().min(1) }));
 /** Shell `command` only: the command's first words, exactly (docs/shell-rules.md#allow-rules). */
-export const wordsPatternSchema = z.strictObject({ words: z.array(z.string().min(1)).min(1) });
+export const wordsPatternSchema = lazySchema(() => z.strictObject({ words: z.array(z.string().min(1)).min(1) }));
 /** Shell `command` of an allow rule only: these read-only commands, their paths checked (shell-read-only.ts). */
-export const readOnlyPatternSchema = z.strictObject({ readOnly: z.array(z.string().min(1)).min(1) });
+export const readOnlyPatternSchema = lazySchema(() => z.strictObject({ readOnly: z.array(z.string().min(1)).min(1) }));
 
 /**
  * A string is a glob, a list is any-of (OR), `{ regex }` is a full-match regex; for a shell
  * `command` also `{ words }` (a prefix of words) and `{ readOnly }` (checked read-only commands).
  */
-export const matchPatternSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), regexPatternSchema, wordsPatternSchema, readOnlyPatternSchema]);
+export const matchPatternSchema = lazySchema(() =>
+  z.union([z.string().min(1), z.array(z.string().min(1)).min(1), regexPatternSchema(), wordsPatternSchema(), readOnlyPatternSchema()]),
+);
 
-export const ruleSpecSchema = z.strictObject({
-  id: z.string().regex(/^[^\s]{1,100}$/, 'a rule id is 1–100 characters without spaces'),
-  decision: decisionSchema,
-  /** `|`-separated alternatives, each a glob over tool names. */
-  tool: z.string().min(1),
-  /** Participant id globs; absent = everyone. A single string is a one-item list. */
-  participants: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-  /** Input field → pattern; every field listed must match (AND). */
-  match: z.record(z.string().min(1), matchPatternSchema).optional(),
-  reason: z.string().optional(),
-  /** Explicit approver (participant id) for an `ask`. */
-  approver: z.string().min(1).optional(),
-  /**
-   * A fallback rule (ask or deny) decides only where no other rule of any layer matches and no
-   * policy speaks: `defaults.unmatched` with a reason, which your own allow rules can still lift.
-   */
-  fallback: z.boolean().optional(),
-});
+export const ruleSpecSchema = lazySchema(() =>
+  z.strictObject({
+    id: z.string().regex(/^[^\s]{1,100}$/, 'a rule id is 1–100 characters without spaces'),
+    decision: decisionSchema(),
+    /** `|`-separated alternatives, each a glob over tool names. */
+    tool: z.string().min(1),
+    /** Participant id globs; absent = everyone. A single string is a one-item list. */
+    participants: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** Input field → pattern; every field listed must match (AND). */
+    match: z.record(z.string().min(1), matchPatternSchema()).optional(),
+    reason: z.string().optional(),
+    /** Explicit approver (participant id) for an `ask`. */
+    approver: z.string().min(1).optional(),
+    /**
+     * A fallback rule (ask or deny) decides only where no other rule of any layer matches and no
+     * policy speaks: `defaults.unmatched` with a reason, which your own allow rules can still lift.
+     */
+    fallback: z.boolean().optional(),
+  }),
+);
 
-export type RuleSpec = z.infer<typeof ruleSpecSchema>;
-export type MatchPattern = z.infer<typeof matchPatternSchema>;
+export type RuleSpec = z.infer<ReturnType<typeof ruleSpecSchema>>;
+export type MatchPattern = z.infer<ReturnType<typeof matchPatternSchema>>;
 
 export const RULE_FIELDS: readonly string[] = ['id', 'decision', 'tool', 'participants', 'match', 'reason', 'approver', 'fallback'];
 const FILE_FIELDS: readonly string[] = ['version', 'defaults', 'rules'];
 const DEFAULTS_FIELDS: readonly string[] = ['unmatched'];
 
-export const ruleFileHeadSchema = z.strictObject({
-  version: z.literal(1),
-  defaults: z.strictObject({ unmatched: decisionSchema.optional() }).optional(),
-  rules: z.array(z.unknown()).nullable().optional(),
-});
+export const ruleFileHeadSchema = lazySchema(() =>
+  z.strictObject({
+    version: z.literal(1),
+    defaults: z.strictObject({ unmatched: decisionSchema().optional() }).optional(),
+    rules: z.array(z.unknown()).nullable().optional(),
+  }),
+);
 
 /** A zod issue as `{ path, message }`, with wording a rules author understands. */
 export interface ShapeProblem {
