@@ -4,6 +4,7 @@ import { EVENT_TYPES, type LegionEvent } from './types';
 import { dropTornTail, openJsonlAppender, readJsonl, type JsonlIssue } from '../storage/jsonl';
 import { zodValidator } from '../storage/zod-validate';
 import { createDeltaCoalescer, DELTA_WINDOW_MS } from './coalesce';
+import { lazySchema } from '../storage/lazy-schema';
 
 export interface Ledger {
   /** Stop recording and close the file. Idempotent. */
@@ -46,12 +47,14 @@ export function attachLedger(bus: EventBus, path: string, options: { coalesceMs?
 }
 
 /** Shape check of a ledger line read back: the envelope and a known type; bodies pass through. */
-const ledgerLineSchema = z.looseObject({
-  seq: z.number().int().positive(),
-  at: z.string(),
-  runId: z.string().min(1),
-  type: z.enum(EVENT_TYPES as [LegionEvent['type'], ...LegionEvent['type'][]]),
-});
+const ledgerLineSchema = lazySchema(() =>
+  z.looseObject({
+    seq: z.number().int().positive(),
+    at: z.string(),
+    runId: z.string().min(1),
+    type: z.enum(EVENT_TYPES as [LegionEvent['type'], ...LegionEvent['type'][]]),
+  }),
+);
 
 export interface LedgerRead {
   readonly events: LegionEvent[];
@@ -61,6 +64,6 @@ export interface LedgerRead {
 
 /** Read a ledger back (missing file = no events). */
 export async function readLedger(path: string): Promise<LedgerRead> {
-  const { records, issues } = await readJsonl(path, zodValidator(ledgerLineSchema));
+  const { records, issues } = await readJsonl(path, zodValidator(ledgerLineSchema()));
   return { events: records as unknown as LegionEvent[], issues };
 }

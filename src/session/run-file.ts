@@ -3,14 +3,17 @@ import { z } from 'zod';
 import { LegionError } from '../errors';
 import type { RunRecord } from './types';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { lazySchema } from '../storage/lazy-schema';
 
-const runFileSchema = z.object({
-  version: z.literal(1),
-  id: z.string().min(1),
-  createdAt: z.string().min(1),
-  updatedAt: z.string().min(1),
-  title: z.string().optional(),
-});
+const runFileSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    id: z.string().min(1),
+    createdAt: z.string().min(1),
+    updatedAt: z.string().min(1),
+    title: z.string().optional(),
+  }),
+);
 
 /** What `run.json` holds: exactly the RunRecord fields (extra fields a caller carries are not written). */
 export function runFileContent(run: RunRecord): RunRecord {
@@ -43,7 +46,7 @@ export async function readRunFile(file: string, runId: string): Promise<RunRecor
   if (typeof version === 'number' && version > 1) {
     throw new LegionError(`${file}: made by a newer Legion (run format ${version}; this build reads 1): upgrade Legion`);
   }
-  const result = runFileSchema.safeParse(raw, ONE_SHOT);
+  const result = runFileSchema().safeParse(raw, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; ${hint}`);

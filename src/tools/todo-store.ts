@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
 import { layoutFor } from '../storage/layout';
+import { lazySchema } from '../storage/lazy-schema';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'done';
 export interface Todo {
@@ -12,16 +13,20 @@ export interface Todo {
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'done'] as const satisfies readonly TodoStatus[];
 
-export const todoSchema = z.strictObject({
-  id: z.string().min(1).max(100),
-  content: z.string().min(1).max(2000),
-  status: z.enum(TODO_STATUSES),
-});
+export const todoSchema = lazySchema(() =>
+  z.strictObject({
+    id: z.string().min(1).max(100),
+    content: z.string().min(1).max(2000),
+    status: z.enum(TODO_STATUSES),
+  }),
+);
 
-const fileSchema = z.object({
-  version: z.literal(1),
-  participants: z.record(z.string(), z.array(todoSchema)),
-});
+const fileSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    participants: z.record(z.string(), z.array(todoSchema())),
+  }),
+);
 
 /** Each participant's todo list within a run. A write replaces that participant's whole list. */
 export interface TodoStore {
@@ -68,7 +73,7 @@ export function createFileTodoStore(workspaceRoot: string, options: { readonly s
     } catch {
       throw new Error(`${file} is damaged (not valid JSON); fix or delete it`);
     }
-    const parsed = fileSchema.safeParse(json);
+    const parsed = fileSchema().safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new Error(`${file} is damaged (${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}); fix or delete it`);

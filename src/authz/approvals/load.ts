@@ -20,7 +20,7 @@ export async function loadApprovalFile(file: string, options: { readonly readOnl
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state, issues: [] };
     throw error;
   }
-  const parsed = parseJsonl<ApprovalLine>(bytes.toString('utf8'), file, zodValidator(approvalLineSchema));
+  const parsed = parseJsonl<ApprovalLine>(bytes.toString('utf8'), file, zodValidator(approvalLineSchema()));
   const issues = parsed.issues.map((i) => i.message);
   const tornTail = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a && parsed.issues.some((i) => i.kind === 'torn');
   if (tornTail && !options.readOnly) await truncate(file, bytes.lastIndexOf(0x0a) + 1);

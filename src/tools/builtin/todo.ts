@@ -9,7 +9,7 @@ export const TODO_MAX_ITEMS = 100;
 
 const writeSchema = lazySchema(() =>
   z.strictObject({
-    todos: z.array(todoSchema).max(TODO_MAX_ITEMS).describe('The complete list (replaces the previous one)'),
+    todos: z.array(todoSchema()).max(TODO_MAX_ITEMS).describe('The complete list (replaces the previous one)'),
   }),
 );
 const readSchema = lazySchema(() => z.strictObject({}));
