@@ -45,7 +45,22 @@ async function decideInTuiAfterServeRestart(decision: 'approve' | 'reject'): Pro
       }
       await tui.waitGone(/Approval queue/, 30_000);
       await tui.waitFor(decision === 'approve' ? /approved shell sh tool\.sh/ : /rejected shell sh tool\.sh/, 30_000);
-      await until(() => projectionLines(dir).length === 4, 'the turn ended on the worker', 60_000, 50);
+      await until(() => projectionLines(dir).length === 4, 'the turn ended on the worker', 60_000, 50).catch((error: Error) => {
+        // Where the turn stopped (one CI run in many timed out here after the decision showed): the processes' own words.
+        const tail = (text: string): string => text.slice(-3000);
+        const engineLog = existsSync(join(dir, 'engine.log')) ? readFileSync(join(dir, 'engine.log'), 'utf8') : '(none)';
+        throw new Error(
+          [
+            error.message,
+            `model requests: ${JSON.stringify(stack.model.requests.map((r) => [r.last, r.finished]))}; tool started: ${existsSync(join(dir, 'starts.txt'))}`,
+            `projection: ${JSON.stringify(projectionLines(dir).map((line) => line.slice(0, 200)))}`,
+            `serve: ${tail(stack.serveLog())}`,
+            `worker: ${tail(stack.worker.log.join(''))}`,
+            `engine: ${tail(engineLog)}`,
+            `screen: ${tui?.screen() ?? ''}`,
+          ].join('\n'),
+        );
+      });
       assert.match(projectionLines(dir)[3]!, /piece 2\./);
       if (decision === 'approve') assert.equal(readFileSync(join(dir, 'starts.txt'), 'utf8'), 'started\n', 'the tool ran other than once');
       else assert.equal(existsSync(join(dir, 'starts.txt')), false, 'a rejected tool ran');
