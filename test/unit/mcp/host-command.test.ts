@@ -18,17 +18,23 @@ async function program(path: string, marker: string): Promise<void> {
   await writeFile(path, `#!/bin/sh\n: > "${marker}"\n`, { mode: 0o755 });
 }
 
+/** A workspace `ws` with an activated-looking `.venv/bin` (writable by a sandboxed command) and a `tools` folder outside it. */
+async function venvWorkspace(dir: string): Promise<{ ws: string; venv: string; tools: string }> {
+  const ws = join(dir, 'ws');
+  const venv = join(ws, '.venv', 'bin');
+  const tools = join(dir, 'tools');
+  await mkdir(venv, { recursive: true });
+  await mkdir(tools);
+  return { ws, venv, tools };
+}
+
 const until = async (done: () => boolean): Promise<void> => {
   for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
 test('a user-level server\'s bare command is never the one planted in a folder of the workspace; a workspace server\'s is as configured', async () => {
   await withTempDir(async (dir) => {
-    const ws = join(dir, 'ws');
-    const venv = join(ws, '.venv', 'bin');
-    const tools = join(dir, 'tools');
-    await mkdir(venv, { recursive: true });
-    await mkdir(tools);
+    const { ws, venv, tools } = await venvWorkspace(dir);
     await program(join(venv, 'npx'), join(dir, 'PLANTED-ran'));
     await program(join(tools, 'npx'), join(dir, 'real-ran'));
     await program(join(venv, 'only-here'), join(dir, 'ONLY-HERE-ran'));
@@ -107,11 +113,7 @@ for (const [runner, argsOf] of [
  */
 test('a user-level server\'s interpreter (#!/usr/bin/env node) is never one planted in a folder of the workspace on PATH', async () => {
   await withTempDir(async (dir) => {
-    const ws = join(dir, 'ws');
-    const venv = join(ws, '.venv', 'bin');
-    const tools = join(dir, 'tools');
-    await mkdir(venv, { recursive: true });
-    await mkdir(tools);
+    const { ws, venv, tools } = await venvWorkspace(dir);
     await program(join(venv, 'node'), join(dir, 'PLANTED-NODE-ran'));
     await writeFile(join(tools, 'server'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(join(dir, 'real-node-ran'))}, '')\n`, { mode: 0o755 });
     const saved = process.env.PATH;
