@@ -74,8 +74,9 @@ function gitDirsOf(dotGit: string, root: string): string[] {
  * What to mount for git: the git directories bound over themselves (writable: objects, refs,
  * index, HEAD…), then their existing surfaces read-only. `hooks/` and `info/` are created
  * when missing so they are covered by a mount too (git itself makes both on `init`).
+ * `hooksPaths`: workspaceHooksPaths of this moment (one reading per call, shared with snapshotGit).
  */
-export function gitMounts(root: string, env: GitGuardEnv): { readonly writable: string[]; readonly readOnly: string[] } {
+export function gitMounts(root: string, hooksPaths: readonly string[]): { readonly writable: string[]; readonly readOnly: string[] } {
   const writable: string[] = [];
   const readOnly: string[] = [];
   const dotGit = join(root, '.git');
@@ -91,7 +92,7 @@ export function gitMounts(root: string, env: GitGuardEnv): { readonly writable: 
     }
     for (const path of surfaceRoots(gitDir)) if (exists(path)) readOnly.push(path);
   }
-  readOnly.push(...workspaceHooksPaths(root, env).filter(exists));
+  readOnly.push(...hooksPaths.filter(exists));
   return { writable, readOnly };
 }
 
@@ -244,9 +245,11 @@ export interface GitSnapshot {
 /**
  * Every surface of the workspace's git directories as it is now; `nested` are the `.git`
  * entries found below the root (a nested repository becomes a submodule the moment the
- * index holds a gitlink for it, and `git status` then runs git in it).
+ * index holds a gitlink for it, and `git status` then runs git in it). `hooksPaths`: the
+ * caller's workspaceHooksPaths of this moment, else read here (the check after a call reads
+ * them again: the call may have changed what the config includes).
  */
-export function snapshotGit(root: string, env: GitGuardEnv, nested: readonly string[] = [], complete?: ReadonlyMap<string, Entry>): GitSnapshot {
+export function snapshotGit(root: string, env: GitGuardEnv, nested: readonly string[] = [], complete?: ReadonlyMap<string, Entry>, hooksPaths: readonly string[] = workspaceHooksPaths(root, env)): GitSnapshot {
   const entries = new Map<string, Entry>();
   let bytes = 0;
   let truncated = false;
@@ -292,7 +295,7 @@ export function snapshotGit(root: string, env: GitGuardEnv, nested: readonly str
   const dotGits = [...nested, ...submoduleDotGits(root, env)];
   const gitDirs = [...new Set([...workspaceGitDirs(root), ...dotGits.flatMap((dotGit) => gitDirsOf(dotGit, root))])];
   for (const gitDir of gitDirs) for (const path of surfaceRoots(gitDir)) record(path);
-  for (const path of workspaceHooksPaths(root, env)) record(path);
+  for (const path of hooksPaths) record(path);
   return { root, gitDirs, dotGit: dotGitIdentity(root), entries, truncated, env };
 }
 

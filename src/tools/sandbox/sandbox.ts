@@ -4,7 +4,7 @@ import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
 import { createSecretFinder, type SecretScanLimits } from './secrets';
 import { enclosingLegionPaths, hiddenPaths } from './hidden-paths';
-import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, type GitSnapshot } from './git-guard';
+import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, workspaceHooksPaths, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
 import { trustedFileMounts } from './trusted-mounts';
 import type { SandboxProbe } from './probe';
@@ -156,12 +156,14 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       let held: ReturnType<typeof ensurePlaceholders>;
       let legion: string;
       let git: ReturnType<typeof gitMounts>;
+      let hooksPaths: string[];
       let trusted: ReturnType<typeof trustedFileMounts>;
       try {
         root = realpathSync(workspaceRoot);
         held = ensurePlaceholders();
         legion = legionDir(root);
-        git = gitMounts(root, options.env);
+        hooksPaths = workspaceHooksPaths(root, options.env);
+        git = gitMounts(root, hooksPaths);
         trusted = trustedFileMounts(root, options.trustedFiles());
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
@@ -173,7 +175,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       }
       let gitBefore: GitSnapshot;
       try {
-        gitBefore = snapshotGit(root, options.env, secrets.nestedGit);
+        gitBefore = snapshotGit(root, options.env, secrets.nestedGit, undefined, hooksPaths);
       } catch (error) {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
