@@ -22,15 +22,25 @@ export function ansiLine(line: Line, theme: Theme): { readonly text: string; rea
   let text = '';
   let width = 0;
   for (const span of line) {
-    text += spanToAnsi(span, theme);
-    width += cellWidth(span.text);
+    const clean = withoutTerminalControls(span.text);
+    text += styled(clean, span, theme);
+    width += cellWidth(clean);
   }
   const entry = { theme, text, width };
   cache.set(line, entry);
   return entry;
 }
 
+/**
+ * A span as ANSI. Its text is stripped of control sequences here, whoever built the span: this is
+ * the one place every line of the TUI passes before Ink writes it (a tool name, an agent id or a
+ * path a model chose reaches the screen only through it), so no span can carry an escape.
+ */
 export function spanToAnsi(span: Span, theme: Theme): string {
+  return styled(withoutTerminalControls(span.text), span, theme);
+}
+
+function styled(text: string, span: Span, theme: Theme): string {
   const codes: number[] = [];
   const color = theme.tone(span.tone);
   if (color && FG[color] !== undefined) codes.push(FG[color]!);
@@ -40,8 +50,8 @@ export function spanToAnsi(span: Span, theme: Theme): string {
   if (span.underline && !theme.plain) codes.push(4);
   if (span.inverse) codes.push(7);
   if (span.strike && theme.color) codes.push(9);
-  if (codes.length === 0) return span.text;
-  return `\x1b[${codes.join(';')}m${span.text}\x1b[0m`;
+  if (codes.length === 0) return text;
+  return `\x1b[${codes.join(';')}m${text}\x1b[0m`;
 }
 
 // Tabs become spaces; other control characters (escapes and the C1 range included) are dropped
