@@ -1,3 +1,5 @@
+import { withoutTerminalControls } from '../terminal-text';
+
 /** Where a command writes; injected so tests capture it. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -13,7 +15,11 @@ export interface CliIo {
 }
 
 /**
- * The real process streams. A reader that goes away (`legion show | head`) is not an error:
+ * The real process streams. Everything a command prints passes withoutTerminalControls here, the
+ * one gate of the CLI's output (Legion itself writes no escape sequences there): what it prints
+ * of workspace files, a model or a tool (an MCP server's name from `.mcp.json`, a hook's command,
+ * `legion serve`'s log of warnings) cannot retitle the terminal or write its clipboard (OSC 52).
+ * A reader that goes away (`legion show | head`) is not an error:
  * output stops and the process exits 0, without a stack trace.
  */
 export function processIo(): CliIo {
@@ -24,8 +30,8 @@ export function processIo(): CliIo {
     });
   }
   return {
-    stdout: (t) => void process.stdout.write(t),
-    stderr: (t) => void process.stderr.write(t),
+    stdout: (t) => void process.stdout.write(withoutTerminalControls(t)),
+    stderr: (t) => void process.stderr.write(withoutTerminalControls(t)),
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
