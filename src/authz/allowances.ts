@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { posix, join } from 'node:path';
 import { z } from 'zod';
-import type { CallToAuthorize } from './types';
+import type { CallToAuthorize, Verdict } from './types';
 import type { Layout } from '../storage/layout';
 import { parseJsonl } from '../storage/jsonl';
 import { compileRule, type CompiledRule } from './rules/compile';
@@ -22,7 +22,8 @@ import { lazySchema } from '../storage/lazy-schema';
  *     top-level files → `*`); `file_list|glob|grep` → the searched directory and below;
  *     `communicator` → the `targetId`; `spawn_agent|modify_agent|retire_agent` → the `id`;
  *     other tools → every top-level text/number/boolean field, exactly.
- * An allowance only turns an `ask` into `allow` (authorizer.ts); it never lifts a deny.
+ * An allowance only turns an `ask` into `allow` (authorizer.ts); it never lifts a deny, and a
+ * file tool's never lifts an ask rule's own ask (liftsAsk).
  * Allowances live in memory for the run; `onAdd` lets the composition root append them to
  * `runs/<runId>/allowances.jsonl` (see `allowancesFile`), which `legion rules list` reads.
  */
@@ -81,6 +82,20 @@ export function allowanceFor(call: CallToAuthorize, workspaceRoot: string): Rule
     ...(Object.keys(match).length > 0 ? { match } : {}),
     reason: `allowed for this session (${describeMatch(tool, match)})`,
   };
+}
+
+/**
+ * Whether `allowance` (found for a call) may turn that call's `ask` verdict into `allow`. A file
+ * tool's allowance covers a directory, wider than the call the user approved: it stands in for
+ * the fallback ask that call met (`writes-ask`…), a policy's or the default's, never for a rule
+ * that asks about a narrower set of paths for a reason of its own (`git-internals-ask`: "always
+ * asks, even if you allow writes"), whose calls the approved one did not meet. The other
+ * allowances are the approved call itself (an exact command line, a target, an id, its fields):
+ * they lift whatever asked it.
+ */
+export function liftsAsk(allowance: Allowance, verdict: Pick<Verdict, 'source' | 'fallback'>): boolean {
+  if (!isFileTool(allowance.rule.tool)) return true;
+  return verdict.fallback === true || verdict.source === 'policy' || verdict.source === 'default';
 }
 
 interface Entry {

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 import type { Participant } from '../collective/participant';
 import type { CallToAuthorize, Decision, Verdict } from './types';
-import type { AllowanceSet } from './allowances';
+import { liftsAsk, type AllowanceSet } from './allowances';
 import { applyPolicy, policyFor } from './policy';
 import { evaluateRules, type RealPathOf, type RealPathScope, type RuleOutcome } from './rules/evaluate';
 import { hasGlobSyntax, isPathField } from './rules/known-tools';
@@ -40,7 +40,8 @@ export type Authorizer = (call: CallToAuthorize) => Verdict;
  *   3. the rules (deny > ask > allow);
  *   4. the participant's `toolAuthorizations` (only stricter; decide where no rule matched),
  *      then `defaults.unmatched`;
- *   5. a session allowance turns a remaining `ask` into `allow` (never a deny), source `allowance`.
+ *   5. a session allowance turns a remaining `ask` into `allow` (never a deny; a file tool's only
+ *      a fallback's, a policy's or the default's ask: liftsAsk), source `allowance`.
  */
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   const { ruleSet, getParticipant, workspaceRoot, allowances, realPath, homeDir } = options;
@@ -72,7 +73,7 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     const verdict = applyPolicy(rules, policy, ruleSet.unmatched);
     if (verdict.decision === 'ask' && allowances) {
       const allowance = allowances.find(call, root);
-      if (allowance) return { decision: 'allow', ruleId: allowance.rule.id, reason: allowance.rule.reason ?? 'allowed for this session', source: 'allowance' };
+      if (allowance && liftsAsk(allowance, verdict)) return { decision: 'allow', ruleId: allowance.rule.id, reason: allowance.rule.reason ?? 'allowed for this session', source: 'allowance' };
     }
     return verdict;
   };
