@@ -45,3 +45,20 @@ test('allowances the size of the approved call still lift what asked it', () => 
   assert.equal(authorize(line).decision, 'allow');
   assert.equal(authorize(call('shell', { command: 'cat .env' })).decision, 'ask');
 });
+
+// git takes a folder holding HEAD and objects/ (or a commondir) for a git directory with no
+// `.git` anywhere: `git status` run there (by you, or by your prompt as you enter it) reads its
+// `config`, core.worktree and core.fsmonitor included, and runs that outside the sandbox. Writing
+// `sub/HEAD` is how file tools make one, so it asks like a write under .git/, allowance or not.
+test('writing a HEAD or a commondir, which make a folder a git directory, asks as git-internals-ask', () => {
+  const allowances = createAllowanceSet();
+  const authorize = createAuthorizer({ ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
+  assert.ok(allowances.add(write('sub/notes.md'), WORKSPACE).ok);
+  assert.equal(authorize(write('sub/objects/keep')).decision, 'allow');
+  for (const p of ['sub/HEAD', 'sub/deeper/HEAD', 'HEAD', 'sub/commondir', 'sub/head']) {
+    const verdict = authorize(write(p));
+    assert.deepEqual([p, verdict.decision, verdict.ruleId], [p, 'ask', 'git-internals-ask']);
+  }
+  assert.equal(authorize(call('file_edit', { path: 'sub/HEAD', oldString: 'a', newString: 'b' })).ruleId, 'git-internals-ask');
+  assert.equal(authorize(write('sub/HEADER.md')).decision, 'allow');
+});
