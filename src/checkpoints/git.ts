@@ -35,6 +35,10 @@ export const HARDENING: readonly string[] = [
   '-c', 'maintenance.auto=false',
   '-c', 'protocol.allow=never',
   '-c', 'filter.lfs.required=false',
+  // A folder holding HEAD, objects/ and refs/ is a git directory to git's discovery, with no
+  // `.git` anywhere: whoever wrote it chose the config (filters, core.worktree) that git then
+  // reads. Only a repository found through a `.git` entry, or named by GIT_DIR, is used (git ≥ 2.38).
+  '-c', 'safe.bareRepository=explicit',
 ];
 
 /** The environment of a git call: nothing inherited that git reads, except PATH (without the workspace's folders, host-path.ts) and the locale basics. */
