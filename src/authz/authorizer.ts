@@ -6,6 +6,7 @@ import type { CallToAuthorize, Decision, Verdict } from './types';
 import { liftsAsk, type AllowanceSet } from './allowances';
 import { applyPolicy, policyFor } from './policy';
 import { evaluateRules, type RealPathOf, type RealPathScope, type RuleOutcome } from './rules/evaluate';
+import { ENTRY_FOLDER, ENTRY_LINK, ENTRY_OTHER, FolderListings, type FolderStats, type Listing } from './dir-listings';
 import { hasGlobSyntax, isPathField } from './rules/known-tools';
 import { confinementProblem, normalizeRulePath } from './rules/paths';
 import type { RuleSet } from './rules/rule-set';
@@ -54,7 +55,8 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     }
     // An isolated session's paths are its worktree's (docs/worktrees.md).
     const root = call.isolatedRoot ?? workspaceRoot;
-    const realPathOf = call.isolatedRoot !== undefined && realPath ? workspaceRealPath(call.isolatedRoot) : realPath;
+    // Made per call, so without folder listings (a listing read per call would cost more than it saves).
+    const realPathOf = call.isolatedRoot !== undefined && realPath ? workspaceRealPath(call.isolatedRoot, NO_LISTINGS) : realPath;
     const confinement = confinementOf(call.input, root);
     if (confinement) return deny('confinement', confinement);
 
@@ -142,9 +144,11 @@ function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
 /**
  * A `realPath` for `createAuthorizer`: resolves symlinks of a workspace-relative path and
  * returns it relative to the real workspace root (or absolute when it leads out), null
- * when it does not exist yet. Synchronous filesystem access on every call, never
- * remembered between calls (a symlink can change between two decisions); pass it from the
- * composition root.
+ * when it does not exist yet. Synchronous filesystem access on every call: what a folder
+ * holds is remembered between calls only as a listing checked current by a lstat(2) of the
+ * folder in the same decision (dir-listings.ts: its device, inode and ctime unchanged), so a
+ * symlink swapped in between two decisions is seen by the second. Pass it from the
+ * composition root (one per workspace: its listings are its own).
  */
 export function workspaceRealPath(workspaceRoot: string, system: RealPathSystem = NODE_SYSTEM): RealPathOf {
   let realRoot: string;
@@ -155,9 +159,10 @@ export function workspaceRealPath(workspaceRoot: string, system: RealPathSystem 
     realRoot = workspaceRoot;
     rootResolved = false;
   }
+  const listings = system.listings === undefined ? new FolderListings() : system.listings;
   const realPathOf = (written: string, scope?: RealPathScope): string | null => {
     if (rootResolved && !isAbsolute(written)) {
-      const walked = walkBelow(system, realRoot, written, scope);
+      const walked = walkBelow(system, listings, realRoot, written, scope);
       if (walked !== undefined) return walked;
     }
     // As written, never normalized first: `docs/link/../x` goes through the link and then up
@@ -173,46 +178,85 @@ export function workspaceRealPath(workspaceRoot: string, system: RealPathSystem 
       return null;
     }
   };
-  // realPathOf(written) !== null, in one access(2) and no Stats object: realPathOf answers null
-  // exactly when the path, its symbolic links followed, names nothing (or cannot be resolved).
-  const exists = (written: string): boolean => existsSync(isAbsolute(written) ? written : `${realRoot}${sep}${written}`);
+  // realPathOf(written) !== null, in one access(2) and no Stats object (or, for a name in the
+  // root, from the root's listing): realPathOf answers null exactly when the path, its symbolic
+  // links followed, names nothing (or cannot be resolved).
+  const exists = (written: string, scope?: RealPathScope): boolean => {
+    if (rootResolved && listings !== null && written !== '' && written !== '.' && written !== '..' && written.indexOf('/') === -1) {
+      const entries = listingOf(system, listings, realRoot, scope);
+      if (entries !== null) {
+        const kind = entries.get(written);
+        if (kind === undefined) return false;
+        if (kind !== ENTRY_LINK) return true;
+      }
+    }
+    return existsSync(isAbsolute(written) ? written : `${realRoot}${sep}${written}`);
+  };
   return Object.assign(realPathOf, { exists });
 }
 
 /** lstat's options, made once (no object per call): a missing path answers undefined, not an exception. */
 const NO_THROW = { throwIfNoEntry: false } as const;
 
-/** The lookup workspaceRealPath's walk makes per component (a parameter: a test counts them). */
+/** The lookups workspaceRealPath's walk makes (a parameter: a test counts them). */
 export interface RealPathSystem {
   /** lstat(2) of an absolute path; undefined when nothing is there. */
-  lstat(path: string): { isSymbolicLink(): boolean; isDirectory(): boolean } | undefined;
+  lstat(path: string): FolderStats | undefined;
+  /** The folder listings to use (dir-listings.ts); null for none (one lstat per component); undefined: new ones on the system's own calls. */
+  readonly listings?: FolderListings | null;
 }
 
 const NODE_SYSTEM: RealPathSystem = { lstat: (path) => lstatSync(path, NO_THROW) };
+const NO_LISTINGS: RealPathSystem = { lstat: NODE_SYSTEM.lstat, listings: null };
+
+/** The listing of `folder` found current in this decision, if the scope holds one. */
+function scopeListing(scope: RealPathScope | undefined, folder: string): Listing | null {
+  if (scope === undefined) return null;
+  const at = scope.folders.indexOf(folder);
+  return at === -1 ? null : (scope.listings[at] as Listing | null);
+}
+
+/**
+ * The entries of the workspace's real root if a listing of it can be used in this decision:
+ * the root is looked up (lstat) once per decision (the scope keeps what was found), and not at
+ * all while its listings say none can be trusted yet.
+ */
+function listingOf(system: RealPathSystem, listings: FolderListings, realRoot: string, scope: RealPathScope | undefined): Listing | null {
+  if (scope !== undefined) {
+    const at = scope.folders.indexOf(realRoot);
+    if (at !== -1) return scope.listings[at] as Listing | null;
+  }
+  if (!listings.mayList(realRoot)) return null;
+  let stats;
+  try {
+    stats = system.lstat(realRoot);
+  } catch {
+    return null;
+  }
+  if (!stats || !stats.isDirectory() || stats.isSymbolicLink()) return null;
+  const entries = listings.entries(realRoot, stats);
+  if (scope !== undefined) {
+    scope.folders.push(realRoot);
+    scope.listings.push(entries);
+  }
+  return entries;
+}
 
 /**
  * The fast, common case of `workspaceRealPath`: a relative path whose components (no `..`)
- * are all real directories and files, checked one `lstat` each from the real root — fewer
+ * are all real directories and files, checked from the real root — one `lstat` per folder on
+ * the way, and per last component only where its folder has no current listing — fewer
  * system calls than realpath(3), which reads every component of the absolute path. Its
  * workspace-relative form, null when a component does not exist, or undefined when the
  * walk cannot decide alone (a symbolic link, `..`, a file with more components after it,
  * any error): then realpath(3) resolves it. A folder `scope` holds (seen a real directory
- * earlier in the same decision) is not looked up again, and each folder seen is added to it.
+ * earlier in the same decision) is not looked up again, and each folder seen is added to it
+ * with its listing if one is current.
  */
-function walkBelow(system: RealPathSystem, realRoot: string, written: string, scope: RealPathScope | undefined): string | null | undefined {
-  // One component (`package.json`, `src`): the loop below for a single part, without its array.
-  if (written.indexOf('/') === -1) {
-    if (written === '' || written === '.') return '.';
-    if (written === '..') return undefined;
-    let stats;
-    try {
-      stats = system.lstat(realRoot + sep + written);
-    } catch {
-      return undefined;
-    }
-    if (!stats) return null;
-    return stats.isSymbolicLink() ? undefined : written;
-  }
+function walkBelow(system: RealPathSystem, listings: FolderListings | null, realRoot: string, written: string, scope: RealPathScope | undefined): string | null | undefined {
+  if (written === '' || written === '.') return '.';
+  // The current folder's entries, when a listing of it is current in this decision.
+  let entries = listings === null ? null : listingOf(system, listings, realRoot, scope);
   // Component by component, without an array of them; `rel` is made only once one was dropped (`a//b`, `./a`).
   let path = realRoot;
   let rel = '';
@@ -229,8 +273,20 @@ function walkBelow(system: RealPathSystem, realRoot: string, written: string, sc
     }
     if (part === '..') return undefined;
     path += sep + part;
-    // Only a folder with more components after it is taken from the scope: a last component (a link to a secret) is always looked up.
-    if (last || scope === undefined || !scope.folders.includes(path)) {
+    if (entries !== null && !last) {
+      // A folder in a current listing: looked up (its listing is checked current) unless seen in this decision.
+      const kind = entries.get(part);
+      if (kind === undefined) return null;
+      if (kind !== ENTRY_FOLDER) return undefined; // a link, or `file/…`: realpath says
+      const inner = folderEntries(system, listings!, path, scope);
+      if (inner === undefined) return undefined;
+      entries = inner;
+    } else if (entries !== null) {
+      const kind = entries.get(part);
+      if (kind === undefined) return null;
+      if (kind === ENTRY_LINK) return undefined;
+    } else if (last || scope === undefined || !scope.folders.includes(path)) {
+      // Only a folder with more components after it is taken from the scope: a last component (a link to a secret) is always looked up.
       let stats;
       try {
         stats = system.lstat(path);
@@ -241,10 +297,47 @@ function walkBelow(system: RealPathSystem, realRoot: string, written: string, sc
       if (stats.isSymbolicLink()) return undefined;
       // `file/` and `file/.` fail as the kernel reads them (not a directory): let realpath say so.
       if (!stats.isDirectory() && !last) return undefined;
-      if (!last && scope !== undefined) scope.folders.push(path);
+      if (!last && listings !== null) {
+        entries = listings.entries(path, stats);
+        if (scope !== undefined) {
+          scope.folders.push(path);
+          scope.listings.push(entries);
+        }
+      } else if (!last && scope !== undefined) {
+        scope.folders.push(path);
+        scope.listings.push(null);
+      }
+    } else {
+      entries = scopeListing(scope, path);
     }
     if (dropped) rel = rel === '' ? part : `${rel}/${part}`;
     else rel = written.slice(0, end);
   }
+  // `dir/` with a trailing slash names the folder: realpath's answer is the folder itself.
   return rel === '' ? '.' : rel;
+}
+
+/**
+ * The entries of `folder`, a folder according to a current listing of its parent: from the
+ * scope when seen in this decision, else after one lstat of it (which must show a real
+ * folder). Null when it has no current listing; undefined when the lookup failed.
+ */
+function folderEntries(system: RealPathSystem, listings: FolderListings, folder: string, scope: RealPathScope | undefined): Listing | null | undefined {
+  if (scope !== undefined) {
+    const at = scope.folders.indexOf(folder);
+    if (at !== -1) return scope.listings[at] as Listing | null;
+  }
+  let stats;
+  try {
+    stats = system.lstat(folder);
+  } catch {
+    return undefined;
+  }
+  if (!stats || !stats.isDirectory() || stats.isSymbolicLink()) return undefined;
+  const entries = listings.entries(folder, stats);
+  if (scope !== undefined) {
+    scope.folders.push(folder);
+    scope.listings.push(entries);
+  }
+  return entries;
 }

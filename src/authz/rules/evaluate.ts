@@ -41,17 +41,19 @@ export interface RuleQuery {
  */
 export interface RealPathOf {
   (relativePath: string, scope?: RealPathScope): string | null;
-  readonly exists?: (relativePath: string) => boolean;
+  readonly exists?: (relativePath: string, scope?: RealPathScope) => boolean;
 }
 
 /**
  * What one decision's lookups have found so far, passed to each RealPathOf call of that
- * decision and dropped with it (never remembered between decisions: a symlink can change
- * between two): the folders, by absolute path, seen to be real directories, not links, so a
- * line naming `src/a.ts src/b.ts` looks `src` up once.
+ * decision and dropped with it (a symlink can change between two decisions): the folders, by
+ * absolute path, seen to be real directories, not links, so a line naming `src/a.ts src/b.ts`
+ * looks `src` up once, with the listings of them found still current.
  */
 export interface RealPathScope {
   readonly folders: string[];
+  /** Per folder (same index), its entries if the resolver may use a listing of it this decision, else null (authorizer.ts, dir-listings.ts). */
+  readonly listings: (ReadonlyMap<string, number> | null)[];
 }
 
 /** What the rules say. `decision: null` = no rule matched (policies and defaults decide). */
@@ -468,13 +470,20 @@ class LineChecks implements PathChecks, RepositoryCheck {
     private readonly query: RuleQuery,
   ) {}
 
+  private pathScope: RealPathScope | null = null;
+
   written(path: string): string | null {
     this.pathsChecked++;
-    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query)).written(path);
+    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query, this)).written(path);
   }
 
   resolved(path: string): string | null {
-    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query)).resolved(path);
+    return (this.checks ??= new FileReadChecks(this.ruleSet, this.query, this)).resolved(path);
+  }
+
+  /** This decision's lookups (RealPathScope), shared by its paths and git's `.git`; made on first use. */
+  scope(): RealPathScope {
+    return (this.pathScope ??= { folders: [], listings: [] });
   }
 
   /**
@@ -488,7 +497,7 @@ class LineChecks implements PathChecks, RepositoryCheck {
     if (this.repository !== undefined) return this.repository;
     const { realPath } = this.query;
     if (!realPath) return (this.repository = 'cannot see here whether the workspace is the top of its git repository');
-    const hasGit = realPath.exists ? realPath.exists('.git') : realPath('.git') !== null;
+    const hasGit = realPath.exists ? realPath.exists('.git', this.scope()) : realPath('.git', this.scope()) !== null;
     return (this.repository = hasGit ? null : 'the workspace has no .git of its own: git would read the repository above it, beyond the workspace');
   }
 }
@@ -669,11 +678,7 @@ class FileReadChecks implements PathChecks {
   private readonly memo: FileReadMemo;
   /** This caller's remembered paths (FileReadMemo.paths). */
   private paths: Map<string, string | null>;
-  /**
-   * This decision's lookups (RealPathScope) and its answers by path as written: a path named
-   * twice in one line is resolved once (the first in fields, a map only from the second on).
-   */
-  private scope: RealPathScope | null = null;
+  /** This decision's answers by path as written: a path named twice in one line is resolved once (the first in fields, a map only from the second on). */
   private firstResolved: string | null = null;
   private firstAnswer: string | null = null;
   private resolvedAnswers: Map<string, string | null> | null = null;
@@ -681,6 +686,8 @@ class FileReadChecks implements PathChecks {
   constructor(
     ruleSet: RuleSet,
     private readonly query: RuleQuery,
+    /** The decision's lookups (RealPathScope), LineChecks'. */
+    private readonly lookups: { scope(): RealPathScope },
   ) {
     this.tiers = ruleSet.tiersFor('file_read');
     this.memo = fileReadMemo(ruleSet);
@@ -707,7 +714,7 @@ class FileReadChecks implements PathChecks {
   private resolveOnce(value: string): string | null {
     const { workspaceRoot, realPath } = this.query;
     if (!realPath) return `cannot follow symbolic links of "${normalizeRulePath(value, workspaceRoot)}" here`;
-    const real = realPath(value, (this.scope ??= { folders: [] })); // as written: `link/..` is the link's target's parent
+    const real = realPath(value, this.lookups.scope()); // as written: `link/..` is the link's target's parent
     if (real === null) return null; // nothing there to read
     if (real === value) return null; // the same text normalizes to the same path: no link on the way
     const lexical = normalizeRulePath(value, workspaceRoot);

@@ -1,17 +1,19 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, utimesSync, realpathSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { createAuthorizer, workspaceRealPath, type RealPathSystem } from '../../../../src/authz/authorizer';
 import type { RealPathScope } from '../../../../src/authz/rules/evaluate';
+import { RECENT_MS } from '../../../../src/authz/dir-listings';
 import type { Participant } from '../../../../src/collective/participant';
 import { shippedRules } from '../../../helpers/rules';
 import { makeTempDir, type TempDir } from '../../../helpers/tmp';
 
 /**
- * `workspaceRealPath` resolves with one lstat per component below the root where it can, and
- * with realpath(3) otherwise: it must give realpath's answer for every shape of path, and it
- * must never remember the filesystem between two calls (a symlink can change in between).
+ * `workspaceRealPath` resolves with one lstat per component below the root where it can (or
+ * from a folder listing checked current: dir-listings.ts), and with realpath(3) otherwise: it
+ * must give realpath's answer for every shape of path, and nothing it remembers between two
+ * calls may hide a change (a symlink can change in between).
  */
 let temp: TempDir;
 let ws: string;
@@ -59,7 +61,7 @@ test('workspaceRealPath gives realpath\'s answer for files, directories, links, 
   ];
   for (const p of paths) assert.equal(realPath(p), reference(ws, p), JSON.stringify(p));
   // The same answers when all are looked up in one decision (one scope: a folder seen once is not looked up again).
-  const scope: RealPathScope = { folders: [] };
+  const scope: RealPathScope = { folders: [], listings: [] };
   for (const p of paths) assert.equal(realPath(p, scope), reference(ws, p), `${JSON.stringify(p)} in one scope`);
   for (const p of [...paths].reverse()) assert.equal(realPath(p, scope), reference(ws, p), `${JSON.stringify(p)} in one scope, again`);
   // Its cheaper existence check (git's `.git`) answers realPath(p) !== null for each of them.
@@ -143,7 +145,8 @@ test('within one decision each folder and each path is looked up once; the next 
   mkdirSync(join(ws, 'lib', 'deep'), { recursive: true });
   writeFileSync(join(ws, 'lib', 'deep', 'a.ts'), '');
   const looked: string[] = [];
-  const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realpathSync(ws), path)), lstatSync(path, { throwIfNoEntry: false })) };
+  // Without folder listings (next test): one lstat per component.
+  const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realpathSync(ws), path)), lstatSync(path, { throwIfNoEntry: false })), listings: null };
   const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
   const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
   try {
@@ -166,5 +169,81 @@ test('within one decision each folder and each path is looked up once; the next 
     assert.equal(swapped.decision, 'ask', swapped.reason);
   } finally {
     rmSync(join(ws, 'lib'), { recursive: true, force: true });
+  }
+});
+
+/** Waits until changes made before are older than RECENT_MS, so that the folders they touched may be listed. */
+function settle(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RECENT_MS + 50);
+}
+
+test('folder listings between decisions: an unchanged folder is looked up once per decision, its entries not; a file or folder swapped for a link in between is seen by the next decision', () => {
+  mkdirSync(join(ws, 'lib', 'deep'), { recursive: true });
+  writeFileSync(join(ws, 'lib', 'deep', 'a.ts'), '');
+  writeFileSync(join(ws, 'notes.txt'), 'notes\n');
+  const realRoot = realpathSync(ws);
+  const looked: string[] = [];
+  const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realRoot, path)), lstatSync(path, { throwIfNoEntry: false })) };
+  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
+  const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
+  const line = 'cat notes.txt package.json lib/deep/a.ts';
+  try {
+    settle();
+    assert.equal(decide(line).decision, 'allow'); // the folders are seen
+    assert.equal(decide(line).decision, 'allow'); // and found the same: listed
+    looked.length = 0;
+    assert.equal(decide(line).decision, 'allow');
+    assert.deepEqual(looked, ['', 'lib', join('lib', 'deep')], 'the folders only, once each: their entries come from the listings');
+    // A file swapped for a link to a secret: the root's ctime changed, its listing is not used.
+    rmSync(join(ws, 'notes.txt'));
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'notes.txt'));
+    const swapped = decide(line);
+    assert.equal(swapped.decision, 'ask', swapped.reason);
+    assert.match(swapped.reason, /through a symbolic link from "notes.txt"/);
+    // Its mtime set back (a process can: utimes) changes nothing: ctime is what is compared.
+    const before = lstatSync(join(ws, 'lib'));
+    settle();
+    assert.equal(decide('cat lib/deep/a.ts').decision, 'allow');
+    looked.length = 0;
+    assert.equal(decide('cat lib/deep/a.ts').decision, 'allow');
+    assert.deepEqual(looked, ['', 'lib', join('lib', 'deep')]);
+    rmSync(join(ws, 'lib', 'deep'), { recursive: true });
+    symlinkSync(outside, join(ws, 'lib', 'deep'));
+    utimesSync(join(ws, 'lib'), before.atime, before.mtime);
+    assert.equal(decide('cat lib/deep/secret.txt').decision, 'ask');
+    assert.equal(decide('cat lib/deep/a.ts').decision, 'allow', 'nothing there: nothing to read (as without listings)');
+    // .git from the root's listing: removed between two decisions, git asks at once.
+    mkdirSync(join(ws, '.git'));
+    settle();
+    assert.equal(decide('git status').decision, 'allow');
+    assert.equal(decide('git status').decision, 'allow');
+    rmSync(join(ws, '.git'), { recursive: true });
+    assert.match(decide('git status').reason, /no \.git of its own/);
+    symlinkSync('missing-git-dir', join(ws, '.git'));
+    settle();
+    decide('git status');
+    assert.match(decide('git status').reason, /no \.git of its own/, 'a dangling link listed as a link is followed');
+  } finally {
+    rmSync(join(ws, 'lib'), { recursive: true, force: true });
+    rmSync(join(ws, 'notes.txt'), { force: true });
+    rmSync(join(ws, '.git'), { recursive: true, force: true });
+  }
+});
+
+test('with listings the answers are realpath\'s, for every shape of path, in and out of one decision', () => {
+  settle();
+  const realPath = workspaceRealPath(ws);
+  const paths = [
+    '.', '', './', 'package.json', './package.json', 'package.json/', 'package.json/.', 'package.json/x', 'src', 'src/', 'src//deep/a.ts',
+    'src/deep/./a.ts', 'src/deep/a.ts/', 'src/deep/../deep/a.ts', 'src/..', '..', '../outside/secret.txt', 'missing', 'missing/x', 'src/missing',
+    'leak.txt', 'out', 'out/secret.txt', 'out/../ws/package.json', 'alias/deep/a.ts', 'alias/../package.json', 'dangling', 'loop', 'loop/x',
+    'HEAD~1', 'HEAD:src/deep/a.ts', 'a\0b', join(ws, 'package.json'), join(ws, 'leak.txt'), '/etc/hostname', '.git',
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const p of paths) assert.equal(realPath(p), reference(ws, p), JSON.stringify(p));
+    const scope: RealPathScope = { folders: [], listings: [] };
+    for (const p of paths) assert.equal(realPath(p, scope), reference(ws, p), `${JSON.stringify(p)} in one scope`);
+    if (round > 0) assert.ok(scope.listings.some((listing) => listing !== null), 'listings were used');
+    for (const p of paths) assert.equal(realPath.exists!(p, scope), realPath(p) !== null, `exists(${JSON.stringify(p)})`);
   }
 });
