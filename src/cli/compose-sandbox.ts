@@ -8,6 +8,8 @@ import { probeSandbox, systemProbeDeps, type ProbeDeps } from '../tools/sandbox/
 import { findPidsCgroups } from '../tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../tools/sandbox/secret-patterns';
 import { hostPath } from '../tools/host-path';
+import { userConfigDir } from '../storage/private-mode';
+import { trustRegistryFile } from '../storage/trust-registry';
 
 /**
  * The shell sandbox of this process (docs/sandbox.md): bubblewrap is probed once, when
@@ -50,6 +52,7 @@ export function composeSandbox(options: {
         tempDir: tmpdir(),
         trustedFiles: options.trustedFiles,
         env: options.env,
+        trustRegistry: trustRegistryFile(userConfigDir(options.env, options.home)),
       });
     },
   });

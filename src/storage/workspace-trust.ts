@@ -3,6 +3,7 @@ import { lstat, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { writeTextAtomic } from './atomic';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
+import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
 
 /**
  * Workspace trust (docs/workspace-trust.md). A workspace's `.legion/` may come from a cloned
@@ -10,7 +11,11 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mo
  * allowances) is honoured only when `.legion/trusted` holds a marker only this user could have
  * written: HMAC-SHA256 of the workspace's real path under a random per-user key kept in the
  * user's config folder (`workspace-trust.key`, 0600, never inside a workspace). A moved or
- * re-cloned workspace is untrusted; a marker copied elsewhere does not verify.
+ * re-cloned workspace is untrusted; a marker copied elsewhere does not verify. The marker must
+ * also have its entry in the user's trust registry (storage/trust-registry.ts): the `.legion/`
+ * folder registered then (same inode and birth time), not revoked since (the shell sandbox
+ * revokes one it found moved or replaced). A marker without an entry (written by a Legion from
+ * before the registry) is untrusted until `legion trust` runs again.
  */
 
 /** Where the check looks: the workspace (any path to it; its real path is what is signed) and the user's config folder. */
@@ -20,7 +25,7 @@ export interface TrustPlace {
 }
 
 /** Why a workspace is not trusted; `absent`: there is no `.legion/` (nothing to honour, nothing to warn about). */
-export type UntrustedReason = 'absent' | 'no-marker' | 'no-key' | 'unsafe-key' | 'mismatch' | 'unreadable';
+export type UntrustedReason = 'absent' | 'no-marker' | 'no-key' | 'unsafe-key' | 'mismatch' | 'unreadable' | 'unregistered' | 'revoked';
 
 /** The trust state of one workspace, computed once by a composition root and passed to every project-layer loader. */
 export type WorkspaceTrust =
@@ -130,6 +135,19 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
   if (expected.length !== found.length || !timingSafeEqual(expected, found)) {
     return { trusted: false, reason: 'mismatch', detail: `${file} was not written for this folder by you (moved, copied or cloned)` };
   }
+  return registryVerdict(place.userDir, realRoot);
+}
+
+/** The marker verified: is `.legion/` the folder registered as trusted, and not revoked since? */
+function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
+  const registryFile = trustRegistryFile(userDir);
+  const read = readTrustRegistry(registryFile);
+  if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
+  const legionDir = join(realRoot, '.legion');
+  const entry = read.registry.workspaces.find((e) => e.root === realRoot);
+  if (!entry) return { trusted: false, reason: 'unregistered', detail: `${legionDir} was trusted by a Legion from before the trust registry (${registryFile}), or the registry was removed` };
+  if (entry.state === 'revoked') return { trusted: false, reason: 'revoked', detail: `trust of ${legionDir} was revoked at ${entry.at}: ${entry.why ?? 'revoked'}` };
+  if (!sameIdentity(entry, legionIdentity(realRoot))) return { trusted: false, reason: 'mismatch', detail: `${legionDir} is not the folder you trusted (replaced or re-created since)` };
   return TRUSTED;
 }
 
@@ -148,19 +166,31 @@ export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite
   if (!key.ok) return { ok: false, kind: key.reason === 'unsafe-key' ? 'unsafe-key' : 'unreadable', error: key.detail };
   const file = trustMarkerFile(realRoot);
   await writeTextAtomic(file, markerFor(key.key, realRoot));
+  const registered = registerTrusted(trustRegistryFile(place.userDir), realRoot);
+  if (!registered.ok) return { ok: false, kind: 'unreadable', error: `the marker is written but the trust registry could not record it (${registered.error}): ${REGISTRY_FIX}` };
   return { ok: true, marker: file };
 }
 
-/** Remove the marker; true when there was one. The key stays (other workspaces' markers use it). */
+/** Remove the marker and the registry entry; true when there was either. The key stays (other workspaces' markers use it). */
 export async function revokeWorkspaceTrust(place: TrustPlace): Promise<boolean> {
-  const file = trustMarkerFile(await realpath(place.workspaceRoot).catch(() => place.workspaceRoot));
+  const realRoot = await realpath(place.workspaceRoot).catch(() => place.workspaceRoot);
+  const file = trustMarkerFile(realRoot);
+  // The marker goes first: whatever happens to the registry after, the workspace is untrusted.
+  let marked = true;
   try {
     await lstat(file);
+    await rm(file, { force: true });
   } catch {
-    return false;
+    marked = false;
   }
-  await rm(file, { force: true });
-  return true;
+  const registry = trustRegistryFile(place.userDir);
+  const entry = readTrustRegistry(registry);
+  const listed = entry.ok && entry.registry.workspaces.some((e) => e.root === realRoot);
+  if (listed) {
+    const removed = unregister(registry, realRoot);
+    if (!removed.ok) throw new Error(removed.error);
+  }
+  return marked || listed;
 }
 
 /** What an untrusted workspace's `.legion/` has that Legion ignores (docs/workspace-trust.md), for the one start line. */

@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { createShellTool } from '../../src/tools/builtin/shell';
 import { executeTool } from '../../src/tools/execute-tool';
 import { createShellSandbox } from '../../src/tools/sandbox/sandbox';
+import { trustRegistryFile } from '../../src/storage/trust-registry';
+import { userConfigDir } from '../../src/storage/private-mode';
 import { probeSandbox, systemProbeDeps } from '../../src/tools/sandbox/probe';
 import { findPidsCgroups } from '../../src/tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
@@ -38,6 +40,7 @@ export async function run(options: BenchOptions): Promise<Record<string, number>
   const sandbox = createShellSandbox({
     settings: { mode: 'on', network: 'none' }, probe, home: homedir(), secretPatterns: DEFAULT_SECRET_PATTERNS,
     ...(pids ? { pids } : {}), tempDir: tmpdir(), trustedFiles: () => [], env: process.env,
+    trustRegistry: trustRegistryFile(userConfigDir(process.env, homedir())),
   });
   const confined = createShellTool({ sandbox, drainMs: 50 });
   const plain = createShellTool({ drainMs: 50, sandbox: 'none' });

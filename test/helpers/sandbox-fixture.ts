@@ -6,6 +6,7 @@ import { createShellSandbox, type SandboxSettings, type ShellSandbox, type Shell
 import { probeSandbox, systemProbeDeps, type SandboxProbe } from '../../src/tools/sandbox/probe';
 import { findPidsCgroups } from '../../src/tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
+import { trustRegistryFile } from '../../src/storage/trust-registry';
 
 /**
  * A machine layout for sandbox tests, OUTSIDE /tmp (the sandbox gives commands a private
@@ -75,6 +76,13 @@ export function realSandbox(
     tempDir: tmpdir(), trustedFiles: () => [],
     // Live: a test that points HOME at a fake home for one call sees the guard follow it.
     env: process.env,
+    // The fixture's user: `trustWorkspace(dir, fixtureEnv(fixture))` registers here.
+    trustRegistry: trustRegistryFile(join(fixture.home, '.config', 'legion')),
     ...more,
   });
+}
+
+/** The environment whose user owns the fixture's trust key and registry (its HOME): for `trustWorkspace`. */
+export function fixtureEnv(fixture: SandboxFixture): Record<string, string> {
+  return { HOME: fixture.home };
 }

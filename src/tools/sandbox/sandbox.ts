@@ -2,11 +2,12 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, st
 import { join } from 'node:path';
 import { bwrapArgs } from './policy';
 import { explainBlocked } from './blocked';
-import { createSecretFinder, type SecretScanLimits } from './secrets';
+import { createSecretFinder, isInside, type SecretScanLimits } from './secrets';
 import { enclosingLegionPaths, hiddenPaths } from './hidden-paths';
 import { describeGitRestore, gitMounts, restoreGit, snapshotGit, watchGit, workspaceHooksPaths, type GitSnapshot } from './git-guard';
 import { seccompFilter } from './seccomp';
 import { trustedFileMounts } from './trusted-mounts';
+import { knownLegion } from './known-legion';
 import type { SandboxProbe } from './probe';
 import type { PidsCgroups } from './pids-cgroup';
 import { SANDBOX_MAX_PROCESSES } from './pids-cgroup';
@@ -90,8 +91,14 @@ export interface ShellSandboxOptions {
    * PATH): the git guard protects the config files it names (src/tools/sandbox/git-guard.ts).
    */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Bounds of the workspace scans (default: SECRET_SCAN_LIMIT entries, LEGION_SCAN_DIRECTORY_LIMIT directories; src/tools/sandbox/secrets.ts). */
+  /** Bounds of the secret scans (default: SECRET_SCAN_LIMIT entries; src/tools/sandbox/secrets.ts). */
   readonly scanLimits?: SecretScanLimits;
+  /**
+   * The user's trust registry (storage/trust-registry.ts: `trustRegistryFile` of the user's config
+   * folder). Required: every `.legion/` Legion honours is hidden and pinned from it, and one found
+   * moved is revoked (known-legion.ts); a sandbox without it would leave nested workspaces writable.
+   */
+  readonly trustRegistry: string;
   /** How the host-list proxy resolves, checks and connects (default: this machine's; tests inject a resolver). */
   readonly hostProxy?: HostProxyDeps;
 }
@@ -126,6 +133,7 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
   const hosts = Array.isArray(options.settings.network) ? (options.settings.network as readonly string[]) : undefined;
   const seccomp = options.seccomp ?? seccompFilter();
   const secretFinder = createSecretFinder(options.secretPatterns, options.scanLimits);
+  const known = knownLegion(options.trustRegistry);
   let placeholders: { dir: string; emptyDir: string; emptyFile: string } | undefined;
   let counter = 0;
   const maxProcesses = options.maxProcesses ?? SANDBOX_MAX_PROCESSES;
@@ -169,10 +177,10 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
       const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
-      // Never a pass on a partial search: a nested workspace's `.legion/` it missed would be writable.
-      if (secrets.incomplete !== undefined) {
-        return { ok: false, error: `refused: workspace scan incomplete: ${secrets.incomplete}; every .legion/ in the workspace must be found before a sandboxed command may write there, so nothing was run. Remove what floods the workspace (outside Legion), or open a smaller folder as the workspace (docs/sandbox.md#what-is-protected-what-is-not)` };
-      }
+      // Every registered `.legion/`: hidden, its parents in the workspace pinned; one not in place is revoked first.
+      const registered = known.before(root);
+      if (!registered.ok) return { ok: false, error: registered.error };
+      const legionPlan = registered.plan;
       let gitBefore: GitSnapshot;
       try {
         gitBefore = snapshotGit(root, options.env, secrets.nestedGit, undefined, hooksPaths);
@@ -189,9 +197,9 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
       const enclosing = enclosingLegionPaths(root);
       const args = bwrapArgs({
         workspaceRoot: root,
-        pinned: [...git.writable, ...trusted.pinned],
+        pinned: pinnedOrder([...git.writable, ...trusted.pinned, ...legionPlan.pinned], [...git.readOnly, ...trusted.readOnly]),
         readOnly: [...git.readOnly, ...trusted.readOnly],
-        hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...enclosing.dirs, ...fixed.dirs, ...secrets.dirs],
+        hiddenDirs: [...(isDirectory(legion) ? [legion] : []), ...enclosing.dirs, ...fixed.dirs, ...secrets.dirs, ...legionPlan.hiddenDirs],
         hiddenFiles: [...(isDirectory(legion) ? [] : [legion]), ...enclosing.files, ...fixed.files, ...secrets.files],
         emptyDir: held.emptyDir,
         emptyFile: held.emptyFile,
@@ -215,13 +223,16 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         explain: (output) => explainBlocked(output, { network: hosts ? 'hosts' : network, ...(cgroup ? { maxProcesses } : {}) }),
         verify: () => {
           const removedMeanwhile = gitWatch.stop();
+          let gitLine: string | undefined;
           try {
             const restored = restoreGit(gitBefore, secretFinder.nestedGit(root));
-            return describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
+            gitLine = describeGitRestore({ changed: [...new Set([...removedMeanwhile, ...restored.changed])], unrestored: restored.unrestored });
           } catch (error) {
             // Never silent: a check that could not run is said as loudly as a change.
-            return `blocked by the sandbox: git's configuration could not be checked after the call (${(error as Error).message}): check .git before running git`;
+            gitLine = `blocked by the sandbox: git's configuration could not be checked after the call (${(error as Error).message}): check .git before running git`;
           }
+          const trustLine = known.after(root, legionPlan);
+          return gitLine && trustLine ? `${gitLine}\n${trustLine}` : gitLine ?? trustLine;
         },
         done: () => cgroup?.remove(),
       };
@@ -250,6 +261,16 @@ function legionDir(root: string): string {
   const legion = join(root, '.legion');
   if (!existsSync(legion)) mkdirSync(legion, { recursive: true });
   return legion;
+}
+
+/**
+ * Pinned directories without duplicates, shallowest first (a later, shallower bind would cover a
+ * deeper one), leaving out those inside a read-only path (pinning one would make it writable again).
+ */
+function pinnedOrder(pinned: readonly string[], readOnly: readonly string[]): string[] {
+  return [...new Set(pinned)]
+    .filter((dir) => !readOnly.some((ro) => ro !== dir && isInside(dir, ro)))
+    .sort((a, b) => a.length - b.length);
 }
 
 function isDirectory(path: string): boolean {

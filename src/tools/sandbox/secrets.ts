@@ -15,29 +15,15 @@ export interface SecretPaths {
    * files) and directories shaped like a git directory (a bare repository; the root included).
    */
   readonly nestedGit: string[];
-  /**
-   * Set when the workspace's `.legion/` search did not see every directory (more than the
-   * directory limit, a directory it could not read): some nested `.legion/` may be missing from
-   * `dirs`, so a sandboxed command must not run (docs/sandbox.md#what-is-protected-what-is-not).
-   */
-  readonly incomplete?: string;
 }
 
 /** Bounds of one root's scan. */
 export interface SecretScanLimits {
   /** Entries (files and directories) matched against the secret patterns per root. */
   readonly entries?: number;
-  /** Directories the workspace's `.legion/` search reads at most; beyond, the scan is incomplete. */
-  readonly directories?: number;
 }
 
 export const SECRET_SCAN_LIMIT = 20_000;
-/**
- * Directories of the workspace the `.legion/` search reads at most (every depth, every name:
- * a sandboxed command can move a nested workspace anywhere in it). Files do not count, so a flood
- * of files cannot use it up; a flood of directories makes the scan incomplete, never a pass.
- */
-export const LEGION_SCAN_DIRECTORY_LIMIT = 50_000;
 /** Trees never entered: large, and holding no user secrets by convention. */
 const SKIPPED = new Set(['node_modules', '.git', '.legion', '.cache', '.npm', '.nvm', '.cargo', '.rustup', '.pyenv', '.local', 'dist', 'build', 'target']);
 
@@ -48,19 +34,16 @@ interface RootScan {
   /** Every entry named `.git` met on the way (not entered), and every directory shaped like a git directory (the root included). */
   readonly gitEntries: string[];
   readonly seen: Map<string, number>;
-  /** Why the complete `.legion/` search (the workspace's) did not see every directory. */
-  incomplete?: string;
 }
 
 export interface SecretFinder {
   /**
-   * Files and directories matching the secret patterns, and every `.legion/` directory, that a
+   * Files and directories matching the secret patterns, and every `.legion/` directory met, that a
    * sandboxed command could otherwise read: in the workspace (8 levels deep), in the home directory (3 levels), and
    * directly inside each directory above the workspace (a `.env` next to the project).
-   * Secrets: every root is bounded by `limits.entries` entries; what lies beyond is not hidden
-   * (docs/sandbox.md). `.legion/` in the workspace: every directory at every depth, skipped
-   * names included, up to `limits.directories` of them, else `incomplete` says why.
-   * Paths are real paths (symlinks resolved), as bubblewrap needs them. A root is read again
+   * Every root is bounded by `limits.entries` entries; what lies beyond is not hidden
+   * (docs/sandbox.md). The `.legion/` folders Legion honours are not looked for here: they are
+   * known (the trust registry; known-legion.ts). Paths are real paths (symlinks resolved), as bubblewrap needs them. A root is read again
    * only when one of the directories read last time changed (a new file changes its
    * directory's mtime), so repeated calls cost a stat per directory.
    */
@@ -102,21 +85,15 @@ const COMBINED_KEPT = 8;
 export function createSecretFinder(patterns: readonly string[], limits: SecretScanLimits = {}): SecretFinder {
   const isMatch = secretPathMatcher(patterns);
   const entryLimit = limits.entries ?? SECRET_SCAN_LIMIT;
-  const directoryLimit = limits.directories ?? LEGION_SCAN_DIRECTORY_LIMIT;
   const cache = new Map<string, RootScan>();
 
-  /**
-   * One root: secrets (and nested `.git`) within `maxDepth` levels, outside SKIPPED names, up to
-   * the entry budget; `.legion/` there too, and with `complete` (the workspace, which sandboxed
-   * commands write) in every directory at every depth, up to the directory budget.
-   */
-  const scanRoot = (root: string, maxDepth: number, skip: string | undefined, complete: boolean): RootScan => {
-    const key = `${root}\0${maxDepth}\0${skip ?? ''}\0${complete}`;
+  /** One root: secrets, `.legion/` and nested `.git` within `maxDepth` levels, outside SKIPPED names, up to the entry budget. */
+  const scanRoot = (root: string, maxDepth: number, skip: string | undefined): RootScan => {
+    const key = `${root}\0${maxDepth}\0${skip ?? ''}`;
     const cached = cache.get(key);
     if (cached && unchanged(cached.seen)) return cached;
     const result: RootScan = { dirs: [], files: [], gitEntries: [], seen: new Map() };
     let budget = entryLimit;
-    let directories = directoryLimit;
     const add = (path: string, into: string[]) => {
       try {
         into.push(realpathSync(path));
@@ -124,48 +101,34 @@ export function createSecretFinder(patterns: readonly string[], limits: SecretSc
         // vanished meanwhile
       }
     };
-    // `secrets`: this directory lies within the secret scan (depth, names, budget); else only `.legion/` is looked for.
-    const visit = (dir: string, depth: number, secrets: boolean): void => {
+    const visit = (dir: string, depth: number): void => {
       let entries;
       try {
         result.seen.set(dir, statSync(dir).mtimeMs);
         entries = readdirSync(dir, { withFileTypes: true });
-      } catch (error) {
-        // Gone meanwhile: nothing beneath to hide. Unreadable (a mode, a path too long): a `.legion/` may lie beneath.
-        if (complete && (error as NodeJS.ErrnoException).code !== 'ENOENT') result.incomplete ??= `${relative(root, dir) || '.'} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
-        return;
+      } catch {
+        return; // gone meanwhile, or unreadable: nothing beneath to hide from this scan
       }
       // A directory shaped like a git directory (HEAD with objects/ or a commondir) is one to
       // git: a `git` run there, or below it, reads its config with no `.git` entry anywhere.
-      if (secrets && looksLikeGitDir(entries)) result.gitEntries.push(dir);
+      if (looksLikeGitDir(entries)) result.gitEntries.push(dir);
       for (const entry of entries) {
-        if (result.incomplete !== undefined) return;
-        const looking = secrets && --budget >= 0;
-        if (!looking && !complete) return;
-        if (!looking && !entry.isDirectory()) continue;
+        if (--budget < 0) return;
         const abs = join(dir, entry.name);
         if (abs === skip) continue;
-        const rel = looking ? relative(root, abs).split(sep).join('/') : '';
-        if (looking && entry.name === '.git') result.gitEntries.push(abs);
+        const rel = relative(root, abs).split(sep).join('/');
+        if (entry.name === '.git') result.gitEntries.push(abs);
         if (entry.isDirectory()) {
-          if (complete && --directories < 0) {
-            result.incomplete = `more than ${directoryLimit.toLocaleString('en-US')} directories (a \`.legion/\` beyond them could not be looked for)`;
-            return;
-          }
           // `**/.ssh/**` names everything inside: the directory goes as a whole. So does every
-          // `.legion/` (a nested workspace's, another project's): Legion's state, whose rules and
-          // config its next start honours (a folder's trust is not of its content).
-          if (entry.name === '.legion' || (looking && isMatch(`${rel}/x`))) add(abs, result.dirs);
-          else {
-            const within = looking && depth < maxDepth && !SKIPPED.has(entry.name);
-            if (within || complete) visit(abs, depth + 1, within);
-          }
-        } else if (looking && isMatch(rel)) {
+          // `.legion/` met (another project's, one Legion used untrusted: its transcripts).
+          if (entry.name === '.legion' || isMatch(`${rel}/x`)) add(abs, result.dirs);
+          else if (depth < maxDepth && !SKIPPED.has(entry.name)) visit(abs, depth + 1);
+        } else if (isMatch(rel)) {
           add(abs, result.files);
         }
       }
     };
-    visit(root, 1, true);
+    visit(root, 1);
     if (cache.size > 64) cache.clear();
     cache.set(key, result);
     return result;
@@ -173,22 +136,21 @@ export function createSecretFinder(patterns: readonly string[], limits: SecretSc
 
   return {
     find(scan) {
-      const workspace = scanRoot(scan.workspaceRoot, 8, undefined, true);
+      const workspace = scanRoot(scan.workspaceRoot, 8, undefined);
       const roots: RootScan[] = [workspace];
-      if (scan.home && !isInside(scan.home, scan.workspaceRoot)) roots.push(scanRoot(scan.home, 3, scan.workspaceRoot, false));
+      if (scan.home && !isInside(scan.home, scan.workspaceRoot)) roots.push(scanRoot(scan.home, 3, scan.workspaceRoot));
       for (let dir = dirname(scan.workspaceRoot); ; dir = dirname(dir)) {
-        if (dir !== scan.home) roots.push(scanRoot(dir, 1, scan.workspaceRoot, false));
+        if (dir !== scan.home) roots.push(scanRoot(dir, 1, scan.workspaceRoot));
         if (dirname(dir) === dir) break;
       }
       return {
         dirs: [...new Set(roots.flatMap((r) => r.dirs))],
         files: [...new Set(roots.flatMap((r) => r.files))],
         nestedGit: workspace.gitEntries.filter((path) => path !== join(scan.workspaceRoot, '.git')),
-        ...(workspace.incomplete === undefined ? {} : { incomplete: workspace.incomplete }),
       };
     },
     nestedGit(workspaceRoot) {
-      return scanRoot(workspaceRoot, 8, undefined, true).gitEntries.filter((path) => path !== join(workspaceRoot, '.git'));
+      return scanRoot(workspaceRoot, 8, undefined).gitEntries.filter((path) => path !== join(workspaceRoot, '.git'));
     },
   };
 }

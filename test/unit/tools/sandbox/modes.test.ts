@@ -18,7 +18,7 @@ import { withTempDir } from '../../../helpers/tmp';
 const noBwrap: ProbeDeps = { ...systemProbeDeps(), path: '/nonexistent-legion-bin' };
 
 function shellWith(settings: SandboxSettings, probe: Awaited<ReturnType<typeof probeSandbox>> | undefined) {
-  const sandbox = createShellSandbox({ settings, ...(probe ? { probe } : {}), home: '/nonexistent-home', secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: '/nonexistent-home' } });
+  const sandbox = createShellSandbox({ settings, ...(probe ? { probe } : {}), home: '/nonexistent-home', secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: '/nonexistent-home' }, trustRegistry: '/nonexistent-home/.config/legion/trusted-workspaces.json' });
   return { sandbox, shell: createShellTool({ sandbox, killGraceMs: 200, drainMs: 2_000 }) };
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -33,7 +34,7 @@ const hostProxy: HostProxyDeps = {
 };
 before(async () => {
   fx = await makeSandboxFixture();
-  sandbox = createShellSandbox({ hostProxy, settings: { mode: 'on', network: ['registry.test', 'localhost', '*.rebind.test'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: fx.home } });
+  sandbox = createShellSandbox({ hostProxy, settings: { mode: 'on', network: ['registry.test', 'localhost', '*.rebind.test'] }, probe, home: fx.home, secretPatterns: DEFAULT_SECRET_PATTERNS, tempDir: tmpdir(), trustedFiles: () => [], env: { HOME: fx.home }, trustRegistry: join(fx.home, '.config', 'legion', 'trusted-workspaces.json') });
   server = createServer((req, res) => { seen.push(req.url ?? ''); res.end(`hello ${req.url}\n`); });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;

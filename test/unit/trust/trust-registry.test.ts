@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { withTempDir } from '../../helpers/tmp';
+import {
+  checkWorkspaceTrust, revokeWorkspaceTrust, trustMarkerFile, untrustedNotice, writeWorkspaceTrust, type TrustPlace,
+} from '../../../src/storage/workspace-trust';
+import { readTrustRegistry, registerTrusted, revokeEntries, trustRegistryFile } from '../../../src/storage/trust-registry';
+
+/**
+ * The trust registry (docs/workspace-trust.md#the-registry): trust needs the marker AND its
+ * entry, so a marker written before the registry existed (a nested workspace nobody registered,
+ * unhidden since the sandbox stopped searching) is not honoured; a revoked entry outlives a
+ * marker moved back into place; a re-created `.legion/` with a copied marker is another folder;
+ * a registry that does not read fails closed; concurrent writers lose nothing.
+ */
+async function setup(dir: string, name = 'ws'): Promise<TrustPlace> {
+  const workspaceRoot = join(dir, name);
+  await mkdir(join(workspaceRoot, '.legion'), { recursive: true });
+  return { workspaceRoot, userDir: join(dir, 'home', '.config', 'legion') };
+}
+
+test('a marker without its registry entry (written by a Legion from before the registry) is untrusted, saying to run legion trust; legion trust restores it', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    assert.equal((await checkWorkspaceTrust(place)).trusted, true);
+    // What an older Legion left: the marker alone.
+    await rm(trustRegistryFile(place.userDir));
+    const trust = await checkWorkspaceTrust(place);
+    assert.equal(!trust.trusted && trust.reason, 'unregistered');
+    assert.match(untrustedNotice(trust)!, /run legion trust .*trusted by a Legion from before the trust registry/);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    assert.equal((await checkWorkspaceTrust(place)).trusted, true);
+  });
+});
+
+test('a revoked entry keeps a workspace untrusted even where its marker verifies (moved away and back)', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    const file = trustRegistryFile(place.userDir);
+    const read = readTrustRegistry(file);
+    assert.ok(read.ok);
+    assert.ok(revokeEntries(file, read.registry.workspaces, 'moved while a sandboxed command ran').ok);
+    await rename(place.workspaceRoot, join(dir, 'away'));
+    await rename(join(dir, 'away'), place.workspaceRoot);
+    const trust = await checkWorkspaceTrust(place);
+    assert.equal(!trust.trusted && trust.reason, 'revoked');
+    assert.match(untrustedNotice(trust)!, /revoked at .*moved while a sandboxed command ran/);
+    // A revocation judged on an older entry does not undo a newer trust.
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    assert.ok(revokeEntries(file, read.registry.workspaces, 'stale judgement').ok);
+    assert.equal((await checkWorkspaceTrust(place)).trusted, true);
+  });
+});
+
+test('a .legion/ re-created at the same path, the marker copied in: not the folder that was trusted', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    const marker = await readFile(trustMarkerFile(place.workspaceRoot));
+    await rm(join(place.workspaceRoot, '.legion'), { recursive: true });
+    await mkdir(join(place.workspaceRoot, '.legion'));
+    await writeFile(trustMarkerFile(place.workspaceRoot), marker);
+    const trust = await checkWorkspaceTrust(place);
+    assert.equal(!trust.trusted && trust.reason, 'mismatch');
+    assert.match(untrustedNotice(trust)!, /not the folder you trusted/);
+  });
+});
+
+test('legion trust --revoke removes the marker and the entry', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    assert.equal(await revokeWorkspaceTrust(place), true);
+    const read = readTrustRegistry(trustRegistryFile(place.userDir));
+    assert.ok(read.ok);
+    assert.deepEqual(read.registry.workspaces, []);
+    assert.equal(await revokeWorkspaceTrust(place), false);
+  });
+});
+
+test('a registry that does not read (corrupt, foreign, writable by others) fails closed with one line, and is never rewritten', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    const file = trustRegistryFile(place.userDir);
+    const good = readFileSync(file, 'utf8');
+    for (const bad of ['{"version":1', JSON.stringify({ version: 1, serial: 0, workspaces: [{ root: '/x', ino: 'NaN', born: '0', serial: 0, state: 'trusted', at: '' }] }), JSON.stringify({ version: 1, serial: 0, workspaces: [], extra: true })]) {
+      writeFileSync(file, bad);
+      const trust = await checkWorkspaceTrust(place);
+      assert.equal(!trust.trusted && trust.reason, 'unreadable', bad);
+      assert.match(untrustedNotice(trust)!, /trusted-workspaces\.json .*remove it, then run legion trust/);
+      const written = await writeWorkspaceTrust(place);
+      assert.equal(written.ok, false);
+      assert.equal(readFileSync(file, 'utf8'), bad, 'a registry that does not read was rewritten');
+    }
+    writeFileSync(file, good);
+    await chmod(file, 0o622);
+    const shared = await checkWorkspaceTrust(place);
+    assert.match(!shared.trusted ? shared.detail : '', /writable by others/);
+    await chmod(file, 0o600);
+    assert.equal((await checkWorkspaceTrust(place)).trusted, true);
+  });
+});
+
+test('concurrent writers (six processes trusting five workspaces each at once) lose no entry; a lock left by a dead process is taken over', async () => {
+  await withTempDir(async (dir) => {
+    const userDir = join(dir, 'home', '.config', 'legion');
+    await mkdir(userDir, { recursive: true });
+    const file = trustRegistryFile(userDir);
+    const roots: string[][] = [];
+    for (let p = 0; p < 6; p++) {
+      roots.push([]);
+      for (let i = 0; i < 5; i++) {
+        const root = join(dir, `p${p}w${i}`);
+        await mkdir(join(root, '.legion'), { recursive: true });
+        roots[p]!.push(root);
+      }
+    }
+    // A lock whose holder is gone (a crash mid-write).
+    writeFileSync(`${file}.lock`, '999999999\nabc\n');
+    const module = resolve('src/storage/trust-registry.ts');
+    const children = roots.map((mine) => new Promise<number>((done, fail) => {
+      const script = `import { registerTrusted } from ${JSON.stringify(module)}; for (const r of ${JSON.stringify(mine)}) { const w = registerTrusted(${JSON.stringify(file)}, r); if (!w.ok) { console.error(w.error); process.exit(1); } }`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+      child.on('error', fail);
+      child.on('exit', (code) => done(code ?? 1));
+    }));
+    assert.deepEqual(await Promise.all(children), [0, 0, 0, 0, 0, 0]);
+    const read = readTrustRegistry(file);
+    assert.ok(read.ok);
+    assert.deepEqual(read.registry.workspaces.map((e) => e.root).sort(), roots.flat().sort());
+    assert.equal(new Set(read.registry.workspaces.map((e) => e.serial)).size, 30, 'each write had its own serial');
+    assert.equal(read.registry.serial, 30);
+    assert.ok(registerTrusted(file, roots[0]![0]!).ok);
+  });
+});
