@@ -1,9 +1,9 @@
 // Warming the start's parsers while a V8 start-up snapshot is built (docs/performance.md#the-start-up-snapshot).
-import { validateLayers } from '../config/load';
+import { precompileShippedConfig, validateLayers } from '../config/load';
 import type { LegionConfig } from '../config/schema';
 import { parseYamlSource, shippedYamlNames, shippedYamlText } from '../config/yaml-source';
-import { parseTemplate } from '../collective/templates';
-import { parseParticipantFile } from '../collective/store';
+import { precompileShippedTemplate } from '../collective/templates';
+import { precompileShippedParticipantFile } from '../collective/store';
 import { parseRuleSources, precompileShippedRules } from '../authz/rules/load';
 import { parseModelsFile, precompileShippedModels } from '../providers/pricing';
 import { precompileShippedFauxScript } from '../providers/faux-script';
@@ -14,13 +14,8 @@ import { precompileShippedFauxScript } from '../providers/faux-script';
  * broken build.
  */
 const PARSERS: readonly { readonly name: string; parse(text: string, file: string): boolean }[] = [
-  {
-    name: 'legion.yaml',
-    parse: (text, file) => {
-      const parsed = parseYamlSource(text, file);
-      return parsed.ok && validateLayers([parsed.source]).ok;
-    },
-  },
+  // Also kept, by its text: a start whose only config layer is this file skips validating it (config/load.ts).
+  { name: 'legion.yaml', parse: (text, file) => precompileShippedConfig(text, file) },
   // Also kept, by its text: a start loading the same file skips compiling it (authz/rules/load.ts).
   { name: 'rules.yaml', parse: (text, file) => precompileShippedRules(text, file) && parseRuleSources([{ file, text }]).ok },
   // Also kept, by its text: a start loading the same file skips parsing it (providers/pricing.ts).
@@ -35,7 +30,7 @@ const PARSERS: readonly { readonly name: string; parse(text: string, file: strin
  * start runs on them, and discard the results. V8 keeps the bytecode of functions compiled while
  * a snapshot builds, so a start from it runs them without compiling them first (a start from a
  * snapshot has no code cache). A start still reads the real files; the results kept are the
- * shipped rules' compilation, price table and demo script, used only for a file with exactly that text.
+ * shipped config's validation, the rules' compilation, price table and demo script, used only for a file with exactly that text.
  * Returns the names warmed; throws when a shipped file is missing from the bundle or does not
  * parse (the build then fails).
  */
@@ -58,7 +53,9 @@ const TEMPLATE_DIRS = /^(agents|demo-agents)\/[^/]+\.ya?ml$/;
  * Like `warmStartParsers`, for the participants every start parses: each shipped template
  * (`config/agents/`, `config/demo-agents/`, read by `legion init` and a demo start) through its
  * parser, and as the participant file `legion init` writes of it, through the participant
- * store's. Returns the names warmed; throws when one does not parse (the build then fails).
+ * store's; both results are kept by their exact text, so a start whose files are these parses
+ * none (collective/templates.ts, collective/store.ts). Returns the names warmed; throws when one
+ * does not parse (the build then fails).
  */
 export function warmTemplateParsers(names: readonly string[], textOf: (name: string) => string | undefined = shippedYamlText): string[] {
   const warmed: string[] = [];
@@ -66,8 +63,7 @@ export function warmTemplateParsers(names: readonly string[], textOf: (name: str
     if (!TEMPLATE_DIRS.test(name)) continue;
     const text = textOf(name);
     if (text === undefined) throw new Error(`snapshot warm-up: config/${name} is not in the bundle`);
-    const participant = parseTemplate(text, `config/${name}`);
-    parseParticipantFile(JSON.stringify({ version: 1, ...participant }), `participants/${participant.id}.json`, `${participant.id}.json`);
+    precompileShippedParticipantFile(precompileShippedTemplate(text, `config/${name}`));
     warmed.push(name);
   }
   return warmed;

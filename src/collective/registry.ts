@@ -9,16 +9,16 @@ import { lazySchema } from '../storage/lazy-schema';
 /** Fields of `spawn_agent` (docs/design.md#tools); `modify_agent` takes `id` plus any of the others. */
 export const spawnSpecSchema = lazySchema(() =>
   z.strictObject({
-    id: agentSchema.shape.id,
+    id: agentSchema().shape.id,
     name: z.string().min(1),
     description: z.string().default(''),
     systemPrompt: z.string().min(1),
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     tools: z.array(z.string().min(1)).optional(),
-    toolAuthorizations: agentSchema.shape.toolAuthorizations.optional(),
-    approvalAuthority: agentSchema.shape.approvalAuthority.optional(),
-    isolation: agentSchema.shape.isolation,
+    toolAuthorizations: agentSchema().shape.toolAuthorizations.optional(),
+    approvalAuthority: agentSchema().shape.approvalAuthority.optional(),
+    isolation: agentSchema().shape.isolation,
   }),
 );
 export type SpawnSpec = z.input<ReturnType<typeof spawnSpecSchema>>;
@@ -117,7 +117,7 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
         if (existing && existing.status === 'active') return refuse('exists', `"${parsed.data.id}" already exists (use modify_agent to change it)`);
         if (existing && existing.kind === 'user') return refuse('exists', `"${parsed.data.id}" is the user`);
         const tools = parsed.data.tools ?? [...TALK_TOOLS];
-        const candidate = agentSchema.safeParse({ ...parsed.data, tools, kind: 'agent', status: 'active', createdBy: callerId });
+        const candidate = agentSchema().safeParse({ ...parsed.data, tools, kind: 'agent', status: 'active', createdBy: callerId });
         if (!candidate.success) return refuse('invalid-input', firstIssue(candidate.error));
         const agent = candidate.data;
         const unknown = unknownTools(agent.tools);
@@ -138,7 +138,7 @@ export function createRegistry(options: RegistryOptions): CollectiveRegistry {
         if (existing.kind !== 'agent') return refuse('not-agent', `"${existing.id}" is not an agent`);
         if (existing.status !== 'active') return refuse('retired', `"${existing.id}" is retired`);
         const patch = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
-        const candidate = agentSchema.safeParse({ ...existing, ...patch });
+        const candidate = agentSchema().safeParse({ ...existing, ...patch });
         if (!candidate.success) return refuse('invalid-input', firstIssue(candidate.error));
         const agent: Agent = candidate.data;
         const unknown = parsed.data.tools ? unknownTools(agent.tools) : null;

@@ -1,10 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { writeJsonAtomic } from '../storage/atomic';
+import { jsonFileText, writeJsonAtomic } from '../storage/atomic';
 import type { Layout } from '../storage/layout';
 import { participantFileSchema, USER_ID, type Agent, type Participant } from './participant';
 import type { WorkspaceTrust } from '../storage/workspace-trust';
 import { LegionError } from '../errors';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { deepFreeze } from '../storage/deep-freeze';
 
 /**
  * Participants on disk: one JSON file each, written atomically, validated on load.
@@ -31,15 +32,38 @@ function withoutAuthority(participants: readonly Participant[]): Participant[] {
     .map((p) => (p.kind === 'agent' && holdsAuthority(p) ? { ...p, approvalAuthority: [] } : p));
 }
 
+/**
+ * Participant files parsed while the start-up snapshot was built (`precompileShippedParticipantFile`),
+ * by their exact text: the files `legion init` writes of the shipped templates, which every start
+ * in such a workspace parses before its first frame. Frozen; a load gets its own copy, and the
+ * name check below still runs. Any other text is parsed (docs/performance.md#the-start-up-snapshot).
+ */
+const shippedFiles = new Map<string, Readonly<Participant>>();
+
+/**
+ * Keep the participant file `legion init` writes of `participant` (a shipped template) for loads
+ * of exactly its text (src/cli/snapshot-warm.ts). Returns that text; throws as a load would.
+ */
+export function precompileShippedParticipantFile(participant: Participant): string {
+  const text = jsonFileText({ version: 1, ...participant });
+  shippedFiles.set(text, deepFreeze(parseParticipantFile(text, `participants/${participant.id}.json`, `${participant.id}.json`)));
+  return text;
+}
+
 /** One participant file's text (JSON, named `name`); a problem is a LegionError naming `file`. */
 export function parseParticipantFile(text: string, file: string, name: string): Participant {
+  const kept = shippedFiles.get(text);
+  if (kept !== undefined) {
+    if (`${kept.id}.json` !== name) throw new LegionError(`${file}: id "${kept.id}" does not match the file name`);
+    return structuredClone(kept) as Participant;
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     throw new LegionError(`${file}: not valid JSON (${(error as Error).message}); the file is damaged: restore it, or run \`legion init --force\` to reset the collective`);
   }
-  const result = participantFileSchema.safeParse(raw, ONE_SHOT);
+  const result = participantFileSchema().safeParse(raw, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { lazySchema } from '../storage/lazy-schema';
 
 /** An http(s) URL without a trailing slash (the engine's ingress or admin API). */
-const engineUrl = z
+const engineUrl = () =>
+  z
   .string()
   .url('not a URL (e.g. http://127.0.0.1:8080)')
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http:// or https:// URL')
@@ -11,12 +13,13 @@ const engineUrl = z
  * Where turns run (docs/engine.md#configuration): in this process (the default), or on a Restate
  * engine whose `ingress` receives turns and whose `admin` API workers register with.
  */
-export const engineSchema = z.discriminatedUnion('kind', [
+export const engineSchema = lazySchema(() => z.discriminatedUnion('kind', [
+  
   // URLs may stay set while another layer switches back to in-process; they are then unused.
-  z.strictObject({ kind: z.literal('in-process'), ingress: engineUrl.optional(), admin: engineUrl.optional() }),
+  z.strictObject({ kind: z.literal('in-process'), ingress: engineUrl().optional(), admin: engineUrl().optional() }),
   // Without URLs: the workspace's local engine, started by `legion engine up` (.legion/engine/engine.json).
-  z.strictObject({ kind: z.literal('restate'), ingress: engineUrl.optional(), admin: engineUrl.optional() })
+  z.strictObject({ kind: z.literal('restate'), ingress: engineUrl().optional(), admin: engineUrl().optional() })
     .refine((e) => (e.ingress === undefined) === (e.admin === undefined), { message: 'set both ingress and admin, or neither (the local engine of legion engine up)', path: ['ingress'] }),
-]);
+]));
 
-export type EngineSettings = z.infer<typeof engineSchema>;
+export type EngineSettings = z.infer<ReturnType<typeof engineSchema>>;

@@ -4,6 +4,7 @@ import { configSchema, type LegionConfig } from './schema';
 import { parseYamlSource, type YamlSource } from './yaml-source';
 import { deepMerge, deletePath, hasPath, isPlainObject } from './merge';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { deepFreeze } from '../storage/deep-freeze';
 import type { WorkspaceTrust } from '../storage/workspace-trust';
 
 export interface ConfigFiles {
@@ -46,7 +47,7 @@ async function readOptional(file: string): Promise<string | null> {
  * are ignored; nothing else is.
  */
 export async function loadConfig(files: ConfigFiles): Promise<ConfigLoad> {
-  const sources: YamlSource[] = [];
+  const texts: { file: string; text: string }[] = [];
   for (const file of [files.defaults, files.user, files.project]) {
     if (file === null) continue;
     let text: string | null;
@@ -55,7 +56,12 @@ export async function loadConfig(files: ConfigFiles): Promise<ConfigLoad> {
     } catch (error) {
       return { ok: false, error: (error as Error).message };
     }
-    if (text === null) continue;
+    if (text !== null) texts.push({ file, text });
+  }
+  const kept = texts.length === 1 && texts[0]!.file === files.defaults ? shippedConfigs.get(texts[0]!.text) : undefined;
+  if (kept !== undefined) return { ok: true, config: structuredClone(kept), warnings: [], files: [files.defaults] };
+  const sources: YamlSource[] = [];
+  for (const { file, text } of texts) {
     const parsed = parseYamlSource(text, file);
     if (!parsed.ok) return { ok: false, error: parsed.error };
     if (!isPlainObject(parsed.source.data)) {
@@ -66,12 +72,34 @@ export async function loadConfig(files: ConfigFiles): Promise<ConfigLoad> {
   return validateLayers(sources);
 }
 
+/**
+ * Configs validated while the start-up snapshot was built (`precompileShippedConfig`), by the
+ * exact text of the shipped `config/legion.yaml`: a start whose only layer is that file (no
+ * user or project config, the usual case) takes a copy of it and builds none of the config's
+ * ~300 zod schemas (docs/performance.md#the-start-up-snapshot). Frozen, shared by no load;
+ * any other set of layers, or another text, is validated.
+ */
+const shippedConfigs = new Map<string, LegionConfig>();
+
+/**
+ * Validate the shipped config's text as the only layer and keep the result for loads of exactly
+ * that text (src/cli/snapshot-warm.ts). Returns whether it validated without a warning.
+ */
+export function precompileShippedConfig(text: string, file: string): boolean {
+  const parsed = parseYamlSource(text, file);
+  if (!parsed.ok || !isPlainObject(parsed.source.data)) return false;
+  const loaded = validateLayers([parsed.source]);
+  if (!loaded.ok || loaded.warnings.length > 0) return false;
+  shippedConfigs.set(text, deepFreeze(loaded.config));
+  return true;
+}
+
 /** Validate already-parsed layers (lowest priority first). Exported for tests and rules. */
 export function validateLayers(sources: readonly YamlSource[]): ConfigLoad {
   const warnings: string[] = [];
   const merged = deepMerge({}, ...sources.map((s) => structuredClone(s.data))) as Record<string, unknown>;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const result = configSchema.safeParse(merged, ONE_SHOT);
+    const result = configSchema().safeParse(merged, ONE_SHOT);
     if (result.success) return { ok: true, config: result.data, warnings, files: sources.map((s) => s.file) };
     const unknown = result.error.issues.filter((i) => i.code === 'unrecognized_keys');
     if (unknown.length === 0) {

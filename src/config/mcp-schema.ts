@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../storage/lazy-schema';
 
 /**
  * One MCP server entry as written in a config layer or in the workspace's `.mcp.json`
@@ -8,7 +9,7 @@ import { z } from 'zod';
  */
 export const MCP_TRANSPORTS = ['stdio', 'http'] as const;
 
-export const mcpServerEntrySchema = z.strictObject({
+export const mcpServerEntrySchema = lazySchema(() => z.strictObject({
   type: z
     .enum(MCP_TRANSPORTS, { error: (issue) => `unknown transport ${JSON.stringify(issue.input)}: use "stdio" (command) or "http" (url)` })
     .optional(),
@@ -26,8 +27,8 @@ export const mcpServerEntrySchema = z.strictObject({
   startTimeoutMs: z.number().int().positive().optional(),
   /** Ping an idle ready server this often to notice it died (default 30000; 0 turns it off). */
   pingIntervalMs: z.number().int().nonnegative().optional(),
-});
+}));
 
-export type McpServerEntry = z.infer<typeof mcpServerEntrySchema>;
+export type McpServerEntry = z.infer<ReturnType<typeof mcpServerEntrySchema>>;
 
-export const mcpServersSchema = z.record(z.string().min(1).max(64), mcpServerEntrySchema);
+export const mcpServersSchema = lazySchema(() => z.record(z.string().min(1).max(64), mcpServerEntrySchema()));

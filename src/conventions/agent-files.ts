@@ -49,7 +49,7 @@ export function parseAgentFile(text: string, file: string, fromWorkspace: boolea
   const fail = (key: string, message: string): AgentFileParse => ({ ok: false, error: `${file}:${front.lineOf(key)}: ${key}: ${message}` });
   const notes: string[] = [];
 
-  const id = participantIdSchema.safeParse(data.name, ONE_SHOT);
+  const id = participantIdSchema().safeParse(data.name, ONE_SHOT);
   if (data.name === undefined) return { ok: false, error: `${file}:2: name: missing (the agent's id, e.g. name: code-reviewer)` };
   if (!id.success) return fail('name', id.error.issues[0]!.message);
   if (options.reserved.has(id.data)) return fail('name', `"${id.data}" is one of Legion's own participants; choose another name`);
@@ -91,7 +91,7 @@ export function parseAgentFile(text: string, file: string, fromWorkspace: boolea
     else extra.approvalAuthority = data.approvalAuthority;
   }
   if (data.isolation !== undefined) {
-    if ('isolation' in agentSchema.shape) extra.isolation = data.isolation;
+    if ('isolation' in agentSchema().shape) extra.isolation = data.isolation;
     else notes.push('isolation: not available in this version of Legion (ignored)');
   }
   if (data.provider !== undefined) extra.provider = data.provider;
@@ -99,7 +99,7 @@ export function parseAgentFile(text: string, file: string, fromWorkspace: boolea
     if (!KNOWN_KEYS.has(key) && !IGNORED_KEYS.has(key)) notes.push(`${key}: not used by Legion (ignored)`);
   }
 
-  const checked = agentSchema.safeParse({
+  const checked = agentSchema().safeParse({
     id: id.data, name: id.data, description: (data.description as string | undefined) ?? '', kind: 'agent', status: 'active',
     systemPrompt: body, model, tools, createdBy: 'agent-file', ...extra,
   }, ONE_SHOT);

@@ -73,7 +73,7 @@ export async function readMcpJson(file: string): Promise<McpJsonRead> {
   const entries: Record<string, McpServerEntry> = {};
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(raw)) {
-    const one = mcpServersSchema.safeParse({ [name]: value }, ONE_SHOT);
+    const one = mcpServersSchema().safeParse({ [name]: value }, ONE_SHOT);
     if (one.success) {
       entries[name] = one.data[name]!;
       continue;
@@ -87,7 +87,7 @@ export async function readMcpJson(file: string): Promise<McpJsonRead> {
           delete copy[key];
         }
       }
-      const again = mcpServersSchema.safeParse({ [name]: copy }, ONE_SHOT);
+      const again = mcpServersSchema().safeParse({ [name]: copy }, ONE_SHOT);
       if (again.success) {
         entries[name] = again.data[name]!;
         continue;

@@ -4,6 +4,7 @@ import { parseYamlSource } from '../config/yaml-source';
 import type { Message } from '../model/message';
 import type { ProviderRequest } from './types';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { deepFreeze } from '../storage/deep-freeze';
 
 /**
  * The faux provider's script (YAML, `LEGION_FAUX_SCRIPT`, `providers.faux.script`).
@@ -116,14 +117,6 @@ export function precompileShippedFauxScript(text: string, file: string): boolean
   const { file: _file, ...script } = parsed.script;
   shippedScripts.set(text, deepFreeze(structuredClone(script)));
   return true;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** Parse and validate script text; errors are one line: `file:line: path: message`. */

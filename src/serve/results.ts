@@ -32,11 +32,11 @@ export const runUsage = z.looseObject({ run: totals, sessions: z.record(z.string
 
 export const RESULT_SCHEMAS = {
   snapshot: z.looseObject({
-    runId: z.string(), lastSeq: count, participants: z.array(participantSchema), sessions: z.array(sessionInfo),
+    runId: z.string(), lastSeq: count, participants: z.array(participantSchema()), sessions: z.array(sessionInfo),
     histories: z.record(z.string(), z.array(messageSchema)), contextRecords: z.record(z.string(), z.array(contextRecord)),
     pendingApprovals: z.array(pendingApproval), usage: runUsage,
   }),
-  participants: z.array(participantSchema),
+  participants: z.array(participantSchema()),
   history: z.array(messageSchema),
   pendingApprovals: z.array(pendingApproval),
   usage: runUsage,

@@ -13,7 +13,12 @@ function tempPath(path: string): string {
  * The file is private (0600) and missing folders are created private (0700).
  */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await writeTextAtomic(path, JSON.stringify(value, null, 2) + '\n');
+  await writeTextAtomic(path, jsonFileText(value));
+}
+
+/** The text `writeJsonAtomic` and `writeJsonAtomicSync` write of `value`. */
+export function jsonFileText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
 }
 
 /**
@@ -48,7 +53,7 @@ export async function writeTextAtomic(path: string, text: string, options: { syn
  * the fsync (as `writeTextAtomic`'s): the file survives its writer's death, not the machine's.
  */
 export function writeJsonAtomicSync(path: string, value: unknown, options: { sync?: boolean } = {}): void {
-  const data = JSON.stringify(value, null, 2) + '\n';
+  const data = jsonFileText(value);
   mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = tempPath(path);
   const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);

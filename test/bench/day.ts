@@ -228,7 +228,7 @@ async function prepare(dir: string, agents: number, window: number): Promise<voi
   await initWorkspace({ appDir: ROOT, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
   for (let i = 1; i <= agents; i++) {
-    await store.save(agentSchema.parse({ id: `a${i}`, kind: 'agent', name: `agent ${i}`, systemPrompt: `You are agent ${i}: you keep the team's notes.`, tools: ['file_read', 'file_write'] }));
+    await store.save(agentSchema().parse({ id: `a${i}`, kind: 'agent', name: `agent ${i}`, systemPrompt: `You are agent ${i}: you keep the team's notes.`, tools: ['file_read', 'file_write'] }));
   }
   writeFileSync(join(dir, '.legion', 'models.yaml'), `version: 1\nmodels:\n  day-model: { input: 0, output: 0, contextWindow: ${window} }\n`);
   writeFileSync(join(dir, '.legion', 'config.yaml'), `context:\n  defaultWindow: ${window}\n`, { mode: 0o600 });

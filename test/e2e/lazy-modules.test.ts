@@ -217,3 +217,32 @@ test('snapshot start: a user\'s rules file is checked by schemas built at first 
     assert.match(ok.stdout, /ruled/);
   });
 });
+
+// The config's and the participants' schemas are built at their first use: a start whose config
+// is the shipped file alone, and whose participant files are the ones `legion init` wrote, takes
+// their validation from the snapshot and builds none. From the snapshot, a user's config with a
+// bad value still stops the start naming file, line and key; a participant file edited to a bad
+// value too; and a good user config applies.
+test('snapshot start: a user\'s config and an edited participant file are validated by schemas built at first use', { timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    const config = join(dir, 'xdg');
+    await mkdir(join(config, 'legion'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, 'script.yaml'), 'replies:\n  - text: "configured"\n');
+    const env = { ...cleanAppEnv(), HOME: dir, XDG_CONFIG_HOME: config, LEGION_FAUX_SCRIPT: join(dir, 'script.yaml') };
+    await writeFile(join(config, 'legion', 'config.yaml'), 'version: 1\nui:\n  maxFps: 0\n', { mode: 0o600 });
+    const bad = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /xdg\/legion\/config\.yaml:3: ui\.maxFps/);
+    await writeFile(join(config, 'legion', 'config.yaml'), 'version: 1\nui:\n  maxFps: 20\n', { mode: 0o600 });
+    const ok = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.equal(ok.code, 0, `exit; stdout=${ok.stdout} stderr=${ok.stderr}`);
+    assert.match(ok.stdout, /configured/);
+    const init = await run([LAUNCHER, 'init'], dir, env);
+    assert.equal(init.code, 0, `init; stdout=${init.stdout} stderr=${init.stderr}`);
+    const file = join(dir, '.legion', 'collective', 'participants', 'resource-agent.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"status": "active"', '"status": "sleeping"'));
+    const edited = await run([LAUNCHER, 'run', 'hello'], dir, env);
+    assert.notEqual(edited.code, 0);
+    assert.match(edited.stderr, /participants\/resource-agent\.json: status/);
+  });
+});

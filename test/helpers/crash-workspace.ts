@@ -54,7 +54,7 @@ export async function setupCrashWorkspace(dir: string): Promise<void> {
   await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
   for (const id of ['w1', 'w2', 'w3']) {
-    await store.save(agentSchema.parse({
+    await store.save(agentSchema().parse({
       id, kind: 'agent', name: id, systemPrompt: `You are ${id}, a worker.`,
       tools: ['file_write', 'file_read', 'todo_write', 'modify_agent'],
     }));

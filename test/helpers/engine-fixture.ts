@@ -133,7 +133,7 @@ export const toolScript = (sleepSeconds: number): string => `echo started >> sta
 /** A workspace whose agent `builder` holds `shell`, may run `sh tool.sh` unasked, and talks to `modelUrl`. */
 export async function setupEngineWorkspace(dir: string, modelUrl: string, engine: LocalEngine, toolSleepSeconds = 0, toolDecision: 'allow' | 'ask' = 'allow'): Promise<Record<string, string>> {
   await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
-  await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'] }));
+  await createParticipantStore(layoutFor(dir)).save(agentSchema().parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'] }));
   await writeFile(join(dir, '.legion', 'rules.yaml'), `version: 1\nrules:\n  - id: tool-script\n    decision: ${toolDecision}\n    tool: shell\n    match: { command: "sh tool.sh" }\n`);
   await writeFile(join(dir, '.legion', 'config.yaml'), [
     'provider: openai',

@@ -33,7 +33,7 @@ replies:
 export async function setupServeWorkspace(dir: string): Promise<Record<string, string>> {
   await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
   const store = createParticipantStore(layoutFor(dir));
-  await store.save(agentSchema.parse({ id: 'worker', kind: 'agent', name: 'worker', systemPrompt: 'You are a worker.', tools: ['file_write'] }));
+  await store.save(agentSchema().parse({ id: 'worker', kind: 'agent', name: 'worker', systemPrompt: 'You are a worker.', tools: ['file_write'] }));
   const script = join(dir, '.legion', 'serve-script.yaml');
   await writeFile(script, SERVE_SCRIPT);
   return { HOME: dir, LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: script };

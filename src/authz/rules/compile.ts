@@ -124,7 +124,7 @@ export function compileRule(spec: RuleSpec, file: string, line: number): RuleCom
   }
 
   if (spec.approver !== undefined) {
-    if (!participantIdSchema.safeParse(spec.approver).success) return fail(['approver'], `approver "${spec.approver}" is not a participant id`);
+    if (!participantIdSchema().safeParse(spec.approver).success) return fail(['approver'], `approver "${spec.approver}" is not a participant id`);
     if (spec.decision !== 'ask') return fail(['approver'], `approver only applies to decision: ask (this rule says ${spec.decision})`);
   }
 

@@ -48,7 +48,7 @@ export const doctorCommand: Command = {
     const trust = await workspaceTrustOf(context);
     const configFiles = defaultConfigFiles(appDir, workspaceRoot, home, trust);
     const loaded = await loadConfig(configFiles);
-    const config = loaded.ok ? loaded.config : configSchema.parse({});
+    const config = loaded.ok ? loaded.config : configSchema().parse({});
     if (!loaded.ok) checks.push({ name: 'config', ok: false, detail: `configuration: ${loaded.error}`, fix: 'correct the file and line named' });
 
     const selected = await createProviderRegistry({

@@ -48,8 +48,8 @@ async function withScene(body: (scene: Scene) => Promise<void>, leadScript: Mode
     try {
       const env = await setupEngineWorkspace(dir, model.url, engine, 0, 'ask');
       const store = createParticipantStore(layoutFor(dir));
-      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'resolve_approval'], approvalAuthority: ['shell'] }));
-      await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
+      await store.save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'resolve_approval'], approvalAuthority: ['shell'] }));
+      await store.save(agentSchema().parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
       const run = await createRunStore(layoutFor(dir), () => new Date(), randomIds).create(new Date());
       await body({ dir, env: { ...env, LEGION_ENGINE_TIMING: '1' }, engine, model, runId: run.id, port: await freePort() });
     } finally {
@@ -190,8 +190,8 @@ test('ur → lead → builder, only ur decides: the builder\'s request skips the
   };
   await withScene(async (scene) => {
     const store = createParticipantStore(layoutFor(scene.dir));
-    await store.save(agentSchema.parse({ id: 'ur', kind: 'agent', name: 'ur', systemPrompt: UR, tools: ['communicator', 'resolve_approval'], approvalAuthority: '*' }));
-    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+    await store.save(agentSchema().parse({ id: 'ur', kind: 'agent', name: 'ur', systemPrompt: UR, tools: ['communicator', 'resolve_approval'], approvalAuthority: '*' }));
+    await store.save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
     const worker = await startWorker(scene.dir, scene.env, scene.port);
     try {
       const result = await Promise.race([

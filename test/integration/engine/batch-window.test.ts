@@ -54,8 +54,8 @@ async function withScene(body: (scene: Scene) => Promise<void>, decides = false)
     await writeFile(join(dir, '.legion', 'rules.yaml'), 'version: 1\nrules:\n  - id: tool-script\n    decision: allow\n    tool: shell\n    match: { command: "sh tool.sh" }\n  - id: lead-script\n    decision: allow\n    tool: shell\n    match: { command: "sh lead.sh" }\n  - id: lead-first\n    decision: allow\n    tool: shell\n    match: { command: "echo first" }\n');
     await writeFile(join(dir, 'lead.sh'), leadTool);
     const store = createParticipantStore(layoutFor(dir));
-    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell', ...(decides ? ['resolve_approval'] : [])], ...(decides ? { approvalAuthority: ['shell'] } : {}) }));
-    await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
+    await store.save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell', ...(decides ? ['resolve_approval'] : [])], ...(decides ? { approvalAuthority: ['shell'] } : {}) }));
+    await store.save(agentSchema().parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell'] }));
   } }, body);
 }
 

@@ -44,8 +44,8 @@ type Scene = EngineRunScene;
 async function withScene(toolSleep: number, script: ModelScript, body: (scene: Scene) => Promise<void>): Promise<void> {
   await withEngineRun({ model: { answerChunks: 60, delayMs: 50, script }, toolSleepSeconds: toolSleep, prepare: async (dir) => {
     const store = createParticipantStore(layoutFor(dir));
-    await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
-    await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell', 'communicator'] }));
+    await store.save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+    await store.save(agentSchema().parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: BUILD, tools: ['shell', 'communicator'] }));
   } }, (scene) => body({ ...scene, env: { ...scene.env, LEGION_ENGINE_TIMING: '1' } }));
 }
 
@@ -190,7 +190,7 @@ test('a batch of the lead running a tool and two delegations in parallel, the wo
     return { text: `lead heard: ${lastText}` };
   };
   await withScene(0, script, async (scene) => {
-    await createParticipantStore(layoutFor(scene.dir)).save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell'] }));
+    await createParticipantStore(layoutFor(scene.dir)).save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator', 'shell'] }));
     const first = await startWorker(scene.dir, scene.env, scene.port);
     const outcome = sendLead(scene);
     await scene.model.streaming((r) => r.system.includes(BUILD) && r.last === 'tool', 10);

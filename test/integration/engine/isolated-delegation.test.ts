@@ -46,8 +46,8 @@ test('a chain lead → builder in worktree isolation, the worker killed while th
     try {
       const env = { ...(await setupEngineWorkspace(dir, model.url, engine, 4)), LEGION_ENGINE_TIMING: '1' };
       const store = createParticipantStore(layoutFor(dir));
-      await store.save(agentSchema.parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
-      await store.save(agentSchema.parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'], isolation: 'worktree' }));
+      await store.save(agentSchema().parse({ id: 'lead', kind: 'agent', name: 'lead', systemPrompt: LEAD, tools: ['communicator'] }));
+      await store.save(agentSchema().parse({ id: 'builder', kind: 'agent', name: 'builder', systemPrompt: 'You build.', tools: ['shell'], isolation: 'worktree' }));
       // The engine writes its data and log in this folder while the repository is made: git must
       // not walk them (`git add -A` raced restate-server's files) nor merge them back.
       await makeRepo(dir, { '.gitignore': '.legion/\nbuild/\nengine-data/\nengine.log\n', 'shared.txt': 'one\ntwo\nthree\n', 'README.md': '# demo\n' });

@@ -15,7 +15,7 @@ before(async () => {
 after(() => server.close());
 
 async function resolved(env: Env) {
-  const r = await createProviderRegistry({ config: configSchema.parse({}), env, appDir: APP_DIR });
+  const r = await createProviderRegistry({ config: configSchema().parse({}), env, appDir: APP_DIR });
   if (!r.ok) throw new Error(r.error);
   const agent = r.registry.resolve({ id: 'ur-agent', provider: 'default', model: 'default' });
   if (!agent.ok) throw new Error(agent.error);

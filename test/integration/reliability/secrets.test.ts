@@ -57,7 +57,7 @@ function modelFor(key: string): (body: any) => string {
 
 async function workspace(dir: string): Promise<void> {
   await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
-  await createParticipantStore(layoutFor(dir)).save(agentSchema.parse({
+  await createParticipantStore(layoutFor(dir)).save(agentSchema().parse({
     id: 'keeper', kind: 'agent', name: 'Keeper', systemPrompt: 'You keep things.', tools: ['file_write', 'shell', 'todo_write', 'modify_agent'],
   }));
 }

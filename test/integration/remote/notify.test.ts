@@ -26,7 +26,7 @@ function setup(targets: unknown[]) {
       noticeWaiters.push(wait);
     });
   };
-  const parsed = notifySchema.parse(targets);
+  const parsed = notifySchema().parse(targets);
   // closeGraceMs 5 s: close ends as soon as the last POST is answered; a loaded machine must not make it give up first.
   const notify = startNotify({ bus, targets: parsed, backoffMs: () => 5, closeGraceMs: 5_000 });
   return { bus, notices, nextNotice, notify };
@@ -106,7 +106,7 @@ test('notify: a hanging endpoint times out, never blocks the bus, and its queue 
   const bus = createBus({ runId: 'run-h' });
   const notices: string[] = [];
   bus.subscribe('notice', (e) => void notices.push(e.message));
-  const [target] = notifySchema.parse([{ url: server.url, events: ['text-delta'], timeoutMs: 200, retries: 0 }]);
+  const [target] = notifySchema().parse([{ url: server.url, events: ['text-delta'], timeoutMs: 200, retries: 0 }]);
   const notify = startNotify({ bus, targets: [target!], queueLimit: 10, backoffMs: () => 5, closeGraceMs: 100 });
   try {
     // 1000 events while the endpoint hangs: emit stays synchronous and returns at once.
@@ -152,7 +152,7 @@ test('notify: close waits briefly for the last notification (run-end) and then s
 });
 
 test('notify config: bad URLs and empty event lists are refused with a clear message', () => {
-  assert.match(JSON.stringify(notifySchema.safeParse([{ url: 'ftp://x', events: ['run-end'] }]).error?.issues), /http:\/\/ or https:\/\//);
-  assert.equal(notifySchema.safeParse([{ url: 'https://ntfy.sh/t', events: [] }]).success, false);
-  assert.deepEqual(notifySchema.parse([{ url: 'https://ntfy.sh/t', events: ['run-end'] }]), [{ url: 'https://ntfy.sh/t', events: ['run-end'], timeoutMs: 5000, retries: 3 }]);
+  assert.match(JSON.stringify(notifySchema().safeParse([{ url: 'ftp://x', events: ['run-end'] }]).error?.issues), /http:\/\/ or https:\/\//);
+  assert.equal(notifySchema().safeParse([{ url: 'https://ntfy.sh/t', events: [] }]).success, false);
+  assert.deepEqual(notifySchema().parse([{ url: 'https://ntfy.sh/t', events: ['run-end'] }]), [{ url: 'https://ntfy.sh/t', events: ['run-end'], timeoutMs: 5000, retries: 3 }]);
 });

@@ -18,7 +18,7 @@ function compose(root: string, enabled = true) {
   const events: LegionEvent[] = [];
   bus.subscribeAll((e) => events.push(e));
   const parts = composeCheckpoints({
-    config: configSchema.parse({ checkpoints: { enabled } }), workspaceRoot: root, worktreesDir: join(root, '.legion', 'worktrees'), runId: 'run-1', bus,
+    config: configSchema().parse({ checkpoints: { enabled } }), workspaceRoot: root, worktreesDir: join(root, '.legion', 'worktrees'), runId: 'run-1', bus,
     clock: () => new Date('2026-11-23T00:00:00Z'),
   });
   return { parts, events };

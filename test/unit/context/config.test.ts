@@ -20,7 +20,7 @@ test('context and budgets: shipped defaults equal the schema defaults (all budge
   assert.ok(result.ok, !result.ok ? result.error : '');
   assert.deepEqual(result.config.context, { defaultWindow: 128_000, compactAt: 0.6, keepRecent: 0.3, evictToolResultsOver: 4000 });
   assert.deepEqual(result.config.budgets, { raiseBy: 1 });
-  assert.deepEqual(configSchema.parse({}).context, result.config.context);
+  assert.deepEqual(configSchema().parse({}).context, result.config.context);
 });
 
 test('context and budgets: every bad value is a one-line error with file:line and key', async () => {

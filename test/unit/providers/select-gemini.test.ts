@@ -10,7 +10,7 @@ import { TRUSTED } from '../../../src/storage/workspace-trust';
 const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
 async function select(env: Env, over: Record<string, unknown> = {}) {
-  return createProviderRegistry({ config: configSchema.parse(over), env, appDir: APP_DIR });
+  return createProviderRegistry({ config: configSchema().parse(over), env, appDir: APP_DIR });
 }
 
 test('GEMINI_API_KEY alone selects gemini (default model gemini-2.5-flash); another key wins in auto; LEGION_PROVIDER=gemini forces it', async () => {

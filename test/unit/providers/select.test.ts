@@ -10,7 +10,7 @@ import { createProviderRegistry, DEMO_NOTICE, type Env, type ProviderRegistry, t
 const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
 function config(over: Record<string, unknown> = {}): LegionConfig {
-  return configSchema.parse({ providers: { anthropic: { model: 'claude-haiku-4-5' }, openai: { model: 'gpt-4.1-mini' } }, ...over });
+  return configSchema().parse({ providers: { anthropic: { model: 'claude-haiku-4-5' }, openai: { model: 'gpt-4.1-mini' } }, ...over });
 }
 
 async function registry(env: Env, extra: Partial<RegistryOptions> = {}): Promise<ProviderRegistry> {
@@ -85,7 +85,7 @@ test('model: --model > LEGION_MODEL > config model > providers.<id>.model > buil
   assert.equal((await registry(env, { config: config({ model: 'claude-opus-4-1' }) })).model, 'claude-opus-4-1');
   assert.equal((await registry({ ...env, LEGION_MODEL: 'claude-3-5-haiku' }, { config: config({ model: 'claude-opus-4-1' }) })).model, 'claude-3-5-haiku');
   assert.equal((await registry({ ...env, LEGION_MODEL: 'x' }, { overrides: { model: 'claude-sonnet-4-5' } })).model, 'claude-sonnet-4-5');
-  const bare = await createProviderRegistry({ config: configSchema.parse({}), env, appDir: APP_DIR });
+  const bare = await createProviderRegistry({ config: configSchema().parse({}), env, appDir: APP_DIR });
   assert.ok(bare.ok);
   assert.equal(bare.registry.model, 'claude-sonnet-5-5');
 });

@@ -75,7 +75,7 @@ function setup(options: Setup) {
   const journal = createJournal({ bus, scrub: NO_SECRETS, clock: () => new Date('2026-01-01T00:00:00Z') });
   const session = options.session ?? memorySession();
   const slot = new SessionSlot(session);
-  const agent = agentSchema.parse({ id: 'worker', name: 'Worker', kind: 'agent', systemPrompt: 'work', tools: ['echo', 'boom', 'wait'] });
+  const agent = agentSchema().parse({ id: 'worker', name: 'Worker', kind: 'agent', systemPrompt: 'work', tools: ['echo', 'boom', 'wait'] });
   const turn: Turn = {
     id: 1, slot, session, agent, chain: ['user', 'worker'], sessionChain: [session.id], controller: new AbortController(),
     delegations: new Set(), delivered: new Set(), wakers: new Set(), finished: false,

@@ -20,9 +20,9 @@ async function setup(dir: string) {
   const events: LegionEvent[] = [];
   bus.subscribeAll((e) => events.push(e));
   const participants = [
-    userSchema.parse({ id: 'user', kind: 'user', name: 'You' }),
-    agentSchema.parse({ id: 'ur-agent', kind: 'agent', name: 'Ur', systemPrompt: 'ur', tools: ['communicator'] }),
-    agentSchema.parse({ id: 'boss', kind: 'agent', name: 'Boss', systemPrompt: 'b', tools: ['spawn_agent', 'modify_agent', 'retire_agent', 'file_read'] }),
+    userSchema().parse({ id: 'user', kind: 'user', name: 'You' }),
+    agentSchema().parse({ id: 'ur-agent', kind: 'agent', name: 'Ur', systemPrompt: 'ur', tools: ['communicator'] }),
+    agentSchema().parse({ id: 'boss', kind: 'agent', name: 'Boss', systemPrompt: 'b', tools: ['spawn_agent', 'modify_agent', 'retire_agent', 'file_read'] }),
   ];
   const registry = createRegistry({ store, participants, toolNames: () => TOOLS, guard: grantGuard, bus });
   return { layout, store, registry, events };

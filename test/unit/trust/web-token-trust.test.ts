@@ -17,7 +17,7 @@ async function served(dir: string, workspaceTrusted: boolean): Promise<{ token: 
   await writeFile(webTokenFile(legionDir), `${COMMITTED}\n`, { mode: 0o600 });
   const lines: string[] = [];
   const close = await webAddon.start({
-    core: createFakeCore(), config: configSchema.parse({}), workspaceRoot: dir, legionDir, workspaceTrusted,
+    core: createFakeCore(), config: configSchema().parse({}), workspaceRoot: dir, legionDir, workspaceTrusted,
     flags: new Map([['web', '127.0.0.1:0']]), env: {}, log: (line) => void lines.push(line),
   });
   await close?.();

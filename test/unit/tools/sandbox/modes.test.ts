@@ -72,13 +72,13 @@ test('off: no probe, no notice, shell runs as before', async () => {
 
 test('composeSandbox: auto says once why it cannot sandbox; off never probes', async () => {
   const ruleSet = createRuleSet([], 'ask', []);
-  const auto = composeSandbox({ config: configSchema.parse({}), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [], probeDeps: noBwrap });
+  const auto = composeSandbox({ config: configSchema().parse({}), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [], probeDeps: noBwrap });
   assert.equal(auto.state.kind, 'pending');
   assert.match((await auto.start())?.message ?? '', /shell commands run WITHOUT a sandbox: bubblewrap is not installed .*sandbox: auto/);
   assert.equal(auto.state.kind, 'unsandboxed');
   let probed = false;
   const off = composeSandbox({
-    config: configSchema.parse({ sandbox: 'off' }), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [],
+    config: configSchema().parse({ sandbox: 'off' }), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [],
     probeDeps: { ...noBwrap, isExecutable: () => { probed = true; return false; } },
   });
   assert.equal(off.state.kind, 'unsandboxed');
@@ -105,7 +105,7 @@ function slowProbe(answer: { code: number; output: string }) {
 test('a shell call made while the probe is still running waits for it, and never runs unconfined when the sandbox is on', async () => {
   const ruleSet = createRuleSet([], 'ask', []);
   const slow = slowProbe({ code: 1, output: 'bwrap: No permissions to creating new namespace\n' });
-  const sandbox = composeSandbox({ config: configSchema.parse({ sandbox: 'on' }), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [], probeDeps: slow.deps });
+  const sandbox = composeSandbox({ config: configSchema().parse({ sandbox: 'on' }), ruleSet, env: {}, home: '/nonexistent-home', workspaceRoot: '/nonexistent-ws', trustedFiles: () => [], probeDeps: slow.deps });
   const shell = createShellTool({ sandbox, killGraceMs: 200, drainMs: 2_000 });
   assert.equal(slow.runs(), 0, 'composing does not probe');
   assert.equal(sandbox.launch('true', '/').ok, false, 'no launch while pending');
