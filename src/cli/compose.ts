@@ -65,6 +65,7 @@ import type { WorkflowService } from '../workflows/service';
 import { keyArgumentOf } from '../collective/tools/shipped';
 import { realWorkspaceRoot } from './workspace-root';
 import { checkWorkspaceTrust, trustKeyFile, trustPlace, untrustedNotice, type WorkspaceTrust } from '../storage/workspace-trust';
+import { registerUsed, trustRegistryFile } from '../storage/trust-registry';
 
 /** Statuses in which an agent is at work in its session (undo refuses to change its files then). */
 const BUSY: ReadonlySet<string> = new Set(['thinking', 'running-tool', 'waiting-approval']);
@@ -175,6 +176,11 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     participants = await participantStore.loadAll(trust);
     if (!check.exists) warnings.push(`created ${layout.legionDir} with the default collective`);
     if (init.trustProblem) warnings.push(init.trustProblem);
+  }
+  // Untrusted, this `.legion/` still holds transcripts and a web token: known to the sandbox from now on (docs/workspace-trust.md#the-registry).
+  if (!trust.trusted && trust.reason !== 'unreadable') {
+    const used = registerUsed(trustRegistryFile(place.userDir), workspaceRoot);
+    if (!used.ok) warnings.push(`could not record ${layout.legionDir} in the trust registry (${used.error}): sandboxed commands of an enclosing workspace may read its transcripts`);
   }
 
   const knownTools = new Set([...SHIPPED_TOOLS, ...(options.testHooks?.tools ?? [])].map((t) => t.name));

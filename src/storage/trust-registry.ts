@@ -1,12 +1,14 @@
-import { lstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PRIVATE_DIR_MODE } from './private-mode';
 import { z } from 'zod';
 import { writeJsonAtomicSync } from './atomic';
 import { lazySchema } from './lazy-schema';
 import { createLockFile, lockToken, pidIsAlive, readLockFile, removeLockIfUnchanged } from './lock-file';
 
 /**
- * The trust registry (docs/workspace-trust.md#the-registry): every `.legion/` this user trusted,
+ * The trust registry (docs/workspace-trust.md#the-registry): every `.legion/` this user trusted
+ * (and every one Legion started in untrusted, as `used`: its transcripts are hidden too),
  * by the real path of its workspace and the identity of the `.legion/` folder (inode and birth
  * time: a folder moved and moved back keeps both, a re-created one does not). It lives in the
  * user's config folder, which sandboxed commands cannot read or write. Trust needs the marker
@@ -35,7 +37,8 @@ const entrySchema = lazySchema(() => z.object({
   born: z.string().regex(/^\d{1,40}$/),
   /** The registry's serial when this entry was written: a sandboxed call revokes entries newer than its start. */
   serial: z.number().int().nonnegative(),
-  state: z.enum(['trusted', 'revoked']),
+  /** `used`: a `.legion/` Legion started in untrusted (its transcripts, web token): hidden and pinned, never honoured. */
+  state: z.enum(['trusted', 'revoked', 'used']),
   at: z.string().max(64),
   why: z.string().max(1000).optional(),
 }).strict());
@@ -110,6 +113,7 @@ export function updateTrustRegistry(file: string, change: (registry: TrustRegist
   const lock = `${file}.lock`;
   let held: string;
   try {
+    mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
     held = acquire(lock);
   } catch (error) {
     return { ok: false, error: (error as Error).message };
@@ -138,6 +142,22 @@ export function registerTrusted(file: string, root: string): RegistryUpdate {
     ...registry.workspaces.filter((entry) => entry.root !== root),
     { root, ...identity, serial, state: 'trusted', at: new Date().toISOString() },
   ]);
+}
+
+/**
+ * Record `root`'s `.legion/` as used (Legion started there untrusted), unless an entry of that
+ * folder exists: the sandbox hides its transcripts and web token from then on. `used` entries
+ * whose folder is gone are dropped on the way. Nothing to do without a `.legion/`.
+ */
+export function registerUsed(file: string, root: string): RegistryUpdate {
+  const identity = legionIdentity(root);
+  const known = readTrustRegistry(file);
+  if (!identity || (known.ok && known.registry.workspaces.some((e) => e.root === root && sameIdentity(e, identity)))) return known;
+  return updateTrustRegistry(file, (registry, serial) => {
+    if (registry.workspaces.some((e) => e.root === root && sameIdentity(e, identity))) return undefined;
+    const kept = registry.workspaces.filter((e) => e.root !== root && (e.state !== 'used' || legionIdentity(e.root) !== undefined));
+    return [...kept, { root, ...identity, serial, state: 'used', at: new Date().toISOString() }];
+  });
 }
 
 /** Forget `root` (trust revoked by the user). */

@@ -145,7 +145,8 @@ function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
   if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
   const legionDir = join(realRoot, '.legion');
   const entry = read.registry.workspaces.find((e) => e.root === realRoot);
-  if (!entry) return { trusted: false, reason: 'unregistered', detail: `${legionDir} was trusted by a Legion from before the trust registry (${registryFile}), or the registry was removed` };
+  // `used`: recorded at an untrusted start, which is what a marker from before the registry gets.
+  if (!entry || entry.state === 'used') return { trusted: false, reason: 'unregistered', detail: `${legionDir} was trusted by a Legion from before the trust registry (${registryFile}), or the registry was removed` };
   if (entry.state === 'revoked') return { trusted: false, reason: 'revoked', detail: `trust of ${legionDir} was revoked at ${entry.at}: ${entry.why ?? 'revoked'}` };
   if (!sameIdentity(entry, legionIdentity(realRoot))) return { trusted: false, reason: 'mismatch', detail: `${legionDir} is not the folder you trusted (replaced or re-created since)` };
   return TRUSTED;

@@ -9,7 +9,7 @@ import {
 /**
  * The `.legion/` folders Legion honours are known, not searched for (docs/sandbox.md#known-legion-folders):
  * only a trusted `.legion/` is honoured, and each was registered when it was trusted
- * (storage/trust-registry.ts). Before a sandboxed call, every registered `.legion/` found where
+ * (storage/trust-registry.ts; so is each Legion started in untrusted, as `used`). Before a sandboxed call, every registered `.legion/` found where
  * it was registered (same real path, inode and birth time) is hidden; in the workspace, every
  * directory between the workspace root and it is bound over itself too (a mount point cannot be
  * renamed, removed or replaced), so the call cannot move it, or its parents, aside.
@@ -70,7 +70,8 @@ export function knownLegion(registryFile: string): KnownLegion {
           continue;
         }
         hidden.add(legion);
-        if (reach && entry.state === 'trusted') for (let dir = dirname(legion); dir !== root && isInside(dir, root); dir = dirname(dir)) pinned.add(dir);
+        // Pinned whatever its state: an untrusted one Legion used holds transcripts too.
+        if (reach) for (let dir = dirname(legion); dir !== root && isInside(dir, root); dir = dirname(dir)) pinned.add(dir);
       }
       let revokedBefore: string | undefined;
       if (moved.length > 0) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
+import { readTrustRegistry, trustRegistryFile } from '../../../src/storage/trust-registry';
 import { join } from 'node:path';
 import { startAppHarness } from '../../helpers/app-harness';
 import { withTempDir } from '../../helpers/tmp';
@@ -25,6 +26,10 @@ test('untrusted compose: project config and stored authority ignored, files unto
       const notices = untrusted.events.filter((e) => e.type === 'notice' && /untrusted workspace/.test(e.message));
       assert.equal(notices.length, 1);
       assert.equal(untrusted.registry.get('user')?.approvalAuthority, '*', 'the user still approves everything');
+      // Its transcripts are known to the sandbox of an enclosing workspace from this start on (docs/workspace-trust.md#the-registry).
+      const known = readTrustRegistry(trustRegistryFile(join(dir, '.legion', 'test-home', '.config', 'legion')));
+      assert.ok(known.ok);
+      assert.deepEqual(known.registry.workspaces.map((e) => [e.root, e.state]), [[await realpath(dir), 'used']]);
     } finally {
       await untrusted.close();
     }

@@ -8,7 +8,7 @@ import { withTempDir } from '../../helpers/tmp';
 import {
   checkWorkspaceTrust, revokeWorkspaceTrust, trustMarkerFile, untrustedNotice, writeWorkspaceTrust, type TrustPlace,
 } from '../../../src/storage/workspace-trust';
-import { readTrustRegistry, registerTrusted, revokeEntries, trustRegistryFile } from '../../../src/storage/trust-registry';
+import { readTrustRegistry, registerTrusted, registerUsed, revokeEntries, trustRegistryFile } from '../../../src/storage/trust-registry';
 
 /**
  * The trust registry (docs/workspace-trust.md#the-registry): trust needs the marker AND its
@@ -138,5 +138,27 @@ test('concurrent writers (six processes trusting five workspaces each at once) l
     assert.equal(new Set(read.registry.workspaces.map((e) => e.serial)).size, 30, 'each write had its own serial');
     assert.equal(read.registry.serial, 30);
     assert.ok(registerTrusted(file, roots[0]![0]!).ok);
+  });
+});
+
+test('a workspace Legion started in untrusted is recorded as used: never trusted by it (a pre-registry marker stays untrusted), never downgrading a trusted entry; used entries of removed folders are dropped', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    const file = trustRegistryFile(place.userDir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    assert.ok(registerUsed(file, place.workspaceRoot).ok);
+    assert.equal((await checkWorkspaceTrust(place)).trusted, true, 'a trusted entry is kept');
+    await rm(file);
+    assert.ok(registerUsed(file, place.workspaceRoot).ok, 'the start of a pre-registry workspace');
+    const trust = await checkWorkspaceTrust(place);
+    assert.equal(!trust.trusted && trust.reason, 'unregistered');
+    const gone = await setup(dir, 'gone');
+    assert.ok(registerUsed(file, gone.workspaceRoot).ok);
+    await rm(gone.workspaceRoot, { recursive: true });
+    const third = await setup(dir, 'third');
+    assert.ok(registerUsed(file, third.workspaceRoot).ok);
+    const read = readTrustRegistry(file);
+    assert.ok(read.ok);
+    assert.deepEqual(read.registry.workspaces.map((e) => [e.root, e.state]), [[place.workspaceRoot, 'used'], [third.workspaceRoot, 'used']]);
   });
 });

@@ -8,7 +8,7 @@ import { executeTool } from '../../../../src/tools/execute-tool';
 import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
 import type { ToolResult } from '../../../../src/tools/types';
 import { checkWorkspaceTrust, trustPlace, type WorkspaceTrust } from '../../../../src/storage/workspace-trust';
-import { readTrustRegistry, trustRegistryFile, updateTrustRegistry } from '../../../../src/storage/trust-registry';
+import { readTrustRegistry, registerUsed, trustRegistryFile, updateTrustRegistry } from '../../../../src/storage/trust-registry';
 import { makeToolContext } from '../../../helpers/tool-context';
 import { trustWorkspace } from '../../../helpers/trust';
 import { fixtureEnv, makeSandboxFixture, realProbe, realSandbox, type SandboxFixture } from '../../../helpers/sandbox-fixture';
@@ -137,6 +137,19 @@ test('sandboxed: registry entries pointing at what the command controls hide not
   assert.match(result.content, /^2$/m);
   assert.match(result.content, /trust revoked for .*ws-link\/\.legion, .*usr-link\/\.legion, .*evil\/file\/\.legion/, result.content);
   for (const root of [toWs, toUsr, toFile]) assert.equal((await trustOf(root)).trusted, false);
+});
+
+test('sandboxed: an untrusted workspace Legion started in (its transcripts, web token) is hidden and pinned once recorded as used', { skip }, async () => {
+  // Under node_modules: beyond the secret scan.
+  const { root } = await nestedWorkspace('node_modules/used/app', false);
+  writeFileSync(join(root, '.legion', 'web-token'), 'USED-WEB-TOKEN\n');
+  const control = await run('cat node_modules/used/app/.legion/web-token');
+  assert.match(control.content, /USED-WEB-TOKEN/, 'the control: unknown, it is readable');
+  assert.ok(registerUsed(registry(), root).ok);
+  const result = await run('cat node_modules/used/app/.legion/web-token; mv node_modules/used node_modules/used2; echo mv=$?');
+  assert.doesNotMatch(result.content, /USED-WEB-TOKEN/, result.content);
+  assert.match(result.content, /mv=1/, result.content);
+  assert.equal((await trustOf(root)).trusted, false, 'used is never trusted');
 });
 
 test('sandboxed: a trust registry that does not read refuses every call in one line, and nothing runs', { skip }, async () => {
