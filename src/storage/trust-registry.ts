@@ -4,6 +4,7 @@ import { PRIVATE_DIR_MODE } from './private-mode';
 import { z } from 'zod';
 import { writeJsonAtomicSync } from './atomic';
 import { lazySchema } from './lazy-schema';
+import { ONE_SHOT } from './zod-validate';
 import { createLockFile, lockToken, pidIsAlive, readLockFile, removeLockIfUnchanged } from './lock-file';
 
 /**
@@ -94,7 +95,8 @@ export function readTrustRegistry(file: string): RegistryRead {
   } catch {
     return { ok: false, error: `${file} is not valid JSON` };
   }
-  const result = registrySchema().safeParse(parsed);
+  // Read a few times per process (each start's trust check, the sandbox when the file changed): no zod JIT (ONE_SHOT).
+  const result = registrySchema().safeParse(parsed, ONE_SHOT);
   if (!result.success) return { ok: false, error: `${file} is not a registry Legion wrote (${result.error.issues[0]?.path.join('.') || 'top level'}: ${result.error.issues[0]?.message ?? 'invalid'})` };
   return { ok: true, registry: result.data };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultConfigFiles, loadConfig } from '../../../src/config/load';
@@ -8,6 +8,7 @@ import { defaultRuleFiles, loadRuleFiles } from '../../../src/authz/rules/load';
 import { defaultPricingFiles, loadPricing } from '../../../src/providers/pricing';
 import { loadFauxScript } from '../../../src/providers/faux-script';
 import { TRUSTED } from '../../../src/storage/workspace-trust';
+import { readTrustRegistry, registerTrusted, trustRegistryFile } from '../../../src/storage/trust-registry';
 
 /**
  * What a start parses once (the shipped config, rules, prices and demo script) is parsed
@@ -16,7 +17,7 @@ import { TRUSTED } from '../../../src/storage/workspace-trust';
  * more than the parse itself (docs/performance.md#start-up). Counted here: every function zod
  * compiles goes through the global `Function`.
  */
-test('start-up parses: the shipped config, rules, prices and demo script compile no zod fast path', async () => {
+test('start-up parses: the shipped config, rules, prices, demo script and the trust registry compile no zod fast path', async () => {
   const RealFunction = globalThis.Function;
   const compiled: string[] = [];
   globalThis.Function = new Proxy(RealFunction, {
@@ -37,6 +38,12 @@ test('start-up parses: the shipped config, rules, prices and demo script compile
     assert.ok(pricing.ok, pricing.ok ? '' : pricing.error);
     const faux = await loadFauxScript(join(appDir, 'config', 'demo-script.yaml'));
     assert.ok(faux.ok, faux.ok ? '' : faux.error);
+    // Every start in a trusted workspace reads the trust registry (storage/workspace-trust.ts).
+    const registry = trustRegistryFile(home);
+    mkdirSync(join(home, '.legion'));
+    assert.ok(registerTrusted(registry, home).ok);
+    const read = readTrustRegistry(registry);
+    assert.ok(read.ok && read.registry.workspaces.length === 1, read.ok ? '' : read.error);
   } finally {
     globalThis.Function = RealFunction;
     rmSync(home, { recursive: true, force: true });
