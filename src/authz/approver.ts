@@ -7,6 +7,8 @@ export const RESOLVE_APPROVAL_TOOL = 'resolve_approval';
 export interface ApproverQuery {
   /** Approver named by the rule that asked, if any. */
   readonly explicitApprover?: string;
+  /** Only a person may answer (personOnly, src/authz/policy.ts): the user, whatever the chain or the rule says. */
+  readonly personOnly?: boolean;
   /** Call chain, outermost first, ending with the asking participant (ToolContext.chain). */
   readonly chain: readonly string[];
   readonly toolName: string;
@@ -55,12 +57,14 @@ export function approverLadder(query: Omit<ApproverQuery, 'explicitApprover'>): 
 }
 
 /**
- * The first approver of an `ask` (docs/design.md#authorization, step 4): the explicit approver when it can answer,
+ * The first approver of an `ask` (docs/design.md#authorization, step 4): the user when only a person
+ * may answer (a shell line that is not plain words: an agent approver is a model), else the explicit approver when it can answer,
  * else the nearest caller up the chain with authority over the tool, else `user`.
  * An explicit approver may be outside the chain: the runtime must then deliver the request
  * to it (or climb at once with `nextApprover`).
  */
 export function chooseApprover(query: ApproverQuery): string {
+  if (query.personOnly) return USER_ID;
   const askerId = query.chain[query.chain.length - 1];
   const explicit = query.explicitApprover;
   if (explicit !== undefined && canAnswer(explicit, askerId, query.toolName, query.getParticipant)) return explicit;

@@ -26,6 +26,16 @@ export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthor
 }
 
 /**
+ * Whether only a person may answer this ask: a shell line that is not plain words
+ * (docs/shell-rules.md#plain-words). Neither a PreToolUse hook's allow (conventions/hooks/engine.ts)
+ * nor LLM triage (runtime/approval-phase.ts) answers it; a model reading what an agent wrote is
+ * not the person the rule asks for.
+ */
+export function personOnly(verdict: Pick<Verdict, 'notPlain'>): boolean {
+  return verdict.notPlain !== undefined;
+}
+
+/**
  * Combine the rules' outcome with a policy and the unmatched default:
  *   - a rule's deny stands; a policy can only make a rule's ask or allow stricter;
  *   - where no rule matched, the policy decides (auto → allow, requires_approval → ask);

@@ -1,4 +1,5 @@
 import type { ApprovalOutcome, ApprovalQueue, ApprovalRequest, RaiseInput } from '../authz/approvals';
+import { personOnly } from '../authz/policy';
 import { messageOf } from '../errors';
 import { failed, type Batch, type CallAsk } from './call-state';
 import type { Journal } from './journal';
@@ -27,7 +28,8 @@ export interface ApprovalPhaseDeps {
 }
 
 /**
- * Every `ask` of the message, together. Optional LLM triage first (it may only approve).
+ * Every `ask` of the message, together. Optional LLM triage first (it may only approve, and
+ * never what only a person may: personOnly).
  * Then all requests are raised in one batch (persisted, `approval-request` each), the
  * LLM-approved ones resolved at once (decidedBy `llm`), the rest routed to their approver.
  * Resolves when every request is decided; on cancel the queue withdraws what is pending
@@ -65,7 +67,8 @@ async function decide(deps: ApprovalPhaseDeps, turn: Turn, asks: readonly CallAs
   const reasoning = new Map<CallAsk, { approve: boolean; reasoning: string }>();
   const triage = deps.triage;
   if (triage) {
-    await Promise.all(fresh.map(async (call) => {
+    // A line only a person may approve is not shown to the triage model at all.
+    await Promise.all(fresh.filter((call) => !personOnly(call.verdict)).map(async (call) => {
       try {
         const verdict = call.verdict;
         reasoning.set(call, await triage({ toolName: call.use.name, input: call.input, participantId, chain: turn.chain, ruleId: verdict.ruleId, reason: verdict.reason, sessionId }, signal));
@@ -89,7 +92,7 @@ async function decide(deps: ApprovalPhaseDeps, turn: Turn, asks: readonly CallAs
     input: call.input,
     ruleId: call.verdict.ruleId,
     reason: withToolNote(call.verdict.reason, deps.toolNote?.(call.use.name)),
-    approverId: deps.approvers.choose({ chain: turn.chain, toolName: call.use.name, explicitApprover: call.verdict.approver }),
+    approverId: deps.approvers.choose({ chain: turn.chain, toolName: call.use.name, explicitApprover: call.verdict.approver, personOnly: personOnly(call.verdict) }),
   }));
   let raised: ApprovalRequest[];
   try {

@@ -33,7 +33,7 @@ export type Authorize = (call: CallToAuthorize) => Verdict;
 
 /** Approver choice and the cascade (docs/design.md#authorization, step 4); `next` returns null past the user. */
 export interface ApproverPolicy {
-  choose(query: { chain: readonly string[]; toolName: string; explicitApprover?: string }): string;
+  choose(query: { chain: readonly string[]; toolName: string; explicitApprover?: string; personOnly?: boolean }): string;
   next(current: string, query: { chain: readonly string[]; toolName: string }): string | null;
 }
 

@@ -1,5 +1,6 @@
 import type { HookEvent } from '../../config/hooks-schema';
 import type { Verdict } from '../../authz/types';
+import { personOnly } from '../../authz/policy';
 import type { ToolResult } from '../../tools/types';
 import { messageOf } from '../../errors';
 import type { HookEntry } from './load';
@@ -123,7 +124,7 @@ export function createHookEngine(deps: HookEngineDeps) {
       }
       // A hook's allow answers only what no rule or policy decided (a fallback rule, the `unmatched`
       // default), and never a shell line that is not plain words (only a person does: docs/shell-rules.md).
-      if (allow !== null && verdict.decision === 'ask' && verdict.notPlain === undefined && (verdict.source === 'default' || verdict.fallback === true)) {
+      if (allow !== null && verdict.decision === 'ask' && !personOnly(verdict) && (verdict.source === 'default' || verdict.fallback === true)) {
         return { decision: 'allow', ruleId: null, reason: `allowed by a PreToolUse hook${allow ? `: ${allow}` : ''}`, source: 'hook' };
       }
       return verdict;

@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAppHarness } from '../../helpers/app-harness';
+import { eventsOf } from '../../helpers/runtime-assert';
+import { withTempDir } from '../../helpers/tmp';
+
+// docs/shell-rules.md: a shell line that is not plain words "can never be allowed by a rule…
+// Only a person approves it". LLM triage is a model reading what the agent wrote (a comment in
+// the command, a convincing input): it must not approve such a line, however confident.
+test('LLM triage never approves a shell line that is not plain words: a person decides', async () => {
+  await withTempDir(async (dir) => {
+    const asked: string[] = [];
+    const h = await startAppHarness({
+      dir,
+      config: { escalation: { llm: { enabled: true } } },
+      agents: [{ id: 'worker', tools: ['shell'] }],
+      rules: { shell: 'allow' },
+      headless: { approve: 'deny' },
+      triage: async (request) => { asked.push(String((request.input as { command?: string }).command)); return { approve: true, reasoning: 'harmless echo' }; },
+      script: `
+replies:
+  - { agent: worker, toolCalls: [{ name: shell, input: { command: "echo hi $(touch PWNED)" } }] }
+  - { agent: worker, on: tool-error, text: "refused" }
+  - { agent: worker, on: tool-result, text: "ran" }
+`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'refused');
+    assert.equal(existsSync(join(dir, 'PWNED')), false, 'the command ran');
+    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
+    assert.deepEqual(asked, [], 'not even shown to the triage model');
+    await h.close();
+  });
+});
+
+// The same for an agent approver: an agent granted approval authority over `shell` is a model
+// too. A line that is not plain words goes to the user, not up the chain to it.
+test('an agent approver with authority over shell is never asked to approve a line that is not plain words', async () => {
+  await withTempDir(async (dir) => {
+    const h = await startAppHarness({
+      dir,
+      agents: [
+        { id: 'lead', tools: ['communicator', 'resolve_approval'], approvalAuthority: ['shell'] },
+        { id: 'worker', tools: ['shell'] },
+      ],
+      rules: { shell: 'allow' },
+      headless: { approve: 'deny' },
+      script: `
+replies:
+  - { agent: lead, on: message, toolCalls: [{ name: communicator, input: { targetId: worker, message: "run it" } }] }
+  - { agent: worker, on: message, toolCalls: [{ name: shell, input: { command: "echo hi $(touch PWNED)" } }] }
+  - { agent: lead, on: tool-result, when: "apr-1", toolCalls: [{ name: resolve_approval, input: { requestId: apr-1, decision: approved, reason: "fine" } }] }
+  - { agent: lead, on: tool-result, repeat: true, text: "lead done" }
+  - { agent: lead, on: tool-error, repeat: true, text: "lead done" }
+  - { agent: worker, on: tool-error, text: "refused" }
+  - { agent: worker, on: tool-result, text: "ran" }
+`,
+    });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    await h.core.idle(sent.sessionId);
+    assert.equal(existsSync(join(dir, 'PWNED')), false, 'the command ran');
+    assert.deepEqual(eventsOf(h.events, 'approval-request').map((r) => r.approverId), ['user']);
+    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
+    await h.close();
+  });
+});
