@@ -1,5 +1,5 @@
 import micromatch from 'micromatch';
-import type { ToolAuthorization } from '../collective/participant';
+import { USER_ID, type ToolAuthorization } from '../collective/participant';
 import type { Decision, Verdict } from './types';
 import type { RuleOutcome } from './rules/evaluate';
 
@@ -27,12 +27,13 @@ export function policyFor(toolAuthorizations: Readonly<Record<string, ToolAuthor
 
 /**
  * Whether only a person may answer this ask: a shell line that is not plain words
- * (docs/shell-rules.md#plain-words). Neither a PreToolUse hook's allow (conventions/hooks/engine.ts)
- * nor LLM triage (runtime/approval-phase.ts) answers it; a model reading what an agent wrote is
- * not the person the rule asks for.
+ * (docs/shell-rules.md#plain-words), or an ask whose rule names the user as its approver
+ * (`approver: user`, as the shipped `git-internals-ask` does). Neither a PreToolUse hook's allow
+ * (conventions/hooks/engine.ts), nor LLM triage (runtime/approval-phase.ts), nor an agent approver
+ * (authz/approver.ts) answers it: a model reading what an agent wrote is not the person asked for.
  */
-export function personOnly(verdict: Pick<Verdict, 'notPlain'>): boolean {
-  return verdict.notPlain !== undefined;
+export function personOnly(verdict: Pick<Verdict, 'notPlain' | 'approver'>): boolean {
+  return verdict.notPlain !== undefined || verdict.approver === USER_ID;
 }
 
 /**

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAppHarness } from '../../helpers/app-harness';
+import { personOnly } from '../../../src/authz/policy';
+import { shippedRules } from '../../helpers/rules';
+import { createAuthorizer } from '../../../src/authz/authorizer';
 import { eventsOf } from '../../helpers/runtime-assert';
 import { withTempDir } from '../../helpers/tmp';
 
@@ -67,4 +70,44 @@ replies:
     assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
     await h.close();
   });
+});
+
+// git-internals-ask: "changing them always needs approval" — a hook in .git/hooks/ runs as you at
+// your next commit. Its approver is `user`: a rule that names the user as approver is answered by
+// a person, not by LLM triage (which would otherwise answer any ask).
+test('LLM triage does not answer an ask whose rule names the user as approver (git-internals-ask)', async () => {
+  await withTempDir(async (dir) => {
+    const asked: string[] = [];
+    const h = await startAppHarness({
+      dir,
+      config: { escalation: { llm: { enabled: true } } },
+      agents: [{ id: 'worker', tools: ['file_write'] }],
+      rules: { file_write: { decision: 'ask', id: 'git-internals-ask', reason: 'git can run code', approver: 'user' } },
+      headless: { approve: 'deny' },
+      triage: async (request) => { asked.push(String((request.input as { path?: string }).path)); return { approve: true, reasoning: 'a hook that lints' }; },
+      script: `
+replies:
+  - { agent: worker, toolCalls: [{ name: file_write, input: { path: ".git/hooks/pre-commit", content: "#!/bin/sh\\ntouch PWNED\\n" } }] }
+  - { agent: worker, on: tool-error, text: "refused" }
+  - { agent: worker, on: tool-result, text: "written" }
+`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'refused');
+    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
+    assert.deepEqual(asked, []);
+    await h.close();
+  });
+});
+
+test('the shipped git-internals-ask names the user as approver: only a person answers it', () => {
+  const authorize = createAuthorizer({
+    ruleSet: shippedRules(), workspaceRoot: '/ws',
+    getParticipant: (id) => (id === 'dev' ? { id, kind: 'agent', name: id, description: '', status: 'active', systemPrompt: 'x', provider: 'default', model: 'default', tools: ['file_write'], toolAuthorizations: {}, approvalAuthority: [] } : undefined),
+  });
+  const verdict = authorize({ toolName: 'file_write', input: { path: '.git/hooks/pre-commit', content: 'x' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
+  assert.deepEqual([verdict.decision, verdict.ruleId, verdict.approver, personOnly(verdict)], ['ask', 'git-internals-ask', 'user', true]);
+  const plain = authorize({ toolName: 'file_write', input: { path: 'notes.md', content: 'x' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
+  assert.equal(personOnly(plain), false);
 });
