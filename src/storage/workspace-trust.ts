@@ -3,6 +3,7 @@ import { lstat, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { writeTextAtomic } from './atomic';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
+import { linkedGrantingFiles } from './trust-links';
 import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
 
 /**
@@ -152,7 +153,7 @@ function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
   return TRUSTED;
 }
 
-export type TrustWrite = { ok: true; marker: string } | { ok: false; kind: 'unsafe-key' | 'unreadable' | 'no-workspace'; error: string };
+export type TrustWrite = { ok: true; marker: string } | { ok: false; kind: 'unsafe-key' | 'unreadable' | 'no-workspace' | 'linked'; error: string };
 
 /** Write the marker for the workspace (creating the user's key on first need). `.legion/` must exist. */
 export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite> {
@@ -163,6 +164,9 @@ export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite
   } catch (error) {
     return { ok: false, kind: 'no-workspace', error: `${join(place.workspaceRoot, '.legion')}: ${(error as Error).message}` };
   }
+  // What the user reviewed must be what is trusted: a granting file reached through a link can change after.
+  const linked = linkedGrantingFiles(join(realRoot, '.legion'));
+  if (linked.length > 0) return { ok: false, kind: 'linked', error: `${linked.map((p) => `.legion/${p}`).join(', ')} ${linked.length === 1 ? 'is a link' : 'are links'} (symbolic, or a second hard link): a file elsewhere could change what you trust; replace ${linked.length === 1 ? 'it' : 'them'} with a plain copy (cp --remove-destination), then run legion trust` };
   const key = await keyForWriting(trustKeyFile(place.userDir), place.userDir);
   if (!key.ok) return { ok: false, kind: key.reason === 'unsafe-key' ? 'unsafe-key' : 'unreadable', error: key.detail };
   const file = trustMarkerFile(realRoot);

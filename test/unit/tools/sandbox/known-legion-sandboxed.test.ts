@@ -7,7 +7,7 @@ import { createShellTool } from '../../../../src/tools/builtin/shell';
 import { executeTool } from '../../../../src/tools/execute-tool';
 import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
 import type { ToolResult } from '../../../../src/tools/types';
-import { checkWorkspaceTrust, trustPlace, type WorkspaceTrust } from '../../../../src/storage/workspace-trust';
+import { checkWorkspaceTrust, trustPlace, writeWorkspaceTrust, type WorkspaceTrust } from '../../../../src/storage/workspace-trust';
 import { readTrustRegistry, registerUsed, trustRegistryFile, updateTrustRegistry } from '../../../../src/storage/trust-registry';
 import { makeToolContext } from '../../../helpers/tool-context';
 import { trustWorkspace } from '../../../helpers/trust';
@@ -150,6 +150,31 @@ test('sandboxed: an untrusted workspace Legion started in (its transcripts, web 
   assert.doesNotMatch(result.content, /USED-WEB-TOKEN/, result.content);
   assert.match(result.content, /mv=1/, result.content);
   assert.equal((await trustOf(root)).trusted, false, 'used is never trusted');
+});
+
+test('sandboxed: links planted in an untrusted nested .legion/ before it is trusted (moved where nothing hid it) make legion trust refuse, naming them', { skip }, async () => {
+  const { root, rules } = await nestedWorkspace('pre/app', false);
+  mkdirSync(join(root, '.legion', 'collective', 'participants'), { recursive: true });
+  writeFileSync(join(fx.ws, 'lead.json'), '{}\n');
+  // Untrusted, nothing pins it: one call moves it beyond the secret scan (hidden mounts move along),
+  // the next plants links in it there (nothing hides it), a third moves it back.
+  const D = 'vendor/z/y/x/w/v/u/t';
+  assert.match((await run(`mkdir -p ${D} && mv pre ${D}/ && echo moved`)).content, /moved/);
+  const plant = await run(`ln ${D}/pre/app/.legion/rules.yaml hardlink.yaml && ln -s /proc/self/cwd/lead.json ${D}/pre/app/.legion/collective/participants/lead.json && echo planted`);
+  assert.match(plant.content, /planted/, plant.content);
+  assert.match((await run(`mv ${D}/pre . && echo back`)).content, /back/);
+  const refused = await writeWorkspaceTrust(trustPlace(root, fixtureEnv(fx), fx.home));
+  assert.equal(refused.ok, false);
+  assert.match(!refused.ok ? refused.error : '', /\.legion\/collective\/participants\/lead\.json, \.legion\/rules\.yaml are links/);
+  assert.equal((await trustOf(root)).trusted, false);
+  // Replaced by plain copies, it is trusted, and the old hard link no longer reaches it.
+  const copy = readFileSync(rules, 'utf8');
+  rmSync(rules);
+  writeFileSync(rules, copy);
+  rmSync(join(root, '.legion', 'collective', 'participants', 'lead.json'));
+  await trustWorkspace(root, fixtureEnv(fx));
+  await run(`printf 'defaults: { unmatched: allow }\\n' >> hardlink.yaml`);
+  assert.equal(readFileSync(rules, 'utf8'), RULES);
 });
 
 test('sandboxed: a trust registry that does not read refuses every call in one line, and nothing runs', { skip }, async () => {
