@@ -39,21 +39,23 @@ export function addStrictViews(views: Views, command: ShellCommand, depth = 0, o
   views.add(command.text);
   if (command.kind === 'compound') return;
   const wordLists: (readonly string[])[] = [command.words];
-  if (command.words.some(hasExpansion)) {
+  // Each check below runs only on a word list holding the characters it needs (most hold none).
+  const flags = wordFlags(command.words);
+  if (flags & DOLLAR_BRACE) {
     const defaulted = command.words.map((w) => withExpansionDefaults(w) ?? w);
     if (defaulted.some((w, i) => w !== command.words[i])) wordLists.push(defaulted);
   }
   // The words without redirections, as bash runs them: `>out curl …` and `<<<x curl …` are `curl …`.
-  if (command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
+  if (flags & MAY_REDIRECT && command.words.some(isRedirection)) wordLists.push(withoutRedirections(command.words));
   // A pattern's dot-named component as the name bash may expand it to: `.le*` is `.legion`, `.en?` is `.env`.
   for (let i = 0, n = wordLists.length; i < n; i++) {
     const list = wordLists[i]!;
-    if (list.some(mayMatchDotName)) wordLists.push(list.map((w) => (mayMatchDotName(w) ? dotNamesOf(w) : w)));
+    if ((i === 0 ? flags : wordFlags(list)) & DOT_AND_PATTERN && list.some(mayMatchDotName)) wordLists.push(list.map((w) => (mayMatchDotName(w) ? dotNamesOf(w) : w)));
   }
   // Absolute paths as the kernel and bash read them: `/usr/../*` is `/*`, `//./` is `/`, `/???` every top folder.
   for (let i = 0, n = wordLists.length; i < n; i++) {
     const list = wordLists[i]!;
-    if (!list.some(mayNormalize)) continue;
+    if (!((i === 0 ? flags : wordFlags(list)) & SLASH_FIRST) || !list.some(mayNormalize)) continue;
     const normalized = list.map((w) => (mayNormalize(w) ? normalizedAbsolute(w) : w));
     if (normalized.some((w, j) => w !== list[j])) wordLists.push(normalized);
   }
@@ -338,6 +340,41 @@ function isRedirection(word: string): boolean {
 
 const hasExpansion = (word: string): boolean => word.includes('${');
 
+/** wordFlags' bits: a word holds `${`; a word's first character after any digits is `&`, `<` or `>`; a word holds `.` and one of `*?[`; a word starts with `/`. */
+const DOLLAR_BRACE = 1;
+const MAY_REDIRECT = 2;
+const DOT_AND_PATTERN = 4;
+const SLASH_FIRST = 8;
+
+/**
+ * Which characters addStrictViews' word checks need the words hold, in one pass over their
+ * characters (no call per check and word): a bit clear means that check is false for every
+ * word (hasExpansion, isRedirection, mayMatchDotName, mayNormalize each need theirs).
+ */
+export function wordFlags(words: readonly string[]): number {
+  let flags = 0;
+  for (let k = 0; k < words.length; k++) {
+    const word = words[k]!;
+    const n = word.length;
+    let i = 0;
+    while (i < n && word.charCodeAt(i) >= 0x30 && word.charCodeAt(i) <= 0x39) i++;
+    const first = word.charCodeAt(i);
+    if (first === 0x26 || first === 0x3c || first === 0x3e) flags |= MAY_REDIRECT; // & < >
+    if (word.charCodeAt(0) === 0x2f) flags |= SLASH_FIRST;
+    let dot = false;
+    let pattern = false;
+    for (let j = 0; j < n; j++) {
+      const c = word.charCodeAt(j);
+      if (c === 0x24) {
+        if (word.charCodeAt(j + 1) === 0x7b) flags |= DOLLAR_BRACE; // ${
+      } else if (c === 0x2e) dot = true;
+      else if (c === 0x2a || c === 0x3f || c === 0x5b) pattern = true; // * ? [
+    }
+    if (dot && pattern) flags |= DOT_AND_PATTERN;
+  }
+  return flags;
+}
+
 /**
  * Dot-names deny and ask rules watch for (Legion's state; the shipped secret names, rules.yaml's
  * shell-mentions-secrets): a file-name pattern that may expand to one is seen as it, since bash
@@ -396,6 +433,14 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]
 function mayNormalize(word: string): boolean {
   return word.charCodeAt(0) === 0x2f && (word.includes('/.') || word.includes('//') || /^\/[^/]*[*?[]/.test(word));
 }
+
+/** Each word check addStrictViews guards with a bit of wordFlags, with its bit (a test checks the bit is set wherever the check holds). */
+export const FLAGGED_WORD_CHECKS: readonly (readonly [number, (word: string) => boolean])[] = [
+  [DOLLAR_BRACE, hasExpansion],
+  [MAY_REDIRECT, isRedirection],
+  [DOT_AND_PATTERN, mayMatchDotName],
+  [SLASH_FIRST, mayNormalize],
+];
 
 /**
  * An absolute path with `.` and `..` components and repeated slashes resolved lexically (`..` of

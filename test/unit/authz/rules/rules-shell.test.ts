@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { splitShell } from '../../../../src/authz/rules/shell-split';
 import { rulesFrom, shell, shippedRules } from '../../../helpers/rules';
-import { defaultWord, EXPANSION_WITH_WORD, LONGEST_SCRIPT_RUNNER, replaceExpansionsWithWords, shortBasename, strictViews } from '../../../../src/authz/rules/shell-views';
+import { defaultWord, EXPANSION_WITH_WORD, FLAGGED_WORD_CHECKS, LONGEST_SCRIPT_RUNNER, replaceExpansionsWithWords, shortBasename, strictViews, wordFlags } from '../../../../src/authz/rules/shell-views';
 import { basename } from '../../../../src/authz/rules/shell-words';
 
 const texts = (command: string): string[] | string => {
@@ -189,6 +189,29 @@ test('basename is the word after its last slash, as lastIndexOf finds it (genera
   assert.equal(basename('/usr/bin/rm'), 'rm');
   assert.equal(basename('/usr/bin/'), '/usr/bin/');
   assert.equal(basename(''), '');
+});
+
+test('wordFlags sets the bit of every word check that holds for one of the words, so a clear bit skips a check soundly (generated words)', () => {
+  const parts = ['/', '.', '..', '$', '{', '}', '${x:-', '*', '?', '[', '2', '0', '&', '<', '>', '(', 'a', 'env', '.env', '-', ' ', 'é'];
+  let seed = 23;
+  const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  let held = 0;
+  for (let i = 0; i < 30_000; i++) {
+    const words: string[] = [];
+    for (let w = next(4); w >= 0; w--) {
+      let word = '';
+      for (let k = next(6) - 1; k >= 0; k--) word += parts[next(parts.length)]!;
+      words.push(word);
+    }
+    const flags = wordFlags(words);
+    for (const [bit, check] of FLAGGED_WORD_CHECKS) {
+      if (!words.some(check)) continue;
+      held++;
+      assert.ok(flags & bit, `${check.name} holds for ${JSON.stringify(words)} but its bit is clear`);
+    }
+  }
+  assert.ok(held > 5_000, 'the generator makes words the checks hold for');
+  assert.equal(wordFlags(['git', 'status', 'src/a.ts']), 0);
 });
 
 test('shortBasename is basename when that is short enough to name a script runner, else null (generated words)', () => {
