@@ -282,7 +282,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       workspaceRoot, mcpTrustFile: trustFilePath(env, env.HOME || homedir()), hooksTrustFile: hooksTrustFile(userConfigDir(env, env.HOME || homedir())),
     });
     const sandbox = composeSandbox({ config, ruleSet: rules.ruleSet, env, home: env.HOME || homedir(), workspaceRoot, trustedFiles });
-    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills }), ...(options.testHooks?.tools ?? [])]);
+    const fixedTools = createToolRegistry([...createBuiltinTools({ todoStore: createFileTodoStore(workspaceRoot, { scrub }), sandbox, shellEnv: config.sandbox.env, skills: conventions.skills, secretPath: secretPathMatcher(secretPatternsOf(rules.ruleSet)) }), ...(options.testHooks?.tools ?? [])]);
     const mcp = createMcpManager({
       servers: mcpSetup.servers, untrusted: mcpSetup.untrusted, verify: mcpSetup.verify, legionDir: layout.legionDir, clientVersion: VERSION,
       reservedNames: new Set([...fixedTools.list().map((t) => t.name), ...COLLECTIVE_TOOL_NAMES]), emit: (event) => bus.emit(event), secrets, canAskUser: !options.headless,

@@ -9,7 +9,7 @@ import { fileEditTool } from './builtin/file-edit';
 import { fileListTool } from './builtin/file-list';
 import { fileDeleteTool } from './builtin/file-delete';
 import { globTool } from './builtin/glob';
-import { grepTool } from './builtin/grep';
+import { createGrepTool } from './builtin/grep';
 import { createShellTool } from './builtin/shell';
 import type { ShellSandbox } from './sandbox/sandbox';
 import { createTodoTools } from './builtin/todo';
@@ -78,6 +78,8 @@ export interface BuiltinToolDeps {
   readonly shellEnv?: readonly string[];
   /** The run's skills for the `skill` tool (docs/conventions.md#skills); default none. */
   readonly skills?: SkillCatalog;
+  /** The rules' secret paths, workspace-relative: `grep` skips them while searching a folder (GrepToolOptions). Required. */
+  readonly secretPath: (workspaceRelative: string) => boolean;
 }
 
 /** The workspace tools (docs/design.md#tools) (the collective tools live in src/runtime). */
@@ -89,7 +91,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Tool[] {
     fileListTool,
     fileDeleteTool,
     globTool,
-    grepTool,
+    createGrepTool({ secretPath: deps.secretPath }),
     createShellTool({ sandbox: deps.sandbox, passEnv: deps.shellEnv ?? [] }),
     ...createTodoTools(deps.todoStore),
     createSkillTool(deps.skills ?? NO_SKILLS),

@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../tools/sandbox/secret-patterns';
 import { createBuiltinTools } from '../../tools/registry';
 import type { TodoStore } from '../../tools/todo-store';
 import { keyArgumentText, type KeyArgumentOf } from '../../tools/key-argument';
@@ -29,7 +31,7 @@ export const COLLECTIVE_TOOL_NAMES: readonly string[] = createCollectiveTools(CO
  * (authz/rules/known-tools.ts) and the key argument front ends show (`keyArgumentOf`). The run's
  * catalog holds working instances of the same definitions (compose.ts).
  */
-export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ todoStore: DEFINITIONS_ONLY, sandbox: 'none' }), ...createCollectiveTools(COLLECTIVE_DEFINITIONS_ONLY)];
+export const SHIPPED_TOOLS: readonly Tool[] = [...createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: DEFINITIONS_ONLY, sandbox: 'none' }), ...createCollectiveTools(COLLECTIVE_DEFINITIONS_ONLY)];
 
 const byName = new Map(SHIPPED_TOOLS.map((tool) => [tool.name, tool]));
 

@@ -11,6 +11,8 @@ import { isBinaryHandle, openCheckedForRead, openForRead, scanLines } from '../t
 import { locationOf } from '../fd-location';
 import { errorResult, okResult, count } from '../result';
 import { lazySchema } from '../../storage/lazy-schema';
+import { secretPathMatcher } from '../sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../sandbox/secret-patterns';
 
 /** Matching lines returned at most. */
 export const GREP_MAX_MATCHES = 500;
@@ -38,6 +40,17 @@ interface Pending {
   readonly text: string;
 }
 
+export interface GrepToolOptions {
+  readonly regexTimeoutMs?: number;
+  /**
+   * The rules' secret paths (workspace-relative; `secretPathMatcher(secretPatternsOf(ruleSet))`):
+   * a file met while searching a folder is skipped when it is one, as `file_read` of it is denied
+   * (`.env`, `*.pem`, `credentials.json`…): searching the workspace must not print what reading it
+   * may not. Required: safety depends on it. A file named in `path` is the rules' to decide.
+   */
+  readonly secretPath: (workspaceRelative: string) => boolean;
+}
+
 /**
  * `grep`: a streaming regex search, line by line, printing `file:line: text`. Skips
  * binary files (NUL in the first 8 KiB), `.gitignore`d files, `.git`, `node_modules` and
@@ -45,8 +58,9 @@ interface Pending {
  * GREP_MAX_MATCHES or the output limit with a note. A pattern that backtracks
  * catastrophically is stopped by a watchdog and reported, never hangs the process.
  */
-export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {}): Tool<Input> {
+export function createGrepTool(options: GrepToolOptions): Tool<Input> {
   const regexTimeoutMs = options.regexTimeoutMs ?? REGEX_BATCH_TIMEOUT_MS;
+  const { secretPath } = options;
   return {
     name: 'grep',
     description:
@@ -87,6 +101,7 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
       let full = false;
       let searched = 0;
       let binary = 0;
+      let secret = 0;
       let failure: string | undefined;
       let batch: Pending[] = [];
       let batchBytes = 0;
@@ -152,6 +167,10 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
         const filter = createIgnoreFilter(realRoot);
         for await (const file of walkFiles(resolved.absolute, resolved.relative, { filter, signal: context.signal })) {
           if (globMatch && !globMatch(file.relative)) continue;
+          if (secretPath(file.relative)) {
+            secret += 1;
+            continue;
+          }
           await searchFile(file, false);
           if (full || failure !== undefined || context.signal.aborted) break;
         }
@@ -163,16 +182,17 @@ export function createGrepTool(options: { readonly regexTimeoutMs?: number } = {
       if (context.signal.aborted) return errorResult(`grep interrupted after ${count(searched, 'file')}`);
       if (failure !== undefined) return errorResult(`grep stopped: ${failure}`);
       const where = resolved.relative === '.' ? 'the workspace' : resolved.relative;
-      const skipped = binary > 0 ? `, ${binary} binary skipped` : '';
+      const skipped = `${binary > 0 ? `, ${binary} binary skipped` : ''}${secret > 0 ? `, ${count(secret, 'secret file')} skipped (the rules deny reading ${secret > 1 ? 'them' : 'it'})` : ''}`;
       const stats = `${count(searched, 'file')} searched${skipped}`;
       const shownPattern = clip(input.pattern, 80);
       if (matches.length === 0) return okResult(`No matches for /${shownPattern}/ in ${where} (${stats})`, `/${shownPattern}/: no matches`);
       const lines = [...matches];
       if (full) lines.push(`[match limit reached: showing the first ${matches.length} matches; narrow the pattern, path or glob to see the rest]`);
+      if (secret > 0) lines.push(`[${count(secret, 'secret file')} skipped (the rules deny reading ${secret > 1 ? 'them' : 'it'})]`);
       return okResult(lines.join('\n'), `/${shownPattern}/: ${count(matches.length, 'match', 'matches')}${full ? '+' : ''} (${stats})`);
     },
   };
 }
 
-/** `grep` with the default regex watchdog (REGEX_BATCH_TIMEOUT_MS per batch). */
-export const grepTool: Tool<Input> = createGrepTool();
+/** `grep` with the default regex watchdog (REGEX_BATCH_TIMEOUT_MS per batch) and the shipped rules' secret paths (a run passes its rules': registry.ts). */
+export const grepTool: Tool<Input> = createGrepTool({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS) });

@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
@@ -14,7 +16,7 @@ import { fileReadTool } from '../../../src/tools/builtin/file-read';
 import { fileDeleteTool } from '../../../src/tools/builtin/file-delete';
 import type { Tool } from '../../../src/tools/types';
 
-const tools = new Map(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }).map((t) => [t.name, t] as const));
+const tools = new Map(createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createMemoryTodoStore(), sandbox: 'none' }).map((t) => [t.name, t] as const));
 
 /** Each path-taking tool with an input that would do harm if `path` escaped. */
 const PATH_TOOLS: [string, (path: string) => Record<string, unknown>][] = [

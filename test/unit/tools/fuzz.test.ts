@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -107,8 +109,8 @@ test(`fuzz: ${ITERATIONS} hostile inputs to every tool (seed ${SEED})`, { timeou
   const sb = await makeSandbox('legion-fuzz-');
   const random = rng(SEED);
   const gen = makeGen(random, sb);
-  const tools: Tool[] = createBuiltinTools({ todoStore: createFileTodoStore(sb.root), sandbox: 'none' }).map((t) =>
-    t.name === 'grep' ? createGrepTool({ regexTimeoutMs: 200 }) : t.name === 'shell' ? createShellTool({ killGraceMs: 100, drainMs: 50, sandbox: 'none' }) : t,
+  const tools: Tool[] = createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createFileTodoStore(sb.root), sandbox: 'none' }).map((t) =>
+    t.name === 'grep' ? createGrepTool({ regexTimeoutMs: 200, secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS) }) : t.name === 'shell' ? createShellTool({ killGraceMs: 100, drainMs: 50, sandbox: 'none' }) : t,
   );
   await mkdir(join(sb.root, 'dir'), { recursive: true });
   await writeFile(join(sb.root, 'ok.txt'), 'needle\ndo not touch? no, this one is inside\n');

@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
@@ -25,7 +27,7 @@ function spyTool(execute: Tool['execute'], pathFields?: string[]): Tool<{ path?:
 }
 
 test('registry: builtins, lookup, globs in definitions, duplicate names refused', () => {
-  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }));
+  const registry = createToolRegistry(createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createMemoryTodoStore(), sandbox: 'none' }));
   const BUILTIN_TOOL_NAMES = ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'glob', 'grep', 'shell', 'todo_write', 'todo_read', 'skill'];
   assert.deepEqual(registry.list().map((t) => t.name), BUILTIN_TOOL_NAMES);
   assert.equal(registry.get('grep')?.name, 'grep');
@@ -38,7 +40,7 @@ test('registry: builtins, lookup, globs in definitions, duplicate names refused'
 });
 
 test('definitions are JSON Schema objects of the zod input schemas', () => {
-  const registry = createToolRegistry(createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }));
+  const registry = createToolRegistry(createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createMemoryTodoStore(), sandbox: 'none' }));
   for (const def of registry.definitions()) {
     assert.equal(def.inputSchema.type, 'object', def.name);
     assert.equal(def.inputSchema.$schema, undefined);

@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createShellTool } from '../../../src/tools/builtin/shell';
@@ -20,13 +22,13 @@ test('shell cannot be built without a sandbox decision', () => {
   assert.throws(
     () =>
       // @ts-expect-error the sandbox is required
-      createBuiltinTools({ todoStore: createMemoryTodoStore() }),
+      createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createMemoryTodoStore() }),
     /sandbox is required/,
   );
 });
 
 test("'none' is an explicit, visible choice: the tool says it runs unsandboxed", () => {
   assert.equal(createShellTool({ sandbox: 'none' }).sandboxed, false);
-  const shell = createBuiltinTools({ todoStore: createMemoryTodoStore(), sandbox: 'none' }).find((t) => t.name === 'shell');
+  const shell = createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createMemoryTodoStore(), sandbox: 'none' }).find((t) => t.name === 'shell');
   assert.equal(shell?.sandboxed, false);
 });

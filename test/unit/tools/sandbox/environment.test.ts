@@ -1,3 +1,5 @@
+import { secretPathMatcher } from '../../../../src/tools/sandbox/secrets';
+import { DEFAULT_SECRET_PATTERNS } from '../../../../src/tools/sandbox/secret-patterns';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -82,7 +84,7 @@ test('unsandboxed: the same allow-list; a listed provider key still does not pas
 });
 
 test('the composed tools pass sandbox.env to shell', async () => {
-  const tools = createBuiltinTools({ todoStore: createFileTodoStore(fx.ws), shellEnv: ['MY_TOOL_MODE'], sandbox: 'none' });
+  const tools = createBuiltinTools({ secretPath: secretPathMatcher(DEFAULT_SECRET_PATTERNS),  todoStore: createFileTodoStore(fx.ws), shellEnv: ['MY_TOOL_MODE'], sandbox: 'none' });
   const shell = tools.find((t) => t.name === 'shell')!;
   const result = await run(shell, 'echo "mode=$MY_TOOL_MODE level=$MY_TOOL_LEVEL token=$GITHUB_TOKEN"');
   assert.match(result.content, /mode=fast level= token=$/m);
