@@ -183,12 +183,9 @@ export function workspaceRealPath(workspaceRoot: string, system: RealPathSystem 
   // links followed, names nothing (or cannot be resolved).
   const exists = (written: string, scope?: RealPathScope): boolean => {
     if (rootResolved && listings !== null && written !== '' && written !== '.' && written !== '..' && written.indexOf('/') === -1) {
-      const entries = listingOf(system, listings, realRoot, scope);
-      if (entries !== null) {
-        const kind = entries.get(written);
-        if (kind === undefined) return false;
-        if (kind !== ENTRY_LINK) return true;
-      }
+      // Listed and not a link: it exists. Anything else is looked up (a name not listed may still resolve: walkBelow).
+      const kind = listingOf(system, listings, realRoot, scope)?.get(written);
+      if (kind === ENTRY_FOLDER || kind === ENTRY_OTHER) return true;
     }
     return existsSync(isAbsolute(written) ? written : `${realRoot}${sep}${written}`);
   };
@@ -273,18 +270,18 @@ function walkBelow(system: RealPathSystem, listings: FolderListings | null, real
     }
     if (part === '..') return undefined;
     path += sep + part;
-    if (entries !== null && !last) {
-      // A folder in a current listing: looked up (its listing is checked current) unless seen in this decision.
-      const kind = entries.get(part);
-      if (kind === undefined) return null;
-      if (kind !== ENTRY_FOLDER) return undefined; // a link, or `file/…`: realpath says
-      const inner = folderEntries(system, listings!, path, scope);
-      if (inner === undefined) return undefined;
-      entries = inner;
-    } else if (entries !== null) {
-      const kind = entries.get(part);
-      if (kind === undefined) return null;
+    // A name in a current listing: what it is, from there. A name not in it is looked up (a
+    // case-folding folder, ext4's casefold, resolves `Notes.txt` to its `notes.txt`).
+    const kind = entries === null ? undefined : entries.get(part);
+    if (kind !== undefined) {
       if (kind === ENTRY_LINK) return undefined;
+      if (!last) {
+        if (kind !== ENTRY_FOLDER) return undefined; // `file/…`: realpath says
+        // Its listing checked current (one lstat), unless seen in this decision.
+        const inner = folderEntries(system, listings!, path, scope);
+        if (inner === undefined) return undefined;
+        entries = inner;
+      }
     } else if (last || scope === undefined || !scope.folders.includes(path)) {
       // Only a folder with more components after it is taken from the scope: a last component (a link to a secret) is always looked up.
       let stats;
@@ -297,15 +294,12 @@ function walkBelow(system: RealPathSystem, listings: FolderListings | null, real
       if (stats.isSymbolicLink()) return undefined;
       // `file/` and `file/.` fail as the kernel reads them (not a directory): let realpath say so.
       if (!stats.isDirectory() && !last) return undefined;
-      if (!last && listings !== null) {
-        entries = listings.entries(path, stats);
+      if (!last) {
+        entries = listings === null ? null : listings.entries(path, stats);
         if (scope !== undefined) {
           scope.folders.push(path);
           scope.listings.push(entries);
         }
-      } else if (!last && scope !== undefined) {
-        scope.folders.push(path);
-        scope.listings.push(null);
       }
     } else {
       entries = scopeListing(scope, path);

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, utimesSync, realpathSync, rmSync, symlinkSync, w
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { createAuthorizer, workspaceRealPath, type RealPathSystem } from '../../../../src/authz/authorizer';
 import type { RealPathScope } from '../../../../src/authz/rules/evaluate';
-import { RECENT_MS } from '../../../../src/authz/dir-listings';
+import { ENTRY_LINK, FolderListings, RECENT_MS } from '../../../../src/authz/dir-listings';
 import type { Participant } from '../../../../src/collective/participant';
 import { shippedRules } from '../../../helpers/rules';
 import { makeTempDir, type TempDir } from '../../../helpers/tmp';
@@ -246,4 +246,33 @@ test('with listings the answers are realpath\'s, for every shape of path, in and
     if (round > 0) assert.ok(scope.listings.some((listing) => listing !== null), 'listings were used');
     for (const p of paths) assert.equal(realPath.exists!(p, scope), realPath(p) !== null, `exists(${JSON.stringify(p)})`);
   }
+});
+
+test('a name not in a current listing is looked up, not taken as missing (a case-folding folder resolves `Notes.txt` to its link `notes.txt`)', () => {
+  const realRoot = realpathSync(ws);
+  const folder = { dev: 1, ino: 2, ctimeMs: 1_000.5, isDirectory: () => true, isSymbolicLink: () => false };
+  const link = { dev: 1, ino: 3, ctimeMs: 1_000.5, isDirectory: () => false, isSymbolicLink: () => true };
+  // A case-folding folder: `notes.txt` is a link; `Notes.txt` names it too.
+  const listings = new FolderListings({
+    lstat: () => folder,
+    list: () => new Map([['notes.txt', ENTRY_LINK]]),
+    filesystem: () => 0xef53,
+    now: () => 1_000_000,
+  });
+  const looked: string[] = [];
+  const system: RealPathSystem = {
+    lstat: (path) => (looked.push(relative(realRoot, path)), path === realRoot ? folder : path.toLowerCase() === join(realRoot, 'notes.txt') ? link : undefined),
+    listings,
+  };
+  const realPath = workspaceRealPath(ws, system);
+  for (let i = 0; i < 3; i++) realPath('Notes.txt', { folders: [], listings: [] }); // the root seen, then listed
+  looked.length = 0;
+  const scope: RealPathScope = { folders: [], listings: [] };
+  realPath('Notes.txt', scope);
+  assert.ok(scope.listings[0], 'the root is listed');
+  assert.deepEqual(looked, ['', 'Notes.txt'], 'the name the listing lacks is looked up: lstat shows the link');
+  looked.length = 0;
+  realPath('notes.txt', scope);
+  assert.deepEqual(looked, [], 'a listed name is not');
+  assert.equal(realPath.exists!('Notes.txt', scope), existsSync(join(ws, 'Notes.txt')), 'exists looks it up too');
 });
