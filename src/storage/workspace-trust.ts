@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { writeTextAtomic } from './atomic';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
 import { linkedGrantingFiles } from './trust-links';
+import { callsInFlight, exposedTo, settleDeadCalls } from './sandbox-calls';
 import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
 
 /**
@@ -26,7 +27,7 @@ export interface TrustPlace {
 }
 
 /** Why a workspace is not trusted; `absent`: there is no `.legion/` (nothing to honour, nothing to warn about). */
-export type UntrustedReason = 'absent' | 'no-marker' | 'no-key' | 'unsafe-key' | 'mismatch' | 'unreadable' | 'unregistered' | 'revoked';
+export type UntrustedReason = 'absent' | 'no-marker' | 'no-key' | 'unsafe-key' | 'mismatch' | 'unreadable' | 'unregistered' | 'revoked' | 'exposed';
 
 /** The trust state of one workspace, computed once by a composition root and passed to every project-layer loader. */
 export type WorkspaceTrust =
@@ -142,7 +143,12 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
 /** The marker verified: is `.legion/` the folder registered as trusted, and not revoked since? */
 function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
   const registryFile = trustRegistryFile(userDir);
-  const read = readTrustRegistry(registryFile);
+  let read = readTrustRegistry(registryFile);
+  if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
+  // A Legion killed during a sandboxed call never checked after it: what the call could reach unhidden is revoked now.
+  const unsettled = settleDeadCalls(registryFile, read.registry);
+  if (unsettled !== undefined) return { trusted: false, reason: 'unreadable', detail: `${unsettled}: ${REGISTRY_FIX}` };
+  read = readTrustRegistry(registryFile);
   if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
   const legionDir = join(realRoot, '.legion');
   const entry = read.registry.workspaces.find((e) => e.root === realRoot);
@@ -150,6 +156,8 @@ function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
   if (!entry || entry.state === 'used') return { trusted: false, reason: 'unregistered', detail: `${legionDir} was trusted by a Legion from before the trust registry (${registryFile}), or the registry was removed` };
   if (entry.state === 'revoked') return { trusted: false, reason: 'revoked', detail: `trust of ${legionDir} was revoked at ${entry.at}: ${entry.why ?? 'revoked'}` };
   if (!sameIdentity(entry, legionIdentity(realRoot))) return { trusted: false, reason: 'mismatch', detail: `${legionDir} is not the folder you trusted (replaced or re-created since)` };
+  const running = callsInFlight(registryFile).find((call) => call.alive && exposedTo(entry, call));
+  if (running) return { trusted: false, reason: 'exposed', detail: `a sandboxed command that began before ${legionDir} was trusted is still running in ${running.root} (process ${running.pid}) and could write there; when it ends this trust is revoked: review .legion/ then and run legion trust again` };
   return TRUSTED;
 }
 

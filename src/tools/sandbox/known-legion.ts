@@ -5,6 +5,7 @@ import {
   legionIdentity, readTrustRegistry, REGISTRY_FIX, revokeEntries, sameIdentity,
   type RegistryEntry, type RegistryRead,
 } from '../../storage/trust-registry';
+import { recordCall, settleDeadCalls } from '../../storage/sandbox-calls';
 
 /**
  * The `.legion/` folders Legion honours are known, not searched for (docs/sandbox.md#known-legion-folders):
@@ -28,6 +29,8 @@ export interface KnownLegionPlan {
   readonly serial: number;
   /** What was revoked before the call, as a line for its result (or undefined). */
   readonly revokedBefore?: string;
+  /** Removes this call's in-flight record (storage/sandbox-calls.ts), after the check. */
+  readonly release: () => void;
 }
 
 export interface KnownLegion {
@@ -54,8 +57,31 @@ export function knownLegion(registryFile: string): KnownLegion {
 
   return {
     before(root) {
-      const registry = read();
+      let registry = read();
       if (!registry.ok) return { ok: false, error: refusal(registry.error) };
+      // Calls of a Legion that died before checking after them: what they could reach unhidden is revoked first.
+      const unsettled = settleDeadCalls(registryFile, registry.registry);
+      if (unsettled !== undefined) return { ok: false, error: refusal(unsettled) };
+      registry = read();
+      if (!registry.ok) return { ok: false, error: refusal(registry.error) };
+      // Recorded (until the check after the call) before the plan is read: a workspace trusted from
+      // here on, in reach, is not honoured while the call runs and is revoked after it. One trusted
+      // while the plan is read is both hidden and revoked: fail-closed.
+      const serial = registry.registry.serial;
+      let release: () => void;
+      try {
+        release = recordCall(registryFile, { root, serial });
+      } catch (error) {
+        // A folder where no file can be made holds no registry entry made later either: nothing to withhold.
+        if (!UNWRITABLE.has((error as NodeJS.ErrnoException).code ?? '')) return { ok: false, error: refusal(`the call could not be recorded: ${(error as Error).message}`) };
+        release = () => undefined;
+      }
+      const refuse = (error: string) => {
+        release();
+        return { ok: false as const, error: refusal(error) };
+      };
+      registry = read();
+      if (!registry.ok) return refuse(registry.error);
       const hidden = new Set<string>();
       const pinned = new Set<string>();
       const moved: RegistryEntry[] = [];
@@ -78,21 +104,23 @@ export function knownLegion(registryFile: string): KnownLegion {
         const when = new Date().toISOString();
         const revoked = revokeEntries(registryFile, moved, `not where it was trusted (moved or replaced) when a sandboxed command was to run in ${root} at ${when}; review .legion/ and run legion trust there again`);
         // Fail closed: an entry that could not be revoked would verify again once moved back.
-        if (!revoked.ok) return { ok: false, error: refusal(revoked.error) };
+        if (!revoked.ok) return refuse(revoked.error);
         revokedBefore = `blocked by the sandbox: trust revoked for ${moved.map((e) => join(e.root, '.legion')).join(', ')}: not where it was trusted (moved or replaced since); review it and run legion trust there again`;
       }
       return {
         ok: true,
         plan: {
+          release,
           hiddenDirs: [...hidden],
           pinned: [...pinned].sort((a, b) => a.length - b.length),
-          serial: registry.registry.serial,
+          serial,
           ...(revokedBefore ? { revokedBefore } : {}),
         },
       };
     },
     after(root, plan) {
       const registry = read();
+      // Unreadable: the record stays, so the trust of what this call could reach is withheld until a check can revoke it.
       if (!registry.ok) return `blocked by the sandbox: the trust registry could not be read after the call (${registry.error}): every workspace is untrusted until it is fixed; ${REGISTRY_FIX}`;
       const own = join(root, '.legion');
       const moved: RegistryEntry[] = [];
@@ -117,10 +145,14 @@ export function knownLegion(registryFile: string): KnownLegion {
           ? `blocked by the sandbox: trust revoked for ${names}: ${why.split(' (')[0]}; review it and run legion trust there again`
           : `blocked by the sandbox: ${names} ${why.split(' (')[0]}, and its trust could not be revoked (${revoked.error}): run legion trust --revoke there`);
       }
+      plan.release();
       return lines.length > 0 ? lines.join('\n') : undefined;
     },
   };
 }
+
+/** Why a call's record could not be made that also stops any trust from being registered there. */
+const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'EACCES', 'EPERM']);
 
 /** The entry's `.legion/` is at its registered real path (no link on the way) and is the same folder. */
 function inPlace(entry: RegistryEntry): boolean {

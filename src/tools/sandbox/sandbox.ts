@@ -177,10 +177,6 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         return { ok: false, error: `the sandbox could not be prepared: ${(error as Error).message}` };
       }
       const secrets = secretFinder.find({ workspaceRoot: root, home: options.home });
-      // Every registered `.legion/`: hidden, its parents in the workspace pinned; one not in place is revoked first.
-      const registered = known.before(root);
-      if (!registered.ok) return { ok: false, error: registered.error };
-      const legionPlan = registered.plan;
       let gitBefore: GitSnapshot;
       try {
         gitBefore = snapshotGit(root, options.env, secrets.nestedGit, undefined, hooksPaths);
@@ -195,6 +191,11 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         extra: options.settings.hide ?? [],
       });
       const enclosing = enclosingLegionPaths(root);
+      // Every registered `.legion/`: hidden, its parents in the workspace pinned; one not in place is revoked first.
+      // From here the call is recorded in flight: every way out of `launch` releases it (`verify` after the call).
+      const registered = known.before(root);
+      if (!registered.ok) return { ok: false, error: registered.error };
+      const legionPlan = registered.plan;
       const args = bwrapArgs({
         workspaceRoot: root,
         pinned: pinnedOrder([...git.writable, ...trusted.pinned, ...legionPlan.pinned], [...git.readOnly, ...trusted.readOnly]),
@@ -209,8 +210,24 @@ export function createShellSandbox(options: ShellSandboxOptions): ShellSandbox {
         disableUserns: options.probe.disableUserns && !seccomp,
         ...(seccomp ? { seccompFd: 3 } : {}),
       });
-      const gitWatch = watchGit(root);
-      const cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
+      // Released on every way out from here (after the call: `verify`).
+      const unprepared = (error: unknown) => {
+        legionPlan.release();
+        return { ok: false as const, error: `the sandbox could not be prepared: ${(error as Error).message}` };
+      };
+      let gitWatch: ReturnType<typeof watchGit>;
+      try {
+        gitWatch = watchGit(root);
+      } catch (error) {
+        return unprepared(error);
+      }
+      let cgroup: ReturnType<NonNullable<typeof options.pids>['create']> | undefined;
+      try {
+        cgroup = options.pids?.create(`legion-${process.pid}-${++counter}`, maxProcesses);
+      } catch (error) {
+        gitWatch.stop();
+        return unprepared(error);
+      }
       // With a host list the command runs under the relay, which proxies to the listed hosts.
       const inner = hosts ? [process.execPath, '-e', RELAY_SOURCE, command] : ['bash', '-c', command];
       const bwrap = [options.probe.bwrap, ...args, ...inner];

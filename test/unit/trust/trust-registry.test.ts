@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { recordCall } from '../../../src/storage/sandbox-calls';
 import { withTempDir } from '../../helpers/tmp';
 import {
   checkWorkspaceTrust, revokeWorkspaceTrust, trustMarkerFile, untrustedNotice, writeWorkspaceTrust, type TrustPlace,
@@ -160,5 +162,37 @@ test('a workspace Legion started in untrusted is recorded as used: never trusted
     const read = readTrustRegistry(file);
     assert.ok(read.ok);
     assert.deepEqual(read.registry.workspaces.map((e) => [e.root, e.state]), [[place.workspaceRoot, 'used'], [third.workspaceRoot, 'used']]);
+  });
+});
+
+test('a sandboxed call in flight: a workspace trusted in its reach after it began is not honoured (exposed); its Legion killed before its check: revoked at the next check, the record dropped', async () => {
+  await withTempDir(async (dir) => {
+    const outer = await setup(dir, 'outer');
+    const file = trustRegistryFile(outer.userDir);
+    assert.ok((await writeWorkspaceTrust(outer)).ok);
+    const serial = readTrustRegistry(file);
+    assert.ok(serial.ok);
+    const release = recordCall(file, { root: outer.workspaceRoot, serial: serial.registry.serial });
+    const nested = await setup(dir, 'outer/packages/app');
+    const elsewhere = await setup(dir, 'elsewhere');
+    assert.ok((await writeWorkspaceTrust(nested)).ok);
+    assert.ok((await writeWorkspaceTrust(elsewhere)).ok);
+    const exposed = await checkWorkspaceTrust(nested);
+    assert.equal(!exposed.trusted && exposed.reason, 'exposed');
+    assert.equal((await checkWorkspaceTrust(elsewhere)).trusted, true, 'outside the call\'s workspace: not exposed');
+    assert.equal((await checkWorkspaceTrust(outer)).trusted, true, 'the workspace\'s own .legion/ is hidden in every call');
+    release();
+    assert.equal((await checkWorkspaceTrust(nested)).trusted, true, 'the record gone (the sandbox revokes on its own check)');
+    // The same record left by a Legion that died mid-call (its check never ran).
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(String(dead.stdout));
+    const callsDir = join(outer.userDir, 'sandbox-calls');
+    const record = join(callsDir, `${deadPid}-x.json`);
+    writeFileSync(record, JSON.stringify({ pid: deadPid, root: outer.workspaceRoot, serial: serial.registry.serial }));
+    const revoked = await checkWorkspaceTrust(nested);
+    assert.equal(!revoked.trusted && revoked.reason, 'revoked');
+    assert.match(untrustedNotice(revoked)!, /ended before its check/);
+    assert.equal(existsSync(record), false, 'the dead call\'s record is dropped once settled');
+    assert.equal((await checkWorkspaceTrust(elsewhere)).trusted, true);
   });
 });

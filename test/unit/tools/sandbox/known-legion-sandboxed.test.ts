@@ -86,13 +86,16 @@ test('sandboxed: a .legion/ replaced by a copy (same path, same marker, another 
   assert.equal(trust.trusted, false);
 });
 
-test('sandboxed: a workspace trusted while a call ran (that call could not hide it) is revoked when the call ends', { skip }, async () => {
+test('sandboxed: a workspace trusted while a call ran (that call could not hide it) is not honoured while it runs, and revoked when it ends', { skip }, async () => {
   // Under node_modules: beyond the secret scan, so nothing hid it before it was trusted.
   const { root, rules } = await nestedWorkspace('node_modules/late/app', false);
   const call = run(`for i in $(seq 1 40); do ${ATTACK('node_modules/late/app')} 2>/dev/null; sleep 0.1; done; echo done`);
   await sleep(1_500);
   await trustWorkspace(root, fixtureEnv(fx));
-  assert.equal((await trustOf(root)).trusted, true, 'trusted during the call');
+  // A start there now (the call still running, able to write its rules) does not honour it.
+  const during = await trustOf(root);
+  assert.equal(!during.trusted && during.reason, 'exposed', 'honoured while a call that could write it ran');
+  assert.match(!during.trusted ? during.detail : '', /still running in .*\/ws \(process \d+\)/);
   const result = await call;
   assert.match(readFileSync(rules, 'utf8'), /unmatched: allow/, 'the control: the call wrote to it after the trust');
   assert.match(result.content, /trust revoked for .*late\/app\/\.legion: trusted while a sandboxed command/, result.content);
