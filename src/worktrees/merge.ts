@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { unifiedDiff } from '../checkpoints/diff';
 import type { FileChange } from '../checkpoints/records';
+import { isLegionSegment } from '../tools/path-safety';
 import { findRepo, git, gitOut, placeOf, type Repo } from './repo';
 import { snapshotCommit } from './snapshot';
 import { worktreeGitDir, workspaceSnapshot } from './create';
@@ -37,9 +38,11 @@ export function inWorkspace(repoPath: string, prefix: string): string | null {
   if (!repoPath.startsWith(prefix)) return null;
   const rel = repoPath.slice(prefix.length);
   const parts = rel.split('/');
-  // Case-blind: on a case-insensitive file system (macOS, Windows) `.LEGION/` is `.legion/`, whose
-  // participant files grant approval authority: a merge must never write there.
-  if (parts[0]!.toLowerCase() === '.legion' || parts.some((p) => p.toLowerCase() === '.git' || p === '..' || p === '')) return null;
+  // Every `.legion` segment, in any spelling a file system may equate with it (`.LEGION/` on macOS):
+  // the workspace's own grants approval authority, and a nested workspace's (a package opened on
+  // its own, trusted: its rules and config are honoured at its next start) would take what the
+  // agent wrote in its worktree. A merge must never write there.
+  if (parts.some((p) => isLegionSegment(p) || p.toLowerCase() === '.git' || p === '..' || p === '')) return null;
   return rel;
 }
 

@@ -38,7 +38,7 @@ export interface SnapshotSpec {
  * Commit the work tree of `place` as it is (tracked changes, untracked files that are not
  * ignored, deletions) without touching its index: `git add -A` runs on a copy of the index in a
  * temporary file (`GIT_INDEX_FILE`; `inPlace`: on a worktree's own index), then `write-tree` and `commit-tree`. Returns the commit and
- * tree; no ref moves. The workspace's `.legion/` is never part of a snapshot, nor what `leaveOut` names.
+ * tree; no ref moves. No untracked `.legion/` (the workspace's, a nested one) is ever part of a snapshot, nor what `leaveOut` names.
  */
 export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promise<{ commit: string; tree: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'legion-index-'));
@@ -46,9 +46,11 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
   try {
     if (spec.indexFrom && !spec.inPlace) await copyFile(spec.indexFrom, index).catch(() => undefined);
     const env = { GIT_INDEX_FILE: index, ...LEGION_IDENTITY };
-    // `.legion/` left out as an ignore pattern (a pathspec naming an ignored folder makes `git add` fail).
+    // `.legion/` left out as an ignore pattern (a pathspec naming an ignored folder makes `git add` fail),
+    // the workspace's and every other one in the repository (a nested workspace's web token and
+    // transcripts would land in objects every sandboxed command can read, and in the worktree).
     const excludes = join(dir, 'exclude');
-    await writeFile(excludes, `/${spec.prefix}.legion/\n`);
+    await writeFile(excludes, `/${spec.prefix}.legion/\n.legion/\n`);
     if (spec.leaveOut) await excludeUntracked(place, excludes, spec.prefix, spec.leaveOut);
     await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A'], { env });
     const tree = (await gitOut(place, ['write-tree'], { env })).trim();
