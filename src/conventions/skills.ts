@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { openCheckedForRead } from '../tools/text-file';
 import { join, relative, sep, isAbsolute } from 'node:path';
 import type { SkillCatalog, SkillEntry } from '../tools/builtin/skill';
 import { parseFrontMatter } from './front-matter';
@@ -33,7 +34,8 @@ export interface Skills extends SkillCatalog {
   problems(): readonly string[];
 }
 
-interface Found { readonly key: string; readonly skills: SkillEntry[]; readonly problems: string[] }
+/** `realDirs`: each skill's folder as it resolved when it was found (a real directory then): where its files must lie. */
+interface Found { readonly key: string; readonly skills: SkillEntry[]; readonly problems: string[]; readonly realDirs: ReadonlyMap<string, string> }
 
 /**
  * The skills of the roots: every `<root>/<folder>/SKILL.md` with front matter `name` (default:
@@ -41,7 +43,7 @@ interface Found { readonly key: string; readonly skills: SkillEntry[]; readonly 
  * (a few stats per request, no read when nothing changed). Reads stay inside a skill's folder.
  */
 export function createSkills(roots: readonly SkillRoot[], guard: { readonly workspaceRoot: string; readonly refuse: RefusePath }): Skills {
-  let found: Found = { key: '', skills: [], problems: [] };
+  let found: Found = { key: '', skills: [], problems: [], realDirs: new Map() };
 
   const current = (): Found => {
     const key = stamp(roots, found.skills);
@@ -70,7 +72,7 @@ export function createSkills(roots: readonly SkillRoot[], guard: { readonly work
     async load(name) {
       const skill = byName(name);
       if (!skill) return unknown(name);
-      const file = await inside(skill.dir, 'SKILL.md');
+      const file = await inside(skill.dir, 'SKILL.md', current().realDirs.get(skill.dir));
       if (!file.ok) return file;
       const text = await readCapped(file.path);
       const front = parseFrontMatter(text, file.path);
@@ -80,7 +82,7 @@ export function createSkills(roots: readonly SkillRoot[], guard: { readonly work
     async readFile(name, path) {
       const skill = byName(name);
       if (!skill) return unknown(name);
-      const file = await inside(skill.dir, path);
+      const file = await inside(skill.dir, path, current().realDirs.get(skill.dir));
       if (!file.ok) return file;
       // A workspace skill's file is still a workspace file: the rules' secret paths stay out.
       const rel = insideOf(guard.workspaceRoot, file.path);
@@ -110,6 +112,7 @@ function statKey(path: string): string {
 function discover(roots: readonly SkillRoot[]): Found {
   const skills: SkillEntry[] = [];
   const problems: string[] = [];
+  const realDirs = new Map<string, string>();
   for (const root of roots) {
     let names: string[];
     try {
@@ -152,20 +155,34 @@ function discover(roots: readonly SkillRoot[]): Found {
         problems.push(`${file}: name: "${name}" is also the skill of ${earlier.dir} (that one is used)`);
         continue;
       }
+      // The folder itself, not a link to elsewhere (one swapped in since the lstat above: skipped).
+      let realDir: string;
+      try {
+        realDir = join(realpathSync(root.dir), folder);
+        if (realpathSync(dir) !== realDir) continue;
+      } catch {
+        continue;
+      }
+      realDirs.set(dir, realDir);
       skills.push({ name, description: description.trim().replace(/\s+/g, ' ').slice(0, 1024), dir });
     }
   }
   const key = stamp(roots, skills);
-  return { key, skills, problems };
+  return { key, skills, problems, realDirs };
 }
 
-/** `path` inside the skill's folder, a regular file, links included only when they stay inside. */
-async function inside(dir: string, path: string): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+/**
+ * `path` inside the skill's folder, a regular file, links included only when they stay inside.
+ * `realDir`: the folder as it resolved when the skill was found; it must resolve there still (a
+ * folder swapped for a link since leads nowhere), and the file is then read through a checked
+ * descriptor (readCapped), so a swap after this check fails the read too.
+ */
+async function inside(dir: string, path: string, realDir: string | undefined): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
   if (isAbsolute(path)) return { ok: false, error: `${path}: give a path inside the skill's folder` };
-  let realDir: string;
+  if (realDir === undefined) return { ok: false, error: `${path}: the skill's folder changed; ask again` };
   let real: string;
   try {
-    realDir = await realpath(dir);
+    if ((await realpath(dir)) !== realDir) return { ok: false, error: `${path}: the skill's folder changed; ask again` };
     real = await realpath(join(dir, path));
   } catch {
     return { ok: false, error: `${path}: no such file in the skill` };
@@ -176,8 +193,20 @@ async function inside(dir: string, path: string): Promise<{ ok: true; path: stri
   return { ok: true, path: real };
 }
 
+/**
+ * Read `path` (a real path `inside` checked) through a descriptor confirmed to be that file
+ * (openCheckedForRead): a folder on the way swapped for a symbolic link after the check — the
+ * workspace's skill folders are an agent's to change meanwhile — fails the read instead of
+ * reading where the link leads (outside the workspace, or into `.legion/`).
+ */
 async function readCapped(path: string): Promise<string> {
-  const buffer = await readFile(path);
+  const handle = await openCheckedForRead(path);
+  let buffer: Buffer;
+  try {
+    buffer = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
   if (buffer.length <= SKILL_MAX_BYTES) return buffer.toString('utf8');
   return `${buffer.subarray(0, SKILL_MAX_BYTES).toString('utf8')}\n[cut: the file is ${buffer.length} bytes; only the first ${SKILL_MAX_BYTES} are shown]`;
 }
