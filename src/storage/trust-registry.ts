@@ -31,6 +31,9 @@ export interface LegionIdentity {
   readonly born: string;
 }
 
+/** Characters of a revocation's reason kept. */
+const WHY_MAX = 1000;
+
 const entrySchema = lazySchema(() => z.object({
   /** Real path of the workspace; its `.legion/` is `<root>/.legion`. */
   root: z.string().startsWith('/').refine((s) => !s.includes('\0') && s.length <= 4096, 'not a path'),
@@ -41,7 +44,7 @@ const entrySchema = lazySchema(() => z.object({
   /** `used`: a `.legion/` Legion started in untrusted (its transcripts, web token): hidden and pinned, never honoured. */
   state: z.enum(['trusted', 'revoked', 'used']),
   at: z.string().max(64),
-  why: z.string().max(1000).optional(),
+  why: z.string().max(WHY_MAX).optional(),
 }).strict());
 
 const registrySchema = lazySchema(() => z.object({
@@ -177,7 +180,9 @@ export function revokeEntries(file: string, judged: readonly RegistryEntry[], wh
   return updateTrustRegistry(file, (registry) => {
     if (!registry.workspaces.some((entry) => entry.state === 'trusted' && matches(entry))) return undefined;
     const at = new Date().toISOString();
-    return registry.workspaces.map((entry) => (entry.state === 'trusted' && matches(entry) ? { ...entry, state: 'revoked', at, why } : entry));
+    // Within the schema's bound, or the registry written would not read back (every trust lost, every call refused).
+    const said = why.length > WHY_MAX ? `${why.slice(0, WHY_MAX - 1)}…` : why;
+    return registry.workspaces.map((entry) => (entry.state === 'trusted' && matches(entry) ? { ...entry, state: 'revoked', at, why: said } : entry));
   });
 }
 

@@ -196,3 +196,18 @@ test('a sandboxed call in flight: a workspace trusted in its reach after it bega
     assert.equal((await checkWorkspaceTrust(elsewhere)).trusted, true);
   });
 });
+
+test('a revocation whose reason is longer than the registry keeps (a deep workspace path) still leaves a registry that reads', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    const file = trustRegistryFile(place.userDir);
+    const read = readTrustRegistry(file);
+    assert.ok(read.ok);
+    assert.ok(revokeEntries(file, read.registry.workspaces, `moved while a call ran in /${'deep/'.repeat(600)}`).ok);
+    const after = readTrustRegistry(file);
+    assert.ok(after.ok, !after.ok ? after.error : '');
+    const trust = await checkWorkspaceTrust(place);
+    assert.equal(!trust.trusted && trust.reason, 'revoked');
+  });
+});
