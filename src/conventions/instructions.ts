@@ -1,4 +1,5 @@
-import { lstatSync, readFileSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { readCheckedFileSync } from '../tools/text-file';
 import { join, relative, isAbsolute, sep } from 'node:path';
 
 /** Bytes of one instructions file included in a prompt; the rest is cut with a notice (docs/conventions.md). */
@@ -106,15 +107,14 @@ export function readChecked(
     deps.notice('warn', `${file}: not included in the agents' instructions: ${why}`);
     return null;
   };
-  let real = file;
-  if (stat.isSymbolicLink()) {
-    try {
-      real = realpathSync(file);
-    } catch {
-      return refused('a broken symbolic link');
-    }
-    if (root !== null && insideOf(root, real) === null) return refused('a symbolic link leading out of the workspace');
+  // The real path, link or not (the checked read below compares the opened file with it).
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return refused(stat.isSymbolicLink() ? 'a broken symbolic link' : 'unreadable');
   }
+  if (stat.isSymbolicLink() && root !== null && insideOf(root, real) === null) return refused('a symbolic link leading out of the workspace');
   if (root !== null) {
     const rel = insideOf(root, real);
     const why = rel === null ? 'outside the workspace' : deps.refuse(rel);
@@ -122,7 +122,9 @@ export function readChecked(
   }
   let buffer: Buffer;
   try {
-    buffer = readFileSync(real);
+    // Checked: a link or a folder swapped in since the checks above (a sandboxed command may be
+    // swapping them meanwhile) fails the read instead of leading it elsewhere.
+    buffer = readCheckedFileSync(real);
   } catch (error) {
     return refused((error as NodeJS.ErrnoException).code ?? 'unreadable');
   }

@@ -1,6 +1,6 @@
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { constants } from 'node:fs';
+import { constants, realpathSync } from 'node:fs';
 
 /**
  * Linux hardening against path races: an open descriptor pins the file or directory it was
@@ -15,6 +15,16 @@ export async function locationOf(handle: FileHandle): Promise<string | undefined
   if (process.platform !== 'linux') return undefined;
   try {
     return await realpath(`${PROC_FD}/${handle.fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** locationOf for a plain descriptor, synchronously (for readers that are synchronous). */
+export function locationOfFdSync(fd: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return realpathSync(`${PROC_FD}/${fd}`);
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { constants } from 'node:fs';
-import { locationOf } from './fd-location';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { locationOf, locationOfFdSync } from './fd-location';
 
 /** Bytes looked at to decide whether a file is binary (a NUL among them = binary, like git and grep). */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -32,6 +32,23 @@ export async function openCheckedForRead(absolute: string): Promise<FileHandle> 
     throw Object.assign(new Error(`${absolute} changed while being opened`), { code: 'ESWAPPED' });
   }
   return handle;
+}
+
+/**
+ * openCheckedForRead, synchronously, and the whole file read: the bytes of the regular file at
+ * `absolute` (no link at its last component; Linux: the descriptor confirmed to be that file, so a
+ * folder on the way swapped for a link fails), or throws (`ESWAPPED`, `ELOOP`, `ENOTFILE`…).
+ */
+export function readCheckedFileSync(absolute: string): Buffer {
+  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const location = locationOfFdSync(fd);
+    if (location !== undefined && location !== absolute) throw Object.assign(new Error(`${absolute} changed while being opened`), { code: 'ESWAPPED' });
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${absolute} is not a regular file`), { code: 'ENOTFILE' });
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Reads the first bytes of the file (positioned read: does not move the handle). */
