@@ -177,9 +177,14 @@ export async function writeWorkspaceTrust(place: TrustPlace): Promise<TrustWrite
   if (linked.length > 0) return { ok: false, kind: 'linked', error: `${linked.map((p) => `.legion/${p}`).join(', ')} ${linked.length === 1 ? 'is a link' : 'are links'} (symbolic, or a second hard link): a file elsewhere could change what you trust; replace ${linked.length === 1 ? 'it' : 'them'} with a plain copy (cp --remove-destination), then run legion trust` };
   const key = await keyForWriting(trustKeyFile(place.userDir), place.userDir);
   if (!key.ok) return { ok: false, kind: key.reason === 'unsafe-key' ? 'unsafe-key' : 'unreadable', error: key.detail };
+  // Calls of a Legion killed before their check are settled first: settled after, they would revoke this new trust.
+  const registryFile = trustRegistryFile(place.userDir);
+  const before = readTrustRegistry(registryFile);
+  const unsettled = before.ok ? settleDeadCalls(registryFile, before.registry) : before.error;
+  if (unsettled !== undefined) return { ok: false, kind: 'unreadable', error: `${unsettled}: ${REGISTRY_FIX}` };
   const file = trustMarkerFile(realRoot);
   await writeTextAtomic(file, markerFor(key.key, realRoot));
-  const registered = registerTrusted(trustRegistryFile(place.userDir), realRoot);
+  const registered = registerTrusted(registryFile, realRoot);
   if (!registered.ok) return { ok: false, kind: 'unreadable', error: `the marker is written but the trust registry could not record it (${registered.error}): ${REGISTRY_FIX}` };
   return { ok: true, marker: file };
 }

@@ -194,6 +194,10 @@ test('a sandboxed call in flight: a workspace trusted in its reach after it bega
     assert.match(untrustedNotice(revoked)!, /ended before its check/);
     assert.equal(existsSync(record), false, 'the dead call\'s record is dropped once settled');
     assert.equal((await checkWorkspaceTrust(elsewhere)).trusted, true);
+    // Trusting again while such a record is still there: it is settled first, so it does not revoke the new trust.
+    writeFileSync(record, JSON.stringify({ pid: deadPid, root: outer.workspaceRoot, serial: serial.registry.serial }));
+    assert.ok((await writeWorkspaceTrust(nested)).ok);
+    assert.equal((await checkWorkspaceTrust(nested)).trusted, true, 'a crash before the trust revoked the trust made after it');
   });
 });
 
