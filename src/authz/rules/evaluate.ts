@@ -223,7 +223,9 @@ function evaluateShell(ruleSet: RuleSet, tiers: ToolTiers, query: RuleQuery, com
   const { participantId } = query;
   // Bound the regex work an agent can cause with one call: a huge command line is not matched at all.
   if (command.length > MAX_SHELL_LENGTH) {
-    return { decision: 'ask', ruleId: null, reason: `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)` };
+    const why = `cannot check this shell command safely (longer than ${MAX_SHELL_LENGTH} characters)`;
+    // Not known to be plain words: only a person answers it (personOnly, policy.ts).
+    return { decision: 'ask', ruleId: null, reason: why, notPlain: why };
   }
   const analysis = analyzeShell(command);
   // Deny and ask depend only on strings: remembered with the line's analysis (by the rules and
@@ -319,7 +321,9 @@ function strictPhase(tiers: ToolTiers, query: RuleQuery, command: string, analys
   const unsure = splitError ?? resolved?.unknown ?? null;
   if (unsure !== null) {
     const why = `cannot check this shell command safely (${unsure})`;
-    return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}) };
+    // A line the parser cannot read is not known to be plain words (bash runs its `$(…)` all the
+    // same): only a person answers it, never triage, an agent approver or a hook (personOnly, policy.ts).
+    return { decision: 'ask', ruleId: asked?.ruleId ?? null, reason: asked ? `${asked.reason}; ${why}` : why, ...(asked?.approver ? { approver: asked.approver } : {}), notPlain: why };
   }
   if (asked) return asked;
   if (split.commands.length === 0) return { decision: null, ruleId: null, reason: 'empty command' };

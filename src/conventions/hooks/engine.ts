@@ -120,7 +120,7 @@ export function createHookEngine(deps: HookEngineDeps) {
         if (decision?.kind === 'allow') allow ??= decision.reason;
       }
       if (ask !== null) {
-        return { decision: 'ask', ruleId: verdict.ruleId, reason: `a PreToolUse hook asks${ask ? `: ${ask}` : ''}${verdict.decision === 'ask' ? `; ${verdict.reason}` : ''}`, source: 'hook', ...(verdict.approver ? { approver: verdict.approver } : {}) };
+        return { decision: 'ask', ruleId: verdict.ruleId, reason: `a PreToolUse hook asks${ask ? `: ${ask}` : ''}${verdict.decision === 'ask' ? `; ${verdict.reason}` : ''}`, source: 'hook', ...(verdict.approver ? { approver: verdict.approver } : {}), ...(verdict.notPlain ? { notPlain: verdict.notPlain } : {}) };
       }
       // A hook's allow answers only what no rule or policy decided (a fallback rule, the `unmatched`
       // default), and never a shell line that is not plain words (only a person does: docs/shell-rules.md).

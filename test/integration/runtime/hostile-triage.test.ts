@@ -111,3 +111,32 @@ test('the shipped git-internals-ask names the user as approver: only a person an
   const plain = authorize({ toolName: 'file_write', input: { path: 'notes.md', content: 'x' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
   assert.equal(personOnly(plain), false);
 });
+
+// A line Legion's parser cannot read ("cannot check this shell command safely": arithmetic, `case`,
+// a comment) is not known to be plain words, and bash runs its `$(…)`: a person decides it too.
+test('LLM triage never approves a shell line the parser cannot read', async () => {
+  await withTempDir(async (dir) => {
+    const asked: string[] = [];
+    const h = await startAppHarness({
+      dir,
+      config: { escalation: { llm: { enabled: true } } },
+      agents: [{ id: 'worker', tools: ['shell'] }],
+      rules: { shell: 'allow' },
+      headless: { approve: 'deny' },
+      triage: async (request) => { asked.push(String((request.input as { command?: string }).command)); return { approve: true, reasoning: 'harmless arithmetic' }; },
+      script: `
+replies:
+  - { agent: worker, toolCalls: [{ name: shell, input: { command: "echo hi $(touch PWNED) $((1+2))" } }] }
+  - { agent: worker, on: tool-error, text: "refused" }
+  - { agent: worker, on: tool-result, text: "ran" }
+`,
+    });
+    const sent = h.core.send('worker', 'go');
+    assert.ok(sent.ok);
+    assert.equal(await h.core.idle(sent.sessionId), 'refused');
+    assert.equal(existsSync(join(dir, 'PWNED')), false, 'the command ran');
+    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
+    assert.deepEqual(asked, [], 'not even shown to the triage model');
+    await h.close();
+  });
+});
