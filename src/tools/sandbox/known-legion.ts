@@ -5,7 +5,7 @@ import {
   legionIdentity, readTrustRegistry, REGISTRY_FIX, revokeEntries, sameIdentity,
   type RegistryEntry, type RegistryRead,
 } from '../../storage/trust-registry';
-import { recordCall, settleDeadCalls } from '../../storage/sandbox-calls';
+import { exposedTo, recordCall, settleDeadCalls } from '../../storage/sandbox-calls';
 
 /**
  * The `.legion/` folders Legion honours are known, not searched for (docs/sandbox.md#known-legion-folders):
@@ -122,16 +122,15 @@ export function knownLegion(registryFile: string): KnownLegion {
       const registry = read();
       // Unreadable: the record stays, so the trust of what this call could reach is withheld until a check can revoke it.
       if (!registry.ok) return `blocked by the sandbox: the trust registry could not be read after the call (${registry.error}): every workspace is untrusted until it is fixed; ${REGISTRY_FIX}`;
-      const own = join(root, '.legion');
       const moved: RegistryEntry[] = [];
       const newer: RegistryEntry[] = [];
       for (const entry of registry.registry.workspaces) {
         const legion = join(entry.root, '.legion');
         if (entry.state !== 'trusted' || !isInside(legion, root) || isInside(root, legion)) continue;
         if (!inPlace(entry)) moved.push(entry);
-        // The workspace's own `.legion/` is hidden in every call, registered or not.
-        else if (entry.serial > plan.serial && legion !== own) newer.push(entry);
+        else if (exposedTo(entry, { pid: process.pid, root, serial: plan.serial })) newer.push(entry);
       }
+      let unrevoked = false;
       const lines = plan.revokedBefore ? [plan.revokedBefore] : [];
       const when = new Date().toISOString();
       for (const [entries, why] of [
@@ -140,12 +139,14 @@ export function knownLegion(registryFile: string): KnownLegion {
       ] as const) {
         if (entries.length === 0) continue;
         const revoked = revokeEntries(registryFile, entries, `${why}; review .legion/ and run legion trust there again`);
+        if (!revoked.ok) unrevoked = true;
         const names = entries.map((e) => join(e.root, '.legion')).join(', ');
         lines.push(revoked.ok
           ? `blocked by the sandbox: trust revoked for ${names}: ${why.split(' (')[0]}; review it and run legion trust there again`
           : `blocked by the sandbox: ${names} ${why.split(' (')[0]}, and its trust could not be revoked (${revoked.error}): run legion trust --revoke there`);
       }
-      plan.release();
+      // Not revoked: the record stays, so they are not honoured while this process lives and are revoked once it is gone (settleDeadCalls).
+      if (!unrevoked) plan.release();
       return lines.length > 0 ? lines.join('\n') : undefined;
     },
   };
