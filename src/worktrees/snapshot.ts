@@ -52,7 +52,9 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
     const excludes = join(dir, 'exclude');
     await writeFile(excludes, `/${spec.prefix}.legion/\n.legion/\n`);
     if (spec.leaveOut) await excludeUntracked(place, excludes, spec.prefix, spec.leaveOut);
-    await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A'], { env });
+    // And as a pathspec: a `.gitignore` of the work tree outranks the excludes file, so its `!.legion/`
+    // (an agent can write one) would bring the web token and audit log into objects `git log -p --all` prints.
+    await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A', '--', ':/', NO_LEGION], { env });
     const tree = (await gitOut(place, ['write-tree'], { env })).trim();
     const commit = await commitTree(place, tree, spec.parents, spec.message, env);
     return { commit, tree };
@@ -60,6 +62,9 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Every `.legion/` of the repository, in any case: never added to a snapshot, whatever the ignore rules say. */
+const NO_LEGION = ':(top,exclude,glob,icase)**/.legion/**';
 
 /** Adds to the exclude file every untracked, not ignored file of the repository that `leaveOut` names (one `ls-files` process). */
 async function excludeUntracked(place: GitPlace, excludes: string, prefix: string, leaveOut: (workspacePath: string) => boolean): Promise<void> {

@@ -71,3 +71,18 @@ test('hostile work: a nested workspace\'s .legion/ file the repository tracks (a
     assert.equal(await readFile(join(root, 'pkg', 'index.js'), 'utf8'), 'module.exports = 2;\n');
   });
 });
+
+test('hostile .gitignore: a negation (!.legion/, written by an agent) does not bring any .legion/ into the snapshot', async () => {
+  await withTempDir(async (root) => {
+    await monorepo(root, '/.legion/\n');
+    await write(root, '.legion/web-token', 'ROOT-WEB-TOKEN\n');
+    await write(root, '.legion/audit.jsonl', '{"secret":1}\n');
+    // A .gitignore rule outranks core.excludesFile and info/exclude: this re-included both.
+    await write(root, '.gitignore', '/.legion/\n!.legion/\n!/.legion/\n!pkg/.legion/\n!**/.legion/**\n');
+    const worktrees = worktreesOf(root);
+    const a = await worktrees.isolate(A, 'alice');
+    assert.ok(a.ok);
+    const tracked = userGit(a.record.root, ['ls-tree', '-r', '--name-only', 'HEAD']);
+    assert.doesNotMatch(tracked, /\.legion/i, 'no .legion/ (web token, audit log, transcripts) in the snapshot');
+  });
+});
