@@ -1,6 +1,7 @@
-import { lstat, rmdir, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, realpath, rmdir, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { gitText, type GitPlace } from './git';
+import { pinDirectory } from '../tools/fd-location';
 import type { PlannedFile } from './undo-plan';
 
 /**
@@ -8,22 +9,50 @@ import type { PlannedFile } from './undo-plan';
  * (and the directories that become empty and were not in it), the others written back from the
  * shadow repository with their bytes and mode (git keeps the executable bit and symlinks).
  * The caller holds the repository lock and has just snapshotted (the shadow index is current).
+ *
+ * This runs outside the sandbox while agents may still be changing the workspace (another
+ * agent's shell command): a folder swapped for a link to `~/.ssh` or a `.legion/` right after
+ * the check must not make a removal land there. Each removal goes through a descriptor pinned
+ * on the file's parent, which is confirmed to be that very folder of the workspace with no link
+ * on the way (tools/fd-location.ts); a parent that is not (a link now) is left alone: the file
+ * is not in the workspace any more. Writes are git's `checkout`, which replaces a link in a
+ * leading folder by a real folder and a link, hard link or FIFO at the file itself by a new file.
  */
 export async function applyRestore(place: GitPlace, tree: string, files: readonly PlannedFile[]): Promise<void> {
+  const root = await realpath(place.workTree);
   const removed = files.filter((f) => f.action === 'delete').map((f) => f.path);
   const written = files.filter((f) => f.action !== 'delete').map((f) => f.path);
   for (const path of removed) {
-    const info = await lstat(join(place.workTree, path)).catch(() => undefined);
-    if (info && !info.isDirectory()) await unlink(join(place.workTree, path));
+    await inWorkspaceFolder(root, path, async (at) => {
+      const info = await lstat(at).catch(() => undefined);
+      if (info && !info.isDirectory()) await unlink(at);
+    });
   }
-  await removeEmptyParents(place, tree, removed);
+  await removeEmptyParents(place, root, tree, removed);
   if (written.length > 0) {
     await gitText(place, ['checkout', tree, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: written.join('\0') });
   }
 }
 
+/**
+ * Run `act` on the workspace path `path` reached through its parent folder pinned (no link
+ * anywhere from `root` to it); skipped when the parent is gone or is no such folder now.
+ */
+async function inWorkspaceFolder(root: string, path: string, act: (at: string) => Promise<void>): Promise<void> {
+  const parent = join(root, dirname(path));
+  const pinned = await pinDirectory(parent).catch(() => undefined);
+  if (!pinned) return;
+  try {
+    // Without procfs (not Linux) the base is the plain path: check it holds no link on the way.
+    if (pinned.base === parent && (await realpath(parent).catch(() => undefined)) !== parent) return;
+    await act(join(pinned.base, basename(path)));
+  } finally {
+    await pinned.close();
+  }
+}
+
 /** rmdir the parents of removed files, deepest first, that are empty now and are no directory of `tree`. */
-async function removeEmptyParents(place: GitPlace, tree: string, removed: readonly string[]): Promise<void> {
+async function removeEmptyParents(place: GitPlace, root: string, tree: string, removed: readonly string[]): Promise<void> {
   const dirs = new Set<string>();
   for (const path of removed) {
     for (let dir = dirname(path); dir !== '.' && dir !== '/' && dir !== ''; dir = dirname(dir)) dirs.add(dir);
@@ -31,5 +60,5 @@ async function removeEmptyParents(place: GitPlace, tree: string, removed: readon
   if (dirs.size === 0) return;
   const inTree = new Set((await gitText(place, ['ls-tree', '-d', '-r', '-z', '--name-only', tree])).split('\0').filter(Boolean));
   const deepestFirst = [...dirs].filter((d) => !inTree.has(d)).sort((a, b) => b.split('/').length - a.split('/').length);
-  for (const dir of deepestFirst) await rmdir(join(place.workTree, dir)).catch(() => undefined);
+  for (const dir of deepestFirst) await inWorkspaceFolder(root, dir, (at) => rmdir(at)).catch(() => undefined);
 }

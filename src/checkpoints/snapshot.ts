@@ -45,7 +45,12 @@ export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOpti
   const partial = only ? await addPaths(place, only) : undefined;
   const added = partial ?? (await runGit(place, ['add', '-A', '--ignore-errors']));
   const unreadable = added.ok ? [] : unreadableOf(added.stderr);
-  if (!added.ok && unreadable.length === 0 && !onlyIgnored(added.stderr)) throw new Error(`git add: ${added.error}`);
+  const special = added.ok ? [] : await specialFilesOf(place);
+  if (!added.ok && unreadable.length === 0 && special.length === 0 && !onlyIgnored(added.stderr)) throw new Error(`git add: ${added.error}`);
+  if (special.length > 0) {
+    const dropped = await runGit(place, ['update-index', '-z', '--force-remove', '--stdin'], { input: special.join('\0') + '\0' });
+    if (!dropped.ok) throw new Error(`git update-index --force-remove: ${dropped.error}`);
+  }
   let tree = await writeTree(place);
   let changed = await diffTrees(place, options.previousTree ?? EMPTY_TREE, tree);
   const big: string[] = [];
@@ -122,6 +127,23 @@ async function addPaths(place: GitPlace, specs: readonly string[]): Promise<GitR
 function onlyIgnored(stderr: string): boolean {
   const lines = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('hint:'));
   return lines[0] === 'The following paths are ignored by one of your .gitignore files:' && !lines.some((line) => /^(fatal|error):/.test(line));
+}
+
+/**
+ * Files of the last snapshot that are neither a file, a link nor a folder now (a FIFO, a socket,
+ * a device an agent put in their place): git refuses to add them and, without this, every
+ * snapshot and so every undo failed from then on. They are recorded as gone (an undo that
+ * brings the file back replaces the FIFO; nothing ever opens it). Only asked when `git add` failed.
+ */
+async function specialFilesOf(place: GitPlace): Promise<string[]> {
+  const listed = await runGit(place, ['ls-files', '-z', '-m']);
+  if (!listed.ok) return [];
+  const found: string[] = [];
+  for (const path of listed.stdout.toString('utf8').split('\0').filter(Boolean)) {
+    const info = await lstat(join(place.workTree, path)).catch(() => undefined);
+    if (info && !info.isFile() && !info.isSymbolicLink() && !info.isDirectory()) found.push(path);
+  }
+  return found;
 }
 
 function unreadableOf(stderr: string): string[] {
