@@ -38,12 +38,22 @@ export interface Snapshot {
   readonly scope: 'changed' | 'all';
 }
 
+/**
+ * Every `.legion/` (the workspace's, with this shadow repository; a nested workspace's web token
+ * and rules), in any case, as an exclude pathspec: the shadow `info/exclude` leaves them out too,
+ * but a `.gitignore` of the work tree outranks it, and its `!.legion/` (an agent can write one)
+ * brought them into snapshots that an undo writes back. Pathspecs are literal otherwise (MAGIC
+ * lifts that for these calls; the listed paths are marked `:(literal)`).
+ */
+const NO_LEGION = ':(top,exclude,glob,icase)**/.legion/**';
+const MAGIC = { GIT_LITERAL_PATHSPECS: '0' };
+
 export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOptions): Promise<Snapshot> {
   const { place } = paths;
   const released = await releaseShrunk(paths, options.maxFileBytes);
   const only = options.only && options.previousTree !== undefined && released.length === 0 ? await pathspecsOf(place.workTree, options.only) : undefined;
   const partial = only ? await addPaths(place, only) : undefined;
-  const added = partial ?? (await runGit(place, ['add', '-A', '--ignore-errors']));
+  const added = partial ?? (await runGit(place, ['add', '-A', '--ignore-errors', '--', ':/', NO_LEGION], { env: MAGIC }));
   const unreadable = added.ok ? [] : unreadableOf(added.stderr);
   const special = added.ok ? [] : await specialFilesOf(place);
   if (!added.ok && unreadable.length === 0 && special.length === 0 && !onlyIgnored(added.stderr)) throw new Error(`git add: ${added.error}`);
@@ -116,7 +126,8 @@ async function pathspecsOf(root: string, changed: ReadonlySet<string>): Promise<
  */
 async function addPaths(place: GitPlace, specs: readonly string[]): Promise<GitResult | undefined> {
   if (specs.length === 0) return { ok: true, stdout: Buffer.alloc(0), stderr: '' };
-  const added = await runGit(place, ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: specs.join('\0') });
+  const literal = specs.map((spec) => `:(literal)${spec}`);
+  const added = await runGit(place, ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: [...literal, NO_LEGION].join('\0'), env: MAGIC });
   return !added.ok && /^fatal:/m.test(added.stderr) ? undefined : added;
 }
 
