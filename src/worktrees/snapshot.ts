@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitPlace } from '../checkpoints/git';
@@ -51,10 +51,12 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
     // transcripts would land in objects every sandboxed command can read, and in the worktree).
     const excludes = join(dir, 'exclude');
     await writeFile(excludes, `/${spec.prefix}.legion/\n.legion/\n`);
-    if (spec.leaveOut) await excludeUntracked(place, excludes, spec.prefix, spec.leaveOut);
-    // And as a pathspec: a `.gitignore` of the work tree outranks the excludes file, so its `!.legion/`
-    // (an agent can write one) would bring the web token and audit log into objects `git log -p --all` prints.
-    await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A', '--', ':/', NO_LEGION], { env });
+    const secrets = spec.leaveOut ? await untrackedLeftOut(place, excludes, spec.prefix, spec.leaveOut) : [];
+    // And as exclude pathspecs: a `.gitignore` of the work tree outranks the excludes file, so its
+    // `!.legion/` or `!.env` (an agent can write one) would bring the web token, the audit log or a
+    // secret into objects `git log -p --all` prints without asking.
+    const pathspecs = [':/', NO_LEGION, ...secrets.map((path) => `:(top,exclude,literal)${path}`)];
+    await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: pathspecs.join('\0') });
     const tree = (await gitOut(place, ['write-tree'], { env })).trim();
     const commit = await commitTree(place, tree, spec.parents, spec.message, env);
     return { commit, tree };
@@ -66,20 +68,12 @@ export async function snapshotCommit(place: GitPlace, spec: SnapshotSpec): Promi
 /** Every `.legion/` of the repository, in any case: never added to a snapshot, whatever the ignore rules say. */
 const NO_LEGION = ':(top,exclude,glob,icase)**/.legion/**';
 
-/** Adds to the exclude file every untracked, not ignored file of the repository that `leaveOut` names (one `ls-files` process). */
-async function excludeUntracked(place: GitPlace, excludes: string, prefix: string, leaveOut: (workspacePath: string) => boolean): Promise<void> {
+/** Every untracked, not ignored file of the repository that `leaveOut` names, by its path in the repository (one `ls-files` process). */
+async function untrackedLeftOut(place: GitPlace, excludes: string, prefix: string, leaveOut: (workspacePath: string) => boolean): Promise<string[]> {
   const listed = await gitOut(place, ['-c', `core.excludesFile=${excludes}`, 'ls-files', '-z', '--others', '--exclude-standard']);
-  const lines: string[] = [];
-  for (const path of listed.split('\0')) {
-    // A file of the repository outside the workspace (a workspace in a folder of it) is committed
-    // too: matched by its path in the repository (the patterns are `**/…`).
-    if (path === '' || !leaveOut(path.startsWith(prefix) ? path.slice(prefix.length) : path)) continue;
-    // An exclude file has one pattern a line: such a name cannot be left out, so nothing is committed.
-    if (/[\n\r]/.test(path)) throw new Error(`cannot leave the secret file ${JSON.stringify(path)} out of the snapshot (a line break in its name)`);
-    // Anchored and literal: `\` before every character a pattern reads specially.
-    lines.push(`/${path.replace(/[\\*?[\]!# ]/g, '\\$&')}`);
-  }
-  if (lines.length > 0) await appendFile(excludes, `${lines.join('\n')}\n`);
+  // A file of the repository outside the workspace (a workspace in a folder of it) is committed
+  // too: matched by its path in the repository (the patterns are `**/…`).
+  return listed.split('\0').filter((path) => path !== '' && leaveOut(path.startsWith(prefix) ? path.slice(prefix.length) : path));
 }
 
 async function commitTree(place: GitPlace, tree: string, parents: readonly string[], message: string, env: Record<string, string>): Promise<string> {

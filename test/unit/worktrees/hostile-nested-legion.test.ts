@@ -86,3 +86,21 @@ test('hostile .gitignore: a negation (!.legion/, written by an agent) does not b
     assert.doesNotMatch(tracked, /\.legion/i, 'no .legion/ (web token, audit log, transcripts) in the snapshot');
   });
 });
+
+test('hostile .gitignore: a negation (!.env) does not bring an untracked secret into the snapshot', async () => {
+  await withTempDir(async (root) => {
+    await monorepo(root, '/.legion/\n');
+    await write(root, '.env', 'API_KEY=SECRET\n');
+    await write(root, 'pkg/server.pem', 'PRIVATE KEY\n');
+    await write(root, 'pkg/we*rd[1]\nname.pem', 'PRIVATE KEY\n');
+    await write(root, 'pkg/werd1.txt', 'kept\n');
+    await write(root, '.gitignore', '/.legion/\n!.env\n!*.pem\n!**\n');
+    const worktrees = worktreesOf(root);
+    const a = await worktrees.isolate(A, 'alice');
+    assert.ok(a.ok);
+    const tracked = userGit(a.record.root, ['ls-tree', '-r', '--name-only', 'HEAD']);
+    assert.doesNotMatch(tracked, /\.env|\.pem/, 'no untracked secret in the snapshot');
+    assert.match(tracked, /werd1\.txt/, 'a secret\'s name is no pattern');
+    assert.match(tracked, /pkg\/index\.js/);
+  });
+});
