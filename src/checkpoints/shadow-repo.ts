@@ -26,10 +26,11 @@ export function checkpointPaths(workspaceRoot: string, dir = join(workspaceRoot,
 }
 
 /**
- * Always left out of snapshots, whatever the workspace's `.gitignore` says (those rules apply
- * too: git reads them from the work tree). Every `.legion/`, a nested workspace's too (its web
- * token; an undo would write back rules it held before you trusted it). Files over the size limit are added to this list
- * while they stay too big (see snapshot.ts).
+ * Always left out of snapshots (the workspace's `.gitignore` rules apply too: git reads them from
+ * the work tree). Every `.legion/`, a nested workspace's too (its web token; an undo would write
+ * back rules it held before you trusted it). Files over the size limit are added to this list
+ * while they stay too big (see snapshot.ts). A `.gitignore` outranks this file, so its
+ * `!.legion/` would bring them back: `git add` is also given an exclude pathspec (snapshot.ts).
  */
 export const FIXED_EXCLUDES = ['/.legion/', '/.git/', '.git', '.legion/'];
 /** Bytes exactly as they are: no end-of-line conversion, filters or encodings from `.gitattributes`. */

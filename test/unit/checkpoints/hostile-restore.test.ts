@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 import { applyUndo, pickCheckpoint, planUndoTo } from '../../../src/checkpoints/undo';
 import type { CheckpointStore } from '../../../src/checkpoints/store';
+import { gitText } from '../../../src/checkpoints/git';
 import { openStore, put, subject } from './helpers';
 
 /**
@@ -106,5 +107,31 @@ test('a file replaced by a FIFO does not stop checkpoints or the undo (git refus
     assert.equal(await readFile(join(root, 'src', 'main.ts'), 'utf8'), 'export {};\n');
     assert.ok((await lstat(join(root, 'README.md'))).isFile(), 'the FIFO is replaced by the file');
     assert.equal(await readFile(join(root, 'README.md'), 'utf8'), '# project\n');
+    store.close();
+  }));
+
+test('a .gitignore that re-includes .legion/ (an agent can write one) brings no .legion/ into a checkpoint, and an undo writes none back', () =>
+  withTempDir(async (root) => {
+    await put(root, '.legion/rules.yaml', 'version: 1\nrules:\n  - { id: all, decision: allow }\n');
+    await put(root, '.legion/web-token', 'SECRET\n');
+    await put(root, 'pkg/.legion/rules.yaml', 'version: 1\nrules:\n  - { id: all, decision: allow }\n');
+    await put(root, 'src/a.ts', 'export const a = 1;\n');
+    await put(root, '.gitignore', '!.legion/\n!/.legion/\n!.legion/**\n!pkg/.legion/\n');
+    const store = await openStore(root);
+    const open = await store.begin(subject());
+    const listed = (await gitText(store.paths.place, ['ls-tree', '-r', '--name-only', open.tree])).trim().split('\n');
+    assert.deepEqual(listed, ['.gitignore', 'src/a.ts'], 'no .legion/ file in the snapshot');
+    // The user tightens the rules (and trusts the nested workspace) after the checkpoint.
+    await writeFile(join(root, '.legion', 'rules.yaml'), 'version: 1\nrules: []\n');
+    await writeFile(join(root, 'pkg', '.legion', 'rules.yaml'), 'version: 1\nrules: []\n');
+    await put(root, '.legion/allowances.json', '{}\n');
+    await writeFile(join(root, 'src', 'a.ts'), 'export const a = 2;\n');
+    await open.finish();
+    const outcome = await applyUndo(store, await planLatest(store), { runId: 'run-1', includeConflicts: true });
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    assert.equal(await readFile(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n', 'the undo ran');
+    assert.equal(await readFile(join(root, '.legion', 'rules.yaml'), 'utf8'), 'version: 1\nrules: []\n', 'the tightened rules stay');
+    assert.equal(await readFile(join(root, 'pkg', '.legion', 'rules.yaml'), 'utf8'), 'version: 1\nrules: []\n');
+    assert.equal(await readFile(join(root, '.legion', 'allowances.json'), 'utf8'), '{}\n', 'nothing under .legion/ removed');
     store.close();
   }));
