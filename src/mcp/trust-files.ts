@@ -96,9 +96,20 @@ async function workspaceKey(path: string, root: string): Promise<string | null> 
   return null;
 }
 
+/**
+ * What a file with another hard link is recorded as, instead of its hash: never trusted
+ * (`filesChanged` names it whatever the approval holds; `linkedFiles` makes an approval refuse).
+ * The sandbox binds a trusted script read-only, but a second hard link planted before the
+ * approval (`ln tools/mcp.js notes.txt`) is the same file on the writable mount: a sandboxed
+ * command would rewrite the script through it between the trust check and the process reading it.
+ */
+export const HARD_LINKED = 'hard-linked';
+
 async function hashRegularFile(path: string): Promise<string | null> {
   try {
-    if (!(await stat(path)).isFile()) return null;
+    const info = await stat(path);
+    if (!info.isFile()) return null;
+    if (info.nlink > 1) return HARD_LINKED;
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
     return hash.digest('hex');
@@ -114,9 +125,19 @@ async function hashRegularFile(path: string): Promise<string | null> {
 export function filesChanged(trusted: DefinitionFiles, now: DefinitionFiles): string | null {
   const parts: string[] = [];
   for (const [path, hash] of Object.entries(now)) {
-    if (!(path in trusted)) parts.push(`${path} is new since you trusted it`);
+    if (hash === HARD_LINKED) parts.push(linkedLine(path));
+    else if (!(path in trusted)) parts.push(`${path} is new since you trusted it`);
     else if (trusted[path] !== hash) parts.push(`${path} changed since you trusted it`);
   }
   for (const path of Object.keys(trusted)) if (!(path in now)) parts.push(`${path} is gone since you trusted it`);
   return parts.length ? parts.join('; ') : null;
 }
+
+/** Why an approval of `files` is refused (one line naming each), or null: a file with another hard link is never approved. */
+export function linkedFiles(files: DefinitionFiles): string | null {
+  const linked = Object.keys(files).filter((path) => files[path] === HARD_LINKED);
+  return linked.length ? linked.map(linkedLine).join('; ') : null;
+}
+
+const linkedLine = (path: string): string =>
+  `${path} has another hard link (a sandboxed command could rewrite it through that name): replace it with a plain copy (cp ${path} x && mv x ${path})`;

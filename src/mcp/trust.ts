@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
-import { filesChanged, type DefinitionFiles } from './trust-files';
+import { filesChanged, linkedFiles, type DefinitionFiles } from './trust-files';
+import { LegionError } from '../errors';
 import { ONE_SHOT } from '../storage/zod-validate';
 import { lazySchema } from '../storage/lazy-schema';
 
@@ -42,6 +43,7 @@ export type TrustCheck = { readonly trusted: true } | { readonly trusted: false;
 export interface TrustStore {
   readonly file: string;
   check(workspaceRoot: string, name: string, now: Definition): Promise<TrustCheck>;
+  /** Rejects (LegionError) when a file of `now` has another hard link (trust-files.ts `HARD_LINKED`). */
   trust(workspaceRoot: string, name: string, now: Definition): Promise<void>;
   /** True when something was removed. */
   revoke(workspaceRoot: string, name: string): Promise<boolean>;
@@ -82,6 +84,8 @@ export function createTrustStore(file: string): TrustStore {
       return changed === null ? { trusted: true } : { trusted: false, changed: true, reason: changed };
     },
     async trust(workspaceRoot, name, now) {
+      const linked = linkedFiles(now.files);
+      if (linked !== null) throw new LegionError(`not trusted: ${linked}`);
       const data = await read();
       data.workspaces[workspaceRoot] = { ...(data.workspaces[workspaceRoot] ?? {}), [name]: { definition: now.fingerprint, files: { ...now.files } } };
       await writeJsonAtomic(file, data);
