@@ -1,10 +1,10 @@
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import micromatch from 'micromatch';
 import type { Participant } from '../collective/participant';
 import type { CallToAuthorize, Decision, Verdict } from './types';
 import { liftsAsk, type AllowanceSet } from './allowances';
-import { applyPolicy, policyFor } from './policy';
+import { applyPolicy, personOnly, policyFor } from './policy';
 import { evaluateRules, type RealPathOf, type RealPathScope, type RuleOutcome } from './rules/evaluate';
 import { ENTRY_FOLDER, ENTRY_LINK, ENTRY_OTHER, FolderListings, type FolderStats, type Listing } from './dir-listings';
 import { hasGlobSyntax, isPathField } from './rules/known-tools';
@@ -127,7 +127,7 @@ function withRealPaths(input: unknown, workspaceRoot: string, realPath: (p: stri
   for (const [field, value] of Object.entries(input)) {
     if (!isPathField(field) || typeof value !== 'string') continue;
     const lexical = normalizeRulePath(value, workspaceRoot);
-    const real = realPath(value);
+    const real = realPath(value) ?? whereMissingWouldBe(value, workspaceRoot, realPath, 0);
     if (real === null || normalizeRulePath(real, workspaceRoot) === lexical) continue;
     changed ??= { ...(input as Record<string, unknown>) };
     changed[field] = real;
@@ -135,10 +135,42 @@ function withRealPaths(input: unknown, workspaceRoot: string, realPath: (p: stri
   return changed;
 }
 
+/**
+ * Where a path that does not exist yet would be made, as realPath gives it (workspace-relative,
+ * or absolute out of it): a dangling symbolic link is followed, as the file tools follow it
+ * (tools/path-safety.ts), and a missing folder's nearest existing ancestor is resolved, the rest
+ * appended. Without this a new file written through a linked folder (`scripts/hk/pre-commit`,
+ * `scripts/hk` a link to `.git/hooks`) was checked only as written. Null: nothing to resolve.
+ */
+function whereMissingWouldBe(written: string, workspaceRoot: string, realPath: (p: string) => string | null, hops: number): string | null {
+  if (hops > 40) return null;
+  let link: string | undefined;
+  try {
+    const absolute = isAbsolute(written) ? written : `${workspaceRoot}${sep}${written}`;
+    if (lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink()) link = readlinkSync(absolute);
+  } catch {
+    return null;
+  }
+  const parent = posix.dirname(written);
+  if (link !== undefined) {
+    // Relative to the link's folder, as written (not normalized: `dir/link/..` is the kernel's).
+    const target = isAbsolute(link) ? link : `${parent}/${link}`;
+    return realPath(target) ?? whereMissingWouldBe(target, workspaceRoot, realPath, hops + 1);
+  }
+  if (parent === written || parent === '.' || parent === '/') return null;
+  const folder = realPath(parent) ?? whereMissingWouldBe(parent, workspaceRoot, realPath, hops + 1);
+  if (folder === null) return null;
+  const name = posix.basename(written);
+  return folder === '.' ? name : `${folder}/${name}`;
+}
+
 const STRICTNESS: Record<Decision | 'none', number> = { allow: 0, none: 1, ask: 2, deny: 3 };
 
+/** The stricter outcome; of two asks, one only a person may answer (personOnly: `approver: user`) is the stricter. */
 function stricter(a: RuleOutcome, b: RuleOutcome): RuleOutcome {
-  return STRICTNESS[b.decision ?? 'none'] > STRICTNESS[a.decision ?? 'none'] ? b : a;
+  const byDecision = STRICTNESS[b.decision ?? 'none'] - STRICTNESS[a.decision ?? 'none'];
+  if (byDecision !== 0) return byDecision > 0 ? b : a;
+  return b.decision === 'ask' && personOnly(b) && !personOnly(a) ? b : a;
 }
 
 /**
