@@ -1,5 +1,6 @@
-import { lstat, mkdir, open, readdir, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, open, readdir, readFile, realpath, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { mkdirPinned, pinDirectory, type PinnedDir } from '../tools/fd-location';
 import { z } from 'zod';
 import type { GitPlace } from '../checkpoints/git';
 import { diffTrees } from '../checkpoints/diff';
@@ -45,6 +46,8 @@ export async function mergeOps(place: GitPlace, prefix: string, ours: string, me
 export interface ApplyHooks {
   /** Called after each operation (tests stop the process here to prove crash safety). */
   readonly afterOp?: (index: number) => void;
+  /** Test seam: run after an operation's path was checked, right before it is carried out (a racing agent). */
+  readonly beforeOp?: (index: number) => Promise<void>;
 }
 
 /**
@@ -85,29 +88,33 @@ export async function recoverMerges(place: GitPlace, workspaceRoot: string, dir:
   return done;
 }
 
-async function runOps(place: GitPlace, root: string, ops: readonly MergeOp[], hooks: ApplyHooks, early?: Promise<Map<string, Buffer>>): Promise<void> {
+async function runOps(place: GitPlace, workspaceRoot: string, ops: readonly MergeOp[], hooks: ApplyHooks, early?: Promise<Map<string, Buffer>>): Promise<void> {
   const blobs = await (early ?? readBlobs(place, blobsOf(ops)));
+  const root = await realpath(workspaceRoot);
   // Every path is checked before the first file changes: a refused merge changes nothing.
   for (const op of ops) await checkParents(root, op.path);
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     const target = join(root, op.path);
     await checkParents(root, op.path);
+    await hooks.beforeOp?.(i);
+    // Other agents work in the workspace meanwhile: the folder checked is the folder changed, pinned
+    // by a descriptor (tools/fd-location.ts), so one swapped for a link since is refused, not followed.
+    const name = basename(target);
     if (op.kind === 'delete') {
-      await unlink(target).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+      await inPinnedParent(root, op.path, false, (dir) => unlink(join(dir, name)).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; }));
       await pruneEmpty(root, dirname(op.path));
     } else {
       const content = blobs.get(op.oid!);
       if (!content) throw new Error(`blob ${op.oid} of ${op.path} is missing`);
-      await mkdir(dirname(target), { recursive: true });
-      const existing = await lstat(target).catch(() => undefined);
-      if (existing?.isDirectory()) throw new Error(`${op.path} is a folder in the workspace`);
-      if (op.mode === '120000') {
-        if (existing) await unlink(target);
-        await symlink(content.toString('utf8'), target);
-      } else {
-        await writeFileAtomic(target, content, op.mode === '100755' ? 0o755 : 0o644);
-      }
+      await inPinnedParent(root, op.path, true, async (dir) => {
+        const existing = await lstat(join(dir, name)).catch(() => undefined);
+        if (existing?.isDirectory()) throw new Error(`${op.path} is a folder in the workspace`);
+        const tmp = join(dir, `.legion-merge-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+        if (op.mode === '120000') await symlink(content.toString('utf8'), tmp);
+        else await writeNew(tmp, content, op.mode === '100755' ? 0o755 : 0o644);
+        await rename(tmp, join(dir, name)).catch(async (error: unknown) => { await unlink(tmp).catch(() => undefined); throw error; });
+      });
     }
     hooks.afterOp?.(i);
   }
@@ -125,22 +132,48 @@ async function checkParents(root: string, rel: string): Promise<void> {
   }
 }
 
-async function pruneEmpty(root: string, relDir: string): Promise<void> {
-  for (let dir = relDir; dir !== '.' && dir !== ''; dir = dirname(dir)) {
-    try { await rmdir(join(root, dir)); } catch { return; }
+/**
+ * Run `act` with the parent folder of the workspace path `rel` pinned (created first when
+ * `create`): `act` gets a path that reaches that very folder whatever happens to its path
+ * meanwhile. Refused when a link lies on the way from `root` (a real path) to it.
+ */
+async function inPinnedParent(root: string, rel: string, create: boolean, act: (dir: string) => Promise<void>): Promise<void> {
+  const parent = join(root, dirname(rel));
+  const refused = (): Error => new Error(`refused: ${rel} lies behind a symbolic link (it appeared while the merge was applied)`);
+  let pinned: PinnedDir;
+  try {
+    if (create) await mkdirPinned(parent);
+    pinned = await pinDirectory(parent);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!create && code === 'ENOENT') return; // nothing to remove
+    if (code === 'ESWAPPED' || code === 'ELOOP' || code === 'ENOTDIR') throw refused();
+    throw error;
+  }
+  try {
+    // Without procfs (not Linux) the base is the path itself: check it holds no link on the way.
+    if (pinned.base === parent && (await realpath(parent)) !== parent) throw refused();
+    await act(pinned.base);
+  } finally {
+    await pinned.close();
   }
 }
 
-async function writeFileAtomic(path: string, content: Buffer, mode: number): Promise<void> {
-  const tmp = join(dirname(path), `.legion-merge-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
-  const handle = await open(tmp, 'w', mode);
+async function pruneEmpty(root: string, relDir: string): Promise<void> {
+  for (let dir = relDir; dir !== '.' && dir !== ''; dir = dirname(dir)) {
+    try { await inPinnedParent(root, dir, false, (at) => rmdir(join(at, basename(dir)))); } catch { return; }
+  }
+}
+
+/** Write a new file (never an existing one: `wx`) with `content` and `mode`. */
+async function writeNew(tmp: string, content: Buffer, mode: number): Promise<void> {
+  const handle = await open(tmp, 'wx', mode);
   try {
     await handle.writeFile(content);
     await handle.chmod(mode);
   } finally {
     await handle.close();
   }
-  await rename(tmp, path);
 }
 
 /**
