@@ -43,6 +43,13 @@ export interface IsolationDeps {
   /** Where a session's merge diff is kept for the approval view (layout `worktreeDiff`). */
   diffFile(sessionId: string): string;
   newId(): string;
+  /**
+   * Whether only a person may make this change of the merge (personOnly of the rules' verdict for
+   * the asker writing or deleting `path` in the workspace: `git-internals-ask` names the user).
+   * Required: a merge is Legion writing the agent's files, and an agent approver must not pass
+   * what a file tool could not without a person.
+   */
+  onlyAPerson(turn: Turn, path: string, deleted: boolean): boolean;
 }
 
 /** Diff text an agent approver reads in the request (the full diff is in the approval view). */
@@ -102,7 +109,7 @@ export function createIsolation(deps: IsolationDeps): Isolation {
       input,
       ruleId: null,
       reason,
-      approverId: deps.approvers.choose({ chain, toolName: MERGE_TOOL }),
+      approverId: deps.approvers.choose({ chain, toolName: MERGE_TOOL, personOnly: work.files.some((f) => deps.onlyAPerson(turn, f.path, f.status === 'deleted')) }),
     }]);
     return request!;
   };

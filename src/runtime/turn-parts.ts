@@ -7,6 +7,7 @@ import { USER_ID } from '../collective/participant';
 import { createCollectiveTools } from '../collective/tools';
 import type { ApprovalQueue } from '../authz/approvals';
 import type { SecretScrubber } from '../authz/scrub';
+import { personOnly } from '../authz/policy';
 import { catalogWith } from '../tools/registry';
 import type { ToolCatalog, ToolContext } from '../tools/types';
 import type { Worktrees } from '../worktrees/service';
@@ -149,6 +150,10 @@ export function createTurnParts(options: TurnOptions, records: TurnRecords, enqu
       worktrees: options.worktrees, approvals, approvers, askers: state.askers, route: router.route, audit, notice,
       setStatus: journal.setStatus, beforeBatch: options.beforeBatch, diffFile: options.layout.worktreeDiff,
       newId: () => `${Date.now().toString(36)}-${++mergeIds}`,
+      onlyAPerson: (turn, path, deleted) => personOnly(options.authorize({
+        toolName: deleted ? 'file_delete' : 'file_write', input: deleted ? { path } : { path, content: '' },
+        participantId: turn.agent.id, sessionId: turn.session.id, chain: turn.chain,
+      })),
     }) : undefined;
     /** The root a session's tools act in: its worktree when isolated, else the workspace. */
     const rootOf = (sessionId: string): string => isolation?.rootOf(sessionId) ?? options.workspaceRoot;
