@@ -158,7 +158,8 @@ function whereMissingWouldBe(written: string, workspaceRoot: string, realPath: (
     return realPath(target) ?? whereMissingWouldBe(target, workspaceRoot, realPath, hops + 1);
   }
   if (parent === written || parent === '.' || parent === '/') return null;
-  const folder = realPath(parent) ?? whereMissingWouldBe(parent, workspaceRoot, realPath, hops + 1);
+  // A shorter path each time: only the links followed are counted (a deep new folder is not a loop).
+  const folder = realPath(parent) ?? whereMissingWouldBe(parent, workspaceRoot, realPath, hops);
   if (folder === null) return null;
   const name = posix.basename(written);
   return folder === '.' ? name : `${folder}/${name}`;

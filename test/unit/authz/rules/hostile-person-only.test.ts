@@ -96,7 +96,7 @@ test('a new file written through a linked folder or a dangling link is checked w
     const writer = { ...dev, tools: ['file_write'] };
     const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: root, realPath: workspaceRealPath(root), getParticipant: (id) => (id === 'dev' ? writer : undefined) });
     const write = (path: string) => authorize({ toolName: 'file_write', input: { path, content: '#!/bin/sh\ntouch PWNED\n' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
-    for (const path of ['scripts/hk/pre-commit', 'scripts/hk/new/dir/pre-commit', 'scripts/evil']) {
+    for (const path of ['scripts/hk/pre-commit', 'scripts/hk/new/dir/pre-commit', 'scripts/evil', `scripts/hk/${'d/'.repeat(60)}x`]) {
       const verdict = write(path);
       assert.equal(verdict.ruleId, 'git-internals-ask', `${path}: ${verdict.reason}`);
       assert.equal(personOnly(verdict), true, path);
