@@ -80,8 +80,8 @@ test('an existing world-readable workspace and config folder are tightened at st
     assert.equal(r.status, 0, r.stderr);
     const notices = r.stderr.split('\n').filter((l) => /private/.test(l));
     assert.equal(notices.length, 1, r.stderr);
-    assert.match(notices[0]!, /^legion: warning: made \d+ file\(s\) and folder\(s\) in .*\.legion private \(owner only: folders 0700, files 0600\); made 2 file\(s\) and folder\(s\) in .*\.config\/legion private/);
-    // 2: the folder and config.yaml. workspace-trust.key (the first run made .legion/ and trusted it) is left
+    assert.match(notices[0]!, /^legion: warning: made \d+ file\(s\) and folder\(s\) in .*\.legion private \(owner only: folders 0700, files 0600\); made 3 file\(s\) and folder\(s\) in .*\.config\/legion private/);
+    // 3: the folder, config.yaml and the trust registry (trusted-workspaces.json). workspace-trust.key (the first run made .legion/ and trusted it) is left
     // as it is: a key others could read stays refused until the user removes it (docs/workspace-trust.md).
     const key = join(config, 'workspace-trust.key');
     const wrong = [...(await walk(join(dir, '.legion'))), ...(await walk(config))].filter((e) => e.path !== key && e.mode !== (e.dir ? 0o700 : 0o600));
