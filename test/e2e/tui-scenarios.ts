@@ -251,9 +251,11 @@ export const SCENARIOS: readonly Scenario[] = [
     script: ISOLATED,
     options: {
       async before({ dir }) {
-        // The workspace is a git repository with one commit on main; Legion's folder and the script are ignored.
+        // The workspace is a git repository with one commit on main; Legion's folder and the script are ignored,
+        // and so is .config/: the harness's HOME is this folder, where every start records its .legion/ in the
+        // trust registry (docs/workspace-trust.md#the-registry).
         userGit(dir, ['init', '-q', '-b', 'main']);
-        await writeFile(join(dir, '.gitignore'), '.legion/\nscript.yaml\n');
+        await writeFile(join(dir, '.gitignore'), '.legion/\n.config/\nscript.yaml\n');
         await writeFile(join(dir, 'shared.txt'), 'one\ntwo\nthree\n');
         userGit(dir, ['add', '-A']);
         userGit(dir, ['commit', '-q', '-m', 'initial']);
