@@ -52,6 +52,7 @@ export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOpti
   const { place } = paths;
   const released = await releaseShrunk(paths, options.maxFileBytes);
   const only = options.only && options.previousTree !== undefined && released.length === 0 ? await pathspecsOf(place.workTree, options.only) : undefined;
+  const early = await tooLargeBeforeAdd(paths, options.maxFileBytes, only);
   const partial = only ? await addPaths(place, only) : undefined;
   const added = partial ?? (await runGit(place, ['add', '-A', '--ignore-errors', '--', ':/', NO_LEGION], { env: MAGIC }));
   const unreadable = added.ok ? [] : unreadableOf(added.stderr);
@@ -79,7 +80,43 @@ export async function takeSnapshot(paths: CheckpointPaths, options: SnapshotOpti
     const left = new Set(big);
     changed = changed.filter((c) => !left.has(c.path));
   }
-  return { tree, changes: changed, tooLarge: big, unreadable, scope: partial ? 'changed' : 'all' };
+  return { tree, changes: changed, tooLarge: [...early, ...big].sort(), unreadable, scope: partial ? 'changed' : 'all' };
+}
+
+/**
+ * The files over the limit that `git add` would read, found and left out before it runs: git
+ * hashes a file before anything can drop it, and a sparse `truncate -s 1T big` (an agent's
+ * command, a second of its time) kept every later checkpoint, and so every batch and undo,
+ * waiting for git to hash a terabyte. Each listed file is looked at (`lstat`); a listed folder,
+ * or the whole work tree without a list, through `git ls-files` of the changed and new files
+ * (git's stat cache: nothing is read). The snapshot's own size check after `git add` stays for
+ * files that grew in between.
+ */
+async function tooLargeBeforeAdd(paths: CheckpointPaths, maxFileBytes: number, only: readonly string[] | undefined): Promise<string[]> {
+  const { place } = paths;
+  const found = new Set<string>();
+  const folders: string[] = [];
+  const look = async (path: string): Promise<void> => {
+    const info = await lstat(join(place.workTree, path)).catch(() => undefined);
+    if (info?.isDirectory()) folders.push(path);
+    else if (info?.isFile() && info.size > maxFileBytes) found.add(path);
+  };
+  for (const path of only ?? []) await look(path);
+  if (!only || folders.length > 0) {
+    const specs = only ? folders.map((dir) => `:(literal)${dir}`) : [':/'];
+    const listed = await runGit(place, ['ls-files', '-z', '-m', '-o', '--exclude-standard', '--', ...specs, NO_LEGION], { env: MAGIC });
+    if (!listed.ok) throw new Error(`git ls-files: ${listed.error}`);
+    for (const path of new Set(listed.stdout.toString('utf8').split('\0').filter(Boolean))) {
+      const info = await lstat(join(place.workTree, path)).catch(() => undefined);
+      if (info?.isFile() && info.size > maxFileBytes) found.add(path);
+    }
+  }
+  if (found.size === 0) return [];
+  const big = [...found].sort();
+  const dropped = await runGit(place, ['update-index', '-z', '--force-remove', '--stdin'], { input: big.join('\0') + '\0' });
+  if (!dropped.ok) throw new Error(`git update-index --force-remove: ${dropped.error}`);
+  await writeLargeExcludes(paths, [...new Set([...(await readLargeExcludes(paths)), ...big])].sort());
+  return big;
 }
 
 async function writeTree(place: GitPlace): Promise<string> {

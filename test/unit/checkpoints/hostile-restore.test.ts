@@ -135,3 +135,30 @@ test('a .gitignore that re-includes .legion/ (an agent can write one) brings no 
     assert.equal(await readFile(join(root, '.legion', 'allowances.json'), 'utf8'), '{}\n', 'nothing under .legion/ removed');
     store.close();
   }));
+
+for (const watch of [false, true]) test(`a huge sparse file (truncate -s 64G) is left out before git reads it: checkpoints and the undo do not wait for git to hash it (${watch ? 'the change watcher\'s path list' : 'a full scan'})`, { timeout: 60_000 }, () =>
+  withTempDir(async (tmp) => {
+    const root = join(tmp, 'ws');
+    await put(root, 'src/a.ts', 'export const a = 1;\n');
+    await put(root, 'deep/keep.txt', 'keep\n');
+    const store = await openStore(root, { watch });
+    if (watch) await store.begin(subject()).then((o) => o.finish()); // arms the watcher: the next snapshots get its list
+    const open = await store.begin(subject());
+    await writeFile(join(root, 'src', 'a.ts'), 'export const a = 2;\n');
+    execFileSync('truncate', ['-s', '64G', join(root, 'huge.bin')]);
+    execFileSync('truncate', ['-s', '64G', join(root, 'src', 'also-huge.bin')]);
+    await mkdir(join(base(root), 'moved-in'), { recursive: true });
+    execFileSync('truncate', ['-s', '64G', join(base(root), 'moved-in', 'inside.bin')]);
+    await rename(join(base(root), 'moved-in'), join(root, 'deep', 'moved-in')); // a folder moved in: one event, its files unlisted
+    const started = Date.now();
+    const files = await open.finish();
+    assert.deepEqual(files.map((f) => `${f.status} ${f.path}`), ['M src/a.ts'], 'the huge files are not in the checkpoint');
+    const outcome = await applyUndo(store, await planLatest(store), { runId: 'run-1', includeConflicts: false });
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms: git read the sparse files`);
+    assert.equal(await readFile(join(root, 'src', 'a.ts'), 'utf8'), 'export const a = 1;\n');
+    store.close();
+  }));
+
+/** A folder beside the workspace `<tmp>/ws`, for files moved in whole. */
+const base = (root: string): string => join(root, '..', 'outside');
