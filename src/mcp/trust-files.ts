@@ -39,7 +39,10 @@ export async function definitionFiles(
   for (const path of new Set(candidates)) {
     const key = await workspaceKey(path, workspaceRoot);
     if (key === null || key in files) continue;
-    const hash = await hashRegularFile(path);
+    // A second hard link matters for a file in the workspace (the sandbox cannot link across its
+    // mounts, so one outside, a `.venv/bin/python` link's target, has none a command could write).
+    const real = await realpath(path).catch(() => null);
+    const hash = await hashRegularFile(path, real !== null && inside(real, workspaceRoot));
     if (hash !== null) files[key] = hash;
   }
   return files;
@@ -105,11 +108,11 @@ async function workspaceKey(path: string, root: string): Promise<string | null> 
  */
 export const HARD_LINKED = 'hard-linked';
 
-async function hashRegularFile(path: string): Promise<string | null> {
+async function hashRegularFile(path: string, inWorkspace: boolean): Promise<string | null> {
   try {
     const info = await stat(path);
     if (!info.isFile()) return null;
-    if (info.nlink > 1) return HARD_LINKED;
+    if (inWorkspace && info.nlink > 1) return HARD_LINKED;
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
     return hash.digest('hex');

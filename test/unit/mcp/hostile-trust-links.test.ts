@@ -58,3 +58,20 @@ test('workspace hooks whose script has a second hard link cannot be trusted', ()
     await assert.rejects(hooks.trust(entries), /\.claude\/hooks\/check\.sh has another hard link/);
     assert.equal((await hooks.check(entries)).trusted, false);
   }));
+
+test('a link in the workspace to a file outside it with hard links of its own (a .venv/bin/python) is trusted as before', () =>
+  withTempDir(async (raw) => {
+    const dir = await realpath(raw);
+    const ws = join(dir, 'ws');
+    await mkdir(join(ws, '.venv', 'bin'), { recursive: true });
+    await mkdir(join(dir, 'usr', 'bin'), { recursive: true });
+    await writeFile(join(dir, 'usr', 'bin', 'python3.12'), '#!/bin/sh\n');
+    await link(join(dir, 'usr', 'bin', 'python3.12'), join(dir, 'usr', 'bin', 'python3'));
+    const { symlink } = await import('node:fs/promises');
+    await symlink(join(dir, 'usr', 'bin', 'python3.12'), join(ws, '.venv', 'bin', 'python'));
+    const store = createTrustStore(join(dir, 'user', 'mcp-trust.json'));
+    const files = await definitionFiles({ kind: 'stdio', command: '.venv/bin/python', args: ['-m', 'server'], env: {}, cwd: ws }, ws, {});
+    assert.deepEqual(Object.keys(files), ['.venv/bin/python']);
+    await store.trust(ws, 'py', { fingerprint: 'f', files });
+    assert.deepEqual(await store.check(ws, 'py', { fingerprint: 'f', files }), { trusted: true });
+  }));
