@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Layout } from '../storage/layout';
 import { layoutFor } from '../storage/layout';
@@ -6,7 +5,8 @@ import { checkWorkspace, ensureWorkspace } from '../storage/workspace';
 import { LegionError } from '../errors';
 import { loadTemplates } from './templates';
 import { createParticipantStore } from './store';
-import { revokeWorkspaceTrust, TRUSTED, writeWorkspaceTrust } from '../storage/workspace-trust';
+import { TRUSTED } from '../storage/workspace-trust';
+import { trustFreshLegion, type LegionSkeleton } from '../storage/fresh-trust';
 
 export interface InitOptions {
   readonly appDir: string;
@@ -26,20 +26,13 @@ export async function initWorkspace(options: InitOptions): Promise<{ created: st
   const check = await checkWorkspace(layout);
   if (!check.ok) throw new LegionError(check.error);
   await ensureWorkspace(layout);
-  // The folder did not exist: the user made it, through Legion, so it is theirs to trust.
+  // The folder did not exist: the user made it, through Legion, so it is theirs to trust, as long as
+  // it holds only what ensureWorkspace made (empty folders, the workspace marker).
   const place = { workspaceRoot: options.workspaceRoot, userDir: options.userDir };
-  const marked = check.exists ? null : await writeWorkspaceTrust(place);
-  let trustProblem = marked && !marked.ok ? `could not mark ${layout.legionDir} trusted (${marked.error}): fix that, then run legion trust` : undefined;
-  if (marked?.ok) {
-    // Trusted without review because it holds only what Legion wrote: checked now that it is
-    // registered (hidden from every sandboxed call from here on; one running since is `exposed`).
-    // Until then it was writable by a command of an enclosing workspace that has ended since.
-    const stray = await strayEntries(layout);
-    if (stray.length > 0) {
-      await revokeWorkspaceTrust(place);
-      trustProblem = `not trusted: ${stray.map((p) => `.legion/${p}`).join(', ')} appeared while Legion created ${layout.legionDir} (another program, or a command of an enclosing workspace): review it, then run legion trust`;
-    }
-  }
+  const trusted = check.exists ? null : await trustFreshLegion(place, layout.legionDir, skeletonOf(layout));
+  const trustProblem = !trusted || trusted.ok ? undefined
+    : trusted.kind === 'stray' ? `not trusted: ${trusted.error}: review it, then run legion trust`
+    : `could not mark ${layout.legionDir} trusted (${trusted.error}): fix that, then run legion trust`;
   const templates = await loadTemplates(join(options.appDir, 'config', 'agents'));
   const store = createParticipantStore(layout);
   let existing: Set<string>;
@@ -62,23 +55,11 @@ export async function initWorkspace(options: InitOptions): Promise<{ created: st
   return { created, messages, ...(trustProblem ? { trustProblem } : {}) };
 }
 
-/**
- * What `.legion/` holds beyond the skeleton a first start makes before its trust (ensureWorkspace:
- * empty folders, the workspace marker; the trust marker), relative to it, sorted.
- */
-async function strayEntries(layout: Layout): Promise<string[]> {
+/** What ensureWorkspace makes in a new `.legion/`, relative to it. */
+function skeletonOf(layout: Layout): LegionSkeleton {
   const rel = (path: string) => relative(layout.legionDir, path);
-  const folders = new Set([layout.participantsDir, join(layout.participantsDir, '..'), layout.runsDir, layout.auditDir].map(rel));
-  const files = new Set([rel(layout.marker), 'trusted']);
-  const stray: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      const name = rel(path);
-      if (entry.isDirectory() && folders.has(name)) await walk(path);
-      else if (!(entry.isFile() && files.has(name))) stray.push(name);
-    }
+  return {
+    folders: [layout.participantsDir, join(layout.participantsDir, '..'), layout.runsDir, layout.auditDir].map(rel),
+    files: [rel(layout.marker)],
   };
-  await walk(layout.legionDir);
-  return stray.sort();
 }

@@ -10,7 +10,8 @@ import { pidIsAlive } from '../../storage/lock-file';
 import { freePort, startLocalEngine } from '../../engine/local-engine';
 import { engineDir, readLocalEngine, removeLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../engine/local-record';
 import { workspaceTrustOf } from '../workspace-root';
-import { trustPlace, writeWorkspaceTrust, type WorkspaceTrust } from '../../storage/workspace-trust';
+import { trustPlace, type WorkspaceTrust } from '../../storage/workspace-trust';
+import { trustFreshLegion } from '../../storage/fresh-trust';
 import { homedir } from 'node:os';
 
 /** `legion engine up|down`: a local Restate engine and one worker for this workspace (docs/engine.md#running-it). */
@@ -65,8 +66,9 @@ async function up(context: CommandContext, trust: WorkspaceTrust): Promise<numbe
   if (!trust.trusted) {
     // No `.legion/` before this command: Legion made it for the user, so it is trusted (as legion
     // init does); without the marker the worker started below would find it untrusted.
-    const marked = await writeWorkspaceTrust(trustPlace(context.workspaceRoot, io.env, io.env.HOME || homedir()));
-    if (!marked.ok) throw new LegionError(marked.error);
+    // Checked once registered: nothing but the empty logs/ may be in it (docs/workspace-trust.md).
+    const trusted = await trustFreshLegion(trustPlace(context.workspaceRoot, io.env, io.env.HOME || homedir()), layout.legionDir, { folders: ['logs'], files: [] });
+    if (!trusted.ok) throw new LegionError(trusted.kind === 'stray' ? `not trusted: ${trusted.error}: review it, run legion trust, then legion engine up` : trusted.error);
   }
   const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log') })
     .catch((error: Error) => { throw new LegionError(error.message); });
