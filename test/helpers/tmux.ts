@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
  * A private tmux server (own socket, unique name) with one detached pane, for driving the
@@ -72,10 +73,39 @@ export function startTmux(options: TmuxOptions): TmuxSession {
     kill() {
       if (killed) return;
       killed = true;
+      // The pane's process gets SIGHUP and may still be writing its files (a run's last lines)
+      // when kill-server returns: wait until it is gone, so a caller removing the workspace next
+      // does not race it (rm's ENOTEMPTY). Bounded: a process that ignores SIGHUP is killed.
+      let pane = 0;
+      try {
+        if (!session.dead()) pane = session.pid();
+      } catch { /* the server is gone already */ }
       spawnSync('tmux', ['-L', socket, 'kill-server'], { env: options.env });
+      if (pane > 0) waitGone(pane, 10_000);
     },
   };
   return session;
+}
+
+/** Block until `pid` has exited (SIGKILL once `timeoutMs` has passed). */
+function waitGone(pid: number, timeoutMs: number): void {
+  // A zombie (exited, not yet reaped by whoever inherited it) counts as gone: it writes nothing.
+  const alive = (): boolean => {
+    try {
+      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + timeoutMs;
+  while (alive()) {
+    if (Date.now() > until) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
+      return;
+    }
+    Atomics.wait(nap, 0, 0, 20);
+  }
 }
 
 /** `exec` so the pane's process is the app; arguments quoted for the shell. */
