@@ -252,24 +252,10 @@ function scopeListing(scope: RealPathScope | undefined, folder: string): Listing
  * all while its listings say none can be trusted yet.
  */
 function listingOf(system: RealPathSystem, listings: FolderListings, realRoot: string, scope: RealPathScope | undefined): Listing | null {
-  if (scope !== undefined) {
-    const at = scope.folders.indexOf(realRoot);
-    if (at !== -1) return scope.listings[at] as Listing | null;
-  }
+  const seen = scope === undefined ? -1 : scope.folders.indexOf(realRoot);
+  if (seen !== -1) return scope!.listings[seen] as Listing | null;
   if (!listings.mayList(realRoot)) return null;
-  let stats;
-  try {
-    stats = system.lstat(realRoot);
-  } catch {
-    return null;
-  }
-  if (!stats || !stats.isDirectory() || stats.isSymbolicLink()) return null;
-  const entries = listings.entries(realRoot, stats);
-  if (scope !== undefined) {
-    scope.folders.push(realRoot);
-    scope.listings.push(entries);
-  }
-  return entries;
+  return folderEntries(system, listings, realRoot, scope) ?? null;
 }
 
 /**
