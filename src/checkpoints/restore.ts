@@ -1,7 +1,7 @@
 import { lstat, realpath, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { gitText, type GitPlace } from './git';
-import { pinDirectory } from '../tools/fd-location';
+import { withPinnedDirectory } from '../tools/fd-location';
 import type { PlannedFile } from './undo-plan';
 
 /**
@@ -39,16 +39,7 @@ export async function applyRestore(place: GitPlace, tree: string, files: readonl
  * anywhere from `root` to it); skipped when the parent is gone or is no such folder now.
  */
 async function inWorkspaceFolder(root: string, path: string, act: (at: string) => Promise<void>): Promise<void> {
-  const parent = join(root, dirname(path));
-  const pinned = await pinDirectory(parent).catch(() => undefined);
-  if (!pinned) return;
-  try {
-    // Without procfs (not Linux) the base is the plain path: check it holds no link on the way.
-    if (pinned.base === parent && (await realpath(parent).catch(() => undefined)) !== parent) return;
-    await act(join(pinned.base, basename(path)));
-  } finally {
-    await pinned.close();
-  }
+  await withPinnedDirectory(join(root, dirname(path)), (base) => act(join(base, basename(path))));
 }
 
 /** rmdir the parents of removed files, deepest first, that are empty now and are no directory of `tree`. */

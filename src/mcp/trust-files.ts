@@ -37,11 +37,11 @@ export async function definitionFiles(
   const files: Record<string, string> = {};
   // No cap: the definition is the user's to review, and a file left unhashed would be trusted blindly.
   for (const path of new Set(candidates)) {
-    const key = await workspaceKey(path, workspaceRoot);
+    const real = await realpath(path).catch(() => null);
+    const key = workspaceKey(path, real, workspaceRoot);
     if (key === null || key in files) continue;
     // A second hard link matters for a file in the workspace (the sandbox cannot link across its
     // mounts, so one outside, a `.venv/bin/python` link's target, has none a command could write).
-    const real = await realpath(path).catch(() => null);
     const hash = await hashRegularFile(path, real !== null && inside(real, workspaceRoot));
     if (hash !== null) files[key] = hash;
   }
@@ -86,14 +86,8 @@ const inside = (path: string, root: string): boolean => {
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 };
 
-/** The key a file is recorded under when it is inside the workspace (as written or after links), else null. */
-async function workspaceKey(path: string, root: string): Promise<string | null> {
-  let real: string | null = null;
-  try {
-    real = await realpath(path);
-  } catch {
-    real = null;
-  }
+/** The key a file is recorded under when it is inside the workspace (as written, or at `real`, its real path), else null. */
+function workspaceKey(path: string, real: string | null, root: string): string | null {
   if (inside(path, root)) return relative(root, path);
   if (real !== null && inside(real, root)) return relative(root, real);
   return null;

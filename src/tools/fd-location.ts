@@ -58,6 +58,32 @@ export async function pinDirectory(dir: string): Promise<PinnedDir> {
 }
 
 /**
+ * Run `act` with the directory `dir` (a real path) pinned (pinDirectory): `act` gets a base that
+ * reaches that very directory whatever happens to its path meanwhile. Without procfs the base is
+ * `dir` itself, checked to hold no link on the way (ESWAPPED otherwise). Pinning's failure is a
+ * value (the error and its code: ENOENT, ENOTDIR, ELOOP, ESWAPPED); `act`'s errors are thrown.
+ */
+export async function withPinnedDirectory<T>(
+  dir: string,
+  act: (base: string) => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: NodeJS.ErrnoException }> {
+  let pinned: PinnedDir;
+  try {
+    pinned = await pinDirectory(dir);
+  } catch (error) {
+    return { ok: false, error: error as NodeJS.ErrnoException };
+  }
+  try {
+    if (pinned.base === dir && (await realpath(dir).catch(() => undefined)) !== dir) {
+      return { ok: false, error: Object.assign(new Error(`${dir} lies behind a symbolic link`), { code: 'ESWAPPED' }) };
+    }
+    return { ok: true, value: await act(pinned.base) };
+  } finally {
+    await pinned.close();
+  }
+}
+
+/**
  * `mkdir -p dir` that cannot be redirected: on Linux, each missing directory is created
  * through a descriptor pinned on its (checked) parent and then opened without following a
  * symlink, so a component swapped for a symlink mid-way fails with ELOOP/ESWAPPED instead of

@@ -1,6 +1,6 @@
 import { lstat, open, readdir, readFile, realpath, rename, rmdir, symlink, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { mkdirPinned, pinDirectory, type PinnedDir } from '../tools/fd-location';
+import { mkdirPinned, withPinnedDirectory } from '../tools/fd-location';
 import { z } from 'zod';
 import type { GitPlace } from '../checkpoints/git';
 import { diffTrees } from '../checkpoints/diff';
@@ -139,24 +139,18 @@ async function checkParents(root: string, rel: string): Promise<void> {
  */
 async function inPinnedParent(root: string, rel: string, create: boolean, act: (dir: string) => Promise<void>): Promise<void> {
   const parent = join(root, dirname(rel));
+  const linked = (error: unknown): boolean => ['ESWAPPED', 'ELOOP', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
   const refused = (): Error => new Error(`refused: ${rel} lies behind a symbolic link (it appeared while the merge was applied)`);
-  let pinned: PinnedDir;
-  try {
-    if (create) await mkdirPinned(parent);
-    pinned = await pinDirectory(parent);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (!create && code === 'ENOENT') return; // nothing to remove
-    if (code === 'ESWAPPED' || code === 'ELOOP' || code === 'ENOTDIR') throw refused();
-    throw error;
+  if (create) {
+    try {
+      await mkdirPinned(parent);
+    } catch (error) {
+      throw linked(error) ? refused() : error;
+    }
   }
-  try {
-    // Without procfs (not Linux) the base is the path itself: check it holds no link on the way.
-    if (pinned.base === parent && (await realpath(parent)) !== parent) throw refused();
-    await act(pinned.base);
-  } finally {
-    await pinned.close();
-  }
+  const done = await withPinnedDirectory(parent, act);
+  if (done.ok || (!create && done.error.code === 'ENOENT')) return; // ENOENT: nothing to remove
+  throw linked(done.error) ? refused() : done.error;
 }
 
 async function pruneEmpty(root: string, relDir: string): Promise<void> {
