@@ -12,7 +12,11 @@ import { withTempDir } from '../../helpers/tmp';
 // docs/shell-rules.md: a shell line that is not plain words "can never be allowed by a rule…
 // Only a person approves it". LLM triage is a model reading what the agent wrote (a comment in
 // the command, a convincing input): it must not approve such a line, however confident.
-test('LLM triage never approves a shell line that is not plain words: a person decides', async () => {
+/**
+ * An agent runs `command` under `allow shell`, with LLM triage on and approving anything: the
+ * command must not run, the triage model must not even see it, and the headless person refuses.
+ */
+async function triageNeverSees(command: string, reasoning: string): Promise<void> {
   await withTempDir(async (dir) => {
     const asked: string[] = [];
     const h = await startAppHarness({
@@ -21,10 +25,10 @@ test('LLM triage never approves a shell line that is not plain words: a person d
       agents: [{ id: 'worker', tools: ['shell'] }],
       rules: { shell: 'allow' },
       headless: { approve: 'deny' },
-      triage: async (request) => { asked.push(String((request.input as { command?: string }).command)); return { approve: true, reasoning: 'harmless echo' }; },
+      triage: async (request) => { asked.push(String((request.input as { command?: string }).command)); return { approve: true, reasoning }; },
       script: `
 replies:
-  - { agent: worker, toolCalls: [{ name: shell, input: { command: "echo hi $(touch PWNED)" } }] }
+  - { agent: worker, toolCalls: [{ name: shell, input: { command: "${command}" } }] }
   - { agent: worker, on: tool-error, text: "refused" }
   - { agent: worker, on: tool-result, text: "ran" }
 `,
@@ -37,7 +41,10 @@ replies:
     assert.deepEqual(asked, [], 'not even shown to the triage model');
     await h.close();
   });
-});
+}
+
+test('LLM triage never approves a shell line that is not plain words: a person decides', () =>
+  triageNeverSees('echo hi $(touch PWNED)', 'harmless echo'));
 
 // The same for an agent approver: an agent granted approval authority over `shell` is a model
 // too. A line that is not plain words goes to the user, not up the chain to it.
@@ -114,29 +121,5 @@ test('the shipped git-internals-ask names the user as approver: only a person an
 
 // A line Legion's parser cannot read ("cannot check this shell command safely": arithmetic, `case`,
 // a comment) is not known to be plain words, and bash runs its `$(…)`: a person decides it too.
-test('LLM triage never approves a shell line the parser cannot read', async () => {
-  await withTempDir(async (dir) => {
-    const asked: string[] = [];
-    const h = await startAppHarness({
-      dir,
-      config: { escalation: { llm: { enabled: true } } },
-      agents: [{ id: 'worker', tools: ['shell'] }],
-      rules: { shell: 'allow' },
-      headless: { approve: 'deny' },
-      triage: async (request) => { asked.push(String((request.input as { command?: string }).command)); return { approve: true, reasoning: 'harmless arithmetic' }; },
-      script: `
-replies:
-  - { agent: worker, toolCalls: [{ name: shell, input: { command: "echo hi $(touch PWNED) $((1+2))" } }] }
-  - { agent: worker, on: tool-error, text: "refused" }
-  - { agent: worker, on: tool-result, text: "ran" }
-`,
-    });
-    const sent = h.core.send('worker', 'go');
-    assert.ok(sent.ok);
-    assert.equal(await h.core.idle(sent.sessionId), 'refused');
-    assert.equal(existsSync(join(dir, 'PWNED')), false, 'the command ran');
-    assert.deepEqual(eventsOf(h.events, 'approval-resolve').map((r) => r.decidedBy), ['headless']);
-    assert.deepEqual(asked, [], 'not even shown to the triage model');
-    await h.close();
-  });
-});
+test('LLM triage never approves a shell line the parser cannot read', () =>
+  triageNeverSees('echo hi $(touch PWNED) $((1+2))', 'harmless arithmetic'));
