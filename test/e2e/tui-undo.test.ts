@@ -35,7 +35,7 @@ test('tmux: an agent writes a file; Ctrl+R on its lane lists the checkpoint, Ent
     assert.match(screen, /Checkpoints · ur-agent__writer__docs/);
     assert.match(screen, /A note\.txt/);
     tmux.keys('Enter');
-    screen = await tmux.waitFor(/undo to before ck-/, 15_000, 'the undo preview');
+    screen = await tmux.waitFor(/undo to before ck-[\s\S]*-written by writer/, 15_000, 'the undo preview with its diff');
     assert.match(screen, /remove +note\.txt +\(writer turn 1\)/);
     assert.match(screen, /-written by writer/);
     tmux.type('y');

@@ -61,9 +61,24 @@ export function startTmux(options: TmuxOptions): TmuxSession {
       const ok = typeof check === 'function' ? check : (s: string) => check.test(s);
       const until = Date.now() + timeoutMs;
       let screen = '';
+      // A capture can catch a frame half drawn (tmux has parsed only part of Ink's write): the
+      // check may match its first lines while the rest is still blank. A matching screen is
+      // returned once a second capture 40 ms later shows the same screen (a settled frame), or,
+      // where the screen keeps changing (a spinner), the last matching capture after 600 ms.
+      let firstMatch = 0;
+      let previous: string | null = null;
       for (;;) {
         screen = session.capture();
-        if (ok(screen)) return screen;
+        if (ok(screen)) {
+          const now = Date.now();
+          if (firstMatch === 0) firstMatch = now;
+          if (screen === previous || now - firstMatch >= 600) return screen;
+          previous = screen;
+          await new Promise((r) => setTimeout(r, 40));
+          continue;
+        }
+        firstMatch = 0;
+        previous = null;
         if (Date.now() > until) {
           throw new Error(`timed out after ${timeoutMs} ms waiting for ${what ?? String(check)}; screen:\n${screen}`);
         }
