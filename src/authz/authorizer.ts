@@ -28,6 +28,14 @@ export interface AuthorizerOptions {
   readonly realPath?: RealPathOf;
   /** The user's home folder (the shell's HOME): deny rules see `rm -rf ~/../*` as `rm -rf /*` (RuleQuery.homeDir). */
   readonly homeDir?: string;
+  /**
+   * Required: the absolute paths below `root`, outside its `.git/`, that git runs or reads as
+   * configuration (the workspace's `core.hooksPath` folders, the files its config includes, the
+   * user's own git config when it lies there: git-guard's workspaceHooksPaths, which the sandbox
+   * keeps read-only for shell). A file tool's write there is a person's to approve, as one under
+   * `.git/` is ([GIT_CONFIG_ASK]); called for file changes only, at each decision (the config may change).
+   */
+  readonly gitConfigPaths: (root: string) => readonly string[];
 }
 
 export type Authorizer = (call: CallToAuthorize) => Verdict;
@@ -45,7 +53,7 @@ export type Authorizer = (call: CallToAuthorize) => Verdict;
  *      a fallback's, a policy's or the default's ask: liftsAsk), source `allowance`.
  */
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
-  const { ruleSet, getParticipant, workspaceRoot, allowances, realPath, homeDir } = options;
+  const { ruleSet, getParticipant, workspaceRoot, allowances, realPath, homeDir, gitConfigPaths } = options;
   return (call) => {
     const participant = getParticipant(call.participantId);
     if (!participant) return deny('tools', `unknown participant "${call.participantId}"`);
@@ -70,6 +78,9 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
         rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
       }
     }
+    if (CHANGES_FILES.has(call.toolName) && rules.decision !== 'deny' && changesGitConfig(call.input, root, realPathOf, gitConfigPaths(root))) {
+      rules = stricter(rules, GIT_CONFIG_ASK);
+    }
     if (call.isolatedRoot !== undefined) rules = freeInWorktree(call.toolName, rules);
     const policy = participant.kind === 'agent' ? policyFor(participant.toolAuthorizations, call.toolName) : null;
     const verdict = applyPolicy(rules, policy, ruleSet.unmatched);
@@ -81,8 +92,46 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   };
 }
 
+/** The file tools that change files (written, edited or deleted by Legion's own process, unsandboxed). */
+const CHANGES_FILES: ReadonlySet<string> = new Set(['file_write', 'file_edit', 'file_delete']);
+
 /** File changes an isolated session may make in its own worktree where only a fallback rule would ask. */
-export const FREE_IN_WORKTREE: ReadonlySet<string> = new Set(['file_write', 'file_edit', 'file_delete']);
+export const FREE_IN_WORKTREE: ReadonlySet<string> = CHANGES_FILES;
+
+/**
+ * The ask of a file change to what git runs from outside `.git/` (AuthorizerOptions.gitConfigPaths):
+ * the shipped `git-internals-ask`'s, whose globs cannot name paths the repository's config chooses.
+ * Only a person answers it (approver: user), and no allowance lifts it (it is no fallback's ask).
+ */
+const GIT_CONFIG_ASK: RuleOutcome = {
+  decision: 'ask',
+  ruleId: 'git-internals-ask',
+  approver: 'user',
+  reason: "git runs this file or reads it as configuration (the repository's core.hooksPath, a config it includes, or your own git config): changing it always needs your approval",
+};
+
+/** Whether a path field of the input names (as written, or where its links lead) one of `guarded` or a path below one. */
+function changesGitConfig(input: unknown, root: string, realPathOf: RealPathOf | undefined, guarded: readonly string[]): boolean {
+  if (guarded.length === 0 || typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const realRoot = realRootOf(root);
+  const under = (path: string) => guarded.some((g) => path === g || path.startsWith(g.endsWith(sep) ? g : g + sep));
+  for (const [field, value] of Object.entries(input)) {
+    if (!isPathField(field) || typeof value !== 'string') continue;
+    const lexical = normalizeRulePath(value, root);
+    if (under(isAbsolute(lexical) ? lexical : join(root, lexical))) return true;
+    const real = realPathOf ? realPathOf(value) ?? whereMissingWouldBe(value, root, realPathOf, 0) : null;
+    if (real !== null && under(isAbsolute(real) ? real : join(realRoot, real))) return true;
+  }
+  return false;
+}
+
+function realRootOf(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return root;
+  }
+}
 export const WORKTREE_RULE_ID = 'isolated-worktree';
 
 /**

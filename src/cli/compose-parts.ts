@@ -9,6 +9,7 @@ import { createAuthorizer, workspaceRealPath } from '../authz/authorizer';
 import { allowancesFile, createAllowanceSet, readAllowances } from '../authz/allowances';
 import { createAuditLog } from '../authz/audit';
 import { createTriage } from '../authz/triage';
+import { workspaceHooksPaths } from '../tools/sandbox/git-guard';
 import type { ProviderRegistry } from '../providers/select';
 import type { AddAllowance, AuditSink, Authorize, Triage } from '../runtime/ports';
 import type { WorkspaceTrust } from '../storage/workspace-trust';
@@ -40,6 +41,8 @@ export async function composeAuthz(options: {
   readonly clock: () => Date;
   /** Allowances saved in the run are re-read only in a trusted workspace (docs/workspace-trust.md); new ones are saved either way. */
   readonly trust: WorkspaceTrust;
+  /** The environment the user's git runs with (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL…): which git config the file tools guard. */
+  readonly env: NodeJS.ProcessEnv;
 }): Promise<AuthzParts> {
   const { layout, runId, workspaceRoot, registry, bus, config } = options;
   const warnings: string[] = [];
@@ -49,7 +52,7 @@ export async function composeAuthz(options: {
   const scrub = options.scrub ?? (<T>(value: T): T => value);
   const allowances = createAllowanceSet({ initial: read.allowances, onAdd: (allowance) => appendJsonl(file, scrub(allowance)) });
   const realPath = workspaceRealPath(workspaceRoot);
-  const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath, homeDir: homedir() });
+  const authorize = createAuthorizer({ ruleSet: options.ruleSet, getParticipant: (id) => registry.get(id), workspaceRoot, allowances, realPath, homeDir: homedir(), gitConfigPaths: (root) => workspaceHooksPaths(root, options.env) });
 
   const log = createAuditLog(layout, options.clock, { secrets: options.secrets });
   let auditFailed = false;

@@ -294,7 +294,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       layout, runId: run.id, bus, clock, ids: () => String(++approvalCounter), scrub, sandboxedTool: (name) => tools.get(name)?.sandboxed,
     });
     const registry = createRegistry({ store: participantStore, participants, toolNames: () => [...tools.list().map((t) => t.name), ...COLLECTIVE_TOOL_NAMES], guard: grantGuard, bus });
-    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock, trust });
+    const authz = await composeAuthz({ config, layout, runId: run.id, workspaceRoot, ruleSet: rules.ruleSet, registry, providers, bus, secrets, scrub, clock, trust, env });
     warnings.push(...authz.warnings);
     options.testHooks?.onParts?.({ approvals, registry, layout });
     const testProvider = options.testHooks?.provider;

@@ -11,6 +11,7 @@ import type { RuleSet } from '../../authz/rules/rule-set';
 import type { CompiledRule } from '../../authz/rules/compile';
 import { evaluateRules } from '../../authz/rules/evaluate';
 import { applyPolicy } from '../../authz/policy';
+import { workspaceHooksPaths } from '../../tools/sandbox/git-guard';
 import { confinementOf, createAuthorizer, workspaceRealPath } from '../../authz/authorizer';
 import { allowancesFile, describeMatch, readAllowances } from '../../authz/allowances';
 import type { Verdict } from '../../authz/types';
@@ -160,7 +161,7 @@ async function explain(context: CommandContext, rest: readonly string[]): Promis
       const known = participants.map((p) => p.id).join(', ');
       throw new LegionError(`unknown participant "${as}" (${known ? `known: ${known}` : 'no collective here: run legion init'})`, 1);
     }
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot, getParticipant: (id) => participants.find((p) => p.id === id), realPath: workspaceRealPath(workspaceRoot), homeDir: homedir() });
+    const authorize = createAuthorizer({ ruleSet, workspaceRoot, getParticipant: (id) => participants.find((p) => p.id === id), realPath: workspaceRealPath(workspaceRoot), homeDir: homedir(), gitConfigPaths: (root) => workspaceHooksPaths(root, context.io.env) });
     verdict = authorize({ toolName, input, participantId: as, sessionId: 'explain', chain: [] });
   }
 

@@ -110,7 +110,7 @@ replies:
 
 test('the shipped git-internals-ask names the user as approver: only a person answers it', () => {
   const authorize = createAuthorizer({
-    ruleSet: shippedRules(), workspaceRoot: '/ws',
+    ruleSet: shippedRules(), workspaceRoot: '/ws', gitConfigPaths: () => [],
     getParticipant: (id) => (id === 'dev' ? { id, kind: 'agent', name: id, description: '', status: 'active', systemPrompt: 'x', provider: 'default', model: 'default', tools: ['file_write'], toolAuthorizations: {}, approvalAuthority: [] } : undefined),
   });
   const verdict = authorize({ toolName: 'file_write', input: { path: '.git/hooks/pre-commit', content: 'x' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });

@@ -32,7 +32,7 @@ test('grep of the workspace, allowed without asking, prints no line of a file th
     }
     // Your own file_read deny counts as a secret path too.
     const ruleSet = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), 'version: 1\nrules:\n  - { id: my-private, decision: deny, tool: file_read, match: { path: "private/**" } }\n');
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot: sb.root, getParticipant: (id) => (id === 'dev' ? DEV : undefined) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet, workspaceRoot: sb.root, getParticipant: (id) => (id === 'dev' ? DEV : undefined) });
     const input = { pattern: 'KEY|TOKEN|token|MII' };
     const call = (toolName: string, i: unknown) => authorize({ toolName, input: i, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] }).decision;
     assert.equal(call('grep', input), 'allow');

@@ -41,7 +41,7 @@ test('an untracked secret file is left out of the snapshots isolation commits: n
     await worktrees.apply(A, check as Extract<typeof check, { kind: 'clean' }>);
     assert.equal(await readFile(join(root, 'deploy/server.pem'), 'utf8'), `-----BEGIN PRIVATE KEY-----\n${SECRET}\n`, 'the merge leaves the workspace\'s own secret alone');
 
-    const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: root, getParticipant: () => USER, realPath: workspaceRealPath(root) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: root, getParticipant: () => USER, realPath: workspaceRealPath(root) });
     const decision = await authorize({ toolName: 'shell', input: { command: 'git log -p --all' }, participantId: 'user', sessionId: 's', chain: ['user'] });
     assert.equal(decision.decision, 'allow', 'the read-only rule allows it: what it prints must hold no secret');
     const printed = execFileSync('bash', ['-c', 'git log -p --all'], { cwd: root, encoding: 'utf8' });

@@ -21,7 +21,7 @@ const write = (path: string) => call('file_write', { path, content: '[core]\n\tf
 
 test('a session allowance for writes in a folder does not lift git-internals-ask there', () => {
   const allowances = createAllowanceSet();
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
   assert.equal(authorize(write('libs/foo/README.md')).ruleId, 'writes-ask');
   for (const p of ['libs/foo/README.md', 'README.md']) assert.ok(allowances.add(write(p), WORKSPACE).ok);
   // What the user allowed: more writes in those folders.
@@ -38,7 +38,7 @@ test('a session allowance for writes in a folder does not lift git-internals-ask
 
 test('allowances the size of the approved call still lift what asked it', () => {
   const allowances = createAllowanceSet();
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
   const line = call('shell', { command: 'cat .env.example' });
   assert.equal(authorize(line).decision, 'ask');
   assert.ok(allowances.add(line, WORKSPACE).ok);
@@ -52,7 +52,7 @@ test('allowances the size of the approved call still lift what asked it', () => 
 // `sub/HEAD` is how file tools make one, so it asks like a write under .git/, allowance or not.
 test('writing a HEAD or a commondir, which make a folder a git directory, asks as git-internals-ask', () => {
   const allowances = createAllowanceSet();
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), getParticipant: people, workspaceRoot: WORKSPACE, allowances });
   assert.ok(allowances.add(write('sub/notes.md'), WORKSPACE).ok);
   assert.equal(authorize(write('sub/objects/keep')).decision, 'allow');
   for (const p of ['sub/HEAD', 'sub/deeper/HEAD', 'HEAD', 'sub/commondir', 'sub/head']) {

@@ -29,7 +29,7 @@ const UNREADABLE = [
 
 test('a shell line the parser cannot read is answered only by a person (shipped rules, and rules that allow shell)', () => {
   for (const ruleSet of [shippedRules(), rulesFrom('version: 1\ndefaults: { unmatched: allow }\nrules:\n  - { id: all-shell, decision: allow, tool: shell }\n')]) {
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot: '/ws', getParticipant: (id) => (id === 'dev' ? dev : undefined) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet, workspaceRoot: '/ws', getParticipant: (id) => (id === 'dev' ? dev : undefined) });
     for (const command of UNREADABLE) {
       const verdict = authorize({ toolName: 'shell', input: { command }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
       assert.equal(verdict.decision, 'ask', `${command.slice(0, 60)}: ${verdict.reason.slice(0, 200)}`);
@@ -45,7 +45,7 @@ test('a PreToolUse hook that asks keeps a line that is not plain words for a per
       hooks: [{ event: 'PreToolUse', matcher: 'Bash', command: `bash ${join(dir, 'ask.sh')}`, timeoutMs: 5000, file: 'ask.sh', fromWorkspace: false }],
       root: dir, runId: 'r', transcriptPath: () => '', env: { PATH: process.env.PATH! }, trust: null, notice: () => undefined,
     });
-    const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: dir, getParticipant: (id) => (id === 'dev' ? dev : undefined) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: dir, getParticipant: (id) => (id === 'dev' ? dev : undefined) });
     for (const command of ['echo hi $(touch PWNED)', UNREADABLE[0]!]) {
       const verdict = authorize({ toolName: 'shell', input: { command }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
       assert.equal(personOnly(verdict), true, command);
@@ -72,7 +72,7 @@ test('a write through a link into .git/hooks keeps git-internals-ask\'s person, 
     await writeFile(join(root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n');
     const ruleSet = rulesFrom(readFileSync(SHIPPED_RULES, 'utf8'), 'version: 1\nrules:\n  - { id: scripts-ask, decision: ask, tool: file_write, match: { path: "scripts/**" }, reason: "scripts run in CI" }\n');
     const writer = { ...dev, tools: ['file_write'] };
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot: root, realPath: workspaceRealPath(root), getParticipant: (id) => (id === 'dev' ? writer : undefined) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet, workspaceRoot: root, realPath: workspaceRealPath(root), getParticipant: (id) => (id === 'dev' ? writer : undefined) });
     const verdict = authorize({ toolName: 'file_write', input: { path: 'scripts/hk/pre-commit', content: '#!/bin/sh\ntouch PWNED\n' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
     assert.equal(verdict.decision, 'ask');
     assert.equal(personOnly(verdict), true, `only a person answers a .git/hooks write (${verdict.ruleId}: ${verdict.reason})`);
@@ -94,7 +94,7 @@ test('a new file written through a linked folder or a dangling link is checked w
     await symlink('../.git/hooks/pre-commit', join(root, 'scripts', 'evil'));
     await symlink(join(root, '..'), join(root, 'scripts', 'up'));
     const writer = { ...dev, tools: ['file_write'] };
-    const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: root, realPath: workspaceRealPath(root), getParticipant: (id) => (id === 'dev' ? writer : undefined) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: root, realPath: workspaceRealPath(root), getParticipant: (id) => (id === 'dev' ? writer : undefined) });
     const write = (path: string) => authorize({ toolName: 'file_write', input: { path, content: '#!/bin/sh\ntouch PWNED\n' }, participantId: 'dev', sessionId: 's', chain: ['user', 'dev'] });
     for (const path of ['scripts/hk/pre-commit', 'scripts/hk/new/dir/pre-commit', 'scripts/evil', `scripts/hk/${'d/'.repeat(60)}x`]) {
       const verdict = write(path);

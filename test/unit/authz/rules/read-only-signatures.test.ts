@@ -38,7 +38,7 @@ test('a git format that verifies signatures asks; every allowed format runs no g
     chmodSync(program, 0o755);
     git('config', 'gpg.program', program);
     try {
-      const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+      const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
       const decide = async (command: string) => (await authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] })).decision;
       // The control: git does run gpg.program for such a format.
       execFileSync('bash', ['-c', 'git log --format=%G? >/dev/null'], { cwd: ws });

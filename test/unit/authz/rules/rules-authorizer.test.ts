@@ -71,7 +71,7 @@ test('authorizer: tools, confinement, rules, policies, default — and which lay
   const autoBot = agent('auto-bot', { toolAuthorizations: { '*': 'auto' } });
   const retired = agent('old', { status: 'retired' });
   const participants = new Map<string, Participant>([[writer.id, writer], [reader.id, reader], [autoBot.id, autoBot], [retired.id, retired], [USER.id, USER]]);
-  const authorize = createAuthorizer({ ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: (id) => participants.get(id) });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: (id) => participants.get(id) });
   const table: [CallToAuthorize, string, string, string | null][] = [
     [call('nobody', 'file_read', { path: 'a' }), 'deny', 'tools', null],
     [call('old', 'file_read', { path: 'a' }), 'deny', 'tools', null],
@@ -106,7 +106,7 @@ test('authorizer: tools, confinement, rules, policies, default — and which lay
 
 test('authorizer: tool globs in a participant\'s tools list', () => {
   const mcp = agent('mcp-user', { tools: ['mcp__github__*'] });
-  const authorize = createAuthorizer({ ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: () => mcp });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: () => mcp });
   assert.equal(authorize(call('mcp-user', 'mcp__github__create_issue', {})).source, 'default');
   assert.equal(authorize(call('mcp-user', 'mcp__slack__post', {})).source, 'tools');
 });
@@ -116,7 +116,7 @@ test('authorizer: session allowances only turn an ask into allow, for that parti
   const qa = agent('qa');
   const participants = new Map<string, Participant>([[dev.id, dev], [qa.id, qa]]);
   const allowances = createAllowanceSet();
-  const authorize = createAuthorizer({ ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: (id) => participants.get(id), allowances });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: RULES, workspaceRoot: WORKSPACE, getParticipant: (id) => participants.get(id), allowances });
   const npm = call('qa', 'shell', { command: 'npm test' });
   assert.equal(authorize(npm).decision, 'ask');
   assert.ok(allowances.add(npm, WORKSPACE).ok);
@@ -143,7 +143,7 @@ test('authorizer: a symlink does not launder a secret or lead out of the workspa
     await symlink(join(dir, '.env'), join(dir, 'docs', 'notes.md'));
     await symlink('/etc', join(dir, 'etc-link'));
     const reader = agent('reader', { tools: ['file_read'] });
-    const base = { ruleSet: shippedRules(), workspaceRoot: dir, getParticipant: () => reader };
+    const base = { ruleSet: shippedRules(), workspaceRoot: dir, getParticipant: () => reader, gitConfigPaths: () => [] };
     const lexical = createAuthorizer(base);
     const real = createAuthorizer({ ...base, realPath: workspaceRealPath(dir) });
     assert.equal(lexical(call('reader', 'file_read', { path: 'docs/notes.md' })).decision, 'allow');

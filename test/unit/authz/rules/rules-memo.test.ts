@@ -20,7 +20,7 @@ test('a file replaced by a symlink to a secret between two decisions: the second
     mkdirSync(join(ws, 'docs'));
     writeFileSync(join(ws, '.env'), 'KEY=1\n');
     writeFileSync(join(ws, 'docs', 'notes.md'), 'notes\n');
-    const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
     const read = () => authorize({ toolName: 'file_read', input: { path: 'docs/notes.md' }, participantId: 'user', sessionId: 's', chain: ['user'] });
     const cat = () => authorize({ toolName: 'shell', input: { command: 'cat docs/notes.md' }, participantId: 'user', sessionId: 's', chain: ['user'] });
     assert.equal(read().decision, 'allow');

@@ -123,7 +123,7 @@ test(`property: a matching deny is never overridden (seed ${SEED}, ${ITERATIONS}
     const allowances = createAllowanceSet();
     const full = { ...call, sessionId: 's', chain: [] };
     assert.ok(allowances.add(full, ROOT).ok);
-    const authorize = createAuthorizer({ ruleSet, workspaceRoot: ROOT, getParticipant: (id) => (id === agent.id ? agent : undefined), allowances });
+    const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet, workspaceRoot: ROOT, getParticipant: (id) => (id === agent.id ? agent : undefined), allowances });
     const verdict = authorize(full);
     assert.equal(verdict.decision, 'deny', context);
     assert.ok(verdict.source === 'rule', context);

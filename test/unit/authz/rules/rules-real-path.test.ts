@@ -71,7 +71,7 @@ test('workspaceRealPath gives realpath\'s answer for files, directories, links, 
 
 test('.git as a dangling link, a link to a directory, or missing: git\'s read-only commands ask unless it names something', () => {
   const git = (command: string) =>
-    createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) })({
+    createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) })({
       toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'],
     });
   const dotGit = join(ws, '.git');
@@ -117,7 +117,7 @@ test('nothing is remembered between two calls: a file replaced by a symlink (and
 });
 
 test('two decisions on the same command: a symlink swapped in between turns the allow into an ask', () => {
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
   const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
   const file = join(ws, 'notes.txt');
   try {
@@ -147,7 +147,7 @@ test('within one decision each folder and each path is looked up once; the next 
   const looked: string[] = [];
   // Without folder listings (next test): one lstat per component.
   const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realpathSync(ws), path)), lstatSync(path, { throwIfNoEntry: false })), listings: null };
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
   const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
   try {
     const line = 'cat lib/deep/a.ts lib/deep/a.ts package.json; head -1 lib/deep/a.ts; wc -l lib/deep/b.ts';
@@ -184,7 +184,7 @@ test('folder listings between decisions: an unchanged folder is looked up once p
   const realRoot = realpathSync(ws);
   const looked: string[] = [];
   const counting: RealPathSystem = { lstat: (path) => (looked.push(relative(realRoot, path)), lstatSync(path, { throwIfNoEntry: false })) };
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws, counting) });
   const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
   const line = 'cat notes.txt package.json lib/deep/a.ts';
   try {

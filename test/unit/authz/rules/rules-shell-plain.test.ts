@@ -198,14 +198,14 @@ test('through the authorizer: an agent trusted with shell (policy auto) still as
     id: 'ops', kind: 'agent', name: 'ops', description: '', status: 'active', systemPrompt: 'x', provider: 'default', model: 'default',
     tools: ['shell'], toolAuthorizations: { shell: 'auto' }, approvalAuthority: [],
   };
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => agent, realPath: () => null });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => agent, realPath: () => null });
   const decide = (command: string) => authorize({ toolName: 'shell', input: { command }, participantId: 'ops', sessionId: 's', chain: ['user', 'ops'] });
   assert.equal(decide('npm install').decision, 'allow'); // plain: the policy decides
   const verdict = decide('npm install ${x:-<(touch PWNED)}');
   assert.equal(verdict.decision, 'ask');
   assert.match(verdict.reason, /not plain words: parameter expansion "\$\{x:-<\(touch PWNED\)\}" at character 13; no rule can allow it/);
   // With the shipped fallback (no policy), the queue's reason names the part too.
-  const user = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => ({ id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' }), realPath: () => null });
+  const user = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => ({ id: 'user', kind: 'user', name: 'You', description: '', status: 'active', approvalAuthority: '*' }), realPath: () => null });
   const asked = user({ toolName: 'shell', input: { command: 'echo $HOME' }, participantId: 'user', sessionId: 's', chain: ['user'] });
   assert.equal(asked.decision, 'ask');
   assert.equal(asked.ruleId, 'shell-ask');

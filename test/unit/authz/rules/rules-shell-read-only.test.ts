@@ -46,7 +46,7 @@ before(async () => {
 });
 after(() => temp.cleanup());
 
-const authorize = () => createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+const authorize = () => createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
 const decide = (command: string) => authorize()({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
 
 test('the issue\'s reads outside the workspace or into .legion/ are not allowed', () => {
@@ -177,7 +177,7 @@ test('a workspace inside a larger repository (no .git of its own): git\'s read-o
   spawnSync('git', [...id, 'add', '.'], { cwd: repo });
   spawnSync('git', [...id, 'commit', '-qm', 'init'], { cwd: repo });
   const decideIn = (command: string) =>
-    createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: inner, getParticipant: () => USER, realPath: workspaceRealPath(inner) })({
+    createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: inner, getParticipant: () => USER, realPath: workspaceRealPath(inner) })({
       toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'],
     });
   for (const command of ['git show HEAD:sibling.txt', 'git log -p -1', 'git show HEAD', 'git diff HEAD~0', 'git status']) {
@@ -226,7 +226,7 @@ test('a read-only command that reads paths is not allowed in a line with a comma
     'version: 1\nrules:\n  - { id: cd, decision: allow, tool: shell, match: { command: { words: [cd] } } }\n' +
       '  - { id: ln, decision: allow, tool: shell, match: { command: { words: [ln] } } }\n  - { id: npm-run, decision: allow, tool: shell, match: { command: "npm run *" } }\n',
   );
-  const authorizeWith = createAuthorizer({ ruleSet: rules, workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
+  const authorizeWith = createAuthorizer({ gitConfigPaths: () => [], ruleSet: rules, workspaceRoot: ws, getParticipant: () => USER, realPath: workspaceRealPath(ws) });
   const decideWith = (command: string) => authorizeWith({ toolName: 'shell', input: { command }, participantId: 'user', sessionId: 's', chain: ['user'] });
   for (const command of [`cd ${outside} && cat secret.txt`, `ln -s ${join(outside, 'secret.txt')} docs/fresh; cat docs/fresh`, `ln -s ${join(outside, 'secret.txt')} docs/fresh2 | head docs/fresh2`, 'npm run build && cat README.md']) {
     const verdict = decideWith(command);

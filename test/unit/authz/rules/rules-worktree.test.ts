@@ -17,7 +17,7 @@ const call = (toolName: string, input: unknown, isolated: boolean): CallToAuthor
 });
 
 test('an isolated session writes, edits and deletes in its worktree without asking; the same calls ask outside it', () => {
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => alice });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => alice });
   for (const [tool, input] of [
     ['file_write', { path: 'src/a.ts', content: 'x' }],
     ['file_edit', { path: 'src/a.ts', oldString: 'a', newString: 'b' }],
@@ -33,7 +33,7 @@ test('an isolated session writes, edits and deletes in its worktree without aski
 });
 
 test('in a worktree the shell keeps its rules; secrets, .git and leaving the worktree are refused as before', () => {
-  const authorize = createAuthorizer({ ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => alice });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet: shippedRules(), workspaceRoot: WORKSPACE, getParticipant: () => alice });
   assert.equal(authorize(call('shell', { command: 'npm install' }, true)).decision, 'ask');
   assert.equal(authorize(call('shell', { command: 'rm -rf /' }, true)).decision, 'deny');
   assert.equal(authorize(call('file_write', { path: '.env', content: 'x' }, true)).decision, 'deny');
@@ -50,7 +50,7 @@ test("a user's own ask rule and an agent's policy still hold in a worktree", () 
   const mine = 'version: 1\nrules:\n  - { id: docs-ask, decision: ask, tool: file_write, match: { path: "docs/**" }, reason: docs are reviewed }\n';
   const ruleSet = rulesFrom(shipped, mine);
   const strict: Agent = { ...alice, toolAuthorizations: { file_delete: 'requires_approval' } };
-  const authorize = createAuthorizer({ ruleSet, workspaceRoot: WORKSPACE, getParticipant: () => strict });
+  const authorize = createAuthorizer({ gitConfigPaths: () => [], ruleSet, workspaceRoot: WORKSPACE, getParticipant: () => strict });
   assert.equal(authorize(call('file_write', { path: 'docs/a.md', content: 'x' }, true)).ruleId, 'docs-ask');
   assert.equal(authorize(call('file_delete', { path: 'a.txt' }, true)).decision, 'ask');
   assert.equal(authorize(call('file_write', { path: 'a.txt', content: 'x' }, true)).decision, 'allow');
