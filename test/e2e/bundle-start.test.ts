@@ -102,16 +102,14 @@ test('bundle: a start of the full-screen UI writes the `tui` cache when it ends,
     rmSync(join(cacheDir, file));
     tmux.respawn(command); // hangs up the app that found the cache: it writes nothing
     await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, with no cache');
-    tmux.respawn(command); // hangs up the app that found no cache: it writes it before it goes
-    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, once more');
-    for (let i = 0; i < 100 && tuiCache().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    tmux.respawn(command); // hangs up the app that found no cache: it writes it before it goes (respawn waits until it is gone)
     assert.equal(tuiCache().length, 1, 'a hangup wrote the tui cache');
+    await tmux.waitFor(/legion · .*DEMO/, 15_000, 'the first frame, once more');
     tmux.keys('C-c', 'C-c');
     await tmux.waitFor(() => tmux.dead(), 10_000, 'the app to quit');
   } finally {
-    tmux.kill();
-    await new Promise((r) => setTimeout(r, 300));
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    tmux.kill(); // waits until the app is gone
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

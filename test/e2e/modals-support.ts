@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitForScreen, waitSessionGone } from '../helpers/tmux';
 
 /**
  * Support for the modal end-to-end tests: the built CLI (dist/legion.js) in a detached tmux
@@ -40,15 +41,15 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
     const r = spawnSync('tmux', tmux('capture-pane', '-p', '-t', name), { encoding: 'utf8' });
     return r.status === 0 ? r.stdout : '';
   };
-  const wait = async (test: (s: string) => boolean, what: string, timeoutMs: number): Promise<string> => {
-    const end = Date.now() + timeoutMs;
-    let s = screen();
-    while (!test(s)) {
-      if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 100));
-      s = screen();
-    }
-    return s;
+  // The settled frame of test/helpers/tmux.ts (a capture may catch a frame half drawn).
+  const wait = (test: (s: string) => boolean, what: string, timeoutMs: number): Promise<string> => waitForScreen(screen, test, timeoutMs, what);
+  // The pane's shell and the app it runs get SIGHUP from kill-server and may still be writing
+  // the run's files: wait until they and what they started are gone (SIGKILL after 10 s).
+  const kill = (): void => {
+    const pane = spawnSync('tmux', tmux('display-message', '-p', '-t', name, '#{pane_dead} #{pane_pid}'), { encoding: 'utf8' });
+    const [dead, pid] = pane.status === 0 ? pane.stdout.trim().split(' ') : ['1', '0'];
+    spawnSync('tmux', tmux('kill-server'));
+    if (dead === '0' && Number(pid) > 0) waitSessionGone(Number(pid), 10_000);
   };
   return {
     name,
@@ -57,7 +58,7 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
     type: (text) => void execFileSync('tmux', tmux('send-keys', '-t', name, '-l', text)),
     waitFor: (pattern, timeoutMs = 20_000) => wait((s) => pattern.test(s), String(pattern), timeoutMs),
     waitGone: (pattern, timeoutMs = 20_000) => wait((s) => !pattern.test(s), `${pattern} to go`, timeoutMs),
-    kill: () => void spawnSync('tmux', tmux('kill-server')),
+    kill,
   };
 }
 
@@ -91,16 +92,15 @@ export function legionTui(dir: string, script: string): { command: string[]; env
 }
 
 /**
- * A temp workspace for `fn`, removed afterwards. The app may still be exiting after its tmux
- * session is killed (it closes the run on SIGHUP), so removal waits and retries.
+ * A temp workspace for `fn`, removed afterwards. `fn` kills its tmux sessions (`kill` waits
+ * until their processes are gone) before this removes the workspace.
  */
 export async function withWorkspace<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'legion-modals-'));
   try {
     return await fn(dir);
   } finally {
-    await new Promise((r) => setTimeout(r, 300));
-    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

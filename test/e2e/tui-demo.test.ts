@@ -18,11 +18,12 @@ test('tmux 80×24, no API key: the demo is labelled, delegates, asks approval; q
 
     tmux.type('write a haiku');
     tmux.keys('Enter');
-    screen = await tmux.waitFor(/ur-agent → scribe · notes/, 20_000, "scribe's lane");
+    // scribe's request comes right after its lane opens, and the approval queue may open by
+    // itself (empty composer) over the lanes before a capture saw the lane: wait for the badge
+    // (the status bar shows under the queue), close the queue, then look at the lanes.
     await tmux.waitFor(/1 approval pending/, 20_000, 'the approval badge');
-    // The approval queue may open by itself (empty composer); Esc closes it, the lanes are behind.
     await closeQueueIfItOpens(tmux);
-    screen = await tmux.waitFor(/⏸ awaiting/, 5_000, "the tool row waiting in scribe's lane");
+    screen = await tmux.waitFor(/(?=[\s\S]*ur-agent → scribe · notes)(?=[\s\S]*⏸ awaiting)/, 5_000, "scribe's lane with its tool row waiting");
 
     // Quit while scribe waits for approval and ur-agent waits for scribe.
     tmux.keys('C-c', 'C-c');

@@ -37,8 +37,8 @@ test('tmux: an agent asks you; its lane opens focused, Enter answers, the agent 
     await tmux.waitFor(/read-only: no question of ur-agent is waiting for your answer here/, 5_000, 'typing refused');
 
     // Tokens of both model calls (1200+34, 1300+16), and the same after a restart.
-    screen = tmux.capture();
-    assert.match(tokensOf(screen), /^2\.5k tok/, screen);
+    // The status bar counts a call's tokens when its usage arrives: wait for the second's.
+    screen = await tmux.waitFor((s) => /^2\.5k tok/.test(tokensOf(s)), 10_000, 'the tokens of both calls');
     const before = tokensOf(screen);
     tmux.keys('C-c');
     tmux.keys('C-c');

@@ -22,3 +22,10 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>, prefix?: s
     await temp.cleanup();
   }
 }
+
+/** A fresh temp directory removed when the test `t` ends, passed or failed (node:test's `t.after`). */
+export async function testTempDir(t: { after(fn: () => Promise<void>): void }, prefix?: string): Promise<string> {
+  const temp = await makeTempDir(prefix);
+  t.after(() => temp.cleanup());
+  return temp.dir;
+}

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * A private tmux server (own socket, unique name) with one detached pane, for driving the
@@ -18,7 +18,10 @@ export interface TmuxSession {
   pid(): number;
   /** True once the pane's process has exited. */
   dead(): boolean;
-  /** Start `command` again in the pane (the previous one is killed). */
+  /**
+   * Start `command` again in the pane. The previous one is hung up (SIGHUP) and this returns once
+   * it and what it started are gone (SIGKILL after 10 s), while the new one starts.
+   */
   respawn(command: string): void;
   /** Poll the screen until `check` holds; throws with the last screen after `timeoutMs`. */
   waitFor(check: RegExp | ((screen: string) => boolean), timeoutMs?: number, what?: string): Promise<string>;
@@ -56,71 +59,109 @@ export function startTmux(options: TmuxOptions): TmuxSession {
     captureStyled: () => run('capture-pane', '-p', '-e', '-t', 'e2e'),
     pid: () => Number(run('display-message', '-p', '-t', 'e2e', '#{pane_pid}').trim()),
     dead: () => run('display-message', '-p', '-t', 'e2e', '#{pane_dead}').trim() === '1',
-    respawn: (command) => void run('respawn-pane', '-k', '-t', 'e2e', command),
-    async waitFor(check, timeoutMs = 10_000, what) {
-      const ok = typeof check === 'function' ? check : (s: string) => check.test(s);
-      const until = Date.now() + timeoutMs;
-      let screen = '';
-      // A capture can catch a frame half drawn (tmux has parsed only part of Ink's write): the
-      // check may match its first lines while the rest is still blank. A matching screen is
-      // returned once a second capture 40 ms later shows the same screen (a settled frame), or,
-      // where the screen keeps changing (a spinner), the last matching capture after 600 ms.
-      let firstMatch = 0;
-      let previous: string | null = null;
-      for (;;) {
-        screen = session.capture();
-        if (ok(screen)) {
-          const now = Date.now();
-          if (firstMatch === 0) firstMatch = now;
-          if (screen === previous || now - firstMatch >= 600) return screen;
-          previous = screen;
-          await new Promise((r) => setTimeout(r, 40));
-          continue;
-        }
-        firstMatch = 0;
-        previous = null;
-        if (Date.now() > until) {
-          throw new Error(`timed out after ${timeoutMs} ms waiting for ${what ?? String(check)}; screen:\n${screen}`);
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    respawn(command) {
+      let previous = 0;
+      try {
+        if (!session.dead()) previous = session.pid();
+      } catch { /* read below by respawn's own error */ }
+      run('respawn-pane', '-k', '-t', 'e2e', command);
+      if (previous > 0) waitSessionGone(previous, 10_000);
     },
+    waitFor: (check, timeoutMs = 10_000, what) => waitForScreen(session.capture, check, timeoutMs, what),
     kill() {
       if (killed) return;
       killed = true;
       // The pane's process gets SIGHUP and may still be writing its files (a run's last lines)
-      // when kill-server returns: wait until it is gone, so a caller removing the workspace next
-      // does not race it (rm's ENOTEMPTY). Bounded: a process that ignores SIGHUP is killed.
+      // when kill-server returns: wait until it and what it started are gone, so a caller
+      // removing the workspace next does not race them (rm's ENOTEMPTY) and nothing is left
+      // behind. Bounded: processes that ignore SIGHUP are killed.
       let pane = 0;
       try {
         if (!session.dead()) pane = session.pid();
       } catch { /* the server is gone already */ }
       spawnSync('tmux', ['-L', socket, 'kill-server'], { env: options.env });
-      if (pane > 0) waitGone(pane, 10_000);
+      if (pane > 0) waitSessionGone(pane, 10_000);
     },
   };
   return session;
 }
 
-/** Block until `pid` has exited (SIGKILL once `timeoutMs` has passed). */
-function waitGone(pid: number, timeoutMs: number): void {
-  // A zombie (exited, not yet reaped by whoever inherited it) counts as gone: it writes nothing.
-  const alive = (): boolean => {
-    try {
-      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    } catch {
-      return false;
+/**
+ * Poll `capture` until `check` holds; throws with the last screen after `timeoutMs`.
+ *
+ * A capture can catch a frame half drawn (tmux has parsed only part of Ink's write): the check
+ * may match its first lines while the rest is still blank. So a matching screen is returned once
+ * a second capture 40 ms later shows the same screen (a settled frame); where the screen keeps
+ * changing but keeps matching (a spinner), the last matching capture after 600 ms; where the
+ * next capture no longer matches (the state was brief: a modal opened over it), the matching
+ * capture: the state was seen, which is what the caller waited for.
+ */
+export async function waitForScreen(
+  capture: () => string,
+  check: RegExp | ((screen: string) => boolean),
+  timeoutMs: number,
+  what?: string,
+): Promise<string> {
+  const ok = typeof check === 'function' ? check : (s: string) => check.test(s);
+  const until = Date.now() + timeoutMs;
+  let firstMatch = 0;
+  let matched: string | null = null;
+  for (;;) {
+    const screen = capture();
+    if (ok(screen)) {
+      const now = Date.now();
+      if (firstMatch === 0) firstMatch = now;
+      if (screen === matched || now - firstMatch >= 600) return screen;
+      matched = screen;
+      await new Promise((r) => setTimeout(r, 40));
+      continue;
     }
-  };
+    if (matched !== null) return matched;
+    if (Date.now() > until) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what ?? String(check)}; screen:\n${screen}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Block until every process of the session `sid` (a pane's process is a session leader: tmux
+ * starts it with setsid, and what it starts stays in its session unless it detaches) has exited;
+ * SIGKILL those left once `timeoutMs` has passed. A zombie (exited, not yet reaped by whoever
+ * inherited it) counts as gone: it writes nothing.
+ */
+export function waitSessionGone(sid: number, timeoutMs: number): void {
   const nap = new Int32Array(new SharedArrayBuffer(4));
   const until = Date.now() + timeoutMs;
-  while (alive()) {
+  for (;;) {
+    const left = sessionMembers(sid);
+    if (left.length === 0) return;
     if (Date.now() > until) {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
+      for (const pid of left) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
+      }
       return;
     }
     Atomics.wait(nap, 0, 0, 20);
   }
+}
+
+/** The live (not zombie) processes of session `sid`, from /proc. */
+function sessionMembers(sid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] !== 'Z' && Number(fields[3]) === sid) out.push(Number(name));
+  }
+  return out;
 }
 
 /** `exec` so the pane's process is the app; arguments quoted for the shell. */

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { restateServerBinary, freePort } from '../../../src/engine/local-engine';
 import { withTempDir } from '../../helpers/tmp';
+import { processGone, until } from '../../helpers/processes';
 import { REPO_ROOT } from '../../helpers/bundle';
 import { killHard, setupEngineWorkspace, startEngine, startFakeModel, startWorker } from '../../helpers/engine-fixture';
 
@@ -62,7 +63,7 @@ test('engine.kind restate with the engine down: legion run says in one line what
     const model = await startFakeModel({ answerChunks: 1, delayMs: 0 });
     const engine = await startEngine(dir);
     process.kill(-engine.pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => processGone(engine.pid), 'the engine gone (its ports closed)', 15_000);
     try {
       const env = await setupEngineWorkspace(dir, model.url, engine);
       const run = await legion(dir, env, ['run', '--to', 'builder', 'build it']);

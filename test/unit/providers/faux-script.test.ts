@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadFauxScript, parseFauxScript, pickReply, matchInputOf, fillTemplate } from '../../../src/providers/faux-script';
 import { request, userText } from '../../helpers/provider-run';
+import { testTempDir } from '../../helpers/tmp';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/faux/', import.meta.url));
 const APP_CONFIG = fileURLToPath(new URL('../../../config/', import.meta.url));
@@ -42,8 +42,8 @@ test('an invalid regex is reported on its line', async () => {
   if (!r.ok) assert.match(r.error, /bad-regex\.yaml:6: replies\.1\.when: not a valid regular expression/);
 });
 
-test('a missing file is one clear line', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'legion-faux-'));
+test('a missing file is one clear line', async (t) => {
+  const dir = await testTempDir(t, 'legion-faux-');
   const r = await loadFauxScript(join(dir, 'nope.yaml'));
   assert.equal(r.ok, false);
   if (!r.ok) assert.match(r.error, /nope\.yaml: cannot read the faux script \(no such file\)/);

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPricing, loadPricing, parseModelsFile, defaultPricingFiles } from '../../../src/providers/pricing';
 import { TRUSTED } from '../../../src/storage/workspace-trust';
+import { testTempDir } from '../../helpers/tmp';
 
 const SHIPPED = fileURLToPath(new URL('../../../config/models.yaml', import.meta.url));
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({
@@ -96,8 +96,8 @@ test('a bad prices file names file, line and key', () => {
   assert.equal(typo.ok, false);
 });
 
-test('layered files: later ones override and add; missing ones are skipped', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'legion-pricing-'));
+test('layered files: later ones override and add; missing ones are skipped', async (t) => {
+  const dir = await testTempDir(t, 'legion-pricing-');
   const app = join(dir, 'app');
   const ws = join(dir, 'ws');
   await mkdir(join(app, 'config'), { recursive: true });

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema, type LegionConfig } from '../../../src/config/schema';
 import { createProviderRegistry, DEMO_NOTICE, type Env, type ProviderRegistry, type RegistryOptions } from '../../../src/providers/select';
+import { testTempDir } from '../../helpers/tmp';
 
 const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -117,8 +117,8 @@ test('per-agent errors: a provider without a key, an unknown provider', async ()
   assert.equal(resolved.maxTokens, 2000);
 });
 
-test('faux with a script: LEGION_FAUX_SCRIPT > providers.faux.script (relative to cwd); errors name file and line', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'legion-select-'));
+test('faux with a script: LEGION_FAUX_SCRIPT > providers.faux.script (relative to cwd); errors name file and line', async (t) => {
+  const dir = await testTempDir(t, 'legion-select-');
   await writeFile(join(dir, 'mine.yaml'), 'replies:\n  - text: scripted\n');
   await writeFile(join(dir, 'bad.yaml'), 'replies:\n  - agent: x\n    colour: red\n');
   const viaEnv = await registry({ LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'mine.yaml') });
@@ -133,12 +133,12 @@ test('faux with a script: LEGION_FAUX_SCRIPT > providers.faux.script (relative t
   assert.match(await failure({ LEGION_PROVIDER: 'faux', LEGION_FAUX_SCRIPT: join(dir, 'none.yaml') }), /none\.yaml: cannot read the faux script \(no such file\)/);
 });
 
-test('an agent on faux while the run is on a real provider uses the named script or says what is missing', async () => {
+test('an agent on faux while the run is on a real provider uses the named script or says what is missing', async (t) => {
   const r = await registry({ ANTHROPIC_API_KEY: 'a' });
   const faux = r.resolve({ id: 'tester', provider: 'faux' });
   assert.equal(faux.ok, false);
   if (!faux.ok) assert.match(faux.error, /set LEGION_FAUX_SCRIPT/);
-  const dir = await mkdtemp(join(tmpdir(), 'legion-select-'));
+  const dir = await testTempDir(t, 'legion-select-');
   await writeFile(join(dir, 's.yaml'), 'replies:\n  - text: from the script\n');
   const withScript = await registry({ ANTHROPIC_API_KEY: 'a', LEGION_FAUX_SCRIPT: join(dir, 's.yaml') });
   assert.equal(withScript.providerId, 'anthropic');
