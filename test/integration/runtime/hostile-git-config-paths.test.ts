@@ -57,3 +57,41 @@ replies:
     assert.equal(existsSync(join(dir, 'PWNED-fsmonitor')), false, 'git status ran the agent\'s fsmonitor');
   });
 });
+
+/**
+ * An isolated session writes freely in its own worktree (whose git directory lies outside it, so
+ * no hooks folder is guarded there); its merge request brings the files into the workspace,
+ * written by Legion. A merge holding a file of the workspace's hooks folder is a person's to
+ * approve, not the agent approver's.
+ */
+test('a merge request bringing a file of the workspace\'s core.hooksPath folder goes to the user, not the agent approver', async () => {
+  const script = `
+replies:
+  - { agent: lead, on: message, toolCalls: [{ name: communicator, input: { targetId: alice, sessionName: a, isolation: worktree, message: "alice's part" } }] }
+  - { agent: alice, on: message, toolCalls: [{ name: file_write, input: { path: .githooks/pre-commit, content: "#!/bin/sh\\ntouch PWNED-hook\\n" } }] }
+  - { agent: alice, on: tool-result, text: "alice finished" }
+  - { agent: lead, on: tool-result, repeat: true, text: "lead done" }
+  - { agent: lead, on: tool-error, repeat: true, text: "lead done" }
+`;
+  await withTempDir(async (dir) => {
+    await makeRepo(dir);
+    await write(dir, '.githooks/pre-commit', '#!/bin/sh\nexit 0\n');
+    chmodSync(join(dir, '.githooks', 'pre-commit'), 0o755);
+    userGit(dir, ['add', '-A']);
+    userGit(dir, ['commit', '-q', '-m', 'hooks']);
+    userGit(dir, ['config', 'core.hooksPath', '.githooks']);
+    const agents = [
+      { id: 'lead', tools: ['communicator', 'resolve_approval'], approvalAuthority: ['merge'] },
+      { id: 'alice', tools: ['file_write'] },
+    ];
+    const h = await startAppHarness({ dir, agents, script, headless: { approve: 'deny' } });
+    const sent = h.core.send('lead', 'go');
+    assert.ok(sent.ok);
+    await h.core.idle(sent.sessionId);
+    await h.close();
+    const merges = eventsOf(h.events, 'approval-request').filter((e) => e.toolName === 'merge');
+    assert.ok(merges.length > 0, 'a merge was requested');
+    assert.deepEqual([...new Set(merges.map((m) => m.approverId))], ['user'], 'a merge writing .githooks/pre-commit is a person\'s to approve');
+    assert.equal(readFileSync(join(dir, '.githooks', 'pre-commit'), 'utf8'), '#!/bin/sh\nexit 0\n', 'the hook is unchanged');
+  });
+});
