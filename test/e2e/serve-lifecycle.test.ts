@@ -126,7 +126,10 @@ test('legion serve: one per workspace; SIGKILLed, the next one recovers lock and
         detachedPid = Number(m[1]);
         assert.equal(spawnSync('ps', ['-o', 'sid=', '-p', String(detachedPid)], { encoding: 'utf8' }).stdout.trim(), String(detachedPid), 'the leader of its own session');
         assert.equal(statSync(logFile).mode & 0o777, 0o600);
-        assert.match(readFileSync(logFile, 'utf8'), new RegExp(`legion serve: serving run ${runId} of .* \\(pid ${detachedPid}\\)`));
+        // --detach returns once the socket answers; the server logs "serving" after its add-ons
+        // started, a moment later (a loaded machine: after the check, CI 05:25).
+        const serving = new RegExp(`legion serve: serving run ${runId} of .* \\(pid ${detachedPid}\\)`);
+        await until(() => serving.test(readFileSync(logFile, 'utf8')), 'the detached server to log that it serves');
         const c4 = await connectServer({ socket, onEvent: () => undefined });
         assert.equal(c4.welcome.pid, detachedPid);
         c4.close();
