@@ -13,10 +13,11 @@
 // command line). It forks nothing on the way to `exec node`: PATH is searched and the files are
 // tested with the shell's built-ins.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtinsInSnapshot, withoutCodeCacheOf } from './snapshot-code-cache.mjs';
 
 const ENTRY = fileURLToPath(new URL('./snapshot-entry.cjs', import.meta.url));
 
@@ -68,10 +69,19 @@ export function buildSnapshot({ app, loader, blob }) {
     throw new Error(`build: the start-up snapshot failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${output}`);
   }
   // The build composes a throwaway run in a temporary folder (src/cli/warm-compose.ts): no byte of it (the folder, the run's id) may be in the blob.
-  const leaked = /legion-warm-compose-[A-Za-z0-9]{6}|\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{6}/.exec(readFileSync(temp, 'latin1'));
+  const written = readFileSync(temp);
+  const leaked = /legion-warm-compose-[A-Za-z0-9]{6}|\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{6}/.exec(written.toString('latin1'));
   if (leaked) {
     rmSync(temp, { force: true });
     throw new Error(`build: the start-up snapshot holds bytes of the warm-up's throwaway run (${leaked[0]}): something kept them (src/cli/warm-compose.ts)`);
+  }
+  // Node's code cache of the built-ins the heap already holds: never used by a start, read at every one (scripts/snapshot-code-cache.mjs).
+  try {
+    const loaded = builtinsInSnapshot({ node: process.execPath, flags: SNAPSHOT_V8_FLAGS, blob: temp, temp });
+    writeFileSync(temp, withoutCodeCacheOf(written, loaded).blob);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
   }
   // A start from it, before it is put in place: V8 refuses a snapshot written with other flags
   // than a start has (e.g. one a module set while it evaluated), and the launcher must never
