@@ -14,14 +14,23 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 export const DEFAULT_PING_INTERVAL_MS = 30_000;
 
+/** What a stdio server runs, as its definition says (what trust pins the files of: src/mcp/trust-files.ts). */
+export interface StdioDefinition {
+  readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string;
+}
+
 export type McpTransportSpec =
-  | {
-    readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string;
+  | (StdioDefinition & {
     /** A server the workspace does not define (never trust-checked): its bare `command` is never looked for in a folder of this workspace (src/tools/host-path.ts). */
     readonly outsideOf?: string;
-    /** With `outsideOf`: the user's config folder, npm's project for `npx` instead of the workspace (hostArgs, src/tools/host-path.ts). */
-    readonly hostPrefix?: string;
-  }
+    /**
+     * Required: the user's config folder, npm's project for `npx` / `npm exec` instead of the
+     * workspace (hostArgs, src/tools/host-path.ts), for every server: the user's own, and the
+     * workspace's too, whose trust pins only the files its definition names, not a package npm
+     * would take from the workspace's `node_modules` or an `.npmrc` there (docs/mcp.md#trust).
+     */
+    readonly hostPrefix: string;
+  })
   | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
 /** One server ready to start: merged over the layers, `${VAR}` expanded, complete. */
@@ -173,7 +182,8 @@ function buildSpec(
       args: (entry.args ?? []).map((a, i) => x(a, `args.${i}`)),
       env: xRecord(entry.env, 'env'),
       cwd: isAbsolute(cwd) ? cwd : resolve(options.workspaceRoot, cwd),
-      ...(isFromWorkspace(name, options) ? {} : { outsideOf: options.workspaceRoot, hostPrefix: userConfigDir(options.env, options.env.HOME || homedir()) }),
+      hostPrefix: userConfigDir(options.env, options.env.HOME || homedir()),
+      ...(isFromWorkspace(name, options) ? {} : { outsideOf: options.workspaceRoot }),
     };
   } else {
     if (entry.url === undefined) return { ok: false, error: 'an http server needs "url"' };

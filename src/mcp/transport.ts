@@ -24,13 +24,13 @@ export function createTransport(spec: McpTransportSpec, onStderr: (chunk: string
     // A server the user's own configuration defines runs unsandboxed and unchecked: its program is never one planted in the workspace.
     const command = spec.outsideOf === undefined ? spec.command : hostCommand(spec.command, env.PATH ?? '', spec.outsideOf);
     if (command === null) throw new Error(`"${spec.command}" is not on PATH outside the workspace (a program in a folder of the workspace is started only for a server the workspace defines and you trusted); write its full path`);
-    // …nor is the package npx runs for it, nor the npm config it reads: npm's project is the user's config folder.
-    const prefix = spec.outsideOf === undefined ? undefined : spec.hostPrefix;
-    if (spec.outsideOf !== undefined && prefix === undefined) throw new Error('a server of your own configuration needs the folder npm runs it from (hostPrefix)');
-    if (prefix !== undefined) mkdirSync(prefix, { recursive: true, mode: 0o700 });
+    // …nor, for any server, is the package npx runs for it or the npm config it reads: npm's project is the
+    // user's config folder (a trusted workspace server's trust pins the files it names, not the workspace's node_modules).
+    const prefix = spec.hostPrefix;
+    mkdirSync(prefix, { recursive: true, mode: 0o700 });
     const transport = new StdioClientTransport({
       command,
-      args: prefix === undefined ? [...spec.args] : hostArgs(command, spec.args, prefix),
+      args: hostArgs(command, spec.args, prefix),
       env,
       cwd: spec.cwd,
       stderr: 'pipe',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { McpTransportSpec } from './servers';
+import type { McpTransportSpec, StdioDefinition } from './servers';
 
 /** Workspace-relative path (of the link's target when only the target is inside) → sha256 of its content. */
 export type DefinitionFiles = Readonly<Record<string, string>>;
@@ -19,7 +19,7 @@ export type DefinitionFiles = Readonly<Record<string, string>>;
  * HTTP servers run nothing locally: no files.
  */
 export async function definitionFiles(
-  transport: McpTransportSpec,
+  transport: StdioDefinition | McpTransportSpec,
   workspaceRoot: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<DefinitionFiles> {

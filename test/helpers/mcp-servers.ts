@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { McpServerSpec, McpTransportSpec } from '../../src/mcp/servers';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -11,7 +12,7 @@ export const FILESYSTEM_BIN = join(ROOT, 'node_modules/@modelcontextprotocol/ser
 export const MCP_FIXTURES = join(ROOT, 'test/fixtures/mcp');
 
 export function stdioSpec(name: string, command: string, args: readonly string[], extra: Partial<McpServerSpec> = {}): McpServerSpec {
-  const transport: McpTransportSpec = { kind: 'stdio', command, args, env: {}, cwd: ROOT };
+  const transport: McpTransportSpec = { kind: 'stdio', command, args, env: {}, cwd: ROOT, hostPrefix: join(tmpdir(), 'legion-test-npm-project') };
   return { name, transport, timeoutMs: 20_000, startTimeoutMs: 20_000, fromWorkspace: false, fingerprint: 'test', ...extra };
 }
 

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { userConfigDir } from '../../../src/storage/private-mode';
 import { withTempDir } from '../../helpers/tmp';
 import { readMcpJson, planServers, projectLayerServerNames } from '../../../src/mcp/servers';
 import { expandVars } from '../../../src/mcp/expand';
@@ -30,7 +32,7 @@ test('.mcp.json: stdio and http entries read; unknown transport named with file:
     assert.ok(read.warnings.some((w) => /:\d+: unknown key "mcpServers\.extra\.oauth"/.test(w)));
     const plan = planServers({ fromConfig: {}, fromMcpJson: read.entries, projectNames: new Set(), env: { TOKEN: 'secret-token' }, workspaceRoot: dir, mcpJsonFile: file });
     const local = plan.servers.find((s) => s.name === 'local')!;
-    assert.deepEqual(local.transport, { kind: 'stdio', command: 'node', args: ['server.js'], env: { TOKEN: 'secret-token' }, cwd: dir });
+    assert.deepEqual(local.transport, { kind: 'stdio', command: 'node', args: ['server.js'], env: { TOKEN: 'secret-token' }, cwd: dir, hostPrefix: userConfigDir({}, homedir()) });
     assert.equal(local.fromWorkspace, true);
     const remote = plan.servers.find((s) => s.name === 'remote')!;
     assert.deepEqual(remote.transport, { kind: 'http', url: 'https://example.test/mcp', headers: { Authorization: 'Bearer secret-token' } });
@@ -57,7 +59,7 @@ test('layers: config overrides .mcp.json per key; disabled drops; unset variable
   assert.deepEqual(plan.disabled, ['off']);
   const gh = plan.servers.find((s) => s.name === 'gh')!;
   assert.equal(gh.timeoutMs, 5000);
-  assert.deepEqual(gh.transport, { kind: 'stdio', command: 'gh-mcp', args: ['--fast'], env: {}, cwd: '/w' });
+  assert.deepEqual(gh.transport, { kind: 'stdio', command: 'gh-mcp', args: ['--fast'], env: {}, cwd: '/w', hostPrefix: userConfigDir({}, homedir()) });
   assert.equal(plan.servers.find((s) => s.name === 'mine')!.fromWorkspace, true, 'the project layer is the workspace too');
   assert.ok(!plan.servers.some((s) => s.name === 'needs'));
   assert.match(plan.warnings.join('\n'), /mcpServers\.needs: not set: \$\{MISSING_ONE\} in args\.0/);

@@ -5,10 +5,10 @@ import { chmod, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
 import { definitionFiles, filesChanged } from '../../../src/mcp/trust-files';
-import type { McpTransportSpec } from '../../../src/mcp/servers';
+import type { StdioDefinition } from '../../../src/mcp/servers';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
-const stdio = (command: string, args: string[], cwd: string, env: Record<string, string> = {}): McpTransportSpec =>
+const stdio = (command: string, args: string[], cwd: string, env: Record<string, string> = {}): StdioDefinition =>
   ({ kind: 'stdio', command, args, env, cwd });
 
 test('definitionFiles: the workspace files a definition runs, by content; nothing outside, no directories', async () => {
