@@ -24,8 +24,13 @@ export const HIDDEN_HOME_PATHS: readonly string[] = [
   '.node_repl_history', '.psql_history', '.mysql_history', '.sqlite_history', '.rediscli_history', '.lesshst',
   // password stores and key rings
   '.password-store', '.local/share/keyrings', '.pki', 'config/op', 'config/Bitwarden CLI',
-  // browser and mail profiles (session cookies, saved passwords)
+  // browser and mail profiles (session cookies, saved passwords, histories: the web page's URL holds its token),
+  // installed natively, as snaps (Ubuntu's Firefox and Chromium) and as Flatpaks, each of which keeps its own
   '.mozilla', '.thunderbird', 'config/google-chrome', 'config/chromium', 'config/BraveSoftware', 'config/microsoft-edge',
+  'config/vivaldi', 'config/opera', '.librewolf',
+  'snap/firefox/common/.mozilla', 'snap/chromium/common/chromium', 'snap/thunderbird/common/.thunderbird',
+  '.var/app/org.mozilla.firefox/.mozilla', '.var/app/org.mozilla.Thunderbird/.thunderbird', '.var/app/com.google.Chrome/config/google-chrome',
+  '.var/app/org.chromium.Chromium/config/chromium', '.var/app/com.brave.Browser/config/BraveSoftware', '.var/app/com.microsoft.Edge/config/microsoft-edge',
   // Legion's own user config (its tokens)
   'config/legion',
 ];
