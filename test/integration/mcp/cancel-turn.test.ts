@@ -26,7 +26,7 @@ replies:
   - { agent: ur-agent, on: tool-error, repeat: true, text: "it failed" }
 `;
 
-test('Esc during a 30 s MCP call with timeoutMs 60 s: the call ends, interrupted, within 2 s of the cancel', { timeout: 90_000 }, async () => {
+test('Esc during a 30 s MCP call with timeoutMs 60 s: the call ends, interrupted, within 5 s of the cancel', { timeout: 90_000 }, async () => {
   await withTempDir(async (dir) => {
     const userConfig = join(dir, '.legion', 'test-home', '.config', 'legion');
     mkdirSync(userConfig, { recursive: true, mode: 0o700 });
@@ -45,7 +45,8 @@ test('Esc during a 30 s MCP call with timeoutMs 60 s: the call ends, interrupted
       const ended = await h.waitFor((e) => e.type === 'tool-call-end' && e.sessionId === sent.sessionId, 10_000);
       const took = Date.now() - escAt;
       assert.ok(ended.type === 'tool-call-end' && ended.isError, JSON.stringify(ended));
-      assert.ok(took < 2_000, `the call ended ${took} ms after Esc`);
+      // Only the forwarded cancel ends it before the server's 30 s: 5 s leaves a loaded machine room.
+      assert.ok(took < 5_000, `the call ended ${took} ms after Esc`);
       await h.core.idle(sent.sessionId);
       const result = h.core.history(sent.sessionId).flatMap((m) => m.content).find((b) => b.type === 'tool_result');
       assert.ok(result && result.type === 'tool_result' && /interrupted/.test(result.content), JSON.stringify(result));

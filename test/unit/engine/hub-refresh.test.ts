@@ -40,6 +40,8 @@ async function fakeEngine() {
   return {
     admin: url(admin), ingress: url(ingress), feeds, listed, startWorker,
     requests: () => requests,
+    /** Turns the ingress received (held open: a turn's outcome never comes). */
+    turns: () => open.length,
     hold: () => void (hold = true),
     release: () => { hold = false; for (const answer of held.splice(0)) answer(); },
     heldCount: () => held.length,
@@ -74,6 +76,8 @@ test('twenty turns sent at once ask the admin API for workers at most twice, not
     await until(() => engine.feeds.length === 1, 'the worker is followed');
     const before = engine.requests();
     for (let i = 0; i < 20; i++) void hub.runTurn(input(i), `session-user__builder__s${i}`);
+    // Every turn reached the ingress, so every look they asked for has begun; then a moment for a late one to show.
+    await until(() => engine.turns() === 20 && engine.requests() > before, 'the twenty turns sent');
     await new Promise((r) => setTimeout(r, 300));
     const asked = engine.requests() - before;
     assert.ok(asked >= 1 && asked <= 2, `the admin API was asked ${asked} times`);
@@ -112,7 +116,9 @@ test('once it follows every listed worker, the hub looks every settledPollMs, no
   const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
   try {
     await until(() => engine.feeds.length === 1, 'the worker is followed');
-    // The look after the one that started the feed finds every worker followed.
+    // The look after the one that started the feed finds every worker followed (a moment for the hub to read its answer).
+    const followedAt = engine.requests();
+    await until(() => engine.requests() > followedAt, 'a look after the feed started');
     await sleep(200);
     const before = engine.requests();
     await sleep(600);
