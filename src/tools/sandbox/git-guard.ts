@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
 import { hostPath, realOrExistingParent } from '../host-path';
 
@@ -100,7 +100,7 @@ export function gitMounts(root: string, hooksPaths: readonly string[]): { readon
  * What the workspace's git config points at inside the workspace but outside `.git`, which a
  * later git runs or reads as configuration, so it is guarded like `.git/hooks` and `.git/config`:
  * `core.hooksPath` directories (husky's `.husky/`, `.githooks/`: the hooks run at the user's
- * next commit) and the files of `include.path` / `includeIf.*.path` (a shared `../.gitconfig`
+ * next commit; for a folder named `_`, husky 9's, its parent too, where the hooks it runs live) and the files of `include.path` / `includeIf.*.path` (a shared `../.gitconfig`
  * is config: a `core.fsmonitor` written there runs at the next `git status`), followed
  * through the files they include. Read from the config files themselves; an include's
  * relative path is relative to the including file's directory, a hooksPath's to the root.
@@ -142,7 +142,11 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
       if (!value) continue;
       const key = entry[1]!.toLowerCase();
       if (section === 'core' && key === 'hookspath') {
-        guard(expand(value, root), gitDir);
+        const hooks = expand(value, root);
+        guard(hooks, gitDir);
+        // husky 9's `core.hooksPath = .husky/_`: each hook there sources `_/h`, which runs the
+        // project's own hook one folder up (`.husky/pre-commit`): that folder is what runs.
+        if (basename(hooks) === '_') guard(dirname(hooks), gitDir);
       } else if ((section === 'include' || section === 'includeif') && key === 'path') {
         const path = expand(value, dirname(file));
         guard(path, gitDir);
