@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, openSync, readSync, watch, type FSWatcher, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isInside } from './secrets';
 import { hostPath, realOrExistingParent } from '../host-path';
@@ -144,6 +144,7 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
       if (section === 'core' && key === 'hookspath') {
         const hooks = expand(value, root);
         guard(hooks, gitDir);
+        hookDirs.push({ dir: hooks, gitDir });
         // husky 9's `core.hooksPath = .husky/_`: each hook there sources `_/h`, which runs the
         // project's own hook one folder up (`.husky/pre-commit`): that folder is what runs.
         if (basename(hooks) === '_') guard(dirname(hooks), gitDir);
@@ -154,13 +155,64 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
       }
     }
   };
-  for (const gitDir of workspaceGitDirs(root)) for (const file of ['config', 'config.worktree']) readConfig(join(gitDir, file), gitDir, 0);
+  /** The folders hooks run from: each git directory's `hooks/` and the hooksPath folders. */
+  const hookDirs: { dir: string; gitDir: string | null }[] = [];
+  for (const gitDir of workspaceGitDirs(root)) {
+    hookDirs.push({ dir: join(gitDir, 'hooks'), gitDir });
+    for (const file of ['config', 'config.worktree']) readConfig(join(gitDir, file), gitDir, 0);
+  }
   for (const file of userGitConfigs(home, env)) {
     // Absent ones too: git reads what a sandboxed command would create there.
     guard(file, null);
     readConfig(file, null, 0);
   }
+  for (const { dir, gitDir } of hookDirs) for (const file of hookManagerConfigs(dir)) guard(resolve(root, file), gitDir);
   return [...new Set(out)];
+}
+
+/** Hook files read per folder at most, and bytes read of each (a hook manager's script is a few hundred). */
+const MAX_HOOK_FILES = 64;
+const MAX_HOOK_BYTES = 16 * 1024;
+/** lefthook's configuration files at the root (`-local` ones override and need not exist yet). */
+const LEFTHOOK_FILES = ['lefthook', '.lefthook', 'lefthook-local', '.lefthook-local'].flatMap((name) => ['yml', 'yaml'].map((ext) => `${name}.${ext}`));
+
+/**
+ * The work-tree files (relative to the root) that the hooks installed in `dir` run as their
+ * configuration: a hook manager keeps the commands a hook runs there, so they are as executable as
+ * the hook. The pre-commit framework's hook names its file with `--config` (`.pre-commit-config.yaml`
+ * by default; a `repo: local` hook's `entry` is a command); lefthook's reads `lefthook.yml` and the
+ * others of LEFTHOOK_FILES. `.sample` files are git's inert examples. Other managers (husky 4's
+ * package.json, overcommit…) are not recognised (docs/sandbox.md#git).
+ */
+function hookManagerConfigs(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => !name.endsWith('.sample')).slice(0, MAX_HOOK_FILES);
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  for (const name of names) {
+    let text: string;
+    try {
+      const fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      try {
+        if (!fstatSync(fd).isFile()) continue;
+        const buffer = Buffer.alloc(MAX_HOOK_BYTES);
+        text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, MAX_HOOK_BYTES, 0));
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      continue;
+    }
+    if (/pre-commit|pre_commit/.test(text)) {
+      for (const match of text.matchAll(/--config[= ]["']?([^\s"')]+)/g)) out.add(match[1]!);
+      if (!/--config[= ]/.test(text)) out.add('.pre-commit-config.yaml');
+    }
+    if (/lefthook/.test(text)) for (const file of LEFTHOOK_FILES) out.add(file);
+  }
+  return [...out];
 }
 
 /** The variables the git guard reads: those of the user's git (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM) and PATH. */
