@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { waitForScreen, waitSessionGone } from '../helpers/tmux';
+import { inputGate, waitForScreen, waitSessionGone } from '../helpers/tmux';
 
 /**
  * Support for the modal end-to-end tests: the built CLI (dist/legion.js) in a detached tmux
@@ -41,6 +41,8 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
     const r = spawnSync('tmux', tmux('capture-pane', '-p', '-t', name), { encoding: 'utf8' });
     return r.status === 0 ? r.stdout : '';
   };
+  // The first key waits until the app reads its terminal (raw mode: test/helpers/tmux.ts).
+  const reading = inputGate(() => execFileSync('tmux', tmux('display-message', '-p', '-t', name, '#{pane_tty}'), { encoding: 'utf8' }).trim());
   // The settled frame of test/helpers/tmux.ts (a capture may catch a frame half drawn).
   const wait = (test: (s: string) => boolean, what: string, timeoutMs: number): Promise<string> => waitForScreen(screen, test, timeoutMs, what);
   // The pane's shell and the app it runs get SIGHUP from kill-server and may still be writing
@@ -54,8 +56,8 @@ export function startTmux(command: readonly string[], env: Readonly<Record<strin
   return {
     name,
     screen,
-    keys: (...keys) => void execFileSync('tmux', tmux('send-keys', '-t', name, ...keys)),
-    type: (text) => void execFileSync('tmux', tmux('send-keys', '-t', name, '-l', text)),
+    keys: (...keys) => { reading.wait(); execFileSync('tmux', tmux('send-keys', '-t', name, ...keys)); },
+    type: (text) => { reading.wait(); execFileSync('tmux', tmux('send-keys', '-t', name, '-l', text)); },
     waitFor: (pattern, timeoutMs = 20_000) => wait((s) => pattern.test(s), String(pattern), timeoutMs),
     waitGone: (pattern, timeoutMs = 20_000) => wait((s) => !pattern.test(s), `${pattern} to go`, timeoutMs),
     kill,

@@ -52,9 +52,10 @@ export function startTmux(options: TmuxOptions): TmuxSession {
   run('set-option', '-g', 'status', 'off');
   run('respawn-pane', '-k', '-t', 'e2e', options.command);
   let killed = false;
+  const reading = inputGate(() => run('display-message', '-p', '-t', 'e2e', '#{pane_tty}').trim());
   const session: TmuxSession = {
-    keys: (...keys) => void run('send-keys', '-t', 'e2e', ...keys),
-    type: (text) => void run('send-keys', '-t', 'e2e', '-l', text),
+    keys: (...keys) => { reading.wait(); run('send-keys', '-t', 'e2e', ...keys); },
+    type: (text) => { reading.wait(); run('send-keys', '-t', 'e2e', '-l', text); },
     capture: () => run('capture-pane', '-p', '-t', 'e2e'),
     captureStyled: () => run('capture-pane', '-p', '-e', '-t', 'e2e'),
     pid: () => Number(run('display-message', '-p', '-t', 'e2e', '#{pane_pid}').trim()),
@@ -65,6 +66,7 @@ export function startTmux(options: TmuxOptions): TmuxSession {
         if (!session.dead()) previous = session.pid();
       } catch { /* read below by respawn's own error */ }
       run('respawn-pane', '-k', '-t', 'e2e', command);
+      reading.reset();
       if (previous > 0) waitSessionGone(previous, 10_000);
     },
     waitFor: (check, timeoutMs = 10_000, what) => waitForScreen(session.capture, check, timeoutMs, what),
@@ -84,6 +86,39 @@ export function startTmux(options: TmuxOptions): TmuxSession {
     },
   };
   return session;
+}
+
+/**
+ * Keys sent before the app reads its terminal are lost to it: the terminal is still in canonical
+ * mode (echo on, Enter turned into a line feed, held until a whole line). The app's first frame
+ * can be on screen a moment before it switches to raw mode (Ink does so in an effect after the
+ * first commit), and a loaded machine can stretch that moment. So the first key sent to a start
+ * waits until its terminal is in raw mode (`stty -a` of the pane's tty: `-icanon`); later keys go
+ * at once (the app leaves raw mode as it exits, when keys like a second Ctrl+C may still come).
+ * Bounded: an app that never reads its terminal gets the keys after 15 s.
+ */
+export function inputGate(ttyOf: () => string): { wait(): void; reset(): void } {
+  let open = false;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    wait() {
+      if (open) return;
+      const until = Date.now() + 15_000;
+      let tty = '';
+      while (Date.now() < until) {
+        try {
+          tty ||= ttyOf();
+        } catch { /* the pane is being made */ }
+        const mode = tty ? spawnSync('stty', ['-F', tty, '-a'], { encoding: 'utf8' }) : null;
+        if (mode?.status === 0 && /(^|\s)-icanon(\s|$)/.test(mode.stdout)) break;
+        Atomics.wait(nap, 0, 0, 20);
+      }
+      open = true;
+    },
+    reset() {
+      open = false;
+    },
+  };
 }
 
 /**
