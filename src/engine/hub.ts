@@ -6,6 +6,7 @@ import type { TurnOutcome } from '../runtime/turn';
 import { listDeployments } from './admin';
 import { requestText } from './http-text';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
+import { readFeedLine } from './feed-line';
 import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
@@ -59,6 +60,9 @@ export interface HubOptions {
   readonly settledPollMs?: number;
 }
 
+/** Refused feed lines logged per feed (a hostile worker could write them without end). */
+const MAX_REFUSALS_LOGGED = 10;
+
 /** The engine's answer to a turn sent to the ingress, as the turn's outcome. */
 function outcomeOf(answer: { status: number; text: string }): TurnOutcome {
   if (answer.status === 404) return { kind: 'failed', error: `no worker registered ${SESSION_OBJECT} with the engine: start one with legion worker (or legion engine up)` };
@@ -81,6 +85,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
   // The turns this hub waits on, by the id in their TURN_HEADER: a worker's feed says how each ended.
   const settling = new Map<string, (outcome: TurnOutcome) => void>();
   const take = (line: FeedLine): void => {
+    if ('event' in line) return takeEvent(line.event);
     if ('outcome' in line) {
       const parsed = turnOutcomeSchema.safeParse(line.outcome.outcome);
       if (parsed.success) settling.get(line.outcome.turnId)?.(parsed.data);
@@ -103,9 +108,9 @@ export function startEngineHub(options: HubOptions): EngineHub {
       }
       awakeableOf.set(requestId, id);
       options.onRemoteRequest?.(requestId);
-      return;
     }
-    const event = line.event;
+  };
+  const takeEvent = (event: EventInput): void => {
     if (event.type === 'approval-request') {
       if (pending.has(event.requestId)) return;
       const { type: _type, ...request } = event;
@@ -135,6 +140,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
     const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET' });
     stream.setEncoding('utf8');
     let buffered = '';
+    let refused = 0;
     stream.on('data', (chunk: string) => {
       buffered += chunk;
       let end: number;
@@ -142,11 +148,16 @@ export function startEngineHub(options: HubOptions): EngineHub {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);
         if (line.length === 0) continue;
-        try {
-          const parsed = JSON.parse(line) as FeedLine;
-          if (parsed.runId === options.runId) take(parsed);
-        } catch (error) {
-          options.log?.(`a worker at ${uri} sent a line that is not JSON (${messageOf(error)}): ignored`);
+        // The feed is a trust boundary: a line is taken only in a shape a worker writes (feed-line.ts).
+        const verdict = readFeedLine(line, options.runId);
+        if (verdict.kind === 'line') {
+          try {
+            take(verdict.line);
+          } catch (error) {
+            options.log?.(`a line from the worker at ${uri} failed in the hub (${messageOf(error)}): ignored`);
+          }
+        } else if (verdict.kind === 'refused' && refused++ < MAX_REFUSALS_LOGGED) {
+          options.log?.(`a worker at ${uri} sent a line the hub refused (${verdict.why.slice(0, 300)})${refused === MAX_REFUSALS_LOGGED ? '; further refusals on this feed are not logged' : ''}`);
         }
       }
     });

@@ -1,4 +1,5 @@
 import type { EventOf, LegionEvent } from './types';
+import { plainCopy } from './plain-copy';
 
 /** The default window: one `text-delta` line per session per 50 ms. */
 export const DELTA_WINDOW_MS = 50;
@@ -47,7 +48,14 @@ export function createDeltaCoalescer(write: (event: LegionEvent) => void, window
     if (waiting.size === 0) return [];
     const batches = [...waiting.values()].sort((a, b) => a.last.seq - b.last.seq);
     waiting.clear();
-    return batches.map(({ last, texts }) => (texts.length === 1 ? last : { ...last, text: texts.join(''), joined: texts.length }));
+    return batches.map(({ last, texts }) => {
+      if (texts.length === 1) return last;
+      // `{ ...last, text, joined }` without V8's slow path for a spread followed by fields (plain-copy.ts).
+      const joined = plainCopy(last) as { -readonly [K in keyof EventOf<'text-delta'>]: EventOf<'text-delta'>[K] };
+      joined.text = texts.join('');
+      joined.joined = texts.length;
+      return joined;
+    });
   };
 
   const flush = (): void => emit(drain());

@@ -9,7 +9,7 @@
  * ENGINE_ROOT / LOCAL_ROOT: a built checkout to run the engine's processes / in-process
  * `legion serve` from (default this one), to compare two versions run after run. Also each
  * process's write and read syscalls and its main thread's wake-ups a delta.
- * W_NODE_OPTIONS / L_NODE_OPTIONS: NODE_OPTIONS of the worker / in-process `legion serve`.
+ * W_NODE_OPTIONS / H_NODE_OPTIONS / L_NODE_OPTIONS: NODE_OPTIONS of the worker / the hub / in-process `legion serve`.
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +45,7 @@ const diff = (a: Map<string, number>, b: Map<string, number>, acc: Map<string, n
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'legion-engine-threads-'));
-const stack = await startEngineStack(dir, { answerChunks: chunks, delayMs: 20, entry: process.env.ENGINE_ROOT ? { kind: 'bundle', root: process.env.ENGINE_ROOT } : BUILT, ...(process.env.W_NODE_OPTIONS ? { workerEnv: { NODE_OPTIONS: process.env.W_NODE_OPTIONS } } : {}) });
+const stack = await startEngineStack(dir, { answerChunks: chunks, delayMs: 20, entry: process.env.ENGINE_ROOT ? { kind: 'bundle', root: process.env.ENGINE_ROOT } : BUILT, ...(process.env.W_NODE_OPTIONS ? { workerEnv: { NODE_OPTIONS: process.env.W_NODE_OPTIONS } } : {}), ...(process.env.H_NODE_OPTIONS ? { serveEnv: { NODE_OPTIONS: process.env.H_NODE_OPTIONS } } : {}) });
 let local: Awaited<ReturnType<typeof startInProcessSide>> | undefined;
 try {
   const remote = await stack.attach('threads');

@@ -173,3 +173,25 @@ test('bus: catch-all receives every type, typed subscribers only theirs', () => 
   assert.deepEqual(all, ['run-start', 'usage', 'participant-change']);
   assert.deepEqual(usage, ['m:5']);
 });
+
+test('bus: the stamped event is a copy with the input\'s keys in order, then the envelope; the input is left as it was', () => {
+  const bus = createBus({ runId: 'run-1', now: fixedNow });
+  const input = { type: 'text-delta', sessionId: 's', participantId: 'p', text: 'hi' } as const;
+  const event = bus.emit(input);
+  assert.notEqual(event, input);
+  assert.deepEqual(Object.keys(event), ['type', 'sessionId', 'participantId', 'text', 'seq', 'at', 'runId']);
+  assert.deepEqual(Object.keys(input), ['type', 'sessionId', 'participantId', 'text']);
+  assert.equal(Object.getPrototypeOf(event), Object.prototype);
+});
+
+test('bus: an input with an own __proto__ key (a JSON line that has one) never becomes the event\'s prototype', () => {
+  const bus = createBus({ runId: 'real', now: fixedNow });
+  const input = JSON.parse('{"type":"tool-call-end","sessionId":"s","participantId":"p","toolUseId":"t","name":"shell","summary":"ok","__proto__":{"isError":true,"failure":"denied","seq":7}}') as Parameters<typeof bus.emit>[0];
+  assert.ok(Object.hasOwn(input, '__proto__'), 'JSON.parse makes it an own key');
+  const event = bus.emit(input) as unknown as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(event), Object.prototype, 'the prototype stays Object.prototype');
+  assert.equal(event.isError, undefined, 'nothing inherited from the line');
+  assert.equal(event.failure, undefined);
+  assert.equal(event.seq, 1);
+  assert.ok(Object.hasOwn(event, '__proto__'), 'kept as a plain key, as a spread keeps it');
+});
