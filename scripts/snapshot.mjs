@@ -75,14 +75,23 @@ export function buildSnapshot({ app, loader, blob }) {
     rmSync(temp, { force: true });
     throw new Error(`build: the start-up snapshot holds bytes of the warm-up's throwaway run (${leaked[0]}): something kept them (src/cli/warm-compose.ts)`);
   }
-  // Node's code cache of the built-ins the heap already holds: never used by a start, read at every one (scripts/snapshot-code-cache.mjs).
+  // Node's code cache of the built-ins the heap already holds: never used by a start, read at
+  // every one (scripts/snapshot-code-cache.mjs). A blob not laid out as Node 20 writes it (a
+  // later Node) stays as Node wrote it.
+  let loaded;
   try {
-    const loaded = builtinsInSnapshot({ node: process.execPath, flags: SNAPSHOT_V8_FLAGS, blob: temp, temp });
-    writeFileSync(temp, withoutCodeCacheOf(written, loaded).blob);
+    loaded = builtinsInSnapshot({ node: process.execPath, flags: SNAPSHOT_V8_FLAGS, blob: temp, temp });
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
   }
+  let trimmed;
+  try {
+    trimmed = withoutCodeCacheOf(written, loaded).blob;
+  } catch {
+    trimmed = undefined;
+  }
+  if (trimmed) writeFileSync(temp, trimmed);
   // A start from it, before it is put in place: V8 refuses a snapshot written with other flags
   // than a start has (e.g. one a module set while it evaluated), and the launcher must never
   // hand node a blob it refuses.
