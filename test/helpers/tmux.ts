@@ -19,8 +19,8 @@ export interface TmuxSession {
   /** True once the pane's process has exited. */
   dead(): boolean;
   /**
-   * Start `command` again in the pane. The previous one is hung up (SIGHUP) and this returns once
-   * it and what it started are gone (SIGKILL after 10 s), while the new one starts.
+   * Start `command` again in the pane. A previous one still running is hung up (SIGHUP) first,
+   * and the new one starts once it and what it started are gone (SIGKILL after 10 s).
    */
   respawn(command: string): void;
   /** Poll the screen until `check` holds; throws with the last screen after `timeoutMs`. */
@@ -61,13 +61,19 @@ export function startTmux(options: TmuxOptions): TmuxSession {
     pid: () => Number(run('display-message', '-p', '-t', 'e2e', '#{pane_pid}').trim()),
     dead: () => run('display-message', '-p', '-t', 'e2e', '#{pane_dead}').trim() === '1',
     respawn(command) {
+      // A live app is hung up (SIGHUP to its process group, as a closed terminal does) and waited
+      // for before the new one starts: a start beside an app still closing (under load, writing
+      // its code cache first) finds the run still locked and ends ("run … is in use").
       let previous = 0;
       try {
         if (!session.dead()) previous = session.pid();
-      } catch { /* read below by respawn's own error */ }
+      } catch { /* respawn below says what is wrong */ }
+      if (previous > 0) {
+        try { process.kill(-previous, 'SIGHUP'); } catch { /* gone meanwhile */ }
+        waitSessionGone(previous, 10_000);
+      }
       run('respawn-pane', '-k', '-t', 'e2e', command);
       reading.reset();
-      if (previous > 0) waitSessionGone(previous, 10_000);
     },
     waitFor: (check, timeoutMs = 10_000, what) => waitForScreen(session.capture, check, timeoutMs, what),
     kill() {
