@@ -7,6 +7,8 @@ import { listDeployments } from './admin';
 import { requestText } from './http-text';
 import { EVENTS_PATH, type FeedLine } from './event-feed';
 import { readFeedLine } from './feed-line';
+import { createLineReader } from '../serve/line-reader';
+import { MAX_SERVER_LINE_BYTES } from '../serve/protocol';
 import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
@@ -58,6 +60,8 @@ export interface HubOptions {
    * registered at a new URL is found this way (each turn the hub sends also looks at once).
    */
   readonly settledPollMs?: number;
+  /** The longest feed line taken (default MAX_SERVER_LINE_BYTES, what a front end takes from the server); a longer one is refused. */
+  readonly maxFeedLineBytes?: number;
 }
 
 /** Refused feed lines logged per feed (a hostile worker could write them without end). */
@@ -138,29 +142,30 @@ export function startEngineHub(options: HubOptions): EngineHub {
     session.on('error', forget);
     session.on('close', forget);
     const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET' });
-    stream.setEncoding('utf8');
-    let buffered = '';
     let refused = 0;
-    stream.on('data', (chunk: string) => {
-      buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        if (line.length === 0) continue;
+    const refuse = (why: string): void => {
+      if (refused++ >= MAX_REFUSALS_LOGGED) return;
+      options.log?.(`a worker at ${uri} sent a line the hub refused (${why.slice(0, 300)})${refused === MAX_REFUSALS_LOGGED ? '; further refusals on this feed are not logged' : ''}`);
+    };
+    // Lines as a front end reads the server's: at most MAX_SERVER_LINE_BYTES each (by default) (a longer one is
+    // dropped as it arrives, never buffered whole: a feed cannot grow the hub without end).
+    const reader = createLineReader({
+      maxBytes: options.maxFeedLineBytes ?? MAX_SERVER_LINE_BYTES,
+      onOversize: (bytes) => refuse(`a line of ${bytes} bytes`),
+      onLine: (line) => {
+        if (line.length === 0) return;
         // The feed is a trust boundary: a line is taken only in a shape a worker writes (feed-line.ts).
         const verdict = readFeedLine(line, options.runId);
-        if (verdict.kind === 'line') {
-          try {
-            take(verdict.line);
-          } catch (error) {
-            options.log?.(`a line from the worker at ${uri} failed in the hub (${messageOf(error)}): ignored`);
-          }
-        } else if (verdict.kind === 'refused' && refused++ < MAX_REFUSALS_LOGGED) {
-          options.log?.(`a worker at ${uri} sent a line the hub refused (${verdict.why.slice(0, 300)})${refused === MAX_REFUSALS_LOGGED ? '; further refusals on this feed are not logged' : ''}`);
+        if (verdict.kind === 'refused') return refuse(verdict.why);
+        if (verdict.kind !== 'line') return;
+        try {
+          take(verdict.line);
+        } catch (error) {
+          options.log?.(`a line from the worker at ${uri} failed in the hub (${messageOf(error)}): ignored`);
         }
-      }
+      },
     });
+    stream.on('data', (chunk: Buffer) => reader.push(chunk));
     stream.on('error', forget);
     stream.on('close', forget);
   };
