@@ -294,7 +294,10 @@ export function projectionLines(dir: string, sessionId = 'session-user__builder_
   const runsDir = join(dir, '.legion', 'runs');
   for (const run of existsSync(runsDir) ? readdirSync(runsDir) : []) {
     const file = join(runsDir, run, 'sessions', `${sessionId}.jsonl`);
-    if (existsSync(file)) return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+    if (!existsSync(file)) continue;
+    // Polled while the worker appends: whole lines only (an append can be caught half copied).
+    const text = readFileSync(file, 'utf8');
+    return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l.trim() !== '');
   }
   return [];
 }

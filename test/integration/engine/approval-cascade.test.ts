@@ -10,6 +10,7 @@ import { agentSchema } from '../../../src/collective/participant';
 import { restateServerBinary, freePort, type LocalEngine } from '../../../src/engine/local-engine';
 import { withTempDir } from '../../helpers/tmp';
 import { killHard, runLegion, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { writtenJsonLines } from '../../helpers/jsonl';
 
 /**
  * The approval cascade across session objects (docs/engine.md#approvals-across-objects): `lead`
@@ -62,7 +63,7 @@ async function withScene(body: (scene: Scene) => Promise<void>, leadScript: Mode
 interface ApprovalLine { kind: string; requestId: string; approverId?: string; decision?: string; decidedBy?: string; sessionId?: string }
 const approvalLines = (scene: Scene): ApprovalLine[] => {
   const file = layoutFor(scene.dir).approvals(scene.runId);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ApprovalLine) : [];
+  return writtenJsonLines<ApprovalLine>(file); // polled while the worker appends
 };
 
 /** What the engine holds (its invocations and journals) and the approval lines: said when a chain hangs. */

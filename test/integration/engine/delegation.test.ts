@@ -12,6 +12,7 @@ import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
 import { attachRemote, type RemoteCore } from '../../../src/serve/remote-core';
 import { until } from '../../helpers/processes';
 import { killHard, runLegion, sendTurn, spawnLegion, startWorker, repeatedFinished, withEngineRun, type EngineRunScene, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { writtenJsonLines } from '../../helpers/jsonl';
 
 /**
  * Delegation on the engine (docs/engine.md#delegation): `lead` delegates to `builder` through
@@ -159,7 +160,8 @@ test('cancelling the caller in a front end cancels the delegate\'s invocation: b
       // The tool sleeps 30 s: the cancel ends the chain well before.
       await until(() => remote!.sessions().find((s) => s.id === sent.sessionId)?.status === 'idle', 'the lead idle after the cancel', 20_000, 20);
       const runId = readdirSync(join(scene.dir, '.legion', 'runs')).find((r) => existsSync(layoutFor(scene.dir).sessionFile(r, S2)))!;
-      const rolesOf = (id: string): string[] => readFileSync(layoutFor(scene.dir).sessionFile(runId, id), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { role: string }).role);
+      // Polled while the worker appends: whole lines only.
+      const rolesOf = (id: string): string[] => writtenJsonLines<{ role: string }>(layoutFor(scene.dir).sessionFile(runId, id)).map((m) => m.role);
       await until(() => rolesOf(S2).length >= 3, 'the builder\'s call answered', 20_000, 20);
       // Valid histories, each call answered, no answer after the cancel.
       assert.deepEqual(rolesOf(S2), ['user', 'assistant', 'user']);
