@@ -175,15 +175,26 @@ export function waitSessionGone(sid: number, timeoutMs: number): void {
   const nap = new Int32Array(new SharedArrayBuffer(4));
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const left = sessionMembers(sid);
+    // The leader first (one file), then the scan of /proc for what it left in its session.
+    const left = leaderAlive(sid) ? [sid] : sessionMembers(sid);
     if (left.length === 0) return;
     if (Date.now() > until) {
-      for (const pid of left) {
+      for (const pid of sessionMembers(sid)) {
         try { process.kill(pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
       }
       return;
     }
     Atomics.wait(nap, 0, 0, 20);
+  }
+}
+
+/** Whether `pid` is running (not gone, not a zombie). */
+function leaderAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
   }
 }
 
