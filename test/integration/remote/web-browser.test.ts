@@ -110,7 +110,8 @@ test('web page in Chromium: live lanes, approve by click, batch reject with a re
       [['apr-1', 'approved', 'remote:web', 'approved by remote:web'], ['apr-2', 'rejected', 'remote:web', 'not now <b>'], ['apr-3', 'rejected', 'remote:web', 'not now <b>']],
     );
     assert.equal(existsSync(join(dir, 'b.txt')) || existsSync(join(dir, 'c.txt')), false);
-    assert.equal(await page.$eval('#reason', (el) => (el as HTMLInputElement).value), '', 'the reason is cleared');
+    // Cleared when the POST's answer comes, which can be after the decisions' events removed the rows.
+    await page.waitForFunction(() => (document.getElementById('reason') as HTMLInputElement).value === '');
 
     // A decision made in the terminal leaves the page's queue and says where it was made.
     assert.ok(f.h.core.send('worker', 'write d', 'd').ok);
