@@ -173,8 +173,16 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
 /** Hook files read per folder at most, and bytes read of each (a hook manager's script is a few hundred). */
 const MAX_HOOK_FILES = 64;
 const MAX_HOOK_BYTES = 16 * 1024;
-/** lefthook's configuration files at the root (`-local` ones override and need not exist yet). */
-const LEFTHOOK_FILES = ['lefthook', '.lefthook', 'lefthook-local', '.lefthook-local'].flatMap((name) => ['yml', 'yaml'].map((ext) => `${name}.${ext}`));
+/**
+ * What lefthook runs from the work tree (https://lefthook.dev/configuration): its main config and the
+ * `-local` one it merges over it, in every format it reads and at the root or under `.config/` (a
+ * `-local` one need not exist yet: lefthook merges whichever it finds), and the folders its
+ * `scripts:` run from (`source_dir` `.lefthook/`, `source_dir_local` `.lefthook-local/`).
+ */
+const LEFTHOOK_FILES = [
+  ...['lefthook', 'lefthook-local'].flatMap((name) => ['yml', 'yaml', 'toml', 'json', 'jsonc'].flatMap((ext) => [`${name}.${ext}`, `.${name}.${ext}`, `.config/${name}.${ext}`])),
+  '.lefthook', '.lefthook-local',
+];
 
 /**
  * The work-tree files (relative to the root) that the hooks installed in `dir` run as their

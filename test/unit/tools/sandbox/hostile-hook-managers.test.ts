@@ -65,6 +65,13 @@ test('the configuration files installed hook managers name (.pre-commit-config.y
   assert.ok(!guarded.includes(join(fx.ws, 'README.md')));
 });
 
+test('every lefthook config it would merge is guarded, in each format it reads and under .config/, and the folders its scripts run from', () => {
+  const guarded = workspaceHooksPaths(fx.ws, { HOME: fx.home, GIT_CONFIG_GLOBAL: join(fx.home, 'gitconfig') });
+  for (const name of ['lefthook-local.toml', '.lefthook-local.json', 'lefthook-local.jsonc', '.config/lefthook-local.yml', '.config/lefthook.toml', '.lefthook', '.lefthook-local']) {
+    assert.ok(guarded.includes(join(fx.ws, name)), `${name}: ${guarded.join(', ')}`);
+  }
+});
+
 test('sandboxed: a command cannot add a hook to .pre-commit-config.yaml or lefthook-local.yml that the user\'s next commit runs', { skip }, async () => {
   // The control: the installed hook runs what the config says.
   writeFileSync(join(fx.ws, '.pre-commit-config.yaml'), `repos:\n  - repo: local\n    hooks:\n      - id: x\n        entry: touch ${pwned}.control\n`);
@@ -77,6 +84,10 @@ test('sandboxed: a command cannot add a hook to .pre-commit-config.yaml or lefth
   assert.match(result.content, /Read-only file system|blocked by the sandbox/, result.content);
   assert.equal(readFileSync(join(fx.ws, '.pre-commit-config.yaml'), 'utf8'), config);
   assert.equal(existsSync(join(fx.ws, 'lefthook-local.yml')), false, 'a planted lefthook-local.yml is removed');
+  // lefthook merges a -local config in any format it reads, at the root or under .config/.
+  const other = await run(`mkdir -p .config .lefthook-local/pre-push; printf '[pre-push.commands.x]\nrun = "touch ${pwned}"\n' > lefthook-local.toml; printf 'pre-push:\n  scripts:\n    x.sh:\n      runner: sh\n' > .config/lefthook-local.yml; printf 'touch ${pwned}\n' > .lefthook-local/pre-push/x.sh; true`);
+  assert.match(other.content, /blocked by the sandbox/, other.content);
+  for (const planted of ['lefthook-local.toml', '.config/lefthook-local.yml', '.lefthook-local']) assert.equal(existsSync(join(fx.ws, planted)), false, `a planted ${planted} is removed`);
   git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
   assert.equal(existsSync(pwned), false, 'the user\'s commit ran what the sandboxed command wrote');
 });
