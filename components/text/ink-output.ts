@@ -22,7 +22,7 @@
 import Output from '../../node_modules/ink/build/output.js';
 import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
-import { ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize } from '@alcalzone/ansi-tokenize';
+import { ansiCodesToString, diffAnsiCodes, reduceAnsiCodesIncremental, styledCharsFromTokens, tokenize } from '@alcalzone/ansi-tokenize';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];
@@ -106,12 +106,57 @@ function charWidth(value: string): number {
 function styledChars(line: string): StyledChar[] {
   let chars = styled.get(line);
   if (chars === undefined) {
-    chars = grown(line) ?? styledCharsFromTokens(tokenize(line));
+    chars = grown(line) ?? tokenized(line);
     styled.set(line, chars);
     recent[recentNext] = line;
     recentNext = (recentNext + 1) % RECENT;
   }
   return chars;
+}
+
+/**
+ * The characters of a simple line: printable ASCII, and symbols a screen draws (the middle dot,
+ * dashes, bullets and the ellipsis, arrows, box drawing, blocks, geometric shapes but the two
+ * wide ones) — each a grapheme of its own that joins no neighbour (none is a combining mark,
+ * joiner, prepended or Hangul character), one column wide, not a full-width code point
+ * (test/tui/ink-output.test.ts checks each against ansi-tokenize).
+ */
+const SIMPLE_CHARS = '\\x20-\\x7e\\u00b7\\u2010-\\u2027\\u2190-\\u21ff\\u2500-\\u25fc';
+/** A line of simple characters and whole SGR sequences only (most of a screen's lines). */
+const SIMPLE_LINE = new RegExp(`^(?:\\x1b\\[[0-9;]*m|[${SIMPLE_CHARS}])*$`);
+const SGR_RUN_OR_TEXT = new RegExp(`(?:\\x1b\\[[0-9;]*m)+|[${SIMPLE_CHARS}]+`, 'g');
+/** The unstyled styled character of each printable ASCII code, shared (nothing here mutates one). */
+const PLAIN_ASCII: StyledChar[] = [];
+for (let c = 0x20; c <= 0x7e; c++) PLAIN_ASCII[c] = { type: 'char', value: String.fromCharCode(c), fullWidth: false, styles: NO_STYLES } as StyledChar;
+
+/**
+ * `styledCharsFromTokens(tokenize(line))`, equal (test/tui/ink-output.test.ts compares them),
+ * without a token per character when the line is simple characters and whole SGR sequences: each
+ * run of sequences is tokenized by ansi-tokenize and reduced into the active styles as it does
+ * (one code after another), and each character of a text run gets those styles (one array per
+ * run, not a copy per character; unstyled ASCII characters are shared objects). Any other
+ * line: ansi-tokenize.
+ */
+export function tokenized(line: string): StyledChar[] {
+  if (!SIMPLE_LINE.test(line)) return styledCharsFromTokens(tokenize(line));
+  const out: StyledChar[] = [];
+  let styles: AnsiCode[] = NO_STYLES;
+  for (const [run] of line.matchAll(SGR_RUN_OR_TEXT)) {
+    if (run.charCodeAt(0) === 0x1b) {
+      styles = reduceAnsiCodesIncremental(styles, tokenize(run) as AnsiCode[]);
+      if (styles.length === 0) styles = NO_STYLES;
+      continue;
+    }
+    if (styles === NO_STYLES) {
+      for (let i = 0; i < run.length; i++) {
+        const c = run.charCodeAt(i);
+        out.push(c < 0x7f ? PLAIN_ASCII[c]! : ({ type: 'char', value: run[i]!, fullWidth: false, styles } as StyledChar));
+      }
+    } else {
+      for (let i = 0; i < run.length; i++) out.push({ type: 'char', value: run[i]!, fullWidth: false, styles } as StyledChar);
+    }
+  }
+  return out;
 }
 
 /** The last lines tokenized (a row that grows, as a streamed line does, is one of them plus its new text). */
@@ -140,7 +185,7 @@ function grown(line: string): StyledChar[] | null {
     if (!(first === 0x1b || (first >= 0x20 && first <= 0x7e))) continue;
     const esc = c.lastIndexOf('\x1b');
     if (esc !== -1 && !WHOLE_SGR.test(c.slice(esc))) continue;
-    return head.concat(styledCharsFromTokens(tokenize(line.slice(c.length))));
+    return head.concat(tokenized(line.slice(c.length)));
   }
   return null;
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Output from '../../node_modules/ink/build/output.js';
-import { fastGet, inkGet, installInkOutputCache, rowsBuiltSoFar } from '../../components/text/ink-output';
+import { styledCharsFromTokens, tokenize } from '@alcalzone/ansi-tokenize';
+import { fastGet, inkGet, installInkOutputCache, rowsBuiltSoFar, tokenized } from '../../components/text/ink-output';
 
 type Transformer = (line: string, index: number) => string;
 type Op =
@@ -144,4 +145,41 @@ test('a spinner\'s rows come back from the cache: each of its frames is built on
   }
   assert.ok(firstCycle >= SPINNER.length * 2, 'the first cycle builds the spinner rows');
   assert.equal(rowsBuiltSoFar() - before, firstCycle, 'later cycles build none');
+});
+
+test('a line of printable ASCII, drawing symbols and SGR sequences gets the styled characters ansi-tokenize gives it (compound, 256- and true-colour codes, resets, empty and stray sequences)', () => {
+  const r = rng(34);
+  const TEXT = ['a', 'hello', ' ', '  ', '~', '[m', ';', '0', 'x y', '─', '│', '·', '…', '→', '▶', '█', '╭──╮', '•'];
+  const CODES = [...STYLES, '\x1b[m', '\x1b[1;31m', '\x1b[0;2;3m', '\x1b[38;5;123m', '\x1b[48;2;1;2;3m', '\x1b[38;5m', '\x1b[38;2;9m', '\x1b[;m', '\x1b[1;22;1m', '\x1b[49m', '\x1b[53m', '\x1b[55m', '\x1b[9m'];
+  const OTHER = ['\x1b[2K', '\x1b]8;;http://a\x07', '界', 'é\u0301', '\x1b', '\x9b31m', '\t'];
+  let simple = 0;
+  for (let i = 0; i < 4000; i++) {
+    let line = '';
+    let other = false;
+    const n = Math.floor(r() * 12);
+    for (let k = 0; k < n; k++) {
+      const pick = r();
+      other ||= pick >= 0.97;
+      line += pick < 0.45 ? CODES[Math.floor(r() * CODES.length)] : pick < 0.97 ? TEXT[Math.floor(r() * TEXT.length)] : OTHER[Math.floor(r() * OTHER.length)];
+    }
+    if (!other) simple += 1;
+    assert.deepEqual(tokenized(line), styledCharsFromTokens(tokenize(line)), JSON.stringify(line));
+  }
+  assert.ok(simple > 2000, `the simple lines were tested (${simple})`);
+  // Every symbol the simple lines take, alone, between ASCII, styled, and beside each other.
+  const symbols: string[] = ['\u00b7'];
+  for (const [from, to] of [[0x2010, 0x2027], [0x2190, 0x21ff], [0x2500, 0x25fc]] as const) for (let c = from; c <= to; c++) symbols.push(String.fromCharCode(c));
+  for (let i = 0; i < symbols.length; i++) {
+    const c = symbols[i]!;
+    const next = symbols[(i * 7 + 3) % symbols.length]!;
+    for (const line of [c, `a${c}b`, `\x1b[1m${c}\x1b[22m${next}`, `${c}${next}${c}`, `${c}\x1b[31m`]) {
+      assert.deepEqual(tokenized(line), styledCharsFromTokens(tokenize(line)), JSON.stringify(line));
+    }
+  }
+  // The whole screen: the same frame through Ink's get() and the cached one.
+  const line = '\x1b[1;38;5;33mLegion\x1b[22;39m \x1b[2m·\x1b[22m \x1b[7m ready \x1b[27m\x1b[0m';
+  const o = new Output({ width: 40, height: 2 });
+  o.write(0, 0, line, { transformers: [] });
+  o.write(3, 1, 'plain text', { transformers: [(l) => `\x1b[90m${l}\x1b[39m`] });
+  assert.equal(fastGet.call(o as never).output, inkGet.call(o).output);
 });
