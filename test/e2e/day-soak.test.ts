@@ -21,21 +21,24 @@ test('a shortened working day through legion serve: every turn done, requests wi
   const day = (): ReturnType<typeof runDay> => runDay({ turns: 300, warmupPerSession: 24, keystrokes: 0, idle: false });
   let result = await day();
   // The CPU check reads the trend of serve's CPU per turn through the steady tenths of the day
-  // (test/bench/day-growth.ts: one tenth off the line does not move it). A day is 15–30 s, and a
-  // neighbour's load that lasts seconds (npm test runs two files at once; CI shares its cores)
-  // can tilt several tenths: a CPU ratio over the limit alone gets one more day. A real growth
-  // per turn (a leak, a history re-read) is over the limit in both.
+  // (test/bench/day-growth.ts: one tenth off the line does not move it). A day is 15–50 s, and a
+  // neighbour's load that changes over seconds (npm test runs two files at once; CI shares its
+  // cores) inflates the CPU time of the tenths it overlaps and tilts the line: on a loaded
+  // machine, days of the same code read 0.79–1.27 (limit 1.2), two days in five over it. So a
+  // CPU ratio over the limit alone gets another day, up to three. A real growth per turn (a
+  // leak, a history re-read) tilts every day: it is over the limit in all three.
   const cpuOnly = (r: typeof result): boolean => {
     const over = r.checks.filter((c) => !c.absolute && !c.pass);
     return over.length > 0 && over.every((c) => c.name.startsWith('serve CPU per turn'));
   };
-  if (cpuOnly(result)) {
-    const first = result.figures.cpuPerTurnRatio;
+  const ratios: number[] = [];
+  for (let again = 0; again < 2 && cpuOnly(result); again++) {
+    ratios.push(result.figures.cpuPerTurnRatio!);
     result = await day();
-    result.notes.push(`(second day: the first one's CPU ratio was ${first})`);
+    result.notes.push(`(day ${again + 2}: the CPU ratios before were ${ratios.join(', ')})`);
   }
   // The figures of a passing day too, in the test's output: the statistic's spread over runs.
-  for (const n of result.notes.filter((n) => /^serve (CPU|memory)|^\(second day/.test(n))) t.diagnostic(n);
+  for (const n of result.notes.filter((n) => /^serve (CPU|memory)|^\(day \d/.test(n))) t.diagnostic(n);
   const failed = result.checks.filter((c) => !c.absolute && !c.pass);
   assert.deepEqual(
     failed.map((c) => `${c.name}: ${c.value} (limit ${c.limit})`),
