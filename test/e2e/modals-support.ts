@@ -102,7 +102,8 @@ export async function withWorkspace<T>(fn: (dir: string) => Promise<T>): Promise
   try {
     return await fn(dir);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    // Retries: a server the test stopped may still be removing its socket and lock as it exits.
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
