@@ -12,7 +12,11 @@ import { checkWorkspaceTrust, trustPlace, type WorkspaceTrust } from '../storage
 export interface EngineUrls {
   readonly ingress: string;
   readonly admin: string;
+  /** The engine's request identity public keys a worker accepts (docs/engine.md#who-may-talk-to-what); empty: none known. */
+  readonly identityKeys: readonly string[];
 }
+
+const keysOf = (key: string | readonly string[] | undefined): readonly string[] => (key === undefined ? [] : typeof key === 'string' ? [key] : key);
 
 /**
  * The URLs of a restate engine setting: its own, or those of the workspace's local engine
@@ -21,11 +25,12 @@ export interface EngineUrls {
  * (docs/workspace-trust.md): a committed one would send every turn to its author's host.
  */
 export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>, legionDir: string, trust: WorkspaceTrust): EngineUrls {
-  if (engine.ingress !== undefined && engine.admin !== undefined) return { ingress: engine.ingress, admin: engine.admin };
+  if (engine.ingress !== undefined && engine.admin !== undefined) return { ingress: engine.ingress, admin: engine.admin, identityKeys: keysOf(engine.identityKey) };
   if (!trust.trusted) throw new LegionError(`engine.kind is restate but ${legionDir} is not trusted, so its local engine record is ignored: run legion trust, or set engine.kind: in-process`);
   const local = readLocalEngine(legionDir);
   if (!local) throw new LegionError('engine.kind is restate but no engine runs for this workspace: start one with legion engine up, or set engine.kind: in-process');
-  return { ingress: local.ingress, admin: local.admin };
+  // The local engine's key, or the one configured (the user's own choice wins).
+  return { ingress: local.ingress, admin: local.admin, identityKeys: engine.identityKey !== undefined ? keysOf(engine.identityKey) : keysOf(local.identityKey) };
 }
 
 /** The configured Restate engine's URLs; a LegionError naming what to set when none is. */

@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-mode';
 import { adminHealth } from './admin';
+import { ensureSigningKey } from './identity';
 
 /** The restate-server binary of this platform (the optional dependency of @restatedev/restate-server), or why there is none. */
 export function restateServerBinary(): { ok: true; path: string } | { ok: false; error: string } {
@@ -35,6 +36,8 @@ export interface LocalEngine {
   readonly admin: string;
   /** node-to-node port (unused by Legion; taken so two engines never collide). */
   readonly nodePort: number;
+  /** The public key of the engine's request identity (`publickeyv1_…`): its workers accept requests signed by it only. */
+  readonly identityKey: string;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface LocalEngine {
  * 127.0.0.1, the settings of a one-node engine, then `settings` (dotted keys). The journal's
  * durability is not traded: every acknowledged entry is fsynced (test/unit/engine/local-engine.test.ts).
  */
-export function engineConfig(options: { dataDir: string; ingressPort: number; adminPort: number; nodePort: number; settings: readonly string[] }): string {
+export function engineConfig(options: { dataDir: string; ingressPort: number; adminPort: number; nodePort: number; signingKeyFile: string; settings: readonly string[] }): string {
   const { ingressPort, adminPort, nodePort } = options;
   return [
     'node-name = "legion"',
@@ -62,6 +65,9 @@ export function engineConfig(options: { dataDir: string; ingressPort: number; ad
     // A local engine contacts no one: restate-server's start-up telemetry (a request to GitHub)
     // is off, as everything else Legion starts stays on the machine.
     'disable-telemetry = true',
+    // Every request to a worker signed with the engine's key: the worker refuses any other
+    // (docs/engine.md#who-may-talk-to-what).
+    `worker.invoker.request-identity-private-key-pem-file = ${JSON.stringify(options.signingKeyFile)}`,
     // Dotted keys, no table headers: `settings` may add keys of any table after them.
     `admin.bind-address = "127.0.0.1:${adminPort}"`,
     `ingress.bind-address = "127.0.0.1:${ingressPort}"`,
@@ -84,7 +90,10 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
   const configFile = join(options.dataDir, 'restate.toml');
   // The same ports as last time when they are free: the URLs in a config stay valid across down/up.
   const [ingressPort, adminPort, nodePort] = (await previousPorts(configFile)) ?? [await freePort(), await freePort(), await freePort()];
-  writeFileSync(configFile, engineConfig({ dataDir: options.dataDir, ingressPort, adminPort, nodePort, settings: options.settings ?? [] }), { mode: PRIVATE_FILE_MODE });
+  // The signing key stays across down/up: the workers' configured public key stays valid.
+  const signingKeyFile = join(options.dataDir, 'request-identity.pem');
+  const identityKey = ensureSigningKey(signingKeyFile);
+  writeFileSync(configFile, engineConfig({ dataDir: options.dataDir, ingressPort, adminPort, nodePort, signingKeyFile, settings: options.settings ?? [] }), { mode: PRIVATE_FILE_MODE });
   const log = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
   const child = spawn(binary.path, ['--config-file', configFile, '--no-logo', '--listen-mode', 'tcp', '--log-disable-ansi-codes', 'true'], {
     detached: true, stdio: ['ignore', log, log],
@@ -92,7 +101,7 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.unref();
-  const engine: LocalEngine = { pid: child.pid!, ingress: `http://127.0.0.1:${ingressPort}`, admin: `http://127.0.0.1:${adminPort}`, nodePort };
+  const engine: LocalEngine = { pid: child.pid!, ingress: `http://127.0.0.1:${ingressPort}`, admin: `http://127.0.0.1:${adminPort}`, nodePort, identityKey };
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let gone: number | null | undefined;
   void exited.then((code) => { gone = code; });

@@ -12,6 +12,8 @@ export const localEngineRecordSchema = lazySchema(() =>
     ingress: z.string().url(),
     admin: z.string().url(),
     worker: z.string().url(),
+    /** The engine's request identity public key (its worker accepts requests signed by it only); absent in a record from before. */
+    identityKey: z.string().optional(),
     startedAt: z.string(),
   }),
 );

@@ -5,6 +5,7 @@ import { sessionObject, type RunTurnOnWorker, type TurnSettled } from './session
 import { mailboxObject } from './mailbox';
 import { EVENTS_PATH, type EventFeed } from './event-feed';
 import { ensurePromiseWithResolvers } from './node-compat';
+import { IDENTITY_KEY_PATTERN } from './identity';
 
 export interface WorkerEndpoint {
   /** The URL the engine reaches this worker at. */
@@ -23,14 +24,20 @@ export function parseListen(value: string | undefined): { host: string; port: nu
 
 /**
  * Serve Legion's Restate services over HTTP/2 (the engine's bidirectional protocol) on
- * `host:port`. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1 for a
- * wildcard address). `sdkLog`: where the SDK logs (sdk-log.ts; default: its own, to the console).
+ * `host:port`. `identityKeys`: the public keys (`publickeyv1_…`) of the engines whose signed
+ * requests the services accept (docs/engine.md#who-may-talk-to-what); required and checked
+ * here: a worker that would run any caller's journal (a forged one saying an approval was
+ * given) never serves. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1
+ * for a wildcard address). `sdkLog`: where the SDK logs (sdk-log.ts; default: its own, to the console).
  */
-export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; advertise?: string; sdkLog?: LoggerTransport }): Promise<WorkerEndpoint> {
+export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; identityKeys: readonly string[]; advertise?: string; sdkLog?: LoggerTransport }): Promise<WorkerEndpoint> {
+  if (options.identityKeys.length === 0) throw new Error('no request identity key: a worker serves only an engine that signs its requests');
+  const bad = options.identityKeys.find((key) => !IDENTITY_KEY_PATTERN.test(key));
+  if (bad !== undefined) throw new Error(`${bad} is not a request identity public key (publickeyv1_…)`);
   ensurePromiseWithResolvers();
   // A turn's outcome goes out on the feed as soon as the turn has it (the hub need not wait for the engine's answer).
   const settled: TurnSettled = (input, sessionId, turnId, outcome) => options.feed.publishOutcome(input.runId, turnId, sessionId, outcome);
-  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled), mailboxObject()], ...(options.sdkLog ? { logger: options.sdkLog } : {}) });
+  const restate = createEndpointHandler({ services: [sessionObject(options.runTurn, settled), mailboxObject()], identityKeys: [...options.identityKeys], ...(options.sdkLog ? { logger: options.sdkLog } : {}) });
   const server: Http2Server = createServer();
   // The engine and the hubs keep their HTTP/2 sessions open: `close` ends them, or the process would not exit.
   const sessions = new Set<ServerHttp2Session>();

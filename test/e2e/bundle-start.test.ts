@@ -134,7 +134,7 @@ test("bundle: Restate's WebAssembly is a file beside the bundle, not base64 in e
   try {
     for (const command of [[process.execPath, BUNDLE], [join(DIST, 'legion')]]) {
       const [file, ...args] = command as [string, ...string[]];
-      const child = spawn(file, [...args, 'worker', '--no-register', '--admin', 'http://127.0.0.1:9', '--listen', '127.0.0.1:0'], { cwd: dir, env: cleanAppEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(file, [...args, 'worker', '--no-register', '--admin', 'http://127.0.0.1:9', '--identity-key', 'publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN', '--listen', '127.0.0.1:0'], { cwd: dir, env: cleanAppEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const url = await new Promise<string>((resolveUrl, reject) => {

@@ -140,7 +140,7 @@ export async function setupEngineWorkspace(dir: string, modelUrl: string, engine
     `providers: { openai: { baseUrl: "${modelUrl}", model: fake }, maxRetries: 0 }`,
     'sandbox: off',
     'checkpoints: { enabled: false }',
-    `engine: { kind: restate, ingress: "${engine.ingress}", admin: "${engine.admin}" }`,
+    `engine: { kind: restate, ingress: "${engine.ingress}", admin: "${engine.admin}", identityKey: "${engine.identityKey}" }`,
     '',
   ].join('\n'));
   await writeFile(join(dir, 'tool.sh'), toolScript(toolSleepSeconds));

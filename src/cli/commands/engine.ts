@@ -82,7 +82,7 @@ async function up(context: CommandContext, trust: WorkspaceTrust): Promise<numbe
   const from = statSync(logFile).size;
   // The same Legion (source or bundle) as this command, detached, its output in its log (a pipe
   // to this short-lived command would break once it exits): it outlives `engine up`.
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--cwd', context.workspaceRoot, 'worker', '--listen', `127.0.0.1:${port}`, '--admin', engine.admin], {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--cwd', context.workspaceRoot, 'worker', '--listen', `127.0.0.1:${port}`, '--admin', engine.admin, '--identity-key', engine.identityKey], {
     detached: true, stdio: ['ignore', log, log], env: process.env,
   });
   closeSync(log);
@@ -96,7 +96,7 @@ async function up(context: CommandContext, trust: WorkspaceTrust): Promise<numbe
     await new Promise((r) => setTimeout(r, 100));
   }
   child.unref();
-  const record: LocalEngineRecord = { serverPid: engine.pid, workerPid: child.pid!, ingress: engine.ingress, admin: engine.admin, worker, startedAt: new Date().toISOString() };
+  const record: LocalEngineRecord = { serverPid: engine.pid, workerPid: child.pid!, ingress: engine.ingress, admin: engine.admin, worker, identityKey: engine.identityKey, startedAt: new Date().toISOString() };
   if (!registered) {
     stopRecorded(record);
     throw new LegionError(`the worker did not start: see ${join(logs, 'worker.log')}`);

@@ -30,6 +30,8 @@ test('engine config: each mistake is one line naming the file, the line and the 
     ['engine:\n  kind: restate\n  ingress: not a url\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: not a URL/],
     ['engine:\n  kind: restate\n  ingress: file:///tmp/x\n  admin: http://127.0.0.1:9070\n', /:3: engine\.ingress: must be an http/],
     ['engine:\n  kind: in-process\n  ingress: nope\n', /:3: engine\.ingress: not a URL/],
+    ['engine:\n  kind: restate\n  identityKey: ssh-ed25519 AAAA\n', /:3: engine\.identityKey: not a request identity public key/],
+    ['engine:\n  kind: restate\n  identityKey: []\n', /engine\.identityKey: /],
   ];
   for (const [project, pattern] of cases) {
     const { result, paths } = await loadProject(project);
@@ -51,4 +53,13 @@ test('engine config: a layer may switch back to in-process while another keeps t
   assert.ok(result.ok, result.ok ? '' : result.error);
   assert.equal(result.config.engine.kind, 'in-process');
   assert.deepEqual(result.warnings, []);
+});
+
+test('engine config: the engine\'s request identity key, one or a list while it is rotated', async () => {
+  const key = 'publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN';
+  const one = await loadProject(`engine: { kind: restate, ingress: http://10.0.0.5:8080, admin: http://10.0.0.5:9070, identityKey: ${key} }\n`);
+  assert.ok(one.result.ok, one.result.ok ? '' : one.result.error);
+  assert.equal(one.result.config.engine.kind === 'restate' && one.result.config.engine.identityKey, key);
+  const two = await loadProject(`engine: { kind: restate, identityKey: [${key}, publickeyv1_2G8dCQhArfvGpzPw5Vx2ALciR4xCLHfS5YaT93XjNxX9] }\n`);
+  assert.ok(two.result.ok, two.result.ok ? '' : two.result.error);
 });

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engineConfig, restateServerBinary } from '../../../src/engine/local-engine';
+import { ensureSigningKey } from '../../../src/engine/identity';
 import { withTempDir } from '../../helpers/tmp';
 
 const binary = restateServerBinary();
@@ -12,7 +13,8 @@ const binary = restateServerBinary();
 function effective(dir: string, settings: readonly string[] = []): string {
   if (!binary.ok) throw new Error(binary.error);
   const file = join(dir, 'restate.toml');
-  writeFileSync(file, engineConfig({ dataDir: join(dir, 'data'), ingressPort: 18080, adminPort: 19070, nodePort: 15122, settings }));
+  ensureSigningKey(join(dir, 'key.pem'));
+  writeFileSync(file, engineConfig({ dataDir: join(dir, 'data'), ingressPort: 18080, adminPort: 19070, nodePort: 15122, signingKeyFile: join(dir, 'key.pem'), settings }));
   const dumped = spawnSync(binary.path, ['--config-file', file, '--dump-config'], { encoding: 'utf8' });
   assert.equal(dumped.status, 0, dumped.stderr);
   return dumped.stdout;
@@ -39,6 +41,7 @@ test('the local engine keeps every acknowledged journal entry fsynced: a latency
     assert.equal(valueOf(dumped, 'log-server', 'rocksdb-disable-wal-fsync'), 'false');
     assert.equal(valueOf(dumped, '', 'default-num-partitions'), '1');
     assert.equal(valueOf(dumped, '', 'disable-telemetry'), 'true', 'a local engine phones no one');
+    assert.equal(valueOf(dumped, 'worker.invoker', 'request-identity-private-key-pem-file'), JSON.stringify(join(dir, 'key.pem')), 'every request to a worker is signed');
     assert.equal(valueOf(dumped, 'admin', 'bind-address'), '"127.0.0.1:19070"');
     assert.equal(valueOf(dumped, 'ingress', 'bind-address'), '"127.0.0.1:18080"');
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { LogMetadata } from '@restatedev/restate-sdk';
 import { workerSdkLogger } from '../../../src/engine/sdk-log';
 import { startWorkerEndpoint } from '../../../src/engine/worker';
+import { connect } from 'node:http2';
 import { EventFeed } from '../../../src/engine/event-feed';
 
 // The SDK's enums are types only in its exports: their values, as it passes them.
@@ -31,12 +32,24 @@ test('RESTATE_LOGGING set: the SDK\'s own logger at that level', () => {
   assert.equal(workerSdkLogger({ RESTATE_LOGGING: 'DEBUG' }, () => undefined), undefined);
 });
 
-test('the worker\'s endpoint hands the SDK its logger (the SDK\'s warning at start reaches it)', async () => {
+test('the worker\'s endpoint hands the SDK its logger (the SDK\'s refusal of an unsigned request reaches it)', async () => {
   const lines: string[] = [];
   const endpoint = await startWorkerEndpoint({
     host: '127.0.0.1', port: 0, feed: new EventFeed(), runTurn: async () => ({ kind: 'done' }) as never,
+    identityKeys: ['publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN'],
     sdkLog: workerSdkLogger({}, (line) => lines.push(line)),
   });
-  await endpoint.close();
-  assert.ok(lines.some((l) => /WARN: .*without validating request signatures/.test(l)), lines.join(''));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const session = connect(endpoint.url);
+      session.on('error', reject);
+      const stream = session.request({ ':path': '/discover' });
+      stream.on('response', () => { session.close(); resolve(); });
+      stream.end();
+    });
+  } finally {
+    await endpoint.close();
+  }
+  assert.ok(lines.some((l) => /ERROR: Rejecting request as its JWT did not validate/.test(l)), lines.join(''));
+  assert.ok(!lines.some((l) => /without validating request signatures/.test(l)), lines.join(''));
 });

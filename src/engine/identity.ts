@@ -1,0 +1,63 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../storage/private-mode';
+
+/**
+ * Restate's request identity (docs/engine.md#who-may-talk-to-what): the engine signs every
+ * request it sends a worker with an Ed25519 private key (restate-server's
+ * `worker.invoker.request-identity-private-key-pem-file`), and the worker's endpoint refuses a
+ * request whose signature does not verify against one of its public keys. The public key's
+ * text form is Restate's: `publickeyv1_` and the raw 32-byte key in base58 (restate-server logs
+ * it at start as the key's `kid`).
+ */
+export { IDENTITY_KEY_PATTERN } from '../config/engine-schema';
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bitcoin-alphabet base58 of `bytes` (leading zero bytes as `1`s). */
+export function base58(bytes: Uint8Array): string {
+  let n = 0n;
+  for (const byte of bytes) n = n * 256n + BigInt(byte);
+  let text = '';
+  while (n > 0n) {
+    text = BASE58[Number(n % 58n)]! + text;
+    n /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    text = '1' + text;
+  }
+  return text;
+}
+
+/** The `publickeyv1_…` text of an Ed25519 key (private or public). */
+export function identityKeyOf(key: KeyObject): string {
+  const jwk = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' });
+  if (jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') throw new Error('not an Ed25519 key');
+  return `publickeyv1_${base58(Buffer.from(jwk.x, 'base64url'))}`;
+}
+
+/**
+ * The engine's signing key in `file` (PKCS#8 PEM, 0600), made there when there is none yet;
+ * returns its public key. An existing file that is not an Ed25519 private key is an error
+ * (never replaced silently: the workers configured with its public key would refuse the engine).
+ */
+export function ensureSigningKey(file: string): string {
+  let pem: string | undefined;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (pem !== undefined) {
+    try {
+      return identityKeyOf(createPrivateKey(pem));
+    } catch (error) {
+      throw new Error(`${file} is not an Ed25519 private key (${(error as Error).message}): remove it to make a new one`);
+    }
+  }
+  const { privateKey } = generateKeyPairSync('ed25519');
+  // 'wx': never over a file another process made meanwhile (nor through a planted symlink).
+  writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  return identityKeyOf(privateKey);
+}
