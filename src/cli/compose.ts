@@ -258,7 +258,7 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     } : undefined;
     // The engine's client (and the Restate SDK behind it) loads only when an engine is configured.
     const hub = engineAt ? (await import('../engine/hub')).startEngineHub({
-      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event),
+      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), feedToken: (await import('../engine/feed-token')).workspaceFeedToken(layout.legionDir),
       ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
     }) : undefined;
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).

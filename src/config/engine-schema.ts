@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { lazySchema } from '../storage/lazy-schema';
 
-/** An http(s) URL without a trailing slash (the engine's ingress or admin API). */
+/**
+ * An http(s) URL without a trailing slash (the engine's ingress or admin API), or `http+unix://`
+ * and a percent-encoded socket path (an engine on a unix socket; src/engine/http-text.ts).
+ */
 const engineUrl = () =>
   z
   .string()
   .url('not a URL (e.g. http://127.0.0.1:8080)')
-  .refine((value) => /^https?:\/\//i.test(value), 'must be an http:// or https:// URL')
+  .refine((value) => /^(https?|http\+unix):\/\//i.test(value), 'must be an http://, https:// or http+unix:// URL')
   .transform((value) => value.replace(/\/+$/, ''));
 
 /** A request identity public key as Restate writes it: `publickeyv1_` and the raw Ed25519 key in base58 (src/engine/identity.ts). */

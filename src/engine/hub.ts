@@ -12,6 +12,7 @@ import { MAX_SERVER_LINE_BYTES } from '../serve/protocol';
 import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
+import { feedAuthorization } from './feed-token';
 
 /**
  * The hub's side of engine mode (docs/engine.md#streaming-and-the-hub): turns go to the
@@ -44,6 +45,8 @@ export interface HubOptions {
   readonly ingress: string;
   readonly admin: string;
   readonly runId: string;
+  /** What the workers' feeds ask a hub to show (feed-token.ts: the workspace's token). */
+  readonly feedToken: string;
   /** An event of this run from a worker (its stamp removed; the hub's bus stamps it). */
   onEvent(event: EventInput): void;
   log?(line: string): void;
@@ -141,7 +144,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
     };
     session.on('error', forget);
     session.on('close', forget);
-    const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET' });
+    const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET', authorization: feedAuthorization(options.feedToken) });
     let refused = 0;
     const refuse = (why: string): void => {
       if (refused++ >= MAX_REFUSALS_LOGGED) return;
@@ -208,7 +211,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
       const id = invocations.get(sessionId);
       if (id) {
         const url = `${options.admin}/invocations/${encodeURIComponent(id)}/cancel`;
-        const sent = await fetch(url, { method: 'PATCH', signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
+        const sent = await requestText(url, { method: 'PATCH' }, 5000).then((r) => r.status >= 200 && r.status < 300, () => false);
         if (!sent) options.log?.(`could not cancel ${id} at ${url}`);
         return;
       }

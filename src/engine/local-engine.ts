@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { ensurePrivateFolder, PRIVATE_FILE_MODE } from '../storage/private-mode';
 import { adminHealth } from './admin';
 import { ensureSigningKey } from './identity';
+import { requestText, unixSocketUrl } from './http-text';
 
 /** The restate-server binary of this platform (the optional dependency of @restatedev/restate-server), or why there is none. */
 export function restateServerBinary(): { ok: true; path: string } | { ok: false; error: string } {
@@ -32,26 +33,34 @@ export function freePort(): Promise<number> {
 
 export interface LocalEngine {
   readonly pid: number;
+  /** The ingress, on a unix socket in the engine's 0700 folder (`http+unix://…`, http-text.ts). */
   readonly ingress: string;
+  /** The admin API, likewise. */
   readonly admin: string;
-  /** node-to-node port (unused by Legion; taken so two engines never collide). */
-  readonly nodePort: number;
   /** The public key of the engine's request identity (`publickeyv1_…`): its workers accept requests signed by it only. */
   readonly identityKey: string;
 }
 
+/** restate-server's node name: its sockets are `<dataDir>/legion/{ingress,admin,fabric}.sock`. */
+const NODE_NAME = 'legion';
+/** The longest path a unix socket may have here (sun_path is 108 bytes with its terminating NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/** Where the local engine's ingress and admin API listen (docs/engine.md#who-may-talk-to-what). */
+export function engineSockets(dataDir: string): { ingress: string; admin: string } {
+  return { ingress: join(dataDir, NODE_NAME, 'ingress.sock'), admin: join(dataDir, NODE_NAME, 'admin.sock') };
+}
+
 /**
- * The TOML config of a local engine (docs/engine.md#running-it): its data dir, its ports on
- * 127.0.0.1, the settings of a one-node engine, then `settings` (dotted keys). The journal's
- * durability is not traded: every acknowledged entry is fsynced (test/unit/engine/local-engine.test.ts).
+ * The TOML config of a local engine (docs/engine.md#running-it): its data dir, the settings of a
+ * one-node engine, its request identity's signing key, then `settings` (dotted keys). It listens
+ * on unix sockets only (`--listen-mode unix`, in `dataDir`). The journal's durability is not
+ * traded: every acknowledged entry is fsynced (test/unit/engine/local-engine.test.ts).
  */
-export function engineConfig(options: { dataDir: string; ingressPort: number; adminPort: number; nodePort: number; signingKeyFile: string; settings: readonly string[] }): string {
-  const { ingressPort, adminPort, nodePort } = options;
+export function engineConfig(options: { dataDir: string; signingKeyFile: string; settings: readonly string[] }): string {
   return [
-    'node-name = "legion"',
+    `node-name = "${NODE_NAME}"`,
     `base-dir = ${JSON.stringify(options.dataDir)}`,
-    `bind-address = "127.0.0.1:${nodePort}"`,
-    `advertised-address = "http://127.0.0.1:${nodePort}/"`,
     // A laptop-sized engine: one partition, a small RocksDB cache.
     'default-num-partitions = 1',
     'rocksdb-total-memory-size = "128 MiB"',
@@ -66,42 +75,44 @@ export function engineConfig(options: { dataDir: string; ingressPort: number; ad
     // is off, as everything else Legion starts stays on the machine.
     'disable-telemetry = true',
     // Every request to a worker signed with the engine's key: the worker refuses any other
-    // (docs/engine.md#who-may-talk-to-what).
+    // (docs/engine.md#who-may-talk-to-what). Dotted keys, no table headers: `settings` may add
+    // keys of any table after them.
     `worker.invoker.request-identity-private-key-pem-file = ${JSON.stringify(options.signingKeyFile)}`,
-    // Dotted keys, no table headers: `settings` may add keys of any table after them.
-    `admin.bind-address = "127.0.0.1:${adminPort}"`,
-    `ingress.bind-address = "127.0.0.1:${ingressPort}"`,
     ...(options.settings),
     '',
   ].join('\n');
 }
 
 /**
- * Start a single-node restate-server (docs/engine.md#running-it): its data in `dataDir`, its log
- * appended to `logFile`, TCP only, on free local ports; `settings`: more lines of its TOML
- * config (dotted keys, e.g. `worker.invoker.concurrent-invocations-limit = 10`; benches try
- * knobs with it). Detached (its own process group) so it
- * outlives the command that started it; resolves once the admin API and the ingress answer.
+ * Start a single-node restate-server (docs/engine.md#running-it): its data in `dataDir` (made
+ * 0700: the folder that keeps its sockets from other users), its log appended to `logFile`,
+ * listening on unix sockets only; `settings`: more lines of its TOML config (dotted keys, e.g.
+ * `worker.invoker.concurrent-invocations-limit = 10`; benches try knobs with it). Detached (its
+ * own process group) so it outlives the command that started it; resolves once the admin API
+ * and the ingress answer.
  */
 export async function startLocalEngine(options: { dataDir: string; logFile: string; timeoutMs?: number; settings?: readonly string[] }): Promise<LocalEngine> {
   const binary = restateServerBinary();
   if (!binary.ok) throw new Error(binary.error);
-  mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const sockets = engineSockets(options.dataDir);
+  const longest = Math.max(Buffer.byteLength(sockets.ingress), Buffer.byteLength(sockets.admin));
+  if (longest > MAX_SOCKET_PATH) {
+    throw new Error(`the engine's sockets would be at ${sockets.ingress} (${longest} bytes; a unix socket's path may have ${MAX_SOCKET_PATH}): run it from a workspace with a shorter path, or run an engine of your own (docs/engine.md#configuration)`);
+  }
+  ensurePrivateFolder(options.dataDir);
   const configFile = join(options.dataDir, 'restate.toml');
-  // The same ports as last time when they are free: the URLs in a config stay valid across down/up.
-  const [ingressPort, adminPort, nodePort] = (await previousPorts(configFile)) ?? [await freePort(), await freePort(), await freePort()];
   // The signing key stays across down/up: the workers' configured public key stays valid.
   const signingKeyFile = join(options.dataDir, 'request-identity.pem');
   const identityKey = ensureSigningKey(signingKeyFile);
-  writeFileSync(configFile, engineConfig({ dataDir: options.dataDir, ingressPort, adminPort, nodePort, signingKeyFile, settings: options.settings ?? [] }), { mode: PRIVATE_FILE_MODE });
+  writeFileSync(configFile, engineConfig({ dataDir: options.dataDir, signingKeyFile, settings: options.settings ?? [] }), { mode: PRIVATE_FILE_MODE });
   const log = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
-  const child = spawn(binary.path, ['--config-file', configFile, '--no-logo', '--listen-mode', 'tcp', '--log-disable-ansi-codes', 'true'], {
+  const child = spawn(binary.path, ['--config-file', configFile, '--no-logo', '--listen-mode', 'unix', '--log-disable-ansi-codes', 'true'], {
     detached: true, stdio: ['ignore', log, log],
   });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.unref();
-  const engine: LocalEngine = { pid: child.pid!, ingress: `http://127.0.0.1:${ingressPort}`, admin: `http://127.0.0.1:${adminPort}`, nodePort, identityKey };
+  const engine: LocalEngine = { pid: child.pid!, ingress: unixSocketUrl(sockets.ingress), admin: unixSocketUrl(sockets.admin), identityKey };
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let gone: number | null | undefined;
   void exited.then((code) => { gone = code; });
@@ -116,40 +127,11 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
   }
 }
 
-/** The ports of an earlier start (ingress, admin, node) when all three are free (within 3 s). */
-async function previousPorts(configFile: string): Promise<[number, number, number] | null> {
-  let text: string;
-  try {
-    text = readFileSync(configFile, 'utf8');
-  } catch {
-    return null;
-  }
-  const ports = [...text.matchAll(/^(?:admin\.|ingress\.)?bind-address = "127\.0\.0\.1:(\d+)"$/gm)].map((m) => Number(m[1]));
-  if (ports.length !== 3) return null;
-  const [node, admin, ingress] = ports as [number, number, number];
-  // A server just stopped may hold its ports a moment longer.
-  for (let tries = 0; tries < 30; tries++) {
-    const free = await Promise.all([ingress, admin, node].map(portFree));
-    if (free.every(Boolean)) return [ingress, admin, node];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 /** The ingress answers its health check. */
 export async function ingressAnswers(ingress: string): Promise<boolean> {
   try {
-    const response = await fetch(`${ingress}/restate/health`, { signal: AbortSignal.timeout(2000) });
-    await response.text();
-    return response.ok;
+    const answer = await requestText(`${ingress}/restate/health`, {}, 2000);
+    return answer.status >= 200 && answer.status < 300;
   } catch {
     return false;
   }

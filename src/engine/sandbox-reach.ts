@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { UNIX_SCHEME } from './http-text';
 import { isLocalAddress, localAddressSet, systemAddressDeps, type AddressDeps } from '../tools/sandbox/local-address';
 
 /** `sandbox.network` as configured (docs/sandbox.md#allowing-the-network-for-a-workspace). */
@@ -38,8 +39,12 @@ export async function sandboxReachRefusal(
   return `sandbox.network lists ${named}, an address of this machine, which would let a sandboxed command reach ${what} and resolve its own approvals: list remote hosts only`;
 }
 
-/** The host of a URL as the URL parser normalises it (127.1 and 2130706433 become 127.0.0.1), brackets removed; '' if it does not parse. */
+/**
+ * The host of a URL as the URL parser normalises it (127.1 and 2130706433 become 127.0.0.1),
+ * brackets removed; '' (this machine) if it does not parse or names a unix socket (`http+unix://`).
+ */
 function hostOf(url: string): string {
+  if (url.startsWith(UNIX_SCHEME)) return '';
   try {
     return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   } catch {

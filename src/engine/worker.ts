@@ -6,6 +6,7 @@ import { mailboxObject } from './mailbox';
 import { EVENTS_PATH, type EventFeed } from './event-feed';
 import { ensurePromiseWithResolvers } from './node-compat';
 import { IDENTITY_KEY_PATTERN } from './identity';
+import { feedAuthorized } from './feed-token';
 
 export interface WorkerEndpoint {
   /** The URL the engine reaches this worker at. */
@@ -27,13 +28,15 @@ export function parseListen(value: string | undefined): { host: string; port: nu
  * `host:port`. `identityKeys`: the public keys (`publickeyv1_…`) of the engines whose signed
  * requests the services accept (docs/engine.md#who-may-talk-to-what); required and checked
  * here: a worker that would run any caller's journal (a forged one saying an approval was
- * given) never serves. `advertise` is the host put in the URL (default: `host`, or 127.0.0.1
+ * given) never serves. `feedToken`: what a hub must show to follow the event feed (feed-token.ts).
+ * `advertise` is the host put in the URL (default: `host`, or 127.0.0.1
  * for a wildcard address). `sdkLog`: where the SDK logs (sdk-log.ts; default: its own, to the console).
  */
-export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; identityKeys: readonly string[]; advertise?: string; sdkLog?: LoggerTransport }): Promise<WorkerEndpoint> {
+export async function startWorkerEndpoint(options: { host: string; port: number; runTurn: RunTurnOnWorker; feed: EventFeed; identityKeys: readonly string[]; feedToken: string; advertise?: string; sdkLog?: LoggerTransport }): Promise<WorkerEndpoint> {
   if (options.identityKeys.length === 0) throw new Error('no request identity key: a worker serves only an engine that signs its requests');
   const bad = options.identityKeys.find((key) => !IDENTITY_KEY_PATTERN.test(key));
   if (bad !== undefined) throw new Error(`${bad} is not a request identity public key (publickeyv1_…)`);
+  if (options.feedToken.length < 32) throw new Error('no feed token: a worker\'s event feed is served only to hubs that show the workspace\'s token');
   ensurePromiseWithResolvers();
   // A turn's outcome goes out on the feed as soon as the turn has it (the hub need not wait for the engine's answer).
   const settled: TurnSettled = (input, sessionId, turnId, outcome) => options.feed.publishOutcome(input.runId, turnId, sessionId, outcome);
@@ -46,7 +49,14 @@ export async function startWorkerEndpoint(options: { host: string; port: number;
     session.once('close', () => sessions.delete(session));
   });
   server.on('stream', (stream, headers) => {
-    if (headers[':path'] === EVENTS_PATH && headers[':method'] === 'GET') options.feed.follow(stream, headers);
+    if (headers[':path'] !== EVENTS_PATH) return;
+    // The feed carries the sessions' content and the approvals' awakeable ids: only for hubs with the token.
+    if (headers[':method'] !== 'GET' || !feedAuthorized(headers.authorization, options.feedToken)) {
+      stream.respond({ ':status': headers[':method'] === 'GET' ? 401 : 405 });
+      stream.end();
+      return;
+    }
+    options.feed.follow(stream, headers);
   });
   server.on('request', (request, response) => {
     if (request.url === EVENTS_PATH) return; // answered on its stream above

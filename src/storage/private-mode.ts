@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -124,4 +124,18 @@ export async function tightenOnStart(roots: readonly string[], leave: ReadonlySe
     if (notice) notices.push(notice);
   }
   return notices.length > 0 ? notices.join('; ') : null;
+}
+
+/**
+ * `dir` exists, is a folder of this user's, and is 0700 (made so; thrown otherwise): what it
+ * holds is then out of other users' reach whatever modes its files have (the local engine's
+ * sockets and keys, docs/engine.md#who-may-talk-to-what). Another user's folder is an error:
+ * its owner could swap what is in it.
+ */
+export function ensurePrivateFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory()) throw new Error(`${dir} is not a folder`);
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user (uid ${stat.uid}): Legion's engine files must be yours`);
+  if ((stat.mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
 }

@@ -15,14 +15,15 @@ import { layoutFor } from '../../src/storage/layout';
 import { freePort } from '../../src/engine/local-engine';
 import { registerDeployment } from '../../src/engine/admin';
 import { EVENTS_PATH, type FeedLine } from '../../src/engine/event-feed';
+import { feedAuthorization, workspaceFeedToken } from '../../src/engine/feed-token';
 import { sleep } from './harness';
 import { BUILT, killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
 
 /** Follow a worker's event feed; `onLine` gets each line of `runId` with the time it arrived. */
-function followFeed(port: number, runId: string, onLine: (line: FeedLine, at: number) => void): ClientHttp2Session {
+function followFeed(port: number, runId: string, feedToken: string, onLine: (line: FeedLine, at: number) => void): ClientHttp2Session {
   const session = connect(`http://127.0.0.1:${port}`);
   session.on('error', () => undefined);
-  const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET' });
+  const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET', authorization: feedAuthorization(feedToken) });
   stream.setEncoding('utf8');
   stream.on('error', () => undefined);
   let buffered = '';
@@ -68,7 +69,7 @@ export async function recoveryFigures(dir: string, rounds: number): Promise<Reco
       // Which worker streams: the one whose feed carries the deltas.
       const deltas: { worker: number; at: number }[] = [];
       for (const f of feeds.splice(0)) f.destroy();
-      ports.forEach((port, i) => feeds.push(followFeed(port, run.id, (line, at) => {
+      ports.forEach((port, i) => feeds.push(followFeed(port, run.id, workspaceFeedToken(layoutFor(dir).legionDir), (line, at) => {
         if (isDelta(line)) deltas.push({ worker: i, at });
       })));
       await sleep(200); // the feeds answered

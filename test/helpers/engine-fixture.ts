@@ -12,6 +12,7 @@ import { layoutFor } from '../../src/storage/layout';
 import { createRunStore } from '../../src/session/run-store';
 import { randomIds, sessionIdOf } from '../../src/session/ids';
 import { freePort, startLocalEngine, type LocalEngine } from '../../src/engine/local-engine';
+import { requestText } from '../../src/engine/http-text';
 import { attachRemote, type RemoteCore } from '../../src/serve/remote-core';
 import { until } from './processes';
 import { APP_DIR } from './crash-workspace';
@@ -261,14 +262,12 @@ export function killHard(child: ChildProcess): Promise<void> {
 
 /** POST a turn to the ingress and wait for its outcome (at most `deadlineMs` when given: then it rejects, saying so). */
 export async function sendTurn(ingress: string, sessionId: string, input: { runId: string; responderId: string; name: string; text: string }, deadlineMs?: number): Promise<unknown> {
-  const response = await fetch(`${ingress}/LegionSession/${sessionId}/turn`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input),
-    ...(deadlineMs ? { signal: AbortSignal.timeout(deadlineMs) } : {}),
-  }).catch((error: unknown) => {
-    throw (error as Error).name === 'TimeoutError' ? new Error(`the turn "${input.text}" had no outcome after ${deadlineMs} ms`) : error;
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`ingress: HTTP ${response.status} ${text}`);
+  // The engine's own client: the local engine's ingress is a unix socket (http+unix://).
+  const { status, text } = await requestText(`${ingress}/LegionSession/${sessionId}/turn`, { method: 'POST', body: JSON.stringify(input) }, deadlineMs)
+    .catch((error: unknown) => {
+      throw (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError' ? new Error(`the turn "${input.text}" had no outcome after ${deadlineMs} ms`) : error;
+    });
+  if (status < 200 || status >= 300) throw new Error(`ingress: HTTP ${status} ${text}`);
   return JSON.parse(text);
 }
 

@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { EVENTS_PATH, type EventFeed } from '../../src/engine/event-feed';
 import { SESSION_OBJECT } from '../../src/engine/session-object';
 
+/** A feed token for hubs in tests whose fake workers do not ask for one (a real worker's check: test/integration/engine/other-user.test.ts). */
+export const TEST_FEED_TOKEN = 'test-feed-token-0123456789abcdefghijklmnopq';
+
 /**
  * A fake worker for hub tests (docs/engine.md#streaming-and-the-hub): it serves only the event
  * feed, answering each feed request with an open stream pushed to `feeds` for the test to write,

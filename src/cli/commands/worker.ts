@@ -7,6 +7,8 @@ import { createWorkerTurns } from '../compose-engine';
 import { EventFeed } from '../../engine/event-feed';
 import { workerSdkLogger } from '../../engine/sdk-log';
 import { IDENTITY_KEY_PATTERN } from '../../engine/identity';
+import { workspaceFeedToken } from '../../engine/feed-token';
+import { layoutFor } from '../../storage/layout';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
@@ -41,7 +43,8 @@ export const workerCommand: Command = {
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
     const feed = new EventFeed();
     const turns = createWorkerTurns(context, feed);
-    const endpoint = await startWorkerEndpoint({ ...listen, feed, identityKeys: engine.identityKeys, runTurn: turns.runTurn, sdkLog: workerSdkLogger(io.env, io.stderr) }).catch((error: Error) => {
+    const feedToken = workspaceFeedToken(layoutFor(context.workspaceRoot).legionDir);
+    const endpoint = await startWorkerEndpoint({ ...listen, feed, identityKeys: engine.identityKeys, feedToken, runTurn: turns.runTurn, sdkLog: workerSdkLogger(io.env, io.stderr) }).catch((error: Error) => {
       throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
     });
     log(`serving Legion's services at ${endpoint.url}`);

@@ -11,6 +11,7 @@ import { restateServerBinary, freePort, type LocalEngine } from '../../../src/en
 import { withTempDir } from '../../helpers/tmp';
 import { killHard, runLegion, sendTurn, setupEngineWorkspace, startEngine, startFakeModel, startWorker, type FakeModel, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
 import { writtenJsonLines } from '../../helpers/jsonl';
+import { requestText } from '../../../src/engine/http-text';
 
 /**
  * The approval cascade across session objects (docs/engine.md#approvals-across-objects): `lead`
@@ -69,8 +70,7 @@ const approvalLines = (scene: Scene): ApprovalLine[] => {
 /** What the engine holds (its invocations and journals) and the approval lines: said when a chain hangs. */
 async function journals(scene: Scene): Promise<string> {
   const query = async (sql: string): Promise<string> => {
-    const response = await fetch(`${scene.engine.admin}/query`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
-    return response.text();
+    return (await requestText(`${scene.engine.admin}/query`, { method: 'POST', headers: { accept: 'application/json' }, body: JSON.stringify({ query: sql }) })).text;
   };
   return [
     await query('SELECT target, status, id FROM sys_invocation'),

@@ -11,6 +11,7 @@ import { restateServerBinary } from '../../../src/engine/local-engine';
 import { CUT_BY_WORKER } from '../../../src/engine/durable-steps';
 import { until } from '../../helpers/processes';
 import { killHard, runLegion, sendTurn, startWorker, repeatedFinished, withEngineRun, type EngineRunScene, type ModelRequest, type ModelScript, type WorkerProcess } from '../../helpers/engine-fixture';
+import { requestText } from '../../../src/engine/http-text';
 
 /**
  * A tool of the same batch as a delegation (docs/engine.md#delegation): `lead`
@@ -71,9 +72,8 @@ function roles(scene: Scene, sessionId: string): string[] {
 /** The engine's journal entries named like `pattern` (its SQL introspection), of a session object (the lead's by default). */
 async function journalNames(scene: Scene, pattern: string, sessionId = S1): Promise<string[]> {
   const sql = `SELECT j.name FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}' AND j.name LIKE '${pattern}' ORDER BY j.index`;
-  const response = await fetch(`${scene.engine.admin}/query`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
-  const body = await response.text();
-  if (!response.ok) throw new Error(`query: ${response.status} ${body}`);
+  const { status, text: body } = await requestText(`${scene.engine.admin}/query`, { method: 'POST', headers: { accept: 'application/json' }, body: JSON.stringify({ query: sql }) });
+  if (status !== 200) throw new Error(`query: ${status} ${body}`);
   return (JSON.parse(body) as { rows: { name: string }[] }).rows.map((r) => r.name);
 }
 

@@ -6,7 +6,8 @@ import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { restateServerBinary } from '../../../src/engine/local-engine';
 import { startWorkerEndpoint, type WorkerEndpoint } from '../../../src/engine/worker';
-import { EventFeed } from '../../../src/engine/event-feed';
+import { EVENTS_PATH, EventFeed } from '../../../src/engine/event-feed';
+import { feedAuthorization } from '../../../src/engine/feed-token';
 import { identityKeyOf } from '../../../src/engine/identity';
 import { registerDeployment } from '../../../src/engine/admin';
 import { NO_IDENTITY_KEY } from '../../../src/cli/commands/worker';
@@ -43,8 +44,7 @@ function h2(url: string, path: string, headers: Record<string, string>, body?: B
     const stream = session.request({ ':path': path, ':method': body ? 'POST' : 'GET', ...headers });
     stream.on('response', (h) => {
       const status = Number(h[':status']);
-      stream.close();
-      session.close();
+      session.destroy(); // a feed's stream stays open
       resolve(status);
     });
     stream.on('error', reject);
@@ -54,7 +54,7 @@ function h2(url: string, path: string, headers: Record<string, string>, body?: B
 
 async function worker(identityKeys: readonly string[], ran: string[]): Promise<WorkerEndpoint> {
   return startWorkerEndpoint({
-    host: '127.0.0.1', port: 0, feed: new EventFeed(), identityKeys,
+    host: '127.0.0.1', port: 0, feed: new EventFeed(), identityKeys, feedToken: 'x'.repeat(43),
     runTurn: async (input) => { ran.push(JSON.stringify(input)); return { kind: 'done' } as never; },
     sdkLog: () => undefined,
   });
@@ -94,6 +94,20 @@ test('forged invocations to a real worker are refused: unsigned, "unsigned" sche
   } finally {
     await endpoint.close();
   }
+});
+
+test('a worker\'s event feed opens only for a hub showing the workspace\'s token', async () => {
+  const token = 'T'.repeat(43);
+  const endpoint = await startWorkerEndpoint({ host: '127.0.0.1', port: 0, feed: new EventFeed(), identityKeys: [identityKeyOf(newKey())], feedToken: token, runTurn: async () => ({ kind: 'done' }) as never, sdkLog: () => undefined });
+  try {
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, {}), 401);
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: feedAuthorization('U'.repeat(43)) }), 401);
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: token }), 401, 'the bare token, not the header');
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: feedAuthorization(token) }), 200);
+  } finally {
+    await endpoint.close();
+  }
+  await assert.rejects(startWorkerEndpoint({ host: '127.0.0.1', port: 0, feed: new EventFeed(), identityKeys: [identityKeyOf(newKey())], feedToken: '', runTurn: async () => ({ kind: 'done' }) as never }), /no feed token/);
 });
 
 test('a real engine registers a worker that has its key, and cannot use a worker that has another', { skip, timeout: 90_000 }, async () => {

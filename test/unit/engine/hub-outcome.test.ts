@@ -5,7 +5,7 @@ import type { ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { startEngineHub } from '../../../src/engine/hub';
 import { SESSION_OBJECT, TURN_HEADER } from '../../../src/engine/session-object';
-import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
+import { startFakeWorkerFeed, TEST_FEED_TOKEN } from '../../helpers/fake-worker-feed';
 
 /**
  * A hub against a fake engine (docs/engine.md#streaming-and-the-hub): the admin API lists one
@@ -43,7 +43,7 @@ const until = async (check: () => boolean): Promise<void> => {
 
 test('the hub ends a turn on the outcome its worker publishes for the turn\'s id, without waiting for the engine\'s answer', async () => {
   const engine = await fakeEngine();
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 20 });
   try {
     await until(() => engine.feeds.length === 1);
     const outcome = hub.runTurn({ runId: 'r1', responderId: 'builder', name: 'default', text: 'hi' }, 'session-user__builder__default');
@@ -66,7 +66,7 @@ test('the hub ends a turn on the outcome its worker publishes for the turn\'s id
 
 test('without a word from the feed, the engine\'s answer ends the turn', async () => {
   const engine = await fakeEngine();
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 20 });
   try {
     const outcome = hub.runTurn({ runId: 'r1', responderId: 'builder', name: 'default', text: 'hi' }, 'session-user__builder__default');
     await until(() => engine.turns.length === 1);

@@ -5,7 +5,7 @@ import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { startEngineHub } from '../../../src/engine/hub';
 import { SESSION_OBJECT } from '../../../src/engine/session-object';
-import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
+import { startFakeWorkerFeed, TEST_FEED_TOKEN } from '../../helpers/fake-worker-feed';
 import { freePort } from '../../../src/engine/local-engine';
 
 /**
@@ -71,7 +71,7 @@ test('twenty turns sent at once ask the admin API for workers at most twice, not
   const engine = await fakeEngine();
   engine.listed.push(await engine.startWorker());
   // No poll during the test: only the turns ask.
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 60_000 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 60_000 });
   try {
     await until(() => engine.feeds.length === 1, 'the worker is followed');
     const before = engine.requests();
@@ -90,7 +90,7 @@ test('twenty turns sent at once ask the admin API for workers at most twice, not
 test('a turn sent while a look is under way gets a look of its own after it: a worker registered just before the turn is followed', async () => {
   const engine = await fakeEngine();
   engine.listed.push(await engine.startWorker());
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 60_000 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 60_000 });
   try {
     await until(() => engine.feeds.length === 1, 'the first worker is followed');
     engine.hold();
@@ -113,7 +113,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('once it follows every listed worker, the hub looks every settledPollMs, not every pollMs', async () => {
   const engine = await fakeEngine();
   engine.listed.push(await engine.startWorker());
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
   try {
     await until(() => engine.feeds.length === 1, 'the worker is followed');
     // The look after the one that started the feed finds every worker followed (a moment for the hub to read its answer).
@@ -134,7 +134,7 @@ test('a lost feed makes the hub look every pollMs again: a worker restarted at i
   const engine = await fakeEngine();
   const port = await freePort();
   engine.listed.push(await engine.startWorker(port));
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
   try {
     await until(() => engine.feeds.length === 1, 'the worker is followed');
     await sleep(200);
@@ -154,7 +154,7 @@ test('a listed worker whose feed does not open yet is tried every pollMs until i
   const port = await freePort();
   // Registered, not serving yet (a worker still starting).
   engine.listed.push(`http://127.0.0.1:${port}`);
-  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
+  const hub = startEngineHub({ ingress: engine.ingress, admin: engine.admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: () => undefined, pollMs: 20, settledPollMs: 60_000 });
   try {
     await sleep(300);
     await engine.startWorker(port);

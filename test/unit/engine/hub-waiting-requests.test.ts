@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventFeed } from '../../../src/engine/event-feed';
 import { startEngineHub } from '../../../src/engine/hub';
-import { startFeedWorker } from '../../helpers/fake-worker-feed';
+import { startFeedWorker, TEST_FEED_TOKEN } from '../../helpers/fake-worker-feed';
 import type { LegionEvent } from '../../../src/events/types';
 
 /**
@@ -28,7 +28,7 @@ function hubOn(admin: string) {
   const requests: string[] = [];
   const remote: string[] = [];
   const hub = startEngineHub({
-    ingress: 'http://127.0.0.1:9', admin, runId: 'r1', pollMs: 20, settledPollMs: 20,
+    ingress: 'http://127.0.0.1:9', admin, runId: 'r1', feedToken: TEST_FEED_TOKEN, pollMs: 20, settledPollMs: 20,
     onEvent: (event) => { if (event.type === 'approval-request') requests.push(event.requestId); },
     onRemoteRequest: (id) => remote.push(id),
   });

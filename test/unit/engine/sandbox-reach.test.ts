@@ -35,6 +35,14 @@ test('sandbox reach: a name counts as local unless it resolves, and only to remo
   assert.equal(await sandboxReachRefusal(hub('all', 'http://10.0.0.5:8080', 'http://[2001:db8::5]:9070'), deps), undefined);
 });
 
+test('sandbox reach: an engine on a unix socket (the local engine) is this machine\'s, without a name lookup', async () => {
+  const url = 'http+unix://%2Fhome%2Fu%2Fw%2F.legion%2Fengine%2Fdata%2Flegion%2Fingress.sock';
+  const looked: string[] = [];
+  const deps = { ...machine({ [url]: ['10.0.0.5'] }), resolve: async (host: string) => { looked.push(host); return ['10.0.0.5']; } };
+  assert.match((await sandboxReachRefusal(hub('all', url), deps)) ?? '', /reach the local engine at http\+unix:/);
+  assert.deepEqual(looked, []);
+});
+
 test('sandbox reach: network none is never refused, the local engine included', async () => {
   assert.equal(await sandboxReachRefusal(hub('none', 'http://127.0.0.1:8080', 'http://127.0.0.1:9070'), machine()), undefined);
   assert.equal(await sandboxReachRefusal({ network: 'none', engine: [], workerHere: true }, machine()), undefined);

@@ -36,7 +36,7 @@ test('the worker\'s endpoint hands the SDK its logger (the SDK\'s refusal of an 
   const lines: string[] = [];
   const endpoint = await startWorkerEndpoint({
     host: '127.0.0.1', port: 0, feed: new EventFeed(), runTurn: async () => ({ kind: 'done' }) as never,
-    identityKeys: ['publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN'],
+    identityKeys: ['publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN'], feedToken: 'x'.repeat(43),
     sdkLog: workerSdkLogger({}, (line) => lines.push(line)),
   });
   try {
