@@ -7,7 +7,7 @@ import { startEngineHub } from '../../../src/engine/hub';
 import { readFeedLine } from '../../../src/engine/feed-line';
 import { SESSION_OBJECT } from '../../../src/engine/session-object';
 import type { EventInput } from '../../../src/events/types';
-import { startFakeWorkerFeed } from '../../helpers/fake-worker-feed';
+import { startFakeWorkerFeed, TEST_FEED_TOKEN } from '../../helpers/fake-worker-feed';
 
 /**
  * The hub's reading of a worker's feed (docs/engine.md#streaming-and-the-hub): a line longer than
@@ -28,7 +28,7 @@ test('a feed line past the cap is refused without being held; split lines and ch
   const adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;
   const events: EventInput[] = [];
   const logs: string[] = [];
-  const hub = startEngineHub({ ingress: adminUrl, admin: adminUrl, runId: 'r1', onEvent: (e) => void events.push(e), log: (l) => void logs.push(l), pollMs: 20, maxFeedLineBytes: 2000 });
+  const hub = startEngineHub({ ingress: adminUrl, admin: adminUrl, runId: 'r1', feedToken: TEST_FEED_TOKEN, onEvent: (e) => void events.push(e), log: (l) => void logs.push(l), pollMs: 20, maxFeedLineBytes: 2000 });
   try {
     await until(() => feeds.length === 1);
     const feed = feeds[0]!;
