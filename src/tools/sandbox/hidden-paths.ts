@@ -27,7 +27,9 @@ export const HIDDEN_HOME_PATHS: readonly string[] = [
   // browser and mail profiles (session cookies, saved passwords, histories: the web page's URL holds its token),
   // installed natively, as snaps (Ubuntu's Firefox and Chromium) and as Flatpaks, each of which keeps its own
   '.mozilla', '.thunderbird', 'config/google-chrome', 'config/chromium', 'config/BraveSoftware', 'config/microsoft-edge',
-  'config/vivaldi', 'config/opera', '.librewolf',
+  'config/vivaldi', 'config/opera', '.librewolf', 'config/google-chrome-beta', 'config/google-chrome-unstable',
+  // Firefox 147 on keeps new profiles where the XDG spec says ($XDG_CONFIG_HOME/mozilla/firefox), in a Flatpak too
+  'config/mozilla', '.var/app/org.mozilla.firefox/config/mozilla',
   'snap/firefox/common/.mozilla', 'snap/chromium/common/chromium', 'snap/thunderbird/common/.thunderbird',
   '.var/app/org.mozilla.firefox/.mozilla', '.var/app/org.mozilla.Thunderbird/.thunderbird', '.var/app/com.google.Chrome/config/google-chrome',
   '.var/app/org.chromium.Chromium/config/chromium', '.var/app/com.brave.Browser/config/BraveSoftware', '.var/app/com.microsoft.Edge/config/microsoft-edge',

@@ -34,6 +34,10 @@ const PROFILES = [
   '.config/vivaldi/Default/Cookies',
   '.config/opera/Cookies',
   '.librewolf/abcd.default/cookies.sqlite',
+  '.config/mozilla/firefox/abcd.default/cookies.sqlite',
+  '.var/app/org.mozilla.firefox/config/mozilla/firefox/abcd.default/cookies.sqlite',
+  '.config/google-chrome-beta/Default/Cookies',
+  '.config/google-chrome-unstable/Default/Cookies',
 ];
 
 let fx: SandboxFixture;
