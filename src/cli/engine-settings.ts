@@ -4,7 +4,8 @@ import { LegionError } from '../errors';
 import { defaultConfigFiles, loadConfig } from '../config/load';
 import type { EngineSettings } from '../config/engine-schema';
 import { layoutFor } from '../storage/layout';
-import { readLocalEngine } from '../engine/local-record';
+import { readLocalEngine, type LocalEngineRecord } from '../engine/local-record';
+import { UNIX_SCHEME } from '../engine/http-text';
 import { adminHealth } from '../engine/admin';
 import { ingressAnswers } from '../engine/local-engine';
 import { checkWorkspaceTrust, trustPlace, type WorkspaceTrust } from '../storage/workspace-trust';
@@ -15,6 +16,13 @@ export interface EngineUrls {
   /** The engine's request identity public keys a worker accepts (docs/engine.md#who-may-talk-to-what); empty: none known. */
   readonly identityKeys: readonly string[];
 }
+
+/** A local engine an older Legion started listens on loopback TCP, open to the machine's other users, and signs nothing. */
+export const OLD_LOCAL_ENGINE = 'the local engine was started by an older Legion (on loopback TCP, which other users of this machine reach, without request identity): restart it with legion engine down, then legion engine up';
+
+/** The record is of an engine on unix sockets whose worker checks its key (docs/engine.md#who-may-talk-to-what). */
+export const isProtectedLocalEngine = (record: LocalEngineRecord): boolean =>
+  record.identityKey !== undefined && record.ingress.startsWith(UNIX_SCHEME) && record.admin.startsWith(UNIX_SCHEME);
 
 const keysOf = (key: string | readonly string[] | undefined): readonly string[] => (key === undefined ? [] : typeof key === 'string' ? [key] : key);
 
@@ -29,6 +37,7 @@ export function engineUrls(engine: Extract<EngineSettings, { kind: 'restate' }>,
   if (!trust.trusted) throw new LegionError(`engine.kind is restate but ${legionDir} is not trusted, so its local engine record is ignored: run legion trust, or set engine.kind: in-process`);
   const local = readLocalEngine(legionDir);
   if (!local) throw new LegionError('engine.kind is restate but no engine runs for this workspace: start one with legion engine up, or set engine.kind: in-process');
+  if (!isProtectedLocalEngine(local)) throw new LegionError(OLD_LOCAL_ENGINE);
   // The local engine's key, or the one configured (the user's own choice wins).
   return { ingress: local.ingress, admin: local.admin, identityKeys: engine.identityKey !== undefined ? keysOf(engine.identityKey) : keysOf(local.identityKey) };
 }

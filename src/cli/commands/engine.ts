@@ -10,6 +10,7 @@ import { pidIsAlive } from '../../storage/lock-file';
 import { freePort, startLocalEngine } from '../../engine/local-engine';
 import { engineDir, readLocalEngine, removeLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../engine/local-record';
 import { workspaceTrustOf } from '../workspace-root';
+import { isProtectedLocalEngine } from '../engine-settings';
 import { trustPlace, type WorkspaceTrust } from '../../storage/workspace-trust';
 import { trustFreshLegion } from '../../storage/fresh-trust';
 import { homedir } from 'node:os';
@@ -56,11 +57,18 @@ async function up(context: CommandContext, trust: WorkspaceTrust): Promise<numbe
   const { io } = context;
   const layout = layoutFor(context.workspaceRoot);
   const running = readLocalEngine(layout.legionDir);
-  if (running && pidIsAlive(running.serverPid) && pidIsAlive(running.workerPid)) {
+  const alive = running !== null && pidIsAlive(running.serverPid) && pidIsAlive(running.workerPid);
+  if (running && alive && isProtectedLocalEngine(running)) {
     io.stdout(`the local engine already runs\n${describe(running, layout.legionDir)}`);
     return 0;
   }
-  if (running) stopRecorded(running); // half of it died: start both afresh
+  if (running && alive) {
+    // Started by an older Legion: on loopback TCP, its worker checking no signature (docs/engine.md#who-may-talk-to-what).
+    io.stdout('restarting the local engine: an older Legion started it on loopback TCP, open to other users of this machine\n');
+    await stopRecorded(running);
+  } else if (running) {
+    stopRecorded(running); // half of it died: start both afresh
+  }
   const logs = join(layout.legionDir, 'logs');
   mkdirSync(logs, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (!trust.trusted) {

@@ -3,11 +3,13 @@ import { testUserDir } from '../../helpers/trust';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { initWorkspace } from '../../../src/collective/init';
 import { restateServerBinary } from '../../../src/engine/local-engine';
-import { readLocalEngine, type LocalEngineRecord } from '../../../src/engine/local-record';
+import { readLocalEngine, writeLocalEngine, type LocalEngineRecord } from '../../../src/engine/local-record';
+import { OLD_LOCAL_ENGINE } from '../../../src/cli/engine-settings';
+import { until } from '../../helpers/processes';
 import { pidIsAlive } from '../../../src/storage/lock-file';
 import { withTempDir } from '../../helpers/tmp';
 import { checkWorkspaceTrust } from '../../../src/storage/workspace-trust';
@@ -94,6 +96,33 @@ test('legion engine up in a folder without .legion/ makes it trusted (Legion mad
       pids = [record.serverPid, record.workerPid];
       const trust = await checkWorkspaceTrust({ workspaceRoot: dir, userDir: testUserDir(dir) });
       assert.equal(trust.trusted, true, JSON.stringify(trust));
+      assert.equal((await legion(dir, ['engine', 'down'])).code, 0);
+    } finally {
+      for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+});
+
+test('a local engine an older Legion started (loopback TCP, no request identity) is refused until restarted; legion engine up restarts it protected', { skip, timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'engine: { kind: restate }\n');
+    // Stand-ins for the old engine (a process group, as engine up starts it) and its worker.
+    const oldServer = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
+    const oldWorker = spawn('sleep', ['120'], { stdio: 'ignore' });
+    let pids: number[] = [oldServer.pid!, oldWorker.pid!];
+    try {
+      writeLocalEngine(join(dir, '.legion'), { serverPid: oldServer.pid!, workerPid: oldWorker.pid!, ingress: 'http://127.0.0.1:8080', admin: 'http://127.0.0.1:9070', worker: 'http://127.0.0.1:9080', startedAt: new Date().toISOString() });
+      const worker = await legion(dir, ['worker']);
+      assert.equal(worker.code, 1);
+      assert.equal(worker.stderr, `legion: ${OLD_LOCAL_ENGINE}\n`);
+      const { up, record } = await engineUp(dir);
+      pids = [...pids, record.serverPid, record.workerPid];
+      assert.match(up.stdout, /^restarting the local engine: an older Legion started it on loopback TCP/);
+      await until(() => !pidIsAlive(oldServer.pid!) && !pidIsAlive(oldWorker.pid!), 'the old engine and worker stopped');
+      assert.ok(record.identityKey && record.ingress.startsWith('http+unix://') && record.admin.startsWith('http+unix://'), JSON.stringify(record));
+      assert.equal(statSync(join(dir, '.legion', 'engine', 'data')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(dir, '.legion', 'engine', 'data', 'request-identity.pem')).mode & 0o777, 0o600);
       assert.equal((await legion(dir, ['engine', 'down'])).code, 0);
     } finally {
       for (const pid of pids) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
