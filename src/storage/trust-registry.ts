@@ -76,6 +76,19 @@ export function legionIdentity(root: string): LegionIdentity | undefined {
 
 export const sameIdentity = (entry: LegionIdentity, now: LegionIdentity | undefined): boolean => now !== undefined && entry.ino === now.ino && entry.born === now.born;
 
+/**
+ * The registry file's stamp: inode, size, modification and change times (writers replace it by
+ * a rename: a new inode), or `absent`. Equal stamps: the same contents as when last read.
+ */
+export function registryStamp(file: string): string {
+  try {
+    const s = lstatSync(file, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
 /** Read and validate the registry. No file (or no config folder): empty (nothing trusted yet). Anything else that is not a registry Legion wrote: an error. */
 export function readTrustRegistry(file: string): RegistryRead {
   let text: string;

@@ -5,7 +5,7 @@ import { writeTextAtomic } from './atomic';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
 import { linkedGrantingFiles } from './trust-links';
 import { callsInFlight, exposedTo, settleDeadCalls } from './sandbox-calls';
-import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
+import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, registryStamp, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
 
 /**
  * Workspace trust (docs/workspace-trust.md). A workspace's `.legion/` may come from a cloned
@@ -143,13 +143,18 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
 /** The marker verified: is `.legion/` the folder registered as trusted, and not revoked since? */
 function registryVerdict(userDir: string, realRoot: string): WorkspaceTrust {
   const registryFile = trustRegistryFile(userDir);
+  const stamp = registryStamp(registryFile);
   let read = readTrustRegistry(registryFile);
   if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
   // A Legion killed during a sandboxed call never checked after it: what the call could reach unhidden is revoked now.
   const unsettled = settleDeadCalls(registryFile, read.registry);
   if (unsettled !== undefined) return { trusted: false, reason: 'unreadable', detail: `${unsettled}: ${REGISTRY_FIX}` };
-  read = readTrustRegistry(registryFile);
-  if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
+  // Read again when the file changed since the stamp (a revocation written just now, or by another
+  // process); unchanged, the first read is the registry (every start checks each of its entries).
+  if (registryStamp(registryFile) !== stamp) {
+    read = readTrustRegistry(registryFile);
+    if (!read.ok) return { trusted: false, reason: 'unreadable', detail: `${read.error}: ${REGISTRY_FIX}` };
+  }
   const legionDir = join(realRoot, '.legion');
   const entry = read.registry.workspaces.find((e) => e.root === realRoot);
   // `used`: recorded at an untrusted start, which is what a marker from before the registry gets.

@@ -1,8 +1,8 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isInside } from './secrets';
 import {
-  legionIdentity, readTrustRegistry, REGISTRY_FIX, revokeEntries, sameIdentity,
+  legionIdentity, readTrustRegistry, REGISTRY_FIX, registryStamp, revokeEntries, sameIdentity,
   type RegistryEntry, type RegistryRead,
 } from '../../storage/trust-registry';
 import { exposedTo, recordCall, settleDeadCalls } from '../../storage/sandbox-calls';
@@ -43,13 +43,7 @@ export interface KnownLegion {
 export function knownLegion(registryFile: string): KnownLegion {
   let cached: { key: string; read: RegistryRead } | undefined;
   const read = (): RegistryRead => {
-    let key: string;
-    try {
-      const s = lstatSync(registryFile, { bigint: true });
-      key = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-    } catch {
-      key = 'absent';
-    }
+    const key = registryStamp(registryFile);
     if (cached?.key !== key) cached = { key, read: readTrustRegistry(registryFile) };
     return cached.read;
   };
