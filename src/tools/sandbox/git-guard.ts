@@ -104,6 +104,8 @@ export function gitMounts(root: string, hooksPaths: readonly string[]): { readon
  * is config: a `core.fsmonitor` written there runs at the next `git status`), followed
  * through the files they include. Read from the config files themselves; an include's
  * relative path is relative to the including file's directory, a hooksPath's to the root.
+ * A hook that is a symbolic link is guarded where it leads (linkedHookTargets); the files hook
+ * managers installed there read as their configuration too (hookManagerConfigs).
  * The user's own config files — global (`$GIT_CONFIG_GLOBAL`, else `$XDG_CONFIG_HOME/git/config`
  * and `~/.gitconfig`) and system — are read the same way, whether or not the workspace is a
  * repository: each that lies in the workspace (as written or through its symbolic link: a
@@ -166,7 +168,11 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
     guard(file, null);
     readConfig(file, null, 0);
   }
-  for (const { dir, gitDir } of hookDirs) for (const file of hookManagerConfigs(dir)) guard(resolve(root, file), gitDir);
+  for (const { dir, gitDir } of hookDirs) {
+    for (const file of hookManagerConfigs(dir)) guard(resolve(root, file), gitDir);
+    // A hook that is a symbolic link runs the file it leads to, wherever that lies (inside .git/ too).
+    for (const target of linkedHookTargets(dir)) guard(target, null);
+  }
   return [...new Set(out)];
 }
 
@@ -221,6 +227,33 @@ function hookManagerConfigs(dir: string): string[] {
     if (/lefthook/.test(text)) for (const file of LEFTHOOK_FILES) out.add(file);
   }
   return [...out];
+}
+
+/**
+ * The files the hooks in `dir` that are symbolic links lead to: a project that keeps its hooks in
+ * the work tree links them (`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`), and git runs
+ * the target, which is no hook folder's. Each as its link reads (a dangling link's target, which a
+ * command could create) and as it resolves.
+ */
+function linkedHookTargets(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => !name.endsWith('.sample')).slice(0, MAX_HOOK_FILES);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      if (!lstatSync(path).isSymbolicLink()) continue;
+      out.push(resolve(dir, readlinkSync(path)));
+      out.push(realpathSync(path));
+    } catch {
+      // gone, or dangling: its target as written is kept
+    }
+  }
+  return out;
 }
 
 /** The variables the git guard reads: those of the user's git (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM) and PATH. */
