@@ -39,6 +39,13 @@ export async function checkEngine(settings: EngineSettings, legionDir: string, t
       fix: 'replace it with a worker of this version (docs/engine.md#upgrades-and-versions)',
     };
   }
+  // A worker of this workspace refuses to start without the engine's key (docs/engine.md#who-may-talk-to-what).
+  if (engine.identityKeys.length === 0) {
+    return {
+      name: 'engine', ok: false, detail: 'engine.identityKey is not set: legion worker does not start without the engine\'s request identity key',
+      fix: 'set engine.identityKey to the public key (publickeyv1_…) restate-server logs at start with worker.invoker.request-identity-private-key-pem-file',
+    };
+  }
   return { name: 'engine', ok: true, detail: `engine: restate at ${engine.ingress}; workers registered at ${workers.map((w) => w.uri).join(', ')}` };
 }
 

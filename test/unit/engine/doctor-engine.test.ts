@@ -21,12 +21,26 @@ async function fakeEngine(services: string[]): Promise<{ url: string; server: Se
 }
 
 const trust = { trusted: true } as unknown as WorkspaceTrust;
+const KEY = 'publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN';
+
+test('doctor: an engine of your own without engine.identityKey is a failing line saying what to set (its workers would not start)', async () => {
+  const engine = await fakeEngine(['LegionMailbox', 'LegionSession']);
+  try {
+    const check = await checkEngine({ kind: 'restate', ingress: engine.url, admin: engine.url }, '/nowhere/.legion', trust);
+    assert.equal(check.ok, false);
+    assert.match(check.detail, /engine\.identityKey is not set/);
+    assert.match(check.fix ?? '', /publickeyv1_/);
+  } finally {
+    engine.server.closeAllConnections();
+    await new Promise((r) => engine.server.close(r));
+  }
+});
 
 test('doctor: a worker of an older version, without LegionMailbox, is reported; one with both services passes', async () => {
   for (const [services, ok] of [[['LegionSession'], false], [['LegionMailbox', 'LegionSession'], true]] as const) {
     const engine = await fakeEngine([...services]);
     try {
-      const check = await checkEngine({ kind: 'restate', ingress: engine.url, admin: engine.url }, '/nowhere/.legion', trust);
+      const check = await checkEngine({ kind: 'restate', ingress: engine.url, admin: engine.url, identityKey: KEY }, '/nowhere/.legion', trust);
       assert.equal(check.ok, ok, JSON.stringify(check));
       if (!ok) {
         assert.match(check.detail, /does not serve LegionMailbox \(an older version of Legion\)/);
