@@ -138,8 +138,11 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
     for (const line of text.split('\n')) {
       const header = /^\s*\[\s*([^\]\s"]+)/.exec(line);
       if (header) section = header[1]!.toLowerCase();
-      const entry = /^\s*(hookspath|path)\s*=\s*(?:"([^"]*)"|([^#;]*?))\s*(?:[#;].*)?$/i.exec(line);
-      if (header || !entry) continue;
+      // git reads a variable on the header's line too (`[core] hooksPath = .githooks`).
+      const whole = header && /^\s*\[\s*[^\]\s"]+(?:\s*"(?:[^"\\\n]|\\.)*")?\s*\]/.exec(line);
+      if (header && !whole) continue;
+      const entry = /^\s*(hookspath|path)\s*=\s*(?:"([^"]*)"|([^#;]*?))\s*(?:[#;].*)?$/i.exec(whole ? line.slice(whole[0].length) : line);
+      if (!entry) continue;
       const value = (entry[2] ?? entry[3] ?? '').trim();
       if (!value) continue;
       const key = entry[1]!.toLowerCase();
