@@ -257,8 +257,10 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       void hub!.decide(requestId, { decision: headless.approve === 'all' ? 'approved' : 'rejected', reason: `legion run --approve ${headless.approve}` });
     } : undefined;
     // The engine's client (and the Restate SDK behind it) loads only when an engine is configured.
-    const hub = engineAt ? (await import('../engine/hub')).startEngineHub({
-      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), feedToken: (await import('../engine/feed-token')).workspaceFeedToken(layout.legionDir),
+    const feedToken = engineAt ? (await import('../engine/feed-token')).workspaceFeedToken(layout.legionDir) : undefined;
+    if (feedToken && !feedToken.ok) throw new LegionError(feedToken.error);
+    const hub = engineAt && feedToken?.ok ? (await import('../engine/hub')).startEngineHub({
+      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), feedToken: feedToken.token,
       ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
     }) : undefined;
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).

@@ -17,8 +17,16 @@ export const feedAuthorization = (token: string): string => `Bearer ${token}`;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-/** The workspace's feed token, made when there is none; an error (thrown) when the file is not private or not a token. */
-export function workspaceFeedToken(legionDir: string): string {
+/** The workspace's feed token, made when there is none; or why not (a file not private, not a token; a folder not the user's), in one line. */
+export function workspaceFeedToken(legionDir: string): { ok: true; token: string } | { ok: false; error: string } {
+  try {
+    return { ok: true, token: feedTokenIn(legionDir) };
+  } catch (error) {
+    return { ok: false, error: `the workers' feed token: ${(error as Error).message}` };
+  }
+}
+
+function feedTokenIn(legionDir: string): string {
   const dir = join(legionDir, 'engine');
   const file = join(dir, FEED_TOKEN_FILE);
   ensurePrivateFolder(dir);

@@ -19,6 +19,13 @@ import { feedAuthorization, workspaceFeedToken } from '../../src/engine/feed-tok
 import { sleep } from './harness';
 import { BUILT, killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
 
+/** The workspace's feed token (the hub's and the workers'). */
+function feedTokenOf(dir: string): string {
+  const token = workspaceFeedToken(layoutFor(dir).legionDir);
+  if (!token.ok) throw new Error(token.error);
+  return token.token;
+}
+
 /** Follow a worker's event feed; `onLine` gets each line of `runId` with the time it arrived. */
 function followFeed(port: number, runId: string, feedToken: string, onLine: (line: FeedLine, at: number) => void): ClientHttp2Session {
   const session = connect(`http://127.0.0.1:${port}`);
@@ -69,7 +76,7 @@ export async function recoveryFigures(dir: string, rounds: number): Promise<Reco
       // Which worker streams: the one whose feed carries the deltas.
       const deltas: { worker: number; at: number }[] = [];
       for (const f of feeds.splice(0)) f.destroy();
-      ports.forEach((port, i) => feeds.push(followFeed(port, run.id, workspaceFeedToken(layoutFor(dir).legionDir), (line, at) => {
+      ports.forEach((port, i) => feeds.push(followFeed(port, run.id, feedTokenOf(dir), (line, at) => {
         if (isDelta(line)) deltas.push({ worker: i, at });
       })));
       await sleep(200); // the feeds answered

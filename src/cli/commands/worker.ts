@@ -43,7 +43,9 @@ export const workerCommand: Command = {
     const log = (line: string): void => io.stderr(`${stamp()} legion worker: ${line}\n`);
     const feed = new EventFeed();
     const turns = createWorkerTurns(context, feed);
-    const feedToken = workspaceFeedToken(layoutFor(context.workspaceRoot).legionDir);
+    const token = workspaceFeedToken(layoutFor(context.workspaceRoot).legionDir);
+    if (!token.ok) throw new LegionError(token.error);
+    const feedToken = token.token;
     const endpoint = await startWorkerEndpoint({ ...listen, feed, identityKeys: engine.identityKeys, feedToken, runTurn: turns.runTurn, sdkLog: workerSdkLogger(io.env, io.stderr) }).catch((error: Error) => {
       throw new LegionError(`cannot listen on ${listen.host}:${listen.port}: ${error.message}`);
     });

@@ -104,7 +104,9 @@ test('another local user reaches neither the local engine\'s admin API nor its i
     mkdirSync(join(dir, '.legion'), { mode: 0o755 });
     chmodSync(join(dir, '.legion'), 0o755);
     const engine = await startEngine(dir);
-    const feedToken = workspaceFeedToken(join(dir, '.legion'));
+    const made = workspaceFeedToken(join(dir, '.legion'));
+    assert.ok(made.ok, made.ok ? '' : made.error);
+    const feedToken = made.token;
     const feed = new EventFeed();
     const worker = await startWorkerEndpoint({
       host: '127.0.0.1', port: 0, feed, identityKeys: [engine.identityKey], feedToken, sdkLog: () => undefined,

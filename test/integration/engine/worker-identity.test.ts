@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { restateServerBinary } from '../../../src/engine/local-engine';
@@ -144,5 +144,13 @@ test('legion worker without the engine\'s key: one line saying what to configure
     const half = await runLegion(dir, env, ['worker', '--listen', '127.0.0.1:0', '--admin', 'http://127.0.0.1:9']);
     assert.equal(half.code, 2, half.stderr);
     assert.match(half.stderr, /--admin and --identity-key go together/);
+    // A feed token others may read: refused in one line, never served with.
+    await mkdir(join(dir, '.legion', 'engine'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, '.legion', 'engine', 'feed-token'), `${'a'.repeat(43)}\n`, { mode: 0o644 });
+    await chmod(join(dir, '.legion', 'engine', 'feed-token'), 0o644);
+    const shared = await runLegion(dir, env, ['worker', '--listen', '127.0.0.1:0', '--no-register', '--admin', 'http://127.0.0.1:9', '--identity-key', 'publickeyv1_5BYGELEnryj4UE99cU1PR7WdQ6G5EMsbbikyEHmvi3uN']);
+    assert.equal(shared.code, 1, shared.stderr);
+    assert.match(shared.stderr, /^legion: the workers' feed token: .*feed-token must be yours and private \(0600\)[^\n]*\n$/);
+    assert.equal(shared.stdout, '');
   });
 });
