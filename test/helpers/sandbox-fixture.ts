@@ -86,3 +86,11 @@ export function realSandbox(
 export function fixtureEnv(fixture: SandboxFixture): Record<string, string> {
   return { HOME: fixture.home };
 }
+
+/** A commit author for tests' own git (no user config is assumed). */
+export const GIT_IDENTITY: readonly string[] = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com'];
+
+/** git in `cwd` as the user on the host runs it (unsandboxed: the one a planted hook would run in), without the system config. */
+export function hostGit(cwd: string, ...args: string[]): string {
+  return execFileSync('git', [...GIT_IDENTITY, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+}

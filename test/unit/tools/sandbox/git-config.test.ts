@@ -8,7 +8,7 @@ import { executeTool } from '../../../../src/tools/execute-tool';
 import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
 import type { ToolResult } from '../../../../src/tools/types';
 import { makeToolContext } from '../../../helpers/tool-context';
-import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture } from '../../../helpers/sandbox-fixture';
+import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture, hostGit, GIT_IDENTITY } from '../../../helpers/sandbox-fixture';
 
 // Escape corpus, git's executable configuration (docs/sandbox.md#git): each chain plants a
 // core.fsmonitor payload, then a real `git status` runs on the host, unsandboxed, as the user's
@@ -32,10 +32,8 @@ afterEach(async () => {
   await fx?.cleanup();
 });
 
-const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com'];
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-}
+const git = hostGit;
+const IDENTITY = GIT_IDENTITY;
 
 /** The user's next command, on the host: a payload planted in core.fsmonitor runs here. */
 function hostGitStatus(cwd: string): void {

@@ -1,6 +1,5 @@
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createShellTool } from '../../../../src/tools/builtin/shell';
@@ -9,7 +8,7 @@ import { workspaceHooksPaths } from '../../../../src/tools/sandbox/git-guard';
 import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
 import type { ToolResult } from '../../../../src/tools/types';
 import { makeToolContext } from '../../../helpers/tool-context';
-import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture } from '../../../helpers/sandbox-fixture';
+import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture, hostGit } from '../../../helpers/sandbox-fixture';
 
 const probe = await realProbe();
 const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
@@ -48,10 +47,7 @@ afterEach(async () => {
   await fx?.cleanup();
 });
 
-const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com'];
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-}
+const git = hostGit;
 
 function run(command: string): Promise<ToolResult> {
   return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(fx.ws));
