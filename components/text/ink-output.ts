@@ -116,12 +116,12 @@ function styledChars(line: string): StyledChar[] {
 
 /**
  * The characters of a simple line: printable ASCII, and symbols a screen draws (the middle dot,
- * dashes, bullets and the ellipsis, arrows, box drawing, blocks, geometric shapes but the two
- * wide ones) — each a grapheme of its own that joins no neighbour (none is a combining mark,
+ * dashes, bullets, the ellipsis, primes and angle quotes, arrows, box drawing, blocks,
+ * geometric shapes but the two wide ones) — each a grapheme of its own that joins no neighbour (none is a combining mark,
  * joiner, prepended or Hangul character), one column wide, not a full-width code point
  * (test/tui/ink-output.test.ts checks each against ansi-tokenize).
  */
-const SIMPLE_CHARS = '\\x20-\\x7e\\u00b7\\u2010-\\u2027\\u2190-\\u21ff\\u2500-\\u25fc';
+const SIMPLE_CHARS = '\\x20-\\x7e\\u00b7\\u2010-\\u2027\\u2030-\\u205e\\u2190-\\u21ff\\u2500-\\u25fc';
 /** A line of simple characters and whole SGR sequences only (most of a screen's lines). */
 const SIMPLE_LINE = new RegExp(`^(?:\\x1b\\[[0-9;]*m|[${SIMPLE_CHARS}])*$`);
 const SGR_RUN_OR_TEXT = new RegExp(`(?:\\x1b\\[[0-9;]*m)+|[${SIMPLE_CHARS}]+`, 'g');

@@ -168,7 +168,7 @@ test('a line of printable ASCII, drawing symbols and SGR sequences gets the styl
   assert.ok(simple > 2000, `the simple lines were tested (${simple})`);
   // Every symbol the simple lines take, alone, between ASCII, styled, and beside each other.
   const symbols: string[] = ['\u00b7'];
-  for (const [from, to] of [[0x2010, 0x2027], [0x2190, 0x21ff], [0x2500, 0x25fc]] as const) for (let c = from; c <= to; c++) symbols.push(String.fromCharCode(c));
+  for (const [from, to] of [[0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x21ff], [0x2500, 0x25fc]] as const) for (let c = from; c <= to; c++) symbols.push(String.fromCharCode(c));
   for (let i = 0; i < symbols.length; i++) {
     const c = symbols[i]!;
     const next = symbols[(i * 7 + 3) % symbols.length]!;
