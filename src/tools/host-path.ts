@@ -70,8 +70,32 @@ export function hostCommand(command: string, path: string, workTree: string): st
  */
 export function hostArgs(program: string, args: readonly string[], outside: string): string[] {
   const name = basename(program);
+  if (name === 'node' || name === 'nodejs') {
+    // npm's own scripts run by node (`node …/npm/bin/npx-cli.js -y pkg`): the same runners.
+    const script = nodeScriptIndex(args);
+    if (script < 0) return [...args];
+    const rest = args.slice(script + 1);
+    const cli = basename(args[script]!);
+    const runner = cli === 'npx-cli.js' || (cli === 'npm-cli.js' && npmCommandMayBe(rest, NPM_RUNNERS));
+    return runner ? [...args.slice(0, script + 1), `--prefix=${outside}`, ...rest] : [...args];
+  }
   const runner = name === 'npx' || (name === 'npm' && npmCommandMayBe(args, NPM_RUNNERS));
   return runner ? [`--prefix=${outside}`, ...args] : [...args];
+}
+
+/** node's options that take their value as the next word. */
+const NODE_VALUE_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C', '--input-type', '--title', '--env-file']);
+
+/** Where node's script is in `args` (past node's options), or -1 (none: `-e`, `-p`, `-`, or no word). */
+function nodeScriptIndex(args: readonly string[]): number {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print' || arg === '-') return -1;
+    if (!arg.startsWith('-')) return i;
+    if (NODE_VALUE_OPTIONS.has(arg)) i += 1;
+  }
+  return -1;
 }
 
 /** npm commands that run a package's bin through npm's package runner. */

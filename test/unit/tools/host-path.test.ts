@@ -72,3 +72,15 @@ test('hostArgs: npm exec / x / init behind options with values gets --prefix; ot
   assert.deepEqual(hostArgs('/usr/local/bin/npx', ['-y', 'pkg'], '/cfg'), ['--prefix=/cfg', '-y', 'pkg']);
   assert.deepEqual(hostArgs('/usr/bin/node', ['exec'], '/cfg'), ['exec']);
 });
+
+test('hostArgs: npm\'s scripts run by node (npx-cli.js, npm-cli.js exec) get --prefix after the script; other node scripts keep their arguments', () => {
+  const npx = '/usr/lib/node_modules/npm/bin/npx-cli.js';
+  const npm = '/usr/lib/node_modules/npm/bin/npm-cli.js';
+  assert.deepEqual(hostArgs('/usr/bin/node', [npx, '-y', 'pkg'], '/cfg'), [npx, '--prefix=/cfg', '-y', 'pkg']);
+  assert.deepEqual(hostArgs('node', ['--max-old-space-size=512', '-r', 'x.js', npx, 'pkg'], '/cfg'), ['--max-old-space-size=512', '-r', 'x.js', npx, '--prefix=/cfg', 'pkg']);
+  assert.deepEqual(hostArgs('/usr/bin/nodejs', ['--', npm, 'exec', 'pkg'], '/cfg'), ['--', npm, '--prefix=/cfg', 'exec', 'pkg']);
+  assert.deepEqual(hostArgs('/usr/bin/node', [npm, 'run', 'start'], '/cfg'), [npm, 'run', 'start']);
+  for (const args of [['server.js', 'npx-cli.js'], ['-e', 'x', npx], ['-r', npx, 'server.js'], []]) {
+    assert.deepEqual(hostArgs('/usr/bin/node', args, '/cfg'), args, `node ${args.join(' ')}`);
+  }
+});
