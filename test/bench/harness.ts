@@ -279,7 +279,16 @@ export function prepareWorkspace(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'legion-bench-ws-'));
   const r = spawnSync(process.execPath, [BUNDLE, 'init'], { cwd: dir, env: appEnv(), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`legion init failed: ${r.stderr.trim()}`);
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }) }; // the app may still be writing as it exits
+  return {
+    dir,
+    cleanup: () => {
+      // `legion init` recorded this workspace in the user's trust registry, which every start
+      // reads: forget it, or each bench run leaves entries behind and later start-up figures
+      // read a larger registry than the last run did.
+      spawnSync(process.execPath, [BUNDLE, 'trust', '--revoke'], { cwd: dir, env: appEnv(), encoding: 'utf8' });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 }); // the app may still be writing as it exits
+    },
+  };
 }
 
 /** The `legion` command of the build (scripts/snapshot.mjs): starts from the V8 start-up snapshot, else runs dist/legion.js. */
