@@ -112,7 +112,7 @@ export class EventFeed {
 
   /** Serve the feed on an HTTP/2 stream until the hub goes away. */
   follow(stream: ServerHttp2Stream, _headers: IncomingHttpHeaders): void {
-    stream.respond({ ':status': 200, 'content-type': 'application/x-ndjson' });
+    if (!stream.headersSent) stream.respond({ ':status': 200, 'content-type': 'application/x-ndjson' }); // the worker's handshake may have answered
     const listener = (text: string): void => {
       if (!stream.destroyed) stream.write(text);
     };

@@ -12,7 +12,7 @@ import { MAX_SERVER_LINE_BYTES } from '../serve/protocol';
 import { SESSION_OBJECT, TURN_HEADER } from './session-object';
 import { turnOutcomeSchema, type TurnInput } from './turn-messages';
 import type { PendingApproval } from '../model/approval';
-import { feedAuthorization } from './feed-token';
+import { requestFeed } from './feed-token';
 
 /**
  * The hub's side of engine mode (docs/engine.md#streaming-and-the-hub): turns go to the
@@ -144,7 +144,12 @@ export function startEngineHub(options: HubOptions): EngineHub {
     };
     session.on('error', forget);
     session.on('close', forget);
-    const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET', authorization: feedAuthorization(options.feedToken) });
+    // The worker proves the workspace's token first (a process squatting its port cannot), then the hub (feed-token.ts).
+    let proven = false;
+    const stream = requestFeed(session, EVENTS_PATH, options.feedToken, () => { proven = true; }, () => {
+      options.log?.(`the worker at ${uri} did not prove it holds the workspace's feed token: its feed is not followed`);
+      forget();
+    });
     let refused = 0;
     const refuse = (why: string): void => {
       if (refused++ >= MAX_REFUSALS_LOGGED) return;
@@ -168,7 +173,7 @@ export function startEngineHub(options: HubOptions): EngineHub {
         }
       },
     });
-    stream.on('data', (chunk: Buffer) => reader.push(chunk));
+    stream.on('data', (chunk: Buffer) => { if (proven) reader.push(chunk); });
     stream.on('error', forget);
     stream.on('close', forget);
   };

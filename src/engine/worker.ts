@@ -6,7 +6,7 @@ import { mailboxObject } from './mailbox';
 import { EVENTS_PATH, type EventFeed } from './event-feed';
 import { ensurePromiseWithResolvers } from './node-compat';
 import { IDENTITY_KEY_PATTERN } from './identity';
-import { feedAuthorized } from './feed-token';
+import { answerFeedHandshake } from './feed-token';
 
 export interface WorkerEndpoint {
   /** The URL the engine reaches this worker at. */
@@ -28,7 +28,7 @@ export function parseListen(value: string | undefined): { host: string; port: nu
  * `host:port`. `identityKeys`: the public keys (`publickeyv1_…`) of the engines whose signed
  * requests the services accept (docs/engine.md#who-may-talk-to-what); required and checked
  * here: a worker that would run any caller's journal (a forged one saying an approval was
- * given) never serves. `feedToken`: what a hub must show to follow the event feed (feed-token.ts).
+ * given) never serves. `feedToken`: what a hub must prove to follow the event feed (feed-token.ts).
  * `advertise` is the host put in the URL (default: `host`, or 127.0.0.1
  * for a wildcard address). `sdkLog`: where the SDK logs (sdk-log.ts; default: its own, to the console).
  */
@@ -50,13 +50,8 @@ export async function startWorkerEndpoint(options: { host: string; port: number;
   });
   server.on('stream', (stream, headers) => {
     if (headers[':path'] !== EVENTS_PATH) return;
-    // The feed carries the sessions' content and the approvals' awakeable ids: only for hubs with the token.
-    if (headers[':method'] !== 'GET' || !feedAuthorized(headers.authorization, options.feedToken)) {
-      stream.respond({ ':status': headers[':method'] === 'GET' ? 401 : 405 });
-      stream.end();
-      return;
-    }
-    options.feed.follow(stream, headers);
+    // The feed carries the sessions' content and the approvals' awakeable ids: only for hubs that prove the token.
+    answerFeedHandshake(stream, headers, options.feedToken, () => options.feed.follow(stream, headers));
   });
   server.on('request', (request, response) => {
     if (request.url === EVENTS_PATH) return; // answered on its stream above

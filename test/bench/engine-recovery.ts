@@ -15,7 +15,7 @@ import { layoutFor } from '../../src/storage/layout';
 import { freePort } from '../../src/engine/local-engine';
 import { registerDeployment } from '../../src/engine/admin';
 import { EVENTS_PATH, type FeedLine } from '../../src/engine/event-feed';
-import { feedAuthorization, workspaceFeedToken } from '../../src/engine/feed-token';
+import { requestFeed, workspaceFeedToken } from '../../src/engine/feed-token';
 import { sleep } from './harness';
 import { BUILT, killHard, sendTurn, setupEngineWorkspace, startBalancer, startEngine, startFakeModel, startWorker, type WorkerProcess } from '../helpers/engine-fixture';
 
@@ -30,7 +30,7 @@ function feedTokenOf(dir: string): string {
 function followFeed(port: number, runId: string, feedToken: string, onLine: (line: FeedLine, at: number) => void): ClientHttp2Session {
   const session = connect(`http://127.0.0.1:${port}`);
   session.on('error', () => undefined);
-  const stream = session.request({ ':path': EVENTS_PATH, ':method': 'GET', authorization: feedAuthorization(feedToken) });
+  const stream = requestFeed(session, EVENTS_PATH, feedToken, () => undefined, () => session.destroy());
   stream.setEncoding('utf8');
   stream.on('error', () => undefined);
   let buffered = '';

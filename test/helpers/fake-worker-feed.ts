@@ -3,8 +3,10 @@ import { createServer as createHttp2Server, type Http2Server, type ServerHttp2St
 import type { AddressInfo } from 'node:net';
 import { EVENTS_PATH, type EventFeed } from '../../src/engine/event-feed';
 import { SESSION_OBJECT } from '../../src/engine/session-object';
+import { answerFeedHandshake, workspaceFeedToken } from '../../src/engine/feed-token';
+import { join } from 'node:path';
 
-/** A feed token for hubs in tests whose fake workers do not ask for one (a real worker's check: test/integration/engine/other-user.test.ts). */
+/** The feed token of the fake workers and their hubs (a real worker's check: test/integration/engine/other-user.test.ts). */
 export const TEST_FEED_TOKEN = 'test-feed-token-0123456789abcdefghijklmnopq';
 
 /**
@@ -12,13 +14,14 @@ export const TEST_FEED_TOKEN = 'test-feed-token-0123456789abcdefghijklmnopq';
  * feed, answering each feed request with an open stream pushed to `feeds` for the test to write,
  * on `port` (default: a free one).
  */
-export async function startFakeWorkerFeed(feeds: ServerHttp2Stream[], port = 0): Promise<{ server: Http2Server; url: string }> {
+export async function startFakeWorkerFeed(feeds: ServerHttp2Stream[], port = 0, token = TEST_FEED_TOKEN): Promise<{ server: Http2Server; url: string }> {
   const server = createHttp2Server();
   server.on('stream', (stream, headers) => {
     if (headers[':path'] !== EVENTS_PATH) return void stream.close();
-    stream.respond({ ':status': 200 });
-    stream.write('\n');
-    feeds.push(stream);
+    answerFeedHandshake(stream, headers, token, () => {
+      stream.write('\n');
+      feeds.push(stream);
+    });
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -38,13 +41,16 @@ export interface FeedWorker {
  * it and says it is healthy: what a hub needs to follow the worker, no engine behind it (turns
  * sent to the ingress are not answered).
  */
-export async function startFeedWorker(feed: EventFeed): Promise<FeedWorker> {
+/** `token`: the feed token, or a function reading it when a hub asks (a workspace's, made by the hub's start: `workspaceToken`). */
+export async function startFeedWorker(feed: EventFeed, token: string | (() => string) = TEST_FEED_TOKEN): Promise<FeedWorker> {
   const streams: ServerHttp2Stream[] = [];
   const worker = createHttp2Server();
   worker.on('stream', (stream, headers) => {
     if (headers[':path'] !== EVENTS_PATH) return void stream.close();
-    streams.push(stream);
-    feed.follow(stream, headers);
+    answerFeedHandshake(stream, headers, typeof token === 'string' ? token : token(), () => {
+      streams.push(stream);
+      feed.follow(stream, headers);
+    });
   });
   await new Promise<void>((r) => worker.listen(0, '127.0.0.1', r));
   const workerUrl = `http://127.0.0.1:${(worker.address() as AddressInfo).port}`;
@@ -63,5 +69,14 @@ export async function startFeedWorker(feed: EventFeed): Promise<FeedWorker> {
       for (const s of streams) s.destroy();
       await new Promise((r) => worker.close(r));
     },
+  };
+}
+
+/** The feed token of the workspace at `dir` (what its hub proves; read when asked, once the hub made it). */
+export function workspaceToken(dir: string): () => string {
+  return () => {
+    const token = workspaceFeedToken(join(dir, '.legion'));
+    if (!token.ok) throw new Error(token.error);
+    return token.token;
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { EventFeed } from '../../../src/engine/event-feed';
 import { startAppHarness } from '../../helpers/app-harness';
-import { startFeedWorker } from '../../helpers/fake-worker-feed';
+import { startFeedWorker, workspaceToken } from '../../helpers/fake-worker-feed';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 
@@ -21,7 +21,7 @@ const SESSION = 'session-user__builder__default';
 
 test('a hostile worker feed: malformed lines never reach the hub\'s bus, usage, requests or ledger; good lines after them do', { timeout: 60_000 }, async () => {
   await withTempDir(async (dir) => {
-    const worker = await startFeedWorker(new EventFeed(5));
+    const worker = await startFeedWorker(new EventFeed(5), workspaceToken(dir));
     const logs: string[] = [];
     const hub = await startAppHarness({
       dir, agents: [{ id: 'builder', tools: ['shell'] }], config: { engine: { kind: 'restate', ingress: worker.admin, admin: worker.admin } },

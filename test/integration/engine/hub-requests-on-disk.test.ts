@@ -4,7 +4,7 @@ import { appendFileSync } from 'node:fs';
 import { EventFeed } from '../../../src/engine/event-feed';
 import type { LegionEvent } from '../../../src/events/types';
 import { startAppHarness } from '../../helpers/app-harness';
-import { startFeedWorker } from '../../helpers/fake-worker-feed';
+import { startFeedWorker, workspaceToken } from '../../helpers/fake-worker-feed';
 import { withTempDir } from '../../helpers/tmp';
 import { until } from '../../helpers/processes';
 
@@ -22,7 +22,7 @@ const SESSION = 'session-user__builder__default';
 test('a restarted hub offers the workers\' requests from their feeds only: once each, none from approvals.jsonl, gone once decided', { timeout: 60_000 }, async () => {
   await withTempDir(async (dir) => {
     const feed = new EventFeed(5);
-    const worker = await startFeedWorker(feed);
+    const worker = await startFeedWorker(feed, workspaceToken(dir));
     const options = { dir, agents: [{ id: 'builder', tools: ['shell'] }], config: { engine: { kind: 'restate', ingress: worker.admin, admin: worker.admin } } };
     try {
       const first = await startAppHarness(options);

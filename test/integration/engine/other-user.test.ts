@@ -7,7 +7,8 @@ import { restateServerBinary } from '../../../src/engine/local-engine';
 import { httpTarget } from '../../../src/engine/http-text';
 import { startWorkerEndpoint } from '../../../src/engine/worker';
 import { EVENTS_PATH, EventFeed } from '../../../src/engine/event-feed';
-import { FEED_TOKEN_FILE, feedAuthorization, workspaceFeedToken } from '../../../src/engine/feed-token';
+import { FEED_NONCE_HEADER, FEED_TOKEN_FILE, feedProof, workspaceFeedToken } from '../../../src/engine/feed-token';
+import * as http2 from 'node:http2';
 import { listDeployments } from '../../../src/engine/admin';
 import { withTempDir } from '../../helpers/tmp';
 import { startEngine } from '../../helpers/engine-fixture';
@@ -36,6 +37,20 @@ const attempts = JSON.parse(process.argv[1]);
     out[name] = await new Promise((resolve) => {
       if (a.file) {
         try { require('node:fs').readFileSync(a.file); resolve('read'); } catch (e) { resolve(e.code); }
+        return;
+      }
+      if (a.feedProbe) {
+        // The feed's handshake with a nonce of its own and a guessed proof: what comes back after it.
+        const session = http2.connect(a.feedProbe);
+        session.on('error', (e) => resolve(e.code || e.message));
+        const stream = session.request({ ':path': a.path, ':method': 'POST', 'x-legion-feed-nonce': 'N'.repeat(43) });
+        let status = 0;
+        let bytes = 0;
+        const end = () => { session.destroy(); resolve(status + ':' + bytes); };
+        stream.on('response', (h) => { status = h[':status']; stream.end(a.proof); });
+        stream.on('data', (d) => { bytes += d.length; });
+        stream.on('close', end);
+        setTimeout(end, 3000).unref();
         return;
       }
       if (a.h2) {
@@ -124,8 +139,8 @@ test('another local user reaches neither the local engine\'s admin API nor its i
         ['resolve an approval', { socketPath: ingress.socketPath, path: '/restate/awakeables/sign_1abc/resolve', method: 'POST', body: '{"decision":"approved"}' }],
         ['invoke the worker', { h2: worker.url, path: '/invoke/LegionSession/turn', method: 'POST', body: 'forged journal: the approval given' }],
         ['follow the feed', { h2: worker.url, path: EVENTS_PATH, method: 'GET' }],
-        ['follow the feed with a guessed token', { h2: worker.url, path: EVENTS_PATH, method: 'GET', authorization: feedAuthorization('A'.repeat(43)) }],
-        ['follow the feed with the token, cut', { h2: worker.url, path: EVENTS_PATH, method: 'GET', authorization: feedAuthorization(feedToken).slice(0, -1) }],
+        ['follow the feed with a guessed proof', { feedProbe: worker.url, path: EVENTS_PATH, proof: 'A'.repeat(43) }],
+        ['follow the feed with the worker\'s own proof reflected', { feedProbe: worker.url, path: EVENTS_PATH, proof: feedProof(feedToken, 'worker', 'N'.repeat(43)) }],
         ['read the feed token', { file: join(dir, '.legion', 'engine', FEED_TOKEN_FILE) }],
       ];
       // The control: the engine's user (this process) reaches the engine the same way.
@@ -138,11 +153,24 @@ test('another local user reaches neither the local engine\'s admin API nor its i
       // The worker's port is TCP (the engine calls it there): the request identity refuses the forger,
       // the feed's token the reader.
       assert.equal(theirs['invoke the worker'], 401, JSON.stringify(theirs));
-      for (const name of ['follow the feed', 'follow the feed with a guessed token', 'follow the feed with the token, cut']) assert.equal(theirs[name], 401, `${name}: ${JSON.stringify(theirs)}`);
+      assert.equal(theirs['follow the feed'], 401, JSON.stringify(theirs));
+      // The handshake answers (its proof is of the caller's own nonce: worth nothing elsewhere), then not one byte of the feed.
+      for (const name of ['follow the feed with a guessed proof', 'follow the feed with the worker\'s own proof reflected']) assert.equal(theirs[name], '200:0', `${name}: ${JSON.stringify(theirs)}`);
       assert.equal(theirs['read the feed token'], 'EACCES', JSON.stringify(theirs));
-      // The control: a hub with the workspace's token follows the feed.
-      const hubs = await attack([['follow the feed as the hub', { h2: worker.url, path: EVENTS_PATH, method: 'GET', authorization: feedAuthorization(feedToken) }], ['read the feed token', { file: join(dir, '.legion', 'engine', FEED_TOKEN_FILE) }]]);
-      assert.deepEqual(hubs, { 'follow the feed as the hub': 200, 'read the feed token': 'read' });
+      // The control: with the hub's proof, the same probe gets the feed (its first line); the user reads the token.
+      const hubs = await attack([['read the feed token', { file: join(dir, '.legion', 'engine', FEED_TOKEN_FILE) }]]);
+      assert.deepEqual(hubs, { 'read the feed token': 'read' });
+      const probe = http2.connect(worker.url);
+      try {
+        const got = await new Promise<string>((resolve) => {
+          const stream = probe.request({ ':path': EVENTS_PATH, ':method': 'POST', [FEED_NONCE_HEADER]: 'N'.repeat(43) });
+          stream.on('response', (h) => stream.end(feedProof(feedToken, 'hub', String(h[FEED_NONCE_HEADER]))));
+          stream.on('data', (d: Buffer) => resolve(d.toString()));
+        });
+        assert.equal(got, '\n');
+      } finally {
+        probe.destroy();
+      }
       const deployments = await listDeployments(engine.admin);
       assert.ok(deployments.ok && deployments.value.length === 0, 'nothing was registered');
     } finally {

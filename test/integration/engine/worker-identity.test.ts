@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { restateServerBinary } from '../../../src/engine/local-engine';
 import { startWorkerEndpoint, type WorkerEndpoint } from '../../../src/engine/worker';
 import { EVENTS_PATH, EventFeed } from '../../../src/engine/event-feed';
-import { feedAuthorization } from '../../../src/engine/feed-token';
+import { requestFeed } from '../../../src/engine/feed-token';
 import { identityKeyOf } from '../../../src/engine/identity';
 import { registerDeployment } from '../../../src/engine/admin';
 import { NO_IDENTITY_KEY } from '../../../src/cli/commands/worker';
@@ -96,14 +96,24 @@ test('forged invocations to a real worker are refused: unsigned, "unsigned" sche
   }
 });
 
-test('a worker\'s event feed opens only for a hub showing the workspace\'s token', async () => {
+test('a worker\'s event feed flows only to a hub proving the workspace\'s token', async () => {
   const token = 'T'.repeat(43);
-  const endpoint = await startWorkerEndpoint({ host: '127.0.0.1', port: 0, feed: new EventFeed(), identityKeys: [identityKeyOf(newKey())], feedToken: token, runTurn: async () => ({ kind: 'done' }) as never, sdkLog: () => undefined });
+  const feed = new EventFeed();
+  const endpoint = await startWorkerEndpoint({ host: '127.0.0.1', port: 0, feed, identityKeys: [identityKeyOf(newKey())], feedToken: token, runTurn: async () => ({ kind: 'done' }) as never, sdkLog: () => undefined });
   try {
-    assert.equal(await h2(endpoint.url, EVENTS_PATH, {}), 401);
-    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: feedAuthorization('U'.repeat(43)) }), 401);
-    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: token }), 401, 'the bare token, not the header');
-    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: feedAuthorization(token) }), 200);
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, {}), 401, 'a plain GET');
+    assert.equal(await h2(endpoint.url, EVENTS_PATH, { authorization: `Bearer ${token}` }), 401, 'the token itself is not how');
+    const follow = (hubToken: string): Promise<{ proven: boolean; got: string }> => new Promise((resolve) => {
+      const session = connect(endpoint.url);
+      let proven = false;
+      let got = '';
+      const done = (): void => { session.destroy(); resolve({ proven, got }); };
+      const stream = requestFeed(session, EVENTS_PATH, hubToken, () => { proven = true; }, done);
+      stream.on('data', (d: Buffer) => { got += d.toString(); if (got.length > 0) setTimeout(done, 50); });
+      stream.on('close', done);
+    });
+    assert.deepEqual(await follow(token), { proven: true, got: '\n' });
+    assert.deepEqual(await follow('U'.repeat(43)), { proven: false, got: '' });
   } finally {
     await endpoint.close();
   }

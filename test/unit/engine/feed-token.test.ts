@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FEED_TOKEN_FILE, feedAuthorization, feedAuthorized, workspaceFeedToken } from '../../../src/engine/feed-token';
+import { createServer, connect } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { answerFeedHandshake, FEED_TOKEN_FILE, feedProof, proofMatches, requestFeed, workspaceFeedToken } from '../../../src/engine/feed-token';
 import { withTempDir } from '../../helpers/tmp';
 
 const errorOf = (result: ReturnType<typeof workspaceFeedToken>): string => (result.ok ? 'no error' : result.error);
@@ -46,10 +48,36 @@ test('the feed token: a file others may read, a link or not a token is refused, 
   });
 });
 
-test('the feed\'s check: the exact header only', () => {
+/** A worker's side on a real HTTP/2 server (`token`), a hub's client (`hubToken`): whether the hub was proven, and what reached it. */
+async function handshake(token: string, hubToken: string): Promise<{ proven: boolean; refused: boolean; served: boolean; got: string }> {
+  let served = false;
+  const server = createServer();
+  server.on('stream', (stream, headers) => answerFeedHandshake(stream, headers, token, () => { served = true; stream.write('line\n'); }));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const session = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  try {
+    return await new Promise((resolve) => {
+      let proven = false;
+      let got = '';
+      const stream = requestFeed(session, '/legion/events', hubToken, () => { proven = true; }, () => resolve({ proven, refused: true, served, got }));
+      stream.on('data', (d: Buffer) => { got += d.toString(); if (got.includes('\n')) resolve({ proven, refused: false, served, got }); });
+      stream.on('close', () => resolve({ proven, refused: false, served, got }));
+    });
+  } finally {
+    session.destroy();
+    server.close();
+  }
+}
+
+test('the feed\'s handshake: each side proves the token on the other\'s fresh nonce; the token never crosses', async () => {
   const token = 'c'.repeat(43);
-  assert.equal(feedAuthorized(feedAuthorization(token), token), true);
-  for (const header of [undefined, '', token, `Bearer ${token}x`, `bearer ${token}`, [feedAuthorization(token)]]) {
-    assert.equal(feedAuthorized(header, token), false, String(header));
+  assert.deepEqual(await handshake(token, token), { proven: true, refused: false, served: true, got: 'line\n' });
+  // A worker without the token (a process squatting the port): the hub refuses it before any line.
+  assert.deepEqual(await handshake('d'.repeat(43), token), { proven: false, refused: true, served: false, got: '' });
+  // Proofs are labelled: a worker's proof is not a hub's for the same nonce.
+  assert.notEqual(feedProof(token, 'worker', 'n'.repeat(43)), feedProof(token, 'hub', 'n'.repeat(43)));
+  assert.equal(proofMatches(feedProof(token, 'hub', 'n'.repeat(43)), token, 'hub', 'n'.repeat(43)), true);
+  for (const given of [undefined, '', token, feedProof(token, 'worker', 'n'.repeat(43)), feedProof('e'.repeat(43), 'hub', 'n'.repeat(43))]) {
+    assert.equal(proofMatches(given, token, 'hub', 'n'.repeat(43)), false, String(given));
   }
 });
