@@ -7,6 +7,12 @@ import { probeSandbox, systemProbeDeps, type SandboxProbe } from '../../src/tool
 import { findPidsCgroups } from '../../src/tools/sandbox/pids-cgroup';
 import { DEFAULT_SECRET_PATTERNS } from '../../src/tools/sandbox/secret-patterns';
 import { trustRegistryFile } from '../../src/storage/trust-registry';
+import { afterEach, beforeEach } from 'node:test';
+import { createShellTool } from '../../src/tools/builtin/shell';
+import { executeTool } from '../../src/tools/execute-tool';
+import { workspaceHooksPaths } from '../../src/tools/sandbox/git-guard';
+import type { ToolResult } from '../../src/tools/types';
+import { makeToolContext } from './tool-context';
 
 /**
  * A machine layout for sandbox tests, OUTSIDE /tmp (the sandbox gives commands a private
@@ -93,4 +99,50 @@ export const GIT_IDENTITY: readonly string[] = ['-c', 'user.name=Test', '-c', 'u
 /** git in `cwd` as the user on the host runs it (unsandboxed: the one a planted hook would run in), without the system config. */
 export function hostGit(cwd: string, ...args: string[]): string {
   return execFileSync('git', [...GIT_IDENTITY, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+/**
+ * The scene of the hook-planting attacks (tests named hostile-husky9, hostile-linked-hooks,
+ * hostile-hook-managers): before each test of the file that calls this, a fresh fixture whose
+ * repository has its first commit, then `plant(fx)` (what a hook manager or the project
+ * installed), then a real sandbox over it; after each, both removed. `pwned` is a file outside
+ * the workspace that planted code would create; `run` is the shell tool through the sandbox;
+ * `guarded` is git-guard's list of guarded paths for the fixture's user.
+ */
+export interface HookAttackScene {
+  readonly fx: SandboxFixture;
+  readonly pwned: string;
+  run(command: string): Promise<ToolResult>;
+  guarded(): string[];
+}
+
+export function hookAttackScene(probe: SandboxProbe, plant: (fx: SandboxFixture) => void): HookAttackScene {
+  let fx: SandboxFixture | undefined;
+  let sandbox: ShellSandbox | undefined;
+  beforeEach(async () => {
+    fx = await makeSandboxFixture();
+    hostGit(fx.ws, 'add', 'README.md');
+    hostGit(fx.ws, 'commit', '-qm', 'init');
+    plant(fx);
+    sandbox = realSandbox(fx, probe);
+  });
+  afterEach(async () => {
+    sandbox?.dispose();
+    await fx?.cleanup();
+    sandbox = undefined;
+    fx = undefined;
+  });
+  const current = (): SandboxFixture => {
+    if (!fx) throw new Error('hookAttackScene: used outside a test');
+    return fx;
+  };
+  return {
+    get fx() { return current(); },
+    get pwned() { return join(current().outside, 'PWNED'); },
+    run: (command) => {
+      if (!sandbox) throw new Error('hookAttackScene: used outside a test');
+      return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(current().ws));
+    },
+    guarded: () => workspaceHooksPaths(current().ws, { HOME: current().home, GIT_CONFIG_GLOBAL: join(current().home, 'gitconfig') }),
+  };
 }

@@ -1,14 +1,8 @@
-import { test, beforeEach, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createShellTool } from '../../../../src/tools/builtin/shell';
-import { executeTool } from '../../../../src/tools/execute-tool';
-import { workspaceHooksPaths } from '../../../../src/tools/sandbox/git-guard';
-import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
-import type { ToolResult } from '../../../../src/tools/types';
-import { makeToolContext } from '../../../helpers/tool-context';
-import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture, hostGit } from '../../../helpers/sandbox-fixture';
+import { hookAttackScene, realProbe, hostGit } from '../../../helpers/sandbox-fixture';
 
 const probe = await realProbe();
 const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
@@ -22,14 +16,8 @@ const skip = probe.kind === 'available' ? false : `no sandbox on this machine: $
  * installed hook names as its configuration are guarded like the hooks (read-only when they
  * exist, planted ones removed), and the file tools ask a person for them (the same list).
  */
-let fx: SandboxFixture;
-let sandbox: ShellSandbox;
-let pwned: string;
-beforeEach(async () => {
-  fx = await makeSandboxFixture();
-  pwned = join(fx.outside, 'PWNED');
-  git(fx.ws, 'add', 'README.md');
-  git(fx.ws, 'commit', '-qm', 'init');
+const git = hostGit;
+const scene = hookAttackScene(probe, (fx) => {
   // What `pre-commit install` writes (its template), with a stand-in for the framework: it runs
   // each `entry:` of the config, as a `repo: local` / `language: system` hook runs.
   writeFileSync(join(fx.ws, '.git', 'hooks', 'pre-commit'), [
@@ -40,50 +28,39 @@ beforeEach(async () => {
   writeFileSync(join(fx.ws, '.pre-commit-config.yaml'), 'repos:\n  - repo: local\n    hooks:\n      - id: ok\n        name: ok\n        language: system\n        entry: "true"\n');
   writeFileSync(join(fx.ws, '.git', 'hooks', 'pre-push'), '#!/bin/sh\ncall_lefthook() { lefthook "$@"; }\ncall_lefthook run "pre-push" "$@"\n', { mode: 0o755 });
   writeFileSync(join(fx.ws, 'lefthook.yml'), 'pre-push:\n  commands: {}\n');
-  sandbox = realSandbox(fx, probe);
 });
-afterEach(async () => {
-  sandbox?.dispose();
-  await fx?.cleanup();
-});
-
-const git = hostGit;
-
-function run(command: string): Promise<ToolResult> {
-  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(fx.ws));
-}
 
 test('the configuration files installed hook managers name (.pre-commit-config.yaml, lefthook.yml) are among git\'s guarded paths', () => {
-  const guarded = workspaceHooksPaths(fx.ws, { HOME: fx.home, GIT_CONFIG_GLOBAL: join(fx.home, 'gitconfig') });
+  const guarded = scene.guarded();
   for (const name of ['.pre-commit-config.yaml', 'lefthook.yml', 'lefthook-local.yml']) {
-    assert.ok(guarded.includes(join(fx.ws, name)), `${name}: ${guarded.join(', ')}`);
+    assert.ok(guarded.includes(join(scene.fx.ws, name)), `${name}: ${guarded.join(', ')}`);
   }
-  assert.ok(!guarded.includes(join(fx.ws, 'README.md')));
+  assert.ok(!guarded.includes(join(scene.fx.ws, 'README.md')));
 });
 
 test('every lefthook config it would merge is guarded, in each format it reads and under .config/, and the folders its scripts run from', () => {
-  const guarded = workspaceHooksPaths(fx.ws, { HOME: fx.home, GIT_CONFIG_GLOBAL: join(fx.home, 'gitconfig') });
+  const guarded = scene.guarded();
   for (const name of ['lefthook-local.toml', '.lefthook-local.json', 'lefthook-local.jsonc', '.config/lefthook-local.yml', '.config/lefthook.toml', '.lefthook', '.lefthook-local']) {
-    assert.ok(guarded.includes(join(fx.ws, name)), `${name}: ${guarded.join(', ')}`);
+    assert.ok(guarded.includes(join(scene.fx.ws, name)), `${name}: ${guarded.join(', ')}`);
   }
 });
 
 test('sandboxed: a command cannot add a hook to .pre-commit-config.yaml or lefthook-local.yml that the user\'s next commit runs', { skip }, async () => {
   // The control: the installed hook runs what the config says.
-  writeFileSync(join(fx.ws, '.pre-commit-config.yaml'), `repos:\n  - repo: local\n    hooks:\n      - id: x\n        entry: touch ${pwned}.control\n`);
-  git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'control');
-  assert.ok(existsSync(`${pwned}.control`), 'the hook runs the config\'s entries');
+  writeFileSync(join(scene.fx.ws, '.pre-commit-config.yaml'), `repos:\n  - repo: local\n    hooks:\n      - id: x\n        entry: touch ${scene.pwned}.control\n`);
+  git(scene.fx.ws, 'commit', '-q', '--allow-empty', '-m', 'control');
+  assert.ok(existsSync(`${scene.pwned}.control`), 'the hook runs the config\'s entries');
   const config = 'repos:\n  - repo: local\n    hooks:\n      - id: ok\n        entry: "true"\n';
-  writeFileSync(join(fx.ws, '.pre-commit-config.yaml'), config);
+  writeFileSync(join(scene.fx.ws, '.pre-commit-config.yaml'), config);
 
-  const result = await run(`printf '      - id: evil\\n        entry: touch ${pwned}\\n' >> .pre-commit-config.yaml; printf 'pre-push:\\n  commands:\\n    x:\\n      run: touch ${pwned}\\n' > lefthook-local.yml; true`);
+  const result = await scene.run(`printf '      - id: evil\\n        entry: touch ${scene.pwned}\\n' >> .pre-commit-config.yaml; printf 'pre-push:\\n  commands:\\n    x:\\n      run: touch ${scene.pwned}\\n' > lefthook-local.yml; true`);
   assert.match(result.content, /Read-only file system|blocked by the sandbox/, result.content);
-  assert.equal(readFileSync(join(fx.ws, '.pre-commit-config.yaml'), 'utf8'), config);
-  assert.equal(existsSync(join(fx.ws, 'lefthook-local.yml')), false, 'a planted lefthook-local.yml is removed');
+  assert.equal(readFileSync(join(scene.fx.ws, '.pre-commit-config.yaml'), 'utf8'), config);
+  assert.equal(existsSync(join(scene.fx.ws, 'lefthook-local.yml')), false, 'a planted lefthook-local.yml is removed');
   // lefthook merges a -local config in any format it reads, at the root or under .config/.
-  const other = await run(`mkdir -p .config .lefthook-local/pre-push; printf '[pre-push.commands.x]\nrun = "touch ${pwned}"\n' > lefthook-local.toml; printf 'pre-push:\n  scripts:\n    x.sh:\n      runner: sh\n' > .config/lefthook-local.yml; printf 'touch ${pwned}\n' > .lefthook-local/pre-push/x.sh; true`);
+  const other = await scene.run(`mkdir -p .config .lefthook-local/pre-push; printf '[pre-push.commands.x]\nrun = "touch ${scene.pwned}"\n' > lefthook-local.toml; printf 'pre-push:\n  scripts:\n    x.sh:\n      runner: sh\n' > .config/lefthook-local.yml; printf 'touch ${scene.pwned}\n' > .lefthook-local/pre-push/x.sh; true`);
   assert.match(other.content, /blocked by the sandbox/, other.content);
-  for (const planted of ['lefthook-local.toml', '.config/lefthook-local.yml', '.lefthook-local']) assert.equal(existsSync(join(fx.ws, planted)), false, `a planted ${planted} is removed`);
-  git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
-  assert.equal(existsSync(pwned), false, 'the user\'s commit ran what the sandboxed command wrote');
+  for (const planted of ['lefthook-local.toml', '.config/lefthook-local.yml', '.lefthook-local']) assert.equal(existsSync(join(scene.fx.ws, planted)), false, `a planted ${planted} is removed`);
+  git(scene.fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
+  assert.equal(existsSync(scene.pwned), false, 'the user\'s commit ran what the sandboxed command wrote');
 });

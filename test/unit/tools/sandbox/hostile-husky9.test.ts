@@ -1,14 +1,8 @@
-import { test, beforeEach, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createShellTool } from '../../../../src/tools/builtin/shell';
-import { executeTool } from '../../../../src/tools/execute-tool';
-import { workspaceHooksPaths } from '../../../../src/tools/sandbox/git-guard';
-import type { ShellSandbox } from '../../../../src/tools/sandbox/sandbox';
-import type { ToolResult } from '../../../../src/tools/types';
-import { makeToolContext } from '../../../helpers/tool-context';
-import { makeSandboxFixture, realProbe, realSandbox, type SandboxFixture, hostGit } from '../../../helpers/sandbox-fixture';
+import { hookAttackScene, realProbe, hostGit } from '../../../helpers/sandbox-fixture';
 
 const probe = await realProbe();
 const skip = probe.kind === 'available' ? false : `no sandbox on this machine: ${probe.reason}`;
@@ -21,15 +15,8 @@ const skip = probe.kind === 'available' ? false : `no sandbox on this machine: $
  * unsandboxed. A hooksPath folder named `_` is husky's: its parent, where the hooks it runs live,
  * is guarded too (in the sandbox and, through the same list, for the file tools).
  */
-let fx: SandboxFixture;
-let sandbox: ShellSandbox;
-let pwned: string;
-beforeEach(async () => {
-  fx = await makeSandboxFixture();
-  sandbox = realSandbox(fx, probe);
-  pwned = join(fx.outside, 'PWNED');
-  git(fx.ws, 'add', 'README.md');
-  git(fx.ws, 'commit', '-qm', 'init');
+const git = hostGit;
+const scene = hookAttackScene(probe, (fx) => {
   // What `husky` (v9) writes: .husky/_/h, one file per hook sourcing it, and core.hooksPath.
   mkdirSync(join(fx.ws, '.husky', '_'), { recursive: true });
   writeFileSync(join(fx.ws, '.husky', '_', 'h'), '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n', { mode: 0o755 });
@@ -37,33 +24,23 @@ beforeEach(async () => {
   writeFileSync(join(fx.ws, '.husky', 'pre-commit'), 'exit 0\n');
   git(fx.ws, 'config', 'core.hooksPath', '.husky/_');
 });
-afterEach(async () => {
-  sandbox?.dispose();
-  await fx?.cleanup();
-});
-
-const git = hostGit;
-
-function run(command: string): Promise<ToolResult> {
-  return executeTool(createShellTool({ killGraceMs: 300, drainMs: 2_000, sandbox }), { command }, makeToolContext(fx.ws));
-}
 
 test('husky 9: the project\'s hooks one folder above core.hooksPath (.husky/pre-commit) are guarded like the hooksPath folder', () => {
-  const guarded = workspaceHooksPaths(fx.ws, { HOME: fx.home, GIT_CONFIG_GLOBAL: join(fx.home, 'gitconfig') });
-  assert.ok(guarded.includes(join(fx.ws, '.husky', '_')), guarded.join(', '));
-  assert.ok(guarded.includes(join(fx.ws, '.husky')), `husky's hooks folder guarded: ${guarded.join(', ')}`);
+  const guarded = scene.guarded();
+  assert.ok(guarded.includes(join(scene.fx.ws, '.husky', '_')), guarded.join(', '));
+  assert.ok(guarded.includes(join(scene.fx.ws, '.husky')), `husky's hooks folder guarded: ${guarded.join(', ')}`);
 });
 
 test('sandboxed: a command cannot make husky 9\'s .husky/pre-commit run its code at the user\'s next commit', { skip }, async () => {
   // The control: husky's chain does run .husky/pre-commit on this machine's git.
-  writeFileSync(join(fx.ws, '.husky', 'pre-commit'), `touch ${pwned}.control\n`);
-  git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'control');
-  assert.ok(existsSync(`${pwned}.control`), 'husky 9\'s chain runs .husky/pre-commit');
-  writeFileSync(join(fx.ws, '.husky', 'pre-commit'), 'exit 0\n');
+  writeFileSync(join(scene.fx.ws, '.husky', 'pre-commit'), `touch ${scene.pwned}.control\n`);
+  git(scene.fx.ws, 'commit', '-q', '--allow-empty', '-m', 'control');
+  assert.ok(existsSync(`${scene.pwned}.control`), 'husky 9\'s chain runs .husky/pre-commit');
+  writeFileSync(join(scene.fx.ws, '.husky', 'pre-commit'), 'exit 0\n');
 
-  const result = await run(`printf 'touch ${pwned}\\n' >> .husky/pre-commit; printf 'touch ${pwned}\\n' > .husky/pre-push; true`);
+  const result = await scene.run(`printf 'touch ${scene.pwned}\\n' >> .husky/pre-commit; printf 'touch ${scene.pwned}\\n' > .husky/pre-push; true`);
   assert.match(result.content, /Read-only file system|blocked by the sandbox/, result.content);
-  git(fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
-  assert.equal(existsSync(pwned), false, 'the user\'s commit ran what the sandboxed command wrote');
-  assert.equal(readFileSync(join(fx.ws, '.husky', 'pre-commit'), 'utf8'), 'exit 0\n');
+  git(scene.fx.ws, 'commit', '-q', '--allow-empty', '-m', 'host commit');
+  assert.equal(existsSync(scene.pwned), false, 'the user\'s commit ran what the sandboxed command wrote');
+  assert.equal(readFileSync(join(scene.fx.ws, '.husky', 'pre-commit'), 'utf8'), 'exit 0\n');
 });
