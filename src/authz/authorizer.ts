@@ -78,7 +78,7 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
         rules = stricter(rules, evaluateRules(ruleSet, { ...query, input: resolved }));
       }
     }
-    if (CHANGES_FILES.has(call.toolName) && rules.decision !== 'deny' && changesGitConfig(call.input, root, realPathOf, gitConfigPaths(root))) {
+    if (CHANGES_FILES.has(call.toolName) && rules.decision !== 'deny' && changesGitConfig(call.input, root, realPathOf, () => gitConfigPaths(root))) {
       rules = stricter(rules, GIT_CONFIG_ASK);
     }
     if (call.isolatedRoot !== undefined) rules = freeInWorktree(call.toolName, rules);
@@ -110,17 +110,24 @@ const GIT_CONFIG_ASK: RuleOutcome = {
   reason: "git runs this file or reads it as configuration (the repository's core.hooksPath, a config it includes, or your own git config): changing it always needs your approval",
 };
 
-/** Whether a path field of the input names (as written, or where its links lead) one of `guarded` or a path below one. */
-function changesGitConfig(input: unknown, root: string, realPathOf: RealPathOf | undefined, guarded: readonly string[]): boolean {
-  if (guarded.length === 0 || typeof input !== 'object' || input === null || Array.isArray(input)) return false;
-  const realRoot = realRootOf(root);
-  const under = (path: string) => guarded.some((g) => path === g || path.startsWith(g.endsWith(sep) ? g : g + sep));
+/**
+ * Whether a path field of the input names (as written, or where its links lead) one of the guarded
+ * paths or a path below one. `guardedPaths` reads the repository's config: called once, and only
+ * for an input with a path field.
+ */
+function changesGitConfig(input: unknown, root: string, realPathOf: RealPathOf | undefined, guardedPaths: () => readonly string[]): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  let guarded: readonly string[] | undefined;
+  let realRoot: string | undefined;
+  const under = (path: string) => guarded!.some((g) => path === g || path.startsWith(g.endsWith(sep) ? g : g + sep));
   for (const [field, value] of Object.entries(input)) {
     if (!isPathField(field) || typeof value !== 'string') continue;
+    guarded ??= guardedPaths();
+    if (guarded.length === 0) return false;
     const lexical = normalizeRulePath(value, root);
     if (under(isAbsolute(lexical) ? lexical : join(root, lexical))) return true;
     const real = realPathOf ? realPathOf(value) ?? whereMissingWouldBe(value, root, realPathOf, 0) : null;
-    if (real !== null && under(isAbsolute(real) ? real : join(realRoot, real))) return true;
+    if (real !== null && under(isAbsolute(real) ? real : join((realRoot ??= realRootOf(root)), real))) return true;
   }
   return false;
 }

@@ -172,9 +172,10 @@ export function workspaceHooksPaths(root: string, env: GitGuardEnv): string[] {
     readConfig(file, null, 0);
   }
   for (const { dir, gitDir } of hookDirs) {
-    for (const file of hookManagerConfigs(dir)) guard(resolve(root, file), gitDir);
+    const names = hookNames(dir);
+    for (const file of hookManagerConfigs(dir, names)) guard(resolve(root, file), gitDir);
     // A hook that is a symbolic link runs the file it leads to, wherever that lies (inside .git/ too).
-    for (const target of linkedHookTargets(dir)) guard(target, null);
+    for (const target of linkedHookTargets(dir, names)) guard(target, null);
   }
   return [...new Set(out)];
 }
@@ -193,21 +194,24 @@ const LEFTHOOK_FILES = [
   '.lefthook', '.lefthook-local',
 ];
 
-/**
- * The work-tree files (relative to the root) that the hooks installed in `dir` run as their
- * configuration: a hook manager keeps the commands a hook runs there, so they are as executable as
- * the hook. The pre-commit framework's hook names its file with `--config` (`.pre-commit-config.yaml`
- * by default; a `repo: local` hook's `entry` is a command); lefthook's reads `lefthook.yml` and the
- * others of LEFTHOOK_FILES. `.sample` files are git's inert examples. Other managers (husky 4's
- * package.json, overcommit…) are not recognised (docs/sandbox.md#git).
- */
-function hookManagerConfigs(dir: string): string[] {
-  let names: string[];
+/** The hooks in `dir` (one listing, both readers below): `.sample` files are git's inert examples. */
+function hookNames(dir: string): string[] {
   try {
-    names = readdirSync(dir).filter((name) => !name.endsWith('.sample')).slice(0, MAX_HOOK_FILES);
+    return readdirSync(dir).filter((name) => !name.endsWith('.sample')).slice(0, MAX_HOOK_FILES);
   } catch {
     return [];
   }
+}
+
+/**
+ * The work-tree files (relative to the root) that the hooks `names` installed in `dir` run as their
+ * configuration: a hook manager keeps the commands a hook runs there, so they are as executable as
+ * the hook. The pre-commit framework's hook names its file with `--config` (`.pre-commit-config.yaml`
+ * by default; a `repo: local` hook's `entry` is a command); lefthook's reads `lefthook.yml` and the
+ * others of LEFTHOOK_FILES. Other managers (husky 4's package.json, overcommit…) are not
+ * recognised (docs/sandbox.md#git).
+ */
+function hookManagerConfigs(dir: string, names: readonly string[]): string[] {
   const out = new Set<string>();
   for (const name of names) {
     let text: string;
@@ -233,18 +237,12 @@ function hookManagerConfigs(dir: string): string[] {
 }
 
 /**
- * The files the hooks in `dir` that are symbolic links lead to: a project that keeps its hooks in
+ * The files the hooks `names` in `dir` that are symbolic links lead to: a project that keeps its hooks in
  * the work tree links them (`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`), and git runs
  * the target, which is no hook folder's. Each as its link reads (a dangling link's target, which a
  * command could create) and as it resolves.
  */
-function linkedHookTargets(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => !name.endsWith('.sample')).slice(0, MAX_HOOK_FILES);
-  } catch {
-    return [];
-  }
+function linkedHookTargets(dir: string, names: readonly string[]): string[] {
   const out: string[] = [];
   for (const name of names) {
     const path = join(dir, name);
