@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import bs58 from 'bs58';
 import { PRIVATE_FILE_MODE } from '../storage/private-mode';
 
 /**
@@ -12,29 +13,11 @@ import { PRIVATE_FILE_MODE } from '../storage/private-mode';
  */
 export { IDENTITY_KEY_PATTERN } from '../config/engine-schema';
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** Bitcoin-alphabet base58 of `bytes` (leading zero bytes as `1`s). */
-export function base58(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const byte of bytes) n = n * 256n + BigInt(byte);
-  let text = '';
-  while (n > 0n) {
-    text = BASE58[Number(n % 58n)]! + text;
-    n /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    text = '1' + text;
-  }
-  return text;
-}
-
 /** The `publickeyv1_…` text of an Ed25519 key (private or public). */
 export function identityKeyOf(key: KeyObject): string {
   const jwk = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' });
   if (jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') throw new Error('not an Ed25519 key');
-  return `publickeyv1_${base58(Buffer.from(jwk.x, 'base64url'))}`;
+  return `publickeyv1_${bs58.encode(Buffer.from(jwk.x, 'base64url'))}`;
 }
 
 /**
