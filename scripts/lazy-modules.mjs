@@ -41,8 +41,9 @@ import * as acorn from 'acorn';
 export const lazyModulesName = (text) => `legion-lazy-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.js`;
 
 /**
- * The module wrappers at the top level of esbuild's bundle text: `{ key, start, bodyStart, end }`
- * per `__esm`/`__commonJS` call (`start`..`end` its one method, `bodyStart` its `{`).
+ * The module wrappers at the top level of esbuild's bundle text: `{ key, start, bodyStart, end,
+ * objectStart, objectEnd }` per `__esm`/`__commonJS` call (`start`..`end` its one method,
+ * `bodyStart` its `{`, `objectStart`..`objectEnd` the object literal that holds it).
  */
 export function moduleWrappers(text) {
   const ast = acorn.parse(text, { ecmaVersion: 'latest', sourceType: 'script' });
@@ -60,7 +61,7 @@ export function moduleWrappers(text) {
         throw new Error(`build: the ${init.callee.name} call at ${init.start} does not hold a plain method (scripts/lazy-modules.mjs)`);
       }
       const key = method.key.type === 'Literal' ? String(method.key.value) : method.key.name;
-      wrappers.push({ key, start: method.start, bodyStart: method.value.body.start, end: method.end });
+      wrappers.push({ key, start: method.start, bodyStart: method.value.body.start, end: method.end, objectStart: object.start, objectEnd: object.end });
     }
   }
   if (wrappers.length === 0) throw new Error('build: no __esm/__commonJS module wrapper found in the bundle (scripts/lazy-modules.mjs)');
@@ -102,11 +103,15 @@ export function splitLazyModules(text, wrappers, inline) {
   const at = offsets.map((o) => o + table.length);
   if (/[^\x00-\x7f]/.test(lazy)) throw new Error('build: the lazy modules\' text is not ASCII (scripts/lazy-modules.mjs reads it as latin1)');
   const name = lazyModulesName(lazy);
+  // In the bundle, a moved module's wrapper gets `__legionLazyModule(i)` for its object: one
+  // shape and one function for all of them, where each kept an object literal of its own (its
+  // own map and descriptors, its key, a method with its own function info): ~7 heap objects a
+  // module that every start deserializes (744 modules). Its name is in the lazy part's text.
   let main = '';
   let cursor = 0;
   moved.forEach((w, i) => {
-    main += text.slice(cursor, w.bodyStart) + `{return __legionLazy(${i},this,arguments)}`;
-    cursor = w.end;
+    main += text.slice(cursor, w.objectStart) + `__legionLazyModule(${i})`;
+    cursor = w.objectEnd;
   });
   main += text.slice(cursor);
   return { main: STRICT + loaderSource(name, at, sha256(table)) + main.slice(STRICT.length), lazy, name, moved: moved.map((w) => w.key), at };
@@ -141,6 +146,8 @@ function loaderSource(name, at, tableHash) {
     '__legionStart?.lazyLoaded?.(i);',
     'fn=__legionLazyFns[i]=__legionLazyEval(bytes.toString("latin1"))}',
     'return fn.apply(self,args)}',
+    // The object a moved module's __esm/__commonJS wrapper calls the one method of.
+    'function __legionLazyModule(i){return{m(){return __legionLazy(i,this,arguments)}}}',
     // A scope of its own with one name, which the module's code cannot mean: a direct eval sees
     // the names of the scopes around it (in __legionLazy: `i`, `fn`, `self`… would hide the bundle's).
     'var __legionLazyEval=__legionLazySource=>eval(__legionLazySource);',

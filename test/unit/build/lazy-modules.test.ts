@@ -69,6 +69,10 @@ test('a moved module sees the bundle\'s bindings live, not the loader\'s names, 
     assert.deepEqual([...split.moved].map((k: string) => k.replace(/^.*\//, '')).sort(), ['boom.js', 'lazy.js', 'legacy.cjs', 'victim.js']);
     assert.ok(text.includes('boom at load') && !split.main.includes('boom at load'), 'the moved body is not in the bundle\'s source');
     assert.ok(split.lazy.includes('boom at load'));
+    // Each moved module's wrapper keeps no object literal of its own in the bundle (its key, a
+    // method: heap objects a start deserializes), only the one shared stand-in's call.
+    for (const key of split.moved) assert.ok(!split.main.includes(JSON.stringify(key)), `${key}: its wrapper's key is not in the bundle's source`);
+    assert.equal(split.main.match(/__legionLazyModule\(\d+\)/g)?.length, split.moved.length);
     const app = run();
     assert.equal(loaded.length, 0, 'nothing read before a moved module is imported');
     assert.equal(app.current(), 0);
