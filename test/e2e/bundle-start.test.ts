@@ -28,20 +28,31 @@ test('bundle: the provider SDKs, highlight.js and the TUI are evaluated on deman
   ensureBundle();
   const text = readFileSync(appBundle(), 'latin1');
   // esbuild's lazy module wrappers: `init_x = __esm({"path"() {…}})`, run at the first import().
+  // One a start evaluates stays in the bundle (the TUI's, in the snapshot); one no start evaluates
+  // has its wrapper's method in the lazy part (`({"path"() {…}})["path"]`, scripts/lazy-modules.mjs),
+  // its key no longer in the bundle.
   // (A checkout whose node_modules is a link elsewhere names them by a relative path, ../../main/node_modules/….)
-  for (const path of ['node_modules/@anthropic-ai/sdk/client.mjs', 'node_modules/openai/client.mjs', 'node_modules/@restatedev/restate-sdk/dist/index.js', 'components/markdown/highlight-core.ts', 'components/start-tui.tsx', 'src/cli/commands/worker.ts', 'src/cli/commands/doctor.ts']) {
-    const at = text.indexOf(`${path}"(){`);
-    const wrapper = text.lastIndexOf('__esm({"', at);
-    assert.ok(at > 0 && wrapper >= 0 && /^(\.\.\/)*([\w.-]+\/)*$/.test(text.slice(wrapper + 8, at)), `${path} is evaluated on demand`);
+  const lazyName = /"(legion-lazy-[0-9a-f]+\.js)"/.exec(text)?.[1];
+  assert.ok(lazyName, 'the bundle names its lazy part');
+  const lazy = readFileSync(join(DIST, lazyName), 'latin1');
+  const wrapped = (source: string, path: string, opening: string): boolean => {
+    const at = source.indexOf(`${path}"(){`);
+    const wrapper = source.lastIndexOf(opening, at);
+    return at > 0 && wrapper >= 0 && /^(\.\.\/)*([\w.-]+\/)*$/.test(source.slice(wrapper + opening.length, at));
+  };
+  for (const path of ['node_modules/@anthropic-ai/sdk/client.mjs', 'node_modules/openai/client.mjs', 'node_modules/@restatedev/restate-sdk/dist/index.js', 'components/markdown/highlight-core.ts', 'src/cli/commands/worker.ts', 'src/cli/commands/doctor.ts']) {
+    assert.ok(wrapped(lazy, path, '({"'), `${path} is evaluated on demand, from the lazy part`);
+    assert.ok(!text.includes(`${path}"`), `${path}'s code is not in the bundle`);
   }
+  assert.ok(wrapped(text, 'components/start-tui.tsx', '__esm({"'), 'the TUI is evaluated on demand');
   assert.match(text, /^\(function \(exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart\) \{/, 'the file is the wrapper the loader compiles');
   assert.match(text, /^[\x00-\x7f]*$/, 'ASCII only (one-byte source in V8)');
   assert.doesNotMatch(text, /Ungültige Eingabe|Nieprawidłow|\\u00fcltige/, "zod's foreign locales are not bundled");
   assert.match(text, /__legionWidths/, 'string-width is patched');
   assert.match(text, /__legionStackUtils\s*\?\?=/, "Ink's error screen sets up stack-utils at its first use");
   assert.match(text, /__legionSimple/, 'ansi-tokenize splits plain text without ICU\'s segmenter');
-  // esbuild may rename the patched function's `h` (h2…) when another module's top level has an `h`.
-  assert.match(text, /\bh\d*\.instantiateWasm=function/, 'yoga instantiates its WebAssembly synchronously');
+  // The patched function's `h` is a parameter: the build shortens local names (scripts/mangle-locals.mjs).
+  assert.match(text, /\b([\w$]+)\.instantiateWasm\|\|\(\1\.instantiateWasm=function\([\w$]+,[\w$]+\)\{var [\w$]+=new WebAssembly\.Instance\(new WebAssembly\.Module\(Buffer\.from\(/, 'yoga instantiates its WebAssembly synchronously');
   assert.match(text, /claude-sonnet-5-5/, 'the shipped YAML is pre-parsed into the bundle');
 });
 
