@@ -45,6 +45,7 @@ import { FAST_HAS_CONTROL, INK_HAS_CONTROL } from './ink-control-fast.mjs';
 import { buildSnapshot, launcherScript, lazyModulesAtStart, snapshotName } from './snapshot.mjs';
 import { moduleWrappers, splitLazyModules } from './lazy-modules.mjs';
 import { shareInteropCopies } from './esm-interop.mjs';
+import { mangleLocals } from './mangle-locals.mjs';
 import { RESTATE_WASM_BINDINGS, splitRestateWasm } from './restate-wasm.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -207,7 +208,8 @@ if (eager.length > 0) throw new Error(`build: a start would evaluate code it mus
 // esbuild escapes non-ASCII characters everywhere but in regular expression literals; one such
 // character would make V8 hold the whole source as two-byte text (6 MB instead of 3). `\uXXXX`
 // means the same there (also in u and v mode, where an escaped surrogate pair is one character).
-const ascii = shareInteropCopies(bundle.text).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// Then its local names shortened, function and class names kept (scripts/mangle-locals.mjs).
+const ascii = mangleLocals(shareInteropCopies(bundle.text).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 // The file holds the wrapper the loader compiles (Node's CommonJS parameters, plus what stands
 // for `import.meta.url` and the loader's hooks), so the loader makes no copy of 3 MB of text.
 const wrapApp = (text) => `(function (exports, require, module, __filename, __dirname, __legionImportMetaUrl, __legionStart) {${text}\n})`;
