@@ -259,8 +259,10 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // The engine's client (and the Restate SDK behind it) loads only when an engine is configured.
     const feedToken = engineAt ? (await import('../engine/feed-token')).workspaceFeedToken(layout.legionDir) : undefined;
     if (feedToken && !feedToken.ok) throw new LegionError(feedToken.error);
+    // A worker's status the bus shows already (the hub said it when it sent the turn) is not emitted twice (shown-status.ts).
+    const shown = engineAt ? (await import('../engine/shown-status')).trackShownStatus(bus) : undefined;
     const hub = engineAt && feedToken?.ok ? (await import('../engine/hub')).startEngineHub({
-      ...engineAt, runId: run.id, onEvent: (event) => bus.emit(event), feedToken: feedToken.token,
+      ...engineAt, runId: run.id, onEvent: (event) => { if (!shown?.repeats(event)) bus.emit(event); }, feedToken: feedToken.token,
       ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
     }) : undefined;
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
@@ -328,9 +330,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
       ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, approvalsAcross: worker.across, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
-      ...(hub ? {
+      ...(hub && shown ? {
         restartHandling: 'none' as const,
-        turnRunner: engineTurnRunner(hub, run.id, createProjectionFollower((sessionId) => layout.sessionFile(run.id, sessionId))),
+        turnRunner: engineTurnRunner(hub, run.id, createProjectionFollower((sessionId) => layout.sessionFile(run.id, sessionId)), shown),
         elsewhere: approvalsOnWorkers(hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })),
       } : {}),
       resolveProvider: (agent) => {

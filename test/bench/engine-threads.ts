@@ -10,6 +10,9 @@
  * `legion serve` from (default this one), to compare two versions run after run. Also each
  * process's write and read syscalls and its main thread's wake-ups a delta.
  * W_NODE_OPTIONS / H_NODE_OPTIONS / L_NODE_OPTIONS: NODE_OPTIONS of the worker / the hub / in-process `legion serve`.
+ * WARM: warm-up rounds a side before the measured ones (default 2, as the bench).
+ * Write its output to a file: piped into `head` it dies of EPIPE before closing the stack, and
+ * restate-server, the worker and `legion serve` stay.
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +54,7 @@ try {
   const remote = await stack.attach('threads');
   local = await startInProcessSide(stack, process.env.L_NODE_OPTIONS ? { NODE_OPTIONS: process.env.L_NODE_OPTIONS } : {}, process.env.LOCAL_ROOT ? { kind: 'bundle', root: process.env.LOCAL_ROOT } : BUILT);
   const names = Array.from({ length: 20 }, (_, i) => `s${i}`);
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < Number(process.env.WARM ?? 2); i++) {
     await round(remote, names, `warm ${i}`);
     await round(local.remote, names, `warm local ${i}`);
   }

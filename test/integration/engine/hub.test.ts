@@ -32,11 +32,15 @@ test('engine.kind restate: legion run sends the turn to the engine; the worker r
       try {
         const run = await legion(dir, env, ['run', '--to', 'builder', '--json', 'build it']);
         assert.equal(run.code, 0, run.stderr);
-        const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; message?: { role: string } });
+        const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; message?: { role: string }; participantId?: string; status?: string; detail?: string });
         // The worker's events, forwarded: the tool ran there, the answer streamed from there.
         assert.ok(events.some((e) => e.type === 'tool-call-end'), 'no tool-call-end forwarded');
         assert.equal(events.filter((e) => e.type === 'text-delta').map((e) => e.text).join(''), 'piece 0. piece 1. piece 2. piece 3. piece 4. ');
         assert.equal(events.filter((e) => e.type === 'message-add').length, 4);
+        // The builder's statuses as in-process, each once: the hub's `thinking` when it sent the turn
+        // and the worker's at its start, the worker's `idle` at the end and the hub's, were shown twice.
+        const statuses = events.filter((e) => e.type === 'agent-status' && e.participantId === 'builder').map((e) => `${e.status}${e.detail ? ` ${e.detail}` : ''}`);
+        assert.deepEqual(statuses, ['thinking', 'running-tool shell', 'thinking', 'idle']);
         assert.equal(readFileSync(join(dir, 'starts.txt'), 'utf8'), 'started\n');
         // The hub wrote no session file itself: exactly one copy of each message on disk.
         const runsDir = join(dir, '.legion', 'runs');
