@@ -12,6 +12,7 @@ import { isFileTool, TOOL_NAME_PATTERN } from './rules/known-tools';
 import { normalizeRulePath } from './rules/paths';
 import { describePattern, ruleSpecSchema, type MatchPattern, type RuleSpec } from './rules/schema';
 import { lazySchema } from '../storage/lazy-schema';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * Session allowances: "approve and allow the same for this session" (docs/design.md#the-tui, `a` in the
@@ -158,6 +159,7 @@ const allowanceSchema = lazySchema(() =>
 
 /** Read persisted allowances (missing file → none; a bad line is reported in `issues`, never fatal). */
 export async function readAllowances(file: string): Promise<{ allowances: Allowance[]; issues: string[] }> {
+  if (surelyAbsent(file)) return { allowances: [], issues: [] };
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -6,6 +6,7 @@ import { deepMerge, deletePath, hasPath, isPlainObject } from './merge';
 import { ONE_SHOT } from '../storage/zod-validate';
 import { deepFreeze } from '../storage/deep-freeze';
 import type { WorkspaceTrust } from '../storage/workspace-trust';
+import { surelyAbsent } from '../storage/absent';
 
 export interface ConfigFiles {
   /** Shipped defaults: `config/legion.yaml` of the package. */
@@ -33,6 +34,7 @@ export function defaultConfigFiles(appDir: string, workspaceRoot: string, home: 
 }
 
 async function readOptional(file: string): Promise<string | null> {
+  if (surelyAbsent(file)) return null;
   try {
     return await readFile(file, 'utf8');
   } catch (error) {

@@ -4,6 +4,7 @@ import { agentSchema, participantIdSchema, type Agent } from '../collective/part
 import { parseFrontMatter } from './front-matter';
 import { CLAUDE_TOOL_NAMES } from './hooks/tool-names';
 import { ONE_SHOT } from '../storage/zod-validate';
+import { surelyAbsent } from '../storage/absent';
 
 /** An agent file that loaded, with what was mapped from Claude Code's format (for `legion agents import` and doctor). */
 export interface AgentFile {
@@ -119,6 +120,7 @@ export async function loadAgentFiles(
   const byId = new Map<string, AgentFile>();
   const problems: string[] = [];
   for (const { dir, fromWorkspace } of dirs) {
+    if (surelyAbsent(dir)) continue;
     let names: string[];
     try {
       names = (await readdir(dir)).filter((n) => n.endsWith('.md')).sort();

@@ -9,6 +9,7 @@ import { parseYamlSource } from '../config/yaml-source';
 import { expandVars } from './expand';
 import { ONE_SHOT } from '../storage/zod-validate';
 import { userConfigDir } from '../storage/private-mode';
+import { surelyAbsent } from '../storage/absent';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -64,6 +65,7 @@ export type McpJsonRead = { readonly entries: Readonly<Record<string, McpServerE
  * a warning.
  */
 export async function readMcpJson(file: string): Promise<McpJsonRead> {
+  if (surelyAbsent(file)) return { entries: {}, warnings: [] };
   let text: string;
   try {
     text = await readFile(file, 'utf8');

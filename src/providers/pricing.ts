@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseYamlSource } from '../config/yaml-source';
 import { ONE_SHOT } from '../storage/zod-validate';
 import { lazySchema } from '../storage/lazy-schema';
+import { surelyAbsent } from '../storage/absent';
 
 /** Prices of one model in USD per million tokens. */
 export interface Rates {
@@ -171,6 +172,7 @@ export function defaultPricingFiles(appDir: string, workspaceRoot: string, home:
 export async function loadPricing(files: readonly string[]): Promise<PricingLoad> {
   const table: Record<string, ModelPrice> = {};
   for (const file of files) {
+    if (surelyAbsent(file)) continue;
     let text: string;
     try {
       text = await readFile(file, 'utf8');

@@ -4,6 +4,7 @@ import { writeJsonAtomic } from '../storage/atomic';
 import { createUsageAccumulator, type UsageRecord, type UsageTotals } from '../providers/usage-totals';
 import { messageOf } from '../errors';
 import { lazySchema } from '../storage/lazy-schema';
+import { surelyAbsent } from '../storage/absent';
 
 /** Token and cost totals of a run and of each of its sessions, since the run began. */
 export interface RunUsage {
@@ -38,6 +39,7 @@ const fileSchema = lazySchema(() => {
  * from zero (the file is replaced at the next write; nothing else depends on it).
  */
 export async function readRunUsage(file: string): Promise<{ usage: RunUsage | null; issue?: string }> {
+  if (surelyAbsent(file)) return { usage: null };
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -11,6 +11,7 @@ import { readRunFile, runFileContent } from './run-file';
 import { fixTail, readRunSessions, type SessionFileRead } from './session-files';
 import { createSessionStore, type SessionSeed } from './session-store';
 import type { LoadedRun, LoadOptions, OpenCalls, RunRecord, RunStore } from './types';
+import { surelyAbsent } from '../storage/absent';
 
 /** A run as listed: its record plus the number of session files. */
 export interface RunListing extends RunRecord {
@@ -45,6 +46,7 @@ function newestFirst(a: RunRecord, b: RunRecord): number {
 }
 
 async function countSessions(layout: Layout, runId: string): Promise<number> {
+  if (surelyAbsent(layout.sessionsDir(runId))) return 0;
   try {
     return (await readdir(layout.sessionsDir(runId))).filter((n) => n.endsWith('.jsonl')).length;
   } catch {

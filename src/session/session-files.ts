@@ -9,6 +9,7 @@ import { parseSessionId } from './ids';
 import { validateMessage } from './message-check';
 import { isContextLine, validateContextRecord, type ContextRecord } from '../context/records';
 import type { SessionKey } from './types';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * How a session file ends. `clean`: empty or ends with a newline. `torn`: the bytes after
@@ -108,6 +109,7 @@ export interface RunSessionsRead {
 /** Read every session file of a run, one after the other (see `readSessionFile`). A missing sessions folder is an empty run. */
 export async function readRunSessions(layout: Layout, runId: string): Promise<RunSessionsRead> {
   const dir = layout.sessionsDir(runId);
+  if (surelyAbsent(dir)) return { sessions: [], issues: [] };
   let names: string[];
   try {
     names = await readdir(dir);

@@ -2,6 +2,7 @@ import { openSync, closeSync, writeSync, mkdirSync, fstatSync, readSync, ftrunca
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-mode';
+import { surelyAbsent } from './absent';
 
 /** A problem found while reading a JSONL file. `torn` = the last line was cut mid-write. */
 export interface JsonlIssue {
@@ -171,6 +172,7 @@ export function parseJsonl<T>(text: string, file: string, validate?: (value: unk
 
 /** Read a JSONL file (missing file = empty). See `parseJsonl` for the tolerance contract. */
 export async function readJsonl<T = unknown>(path: string, validate?: Parameters<typeof parseJsonl<T>>[2]): Promise<JsonlRead<T>> {
+  if (surelyAbsent(path)) return { records: [], issues: [] };
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -6,6 +6,7 @@ import { worktreeCheckpointsDir } from './checkpoints';
 import { checkMerge, collectWork, mergeWith, workspaceAt, type MergeCheck, type Work } from './merge';
 import { findRepo, git, placeOf, type Repo } from './repo';
 import { FINISHED_STATES, worktreeStore, type WorktreeRecord, type WorktreeState } from './store';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * Worktree isolation of one workspace (docs/worktrees.md): the worktrees of isolated sessions,
@@ -100,7 +101,7 @@ export function createWorktrees(options: WorktreesOptions): Worktrees {
   };
 
   const recover = async (): Promise<string[]> => {
-    if (!(await readdir(options.dir).catch(() => [] as string[])).some((n) => n.endsWith('.merge.json'))) return [];
+    if (surelyAbsent(options.dir) || !(await readdir(options.dir).catch(() => [] as string[])).some((n) => n.endsWith('.merge.json'))) return [];
     const r = await repo();
     const done = await recoverMerges(placeOf(r), options.workspaceRoot, options.dir);
     for (const sessionId of done) if (await store.get(sessionId)) await update(sessionId, { state: 'merged', conflicts: undefined, rebase: undefined });

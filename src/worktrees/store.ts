@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../storage/atomic';
 import { lazySchema } from '../storage/lazy-schema';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * What Legion keeps about each isolated session (docs/worktrees.md), one file per session in
@@ -69,7 +70,7 @@ export function worktreeStore(dir: string): WorktreeStore {
     get: (sessionId) => read(file(sessionId)),
     put: (record) => writeJsonAtomic(file(record.sessionId), record),
     async list() {
-      const names = await readdir(dir).catch(() => [] as string[]);
+      const names = surelyAbsent(dir) ? [] : await readdir(dir).catch(() => [] as string[]);
       const out: WorktreeRecord[] = [];
       for (const name of names.filter((n) => n.endsWith('.json') && !n.endsWith('.merge.json')).sort()) {
         const record = await read(join(dir, name));

@@ -3,6 +3,7 @@ import { parseJsonl } from '../../storage/jsonl';
 import { zodValidator } from '../../storage/zod-validate';
 import { approvalLineSchema, type ApprovalLine } from './schema';
 import { ApprovalState, type ApprovalRequest } from './state';
+import { surelyAbsent } from '../../storage/absent';
 
 /**
  * Read `approvals.jsonl` into state. Tolerance (docs/design.md#files-on-disk): a torn last line is dropped and
@@ -13,6 +14,7 @@ import { ApprovalState, type ApprovalRequest } from './state';
  */
 export async function loadApprovalFile(file: string, options: { readonly readOnly?: boolean } = {}): Promise<{ state: ApprovalState; issues: string[] }> {
   const state = new ApprovalState();
+  if (surelyAbsent(file)) return { state, issues: [] };
   let bytes: Buffer;
   try {
     bytes = await readFile(file);

@@ -8,6 +8,7 @@ import { createRuleSet, type RuleSet } from './rule-set';
 import { describeIssue, ruleFileHeadSchema, ruleSpecSchema } from './schema';
 import { ONE_SHOT } from '../../storage/zod-validate';
 import type { WorkspaceTrust } from '../../storage/workspace-trust';
+import { surelyAbsent } from '../../storage/absent';
 
 export type RuleLoad = { ok: true; ruleSet: RuleSet } | { ok: false; error: string };
 
@@ -48,6 +49,7 @@ export async function loadRuleFiles(files: readonly RuleLayer[]): Promise<RuleLo
   for (const layer of files) {
     const file = layerFile(layer);
     const tightenOnly = typeof layer !== 'string' && layer.tightenOnly;
+    if (surelyAbsent(file)) continue;
     try {
       sources.push({ file, text: await readFile(file, 'utf8'), ...(tightenOnly ? { tightenOnly } : {}) });
     } catch (error) {

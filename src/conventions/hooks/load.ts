@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HOOK_EVENTS, HOOK_TIMEOUT_DEFAULT_S, type HookEvent } from '../../config/hooks-schema';
 import { parseYamlSource } from '../../config/yaml-source';
 import { isPlainObject } from '../../config/merge';
+import { surelyAbsent } from '../../storage/absent';
 
 /** One hook command, from one file. */
 export interface HookEntry {
@@ -49,6 +50,7 @@ export async function loadHooks(files: HookFiles): Promise<{ hooks: HookEntry[];
   const warnings: string[] = [];
   const layers = [...files.trusted.map((f) => ({ file: f, fromWorkspace: false })), ...files.workspace.map((f) => ({ file: f, fromWorkspace: true }))];
   for (const { file, fromWorkspace } of layers) {
+    if (surelyAbsent(file)) continue;
     let text: string;
     try {
       text = await readFile(file, 'utf8');
