@@ -1,9 +1,16 @@
 // Run every test file under test/ (unit, integration, tui, e2e) with node's test runner via tsx.
 // Node 20's --test does not expand globs, so the file list is built here.
 // Usage: node scripts/test.mjs [filter...]   (filters match file paths)
+//
+// The run has a home of its own (scripts/test-home.mjs, docs/development.md#a-home-of-its-own):
+// a temporary HOME, XDG folders, TMPDIR and tmux folder, removed afterwards. The user's Legion
+// folders and git config are stamped before and after: a change that names the run's folder
+// fails the run; any other change there fails it in CI (nothing else runs there) and is
+// reported elsewhere (a `legion` started beside the run changes them too).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from './test-home.mjs';
 
 const suites = ['test/unit', 'test/integration', 'test/tui', 'test/e2e'];
 const filters = process.argv.slice(2);
@@ -25,9 +32,31 @@ if (files.some((f) => f.startsWith('test/e2e'))) {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, FORCE_COLOR: '0', LEGION_TEST: '1' } },
-);
-process.exit(result.status ?? 1);
+
+const places = watchedPlaces(process.env);
+const before = stampPlaces(places);
+const run = makeTestHome(process.env);
+let status;
+try {
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    { stdio: 'inherit', env: { ...run.env, FORCE_COLOR: '0', LEGION_TEST: '1' } },
+  );
+  status = result.status ?? 1;
+} finally {
+  if (process.env.LEGION_TEST_KEEP_HOME === '1') console.error(`test home kept: ${run.root}`);
+  else run.cleanup();
+}
+
+const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), run.markers);
+const strict = process.env.CI === 'true' || process.env.LEGION_TEST_STRICT_HOME === '1';
+if (leaked.length > 0) {
+  console.error(`\n✗ the test run wrote into the user's own folders (it names its temporary folder ${run.root}):\n  ${leaked.join('\n  ')}`);
+  status = status || 1;
+}
+if (meanwhile.length > 0) {
+  console.error(`\n${strict ? '✗' : '!'} changed in the user's own folders during the test run${strict ? '' : ' (by this run, or by a legion started beside it)'}:\n  ${meanwhile.join('\n  ')}`);
+  if (strict) status = status || 1;
+}
+process.exit(status);

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateFolder, PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { ensurePrivateFolder, PRIVATE_FILE_MODE, readPrivateFile } from '../storage/private-mode';
 
 /**
  * The secret a hub and a worker prove to each other before the worker's event feed flows
@@ -123,18 +123,14 @@ function feedTokenIn(legionDir: string): string {
 }
 
 function readToken(file: string): string | undefined {
-  let stat;
-  try {
-    stat = lstatSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  if (!stat.isFile()) throw new Error(`${file} is not a file: remove it (a new feed token is made)`);
-  if ((stat.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && stat.uid !== process.getuid())) {
+  const read = readPrivateFile(file);
+  if (!read.ok) {
+    if (read.missing) return undefined;
+    if (read.refusal === 'not-a-file') throw new Error(`${file} is not a file: remove it (a new feed token is made)`);
+    if (read.refusal === 'unreadable') throw new Error(read.message);
     throw new Error(`${file} must be yours and private (0600): another user could read the workers' feeds; remove it (a new one is made)`);
   }
-  const token = readFileSync(file, 'utf8').trim();
+  const token = read.text.trim();
   if (token === '') return undefined; // being written by another process: read again
   if (!TOKEN_PATTERN.test(token)) throw new Error(`${file} is not a feed token: remove it (a new one is made)`);
   return token;

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -138,4 +138,62 @@ export function ensurePrivateFolder(dir: string): void {
   if (!stat.isDirectory()) throw new Error(`${dir} is not a folder`);
   if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user (uid ${stat.uid}): Legion's engine files must be yours`);
   if ((stat.mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
+}
+
+/** Why a private file was refused (readPrivateFile). */
+export type PrivateFileRefusal = 'not-a-file' | 'another-user' | 'open-to-others' | 'too-large' | 'unreadable';
+
+export type PrivateFileRead =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly missing: true }
+  | { readonly ok: false; readonly missing: false; readonly refusal: PrivateFileRefusal; readonly message: string };
+
+export interface PrivateFileRules {
+  /**
+   * The mode bits that must be clear: `0o077` (the default) for a secret no one else may read or
+   * change (a key, a token); `0o022` for a file others may read but must not change.
+   */
+  readonly openBits?: number;
+  /** Larger files are refused unread. */
+  readonly maxBytes?: number;
+  /** The owner it must have: this process's user (the default; none where the platform has no uids). */
+  readonly uid?: number;
+}
+
+/**
+ * Read a file of Legion's that only its user may control (the workspace-trust key and registry,
+ * the engine's feed token), checked on the open file itself, so that what is checked is what is
+ * read: a regular file, not a link (opened without following one) nor a FIFO or device (opened
+ * without waiting), owned by this user, with none of `openBits` set, at most `maxBytes`. No file
+ * (or no folder): `missing`. Anything else is a refusal with one line naming the file; the
+ * caller says what follows (docs/cli-conventions.md#private-files).
+ */
+export function readPrivateFile(path: string, rules: PrivateFileRules = {}): PrivateFileRead {
+  const refuse = (refusal: PrivateFileRefusal, message: string): PrivateFileRead => ({ ok: false, missing: false, refusal, message });
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, missing: true };
+    if (code === 'ELOOP') return refuse('not-a-file', `${path} is not a regular file (a symbolic link)`);
+    return refuse('unreadable', `${path}: ${(error as Error).message}`);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return refuse('not-a-file', `${path} is not a regular file`);
+    const uid = 'uid' in rules ? rules.uid : process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) return refuse('another-user', `${path} belongs to another user (uid ${stats.uid})`);
+    const openBits = rules.openBits ?? SHARED_BITS;
+    if ((stats.mode & openBits) !== 0) {
+      const what = (openBits & 0o044) !== 0 ? 'readable or writable' : 'writable';
+      return refuse('open-to-others', `${path} is ${what} by others (mode ${(stats.mode & 0o777).toString(8)})`);
+    }
+    if (rules.maxBytes !== undefined && stats.size > rules.maxBytes) return refuse('too-large', `${path} is larger than ${rules.maxBytes} bytes`);
+    return { ok: true, text: readFileSync(fd, 'utf8') };
+  } catch (error) {
+    return refuse('unreadable', `${path}: ${(error as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
 }

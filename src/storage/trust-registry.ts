@@ -1,6 +1,6 @@
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PRIVATE_DIR_MODE } from './private-mode';
+import { PRIVATE_DIR_MODE, readPrivateFile } from './private-mode';
 import { z } from 'zod';
 import { writeJsonAtomicSync } from './atomic';
 import { lazySchema } from './lazy-schema';
@@ -91,21 +91,14 @@ export function registryStamp(file: string): string {
 
 /** Read and validate the registry. No file (or no config folder): empty (nothing trusted yet). Anything else that is not a registry Legion wrote: an error. */
 export function readTrustRegistry(file: string): RegistryRead {
-  let text: string;
-  try {
-    const stats = lstatSync(file);
-    if (!stats.isFile()) return { ok: false, error: `${file} is not a regular file` };
-    const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) return { ok: false, error: `${file} belongs to another user (uid ${stats.uid})` };
-    if ((stats.mode & 0o022) !== 0) return { ok: false, error: `${file} is writable by others (mode ${(stats.mode & 0o777).toString(8)})` };
-    if (stats.size > REGISTRY_MAX_BYTES) return { ok: false, error: `${file} is larger than a registry Legion writes` };
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
+  // Others may read it (which workspaces are trusted is no secret), never change it.
+  const read = readPrivateFile(file, { openBits: 0o022, maxBytes: REGISTRY_MAX_BYTES });
+  if (!read.ok) {
     // No registry (nor a config folder to hold one): nothing is trusted, so nothing is honoured to protect.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: true, registry: EMPTY };
-    return { ok: false, error: `${file}: ${(error as Error).message}` };
+    if (read.missing) return { ok: true, registry: EMPTY };
+    return { ok: false, error: read.refusal === 'too-large' ? `${file} is larger than a registry Legion writes` : read.message };
   }
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeTextAtomic } from './atomic';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, userConfigDir } from './private-mode';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile, userConfigDir } from './private-mode';
 import { linkedGrantingFiles } from './trust-links';
 import { callsInFlight, exposedTo, settleDeadCalls } from './sandbox-calls';
 import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, registryStamp, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
@@ -53,23 +53,14 @@ type KeyRead = { ok: true; key: Buffer } | { ok: false; reason: 'no-key' | 'unsa
 
 /** The user's key, checked: a regular file (not a link) of this user, readable by no one else, 64 hex digits. Never creates it. */
 async function readKey(file: string): Promise<KeyRead> {
-  let stats;
-  try {
-    stats = await lstat(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, reason: 'no-key', detail: `${file} does not exist (no workspace was trusted by this user yet)` };
-    return { ok: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
+  const read = readPrivateFile(file);
+  if (!read.ok) {
+    if (read.missing) return { ok: false, reason: 'no-key', detail: `${file} does not exist (no workspace was trusted by this user yet)` };
+    if (read.refusal === 'unreadable') return { ok: false, reason: 'unreadable', detail: read.message };
+    const forge = read.refusal === 'open-to-others' ? ': anyone could forge a trust marker; remove it and trust again' : '';
+    return { ok: false, reason: 'unsafe-key', detail: `${read.message}${forge}` };
   }
-  if (!stats.isFile()) return { ok: false, reason: 'unsafe-key', detail: `${file} is not a regular file` };
-  if ((stats.mode & 0o077) !== 0) return { ok: false, reason: 'unsafe-key', detail: `${file} is readable or writable by others (mode ${(stats.mode & 0o777).toString(8)}): anyone could forge a trust marker; remove it and trust again` };
-  const uid = process.getuid?.();
-  if (uid !== undefined && stats.uid !== uid) return { ok: false, reason: 'unsafe-key', detail: `${file} belongs to another user (uid ${stats.uid})` };
-  let text: string;
-  try {
-    text = (await readFile(file, 'utf8')).trim();
-  } catch (error) {
-    return { ok: false, reason: 'unreadable', detail: `${file}: ${(error as Error).message}` };
-  }
+  const text = read.text.trim();
   if (!/^[0-9a-f]{64}$/.test(text)) return { ok: false, reason: 'unsafe-key', detail: `${file} is not a key Legion wrote (64 hex digits)` };
   return { ok: true, key: Buffer.from(text, 'hex') };
 }

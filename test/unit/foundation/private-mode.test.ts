@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
-import { sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
+import { readPrivateFile, sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
 import { writeJsonAtomic, writeJsonAtomicSync } from '../../../src/storage/atomic';
 import { appendJsonl, openJsonlAppender } from '../../../src/storage/jsonl';
 
@@ -95,5 +96,45 @@ test('tightenOnStart walks the tree without a round trip through the thread pool
     assert.equal(immediate, false, 'the walk waited on I/O callbacks');
     assert.match(notice ?? '', /made 32 file\(s\) and folder\(s\) in .*\.legion private/);
     assert.equal(await modeOf(join(root, 'runs', 'r4', 'sessions', 's3.jsonl')), 0o600);
+  });
+});
+
+test('readPrivateFile: one check for every private file (trust key, registry, feed token): a regular file of this user, open to no one else, not too large', async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, 'secret');
+    await writeFile(file, 'the secret\n', { mode: 0o600 });
+    assert.deepEqual(readPrivateFile(file), { ok: true, text: 'the secret\n' });
+    assert.deepEqual(readPrivateFile(join(dir, 'none')), { ok: false, missing: true });
+    assert.deepEqual(readPrivateFile(join(file, 'below-a-file')), { ok: false, missing: true }, 'ENOTDIR: no such file either');
+
+    const refusal = (path: string, rules?: Parameters<typeof readPrivateFile>[1]) => {
+      const read = readPrivateFile(path, rules);
+      return read.ok || read.missing ? null : { refusal: read.refusal, message: read.message };
+    };
+    // Open to others: a secret refuses any group/other bit; a file others may read, only their write bits.
+    for (const mode of [0o640, 0o604, 0o620, 0o602, 0o610, 0o601]) {
+      await chmod(file, mode);
+      assert.deepEqual(refusal(file), { refusal: 'open-to-others', message: `${file} is readable or writable by others (mode ${mode.toString(8)})` });
+      const writable = (mode & 0o022) !== 0;
+      assert.deepEqual(refusal(file, { openBits: 0o022 }), writable ? { refusal: 'open-to-others', message: `${file} is writable by others (mode ${mode.toString(8)})` } : null);
+    }
+    await chmod(file, 0o600);
+    // Another user's file: a planted one (the owner could rewrite it at will).
+    const someoneElse = (process.getuid?.() ?? 0) + 1;
+    assert.deepEqual(refusal(file, { uid: someoneElse }), { refusal: 'another-user', message: `${file} belongs to another user (uid ${process.getuid?.() ?? 0})` });
+    if (process.getuid?.() === 0) {
+      const planted = join(dir, 'planted');
+      await writeFile(planted, 'x', { mode: 0o600 });
+      await chown(planted, 65534, 65534);
+      assert.equal(refusal(planted)?.refusal, 'another-user');
+    }
+    // Not a regular file: a link (to a private file: the link itself is refused, unfollowed), a folder, a FIFO (opened without waiting for a writer).
+    await symlink(file, join(dir, 'link'));
+    assert.deepEqual(refusal(join(dir, 'link')), { refusal: 'not-a-file', message: `${join(dir, 'link')} is not a regular file (a symbolic link)` });
+    await mkdir(join(dir, 'folder'), { mode: 0o700 });
+    assert.equal(refusal(join(dir, 'folder'))?.refusal, 'not-a-file');
+    if (spawnSync('mkfifo', ['-m', '600', join(dir, 'fifo')]).status === 0) assert.equal(refusal(join(dir, 'fifo'))?.refusal, 'not-a-file');
+    assert.deepEqual(refusal(file, { maxBytes: 4 }), { refusal: 'too-large', message: `${file} is larger than 4 bytes` });
+    assert.equal(refusal(file, { maxBytes: 11 }), null);
   });
 });

@@ -1,0 +1,17 @@
+// Types of scripts/test-home.mjs (a plain script: scripts/test.mjs runs it without tsx).
+export interface TestHome {
+  readonly root: string;
+  readonly home: string;
+  readonly realHome: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly markers: readonly string[];
+  cleanup(): void;
+}
+export interface Stamp {
+  readonly stamp: string;
+  readonly text: string;
+}
+export function makeTestHome(baseEnv?: NodeJS.ProcessEnv): TestHome;
+export function watchedPlaces(realEnv?: NodeJS.ProcessEnv): string[];
+export function stampPlaces(places: readonly string[]): Map<string, Stamp>;
+export function changesBetween(before: ReadonlyMap<string, Stamp>, after: ReadonlyMap<string, Stamp>, markers: readonly string[]): { leaked: string[]; meanwhile: string[] };

@@ -1,0 +1,117 @@
+// A home of its own for a test or bench run (docs/development.md#a-home-of-its-own): the run's
+// processes see a temporary HOME (the XDG folders follow it), TMPDIR and tmux socket folder, so that nothing a
+// test does (trusting a workspace, writing a compile cache, `git config --global`) reaches the
+// user who started it; and the check that it did not: the real Legion folders, stamped before
+// and after the run.
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Variables that would send a process back to the user's own folders: replaced or dropped. */
+const USER_PLACES = [
+  'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR',
+  'LEGION_CACHE_DIR', 'LEGION_START_WORKSPACE', 'GIT_CONFIG_GLOBAL', 'TMUX', 'TMUX_TMPDIR',
+  'npm_config_cache', 'NPM_CONFIG_CACHE', 'npm_config_logs_dir', 'NPM_CONFIG_LOGS_DIR',
+];
+
+/** The identity of commits tests make (git refuses to commit without one). */
+const GIT_IDENTITY = '[user]\n\tname = Legion tests\n\temail = tests@legion.invalid\n';
+
+/**
+ * Make the run's home under a fresh folder of the real temp folder (a short name: unix socket
+ * paths under it stay far below their 107 bytes) and return the environment that uses it. Only
+ * HOME is set, the XDG variables are dropped: every folder derives from HOME, so a test that
+ * gives a process a HOME of its own moves all of them with it. npm keeps the user's settings
+ * (`~/.npmrc`: which registry; read, never written) and caches in the run's home. `cleanup`
+ * removes the whole folder.
+ */
+export function makeTestHome(baseEnv = process.env) {
+  const realHome = baseEnv.HOME || homedir();
+  const root = mkdtempSync(join(tmpdir(), 'lt-'));
+  const home = join(root, 'home');
+  const env = { ...baseEnv };
+  for (const name of USER_PLACES) delete env[name];
+  const places = { HOME: home, TMPDIR: join(root, 'tmp'), TMUX_TMPDIR: join(root, 'tmux') };
+  for (const dir of Object.values(places)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, '.gitconfig'), GIT_IDENTITY, { mode: 0o600 });
+  const npmrc = baseEnv.npm_config_userconfig || baseEnv.NPM_CONFIG_USERCONFIG || join(realHome, '.npmrc');
+  delete env.NPM_CONFIG_USERCONFIG;
+  Object.assign(env, places, { npm_config_userconfig: npmrc, LEGION_TEST_HOME_ROOT: root });
+  const markers = [...new Set([root, realpathSync(root)])];
+  return { root, home, realHome, env, markers, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }) };
+}
+
+/**
+ * The user's own places a test run must leave alone: Legion's folders (config, cache, data,
+ * state, by the XDG variables of the user's environment and by their defaults) and git's global
+ * config. Only Legion (and git, for the last) writes there, so a change during a run is the run's
+ * unless a `legion` was started beside it.
+ */
+export function watchedPlaces(realEnv = process.env) {
+  const home = realEnv.HOME || homedir();
+  const places = new Set([
+    join(home, '.config', 'legion'), join(home, '.cache', 'legion'), join(home, '.local', 'share', 'legion'), join(home, '.local', 'state', 'legion'),
+    join(home, '.legion'), join(home, '.gitconfig'), join(home, '.config', 'git'),
+  ]);
+  for (const [name, sub] of [['XDG_CONFIG_HOME', 'legion'], ['XDG_CACHE_HOME', 'legion'], ['XDG_DATA_HOME', 'legion'], ['XDG_STATE_HOME', 'legion'], ['XDG_CONFIG_HOME', 'git']]) {
+    if (realEnv[name]) places.add(join(realEnv[name], sub));
+  }
+  if (realEnv.LEGION_CACHE_DIR) places.add(realEnv.LEGION_CACHE_DIR);
+  if (realEnv.GIT_CONFIG_GLOBAL) places.add(realEnv.GIT_CONFIG_GLOBAL);
+  return [...places];
+}
+
+/**
+ * Every path under `places` (each place included) with its stamp: type, mode, size, inode and
+ * modification time (reading changes none of them), and for a file its bytes when small (to
+ * tell whether a change names the run). A missing place is recorded as such.
+ */
+export function stampPlaces(places) {
+  const stamps = new Map();
+  const visit = (path) => {
+    let s;
+    try {
+      s = lstatSync(path, { bigint: true });
+    } catch (error) {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return;
+      stamps.set(path, { stamp: `unreadable:${error.code}`, text: '' });
+      return;
+    }
+    const type = s.isDirectory() ? 'dir' : s.isFile() ? 'file' : s.isSymbolicLink() ? 'link' : 'other';
+    // A folder's own times change with its entries, which are compared one by one.
+    const times = type === 'dir' ? '' : `${s.size}:${s.mtimeNs}:${s.ino}`;
+    let text = '';
+    if (type === 'file' && s.size <= 1n << 20n) {
+      try { text = readFileSync(path, 'latin1'); } catch { /* gone meanwhile */ }
+    }
+    stamps.set(path, { stamp: `${type}:${(s.mode & 0o7777n).toString(8)}:${times}`, text });
+    if (type !== 'dir') return;
+    let names = [];
+    try { names = readdirSync(path); } catch { /* unreadable folder: its stamp is enough */ }
+    for (const name of names.sort()) visit(join(path, name));
+  };
+  for (const place of places) visit(place);
+  return stamps;
+}
+
+/**
+ * What changed between two stamps of the same places. `leaked`: changes that name one of `markers`
+ * (the run's own folder, as made and as its real path, in the path or in the file's bytes before or after: a trust registry entry,
+ * a hook or MCP approval naming a test's workspace), which only this run's processes know:
+ * proof of a leak whatever else runs beside it. `meanwhile`: every other change, which may be
+ * this run's too, or a `legion` the user ran meanwhile.
+ */
+export function changesBetween(before, after, markers) {
+  const leaked = [];
+  const meanwhile = [];
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  for (const path of paths) {
+    const was = before.get(path);
+    const now = after.get(path);
+    if (was && now && was.stamp === now.stamp && was.text === now.text) continue;
+    const what = !was ? 'created' : !now ? 'removed' : 'changed';
+    const names = markers.some((m) => path.includes(m) || (was?.text ?? '').includes(m) || (now?.text ?? '').includes(m));
+    (names ? leaked : meanwhile).push(`${what}: ${path}`);
+  }
+  return { leaked, meanwhile };
+}

@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { join, relative, isAbsolute } from 'node:path';
+import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from '../../../scripts/test-home.mjs';
+import { userConfigDir } from '../../../src/storage/private-mode';
+import { trustWorkspace } from '../../helpers/trust';
+import { testTempDir } from '../../helpers/tmp';
+
+/**
+ * A test run has a home of its own (docs/development.md#a-home-of-its-own): nothing a test does
+ * reaches the folders of the user who runs `npm test` (earlier, each hour of testing added ~100
+ * workspaces to the user's trust registry, which every `legion` start reads).
+ */
+const inside = (root: string, path: string | undefined): boolean => {
+  if (!path) return false;
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+test('the runner gives this process a home of its own: HOME (the XDG folders follow it), TMPDIR, tmux, npm and git all point into it', () => {
+  const root = process.env.LEGION_TEST_HOME_ROOT;
+  assert.ok(root, 'run the tests through scripts/test.mjs (npm test, or node scripts/test.mjs <fragment>): it gives them their own home');
+  assert.ok(statSync(root).isDirectory());
+  for (const name of ['HOME', 'TMPDIR', 'TMUX_TMPDIR']) assert.ok(inside(root, process.env[name]), `${name}=${process.env[name]} is not in the run's home ${root}`);
+  // Unset, so that they derive from HOME, the run's or one a test gives a process.
+  for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR', 'LEGION_CACHE_DIR', 'GIT_CONFIG_GLOBAL', 'LEGION_START_WORKSPACE', 'npm_config_cache']) {
+    assert.equal(process.env[name], undefined, name);
+  }
+  assert.ok(inside(root, homedir()) && inside(root, tmpdir()));
+  // What Legion itself reads: the user's config folder (trust key and registry, config, rules).
+  assert.ok(inside(root, userConfigDir(process.env, homedir())));
+  // The account's own home (the passwd entry, where a process without HOME goes) is elsewhere.
+  assert.ok(!inside(root, userInfo().homedir), `the account's home ${userInfo().homedir} is inside the run's home`);
+  // git: its global config is the run's, and commits have an identity.
+  const origin = spawnSync('git', ['config', '--global', '--show-origin', 'user.email'], { encoding: 'utf8' });
+  assert.equal(origin.status, 0, origin.stderr);
+  assert.ok(inside(root, origin.stdout.replace(/^file:/, '').split('\t')[0]), origin.stdout);
+  assert.equal(spawnSync('git', ['var', 'GIT_COMMITTER_IDENT'], { encoding: 'utf8' }).status, 0);
+  // npm: its cache is the run's.
+  const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' });
+  if (cache.status === 0) assert.ok(inside(root, cache.stdout.trim()), cache.stdout);
+});
+
+/** A stand-in for the user who starts a run: a home with Legion's folders as a user has them. */
+function fakeUser(dir: string): { env: Record<string, string>; registry: string } {
+  const home = join(dir, 'real-home');
+  mkdirSync(join(home, '.config', 'legion'), { recursive: true, mode: 0o700 });
+  mkdirSync(join(home, '.cache', 'legion'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, '.config', 'legion', 'config.yaml'), 'version: 1\n', { mode: 0o600 });
+  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Someone\n');
+  return { env: { HOME: home, PATH: process.env.PATH ?? '' }, registry: join(home, '.config', 'legion', 'trusted-workspaces.json') };
+}
+
+test('hostile: a test that trusts its workspace in the user\'s own folders is caught, by its run\'s folder in the registry; one that uses the run\'s home changes nothing', async (t) => {
+  const user = fakeUser(await testTempDir(t));
+  const run = makeTestHome(user.env);
+  t.after(run.cleanup);
+  assert.equal(run.realHome, user.env.HOME);
+  const places = watchedPlaces(user.env);
+  const before = stampPlaces(places);
+
+  const kept = mkdtempSync(join(run.env.TMPDIR!, 'ws-'));
+  mkdirSync(join(kept, '.legion'));
+  await trustWorkspace(kept, run.env);
+  assert.deepEqual(changesBetween(before, stampPlaces(places), run.markers), { leaked: [], meanwhile: [] }, 'the run\'s own home took it');
+  assert.ok(readFileSync(join(run.home, '.config', 'legion', 'trusted-workspaces.json'), 'utf8').includes(kept));
+
+  // A test that builds its environment from the user's (the bug this guards against).
+  const leaking = mkdtempSync(join(run.env.TMPDIR!, 'ws-'));
+  mkdirSync(join(leaking, '.legion'));
+  await trustWorkspace(leaking, user.env);
+  const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), run.markers);
+  assert.deepEqual(leaked, [`created: ${user.registry}`]);
+  // The trust key does not name the run: a change all the same, reported (and failing in CI).
+  assert.deepEqual(meanwhile, [`created: ${join(user.env.HOME, '.config', 'legion', 'workspace-trust.key')}`]);
+});
+
+test('the stamps: reading changes nothing; a rewrite, a new mode, a removal and git\'s config removed are each seen', async (t) => {
+  const user = fakeUser(await testTempDir(t));
+  const places = watchedPlaces(user.env);
+  const config = join(user.env.HOME, '.config', 'legion', 'config.yaml');
+  const before = stampPlaces(places);
+  readFileSync(config);
+  assert.deepEqual(changesBetween(before, stampPlaces(places), ['/nowhere']), { leaked: [], meanwhile: [] });
+
+  writeFileSync(config, 'version: 1\n# edited\n');
+  chmodSync(join(user.env.HOME, '.cache', 'legion'), 0o755);
+  rmSync(join(user.env.HOME, '.gitconfig'));
+  assert.deepEqual(changesBetween(before, stampPlaces(places), ['/nowhere']).meanwhile.sort(), [
+    `changed: ${join(user.env.HOME, '.cache', 'legion')}`, `changed: ${config}`, `removed: ${join(user.env.HOME, '.gitconfig')}`,
+  ].sort());
+});
+
+test('the places watched follow the user\'s XDG variables and Legion\'s cache variable, besides the defaults', () => {
+  const places = watchedPlaces({ HOME: '/h', XDG_CONFIG_HOME: '/x/config', XDG_CACHE_HOME: '/x/cache', LEGION_CACHE_DIR: '/c', GIT_CONFIG_GLOBAL: '/g' });
+  for (const p of ['/h/.config/legion', '/h/.cache/legion', '/h/.local/share/legion', '/h/.local/state/legion', '/h/.gitconfig', '/x/config/legion', '/x/config/git', '/x/cache/legion', '/c', '/g']) {
+    assert.ok(places.includes(p), p);
+  }
+});
