@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCHMARKS, budgetFor, figurePrefix, unitOf, withinBudget } from './budgets';
 import type { BenchModule } from './harness';
+import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from '../../scripts/test-home.mjs';
 import { machine, readResults, type BenchResult, type FigureResult, type Results } from './results';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -70,7 +71,7 @@ function judge(name: string, raw: Record<string, number | null>, smoke: boolean)
   return out;
 }
 
-function runOne(name: string, smoke: boolean): BenchResult {
+function runOne(name: string, smoke: boolean, env: NodeJS.ProcessEnv): BenchResult {
   const date = new Date().toISOString();
   if (!existsSync(join(HERE, `${name}.ts`))) {
     return { status: 'not-implemented', date, smoke, notes: ['not yet implemented'], figures: {} };
@@ -82,7 +83,7 @@ function runOne(name: string, smoke: boolean): BenchResult {
     const child = spawnSync(
       process.execPath,
       ['--import', 'tsx', '--expose-gc', join(HERE, 'run.ts'), '--child', name, '--result', resultFile, ...(smoke ? ['--smoke'] : [])],
-      { cwd: ROOT, stdio: 'inherit', timeout: smoke ? 60_000 : 20 * 60_000, env: { ...process.env, LEGION_BENCH: '1' } },
+      { cwd: ROOT, stdio: 'inherit', timeout: smoke ? 60_000 : 20 * 60_000, env: { ...env, LEGION_BENCH: '1' } },
     );
     const durationMs = Math.round(performance.now() - t0);
     let parsed: { figures?: Record<string, number | null>; notes?: string[]; error?: string } = {};
@@ -134,10 +135,25 @@ async function mainRun(argv: readonly string[]): Promise<number> {
   console.log(`bench${args.smoke ? ' (smoke: tiny sizes, budgets not judged)' : ''}: ${names.join(', ')}`);
   const t0 = performance.now();
   const fresh: Record<string, BenchResult> = {};
-  for (const name of names) {
-    fresh[name] = runOne(name, args.smoke);
-    report(name, fresh[name]);
+  // The benchmarks run in a home of their own, as the tests do (scripts/test-home.mjs): the
+  // workspaces they trust and the caches they write stay out of the user's folders, and every
+  // run starts from the same empty registry.
+  const places = watchedPlaces(process.env);
+  const before = stampPlaces(places);
+  const home = makeTestHome(process.env);
+  try {
+    for (const name of names) {
+      fresh[name] = runOne(name, args.smoke, home.env);
+      report(name, fresh[name]);
+    }
+  } finally {
+    home.cleanup();
   }
+  const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), home.markers);
+  if (leaked.length) console.log(`\n✗ the benchmarks wrote into the user's own folders (naming their temporary folder ${home.root}):\n  ${leaked.join('\n  ')}`);
+  // In CI nothing else runs: there, any change is the benchmarks' (as in scripts/test.mjs).
+  const strict = process.env.CI === 'true' || process.env.LEGION_TEST_STRICT_HOME === '1';
+  if (meanwhile.length) console.log(`\n${strict ? '✗' : '!'} changed in the user's own folders during the benchmarks${strict ? '' : ' (by them, or by a legion started beside them)'}:\n  ${meanwhile.join('\n  ')}`);
   // A partial run updates its benchmarks and keeps the others' last results.
   const previous = !args.smoke && args.names.length ? readResults(out) : null;
   const results: Results = {
@@ -153,7 +169,7 @@ async function mainRun(argv: readonly string[]): Promise<number> {
   console.log(`\nwrote ${out} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   if (over.length) console.log(`over budget: ${over.join(', ')} (npm run bench:check fails on these)`);
   if (errors.length) console.log(`failed: ${errors.join(', ')}`);
-  return errors.length ? 1 : 0;
+  return errors.length || leaked.length || (strict && meanwhile.length) ? 1 : 0;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
