@@ -115,3 +115,19 @@ export function changesBetween(before, after, markers) {
   }
   return { leaked, meanwhile };
 }
+
+/**
+ * The verdict after a run on the user's places stamped `before` (changesBetween): it fails on a
+ * change that names the run; on any other change only where nothing else runs (CI, or
+ * LEGION_TEST_STRICT_HOME=1), since elsewhere a `legion` started beside the run makes them too.
+ */
+export function verdictOnPlaces(before, places, home, env = process.env) {
+  const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), home.markers);
+  const strict = env.CI === 'true' || env.LEGION_TEST_STRICT_HOME === '1';
+  const lines = [];
+  if (leaked.length > 0) lines.push(`✗ the run wrote into the user's own folders (it names its temporary folder ${home.root}):`, ...leaked.map((l) => `  ${l}`));
+  if (meanwhile.length > 0) {
+    lines.push(`${strict ? '✗' : '!'} changed in the user's own folders during the run${strict ? '' : ' (by this run, or by a legion started beside it)'}:`, ...meanwhile.map((l) => `  ${l}`));
+  }
+  return { fail: leaked.length > 0 || (strict && meanwhile.length > 0), lines };
+}

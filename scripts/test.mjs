@@ -10,7 +10,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from './test-home.mjs';
+import { makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from './test-home.mjs';
 
 const suites = ['test/unit', 'test/integration', 'test/tui', 'test/e2e'];
 const filters = process.argv.slice(2);
@@ -49,14 +49,7 @@ try {
   else run.cleanup();
 }
 
-const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), run.markers);
-const strict = process.env.CI === 'true' || process.env.LEGION_TEST_STRICT_HOME === '1';
-if (leaked.length > 0) {
-  console.error(`\n✗ the test run wrote into the user's own folders (it names its temporary folder ${run.root}):\n  ${leaked.join('\n  ')}`);
-  status = status || 1;
-}
-if (meanwhile.length > 0) {
-  console.error(`\n${strict ? '✗' : '!'} changed in the user's own folders during the test run${strict ? '' : ' (by this run, or by a legion started beside it)'}:\n  ${meanwhile.join('\n  ')}`);
-  if (strict) status = status || 1;
-}
+const verdict = verdictOnPlaces(before, places, run);
+if (verdict.lines.length > 0) console.error(`\n${verdict.lines.join('\n')}`);
+if (verdict.fail) status = status || 1;
 process.exit(status);

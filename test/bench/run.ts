@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCHMARKS, budgetFor, figurePrefix, unitOf, withinBudget } from './budgets';
 import type { BenchModule } from './harness';
-import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from '../../scripts/test-home.mjs';
+import { makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from '../../scripts/test-home.mjs';
 import { machine, readResults, type BenchResult, type FigureResult, type Results } from './results';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -149,11 +149,8 @@ async function mainRun(argv: readonly string[]): Promise<number> {
   } finally {
     home.cleanup();
   }
-  const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), home.markers);
-  if (leaked.length) console.log(`\n✗ the benchmarks wrote into the user's own folders (naming their temporary folder ${home.root}):\n  ${leaked.join('\n  ')}`);
-  // In CI nothing else runs: there, any change is the benchmarks' (as in scripts/test.mjs).
-  const strict = process.env.CI === 'true' || process.env.LEGION_TEST_STRICT_HOME === '1';
-  if (meanwhile.length) console.log(`\n${strict ? '✗' : '!'} changed in the user's own folders during the benchmarks${strict ? '' : ' (by them, or by a legion started beside them)'}:\n  ${meanwhile.join('\n  ')}`);
+  const verdict = verdictOnPlaces(before, places, home);
+  if (verdict.lines.length > 0) console.log(`\n${verdict.lines.join('\n')}`);
   // A partial run updates its benchmarks and keeps the others' last results.
   const previous = !args.smoke && args.names.length ? readResults(out) : null;
   const results: Results = {
@@ -169,7 +166,7 @@ async function mainRun(argv: readonly string[]): Promise<number> {
   console.log(`\nwrote ${out} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   if (over.length) console.log(`over budget: ${over.join(', ')} (npm run bench:check fails on these)`);
   if (errors.length) console.log(`failed: ${errors.join(', ')}`);
-  return errors.length || leaked.length || (strict && meanwhile.length) ? 1 : 0;
+  return errors.length || verdict.fail ? 1 : 0;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
-import { changesBetween, makeTestHome, stampPlaces, watchedPlaces } from '../../../scripts/test-home.mjs';
+import { changesBetween, makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from '../../../scripts/test-home.mjs';
 import { userConfigDir } from '../../../src/storage/private-mode';
 import { trustWorkspace } from '../../helpers/trust';
 import { testTempDir } from '../../helpers/tmp';
@@ -76,6 +76,9 @@ test('hostile: a test that trusts its workspace in the user\'s own folders is ca
   assert.deepEqual(leaked, [`created: ${user.registry}`]);
   // The trust key does not name the run: a change all the same, reported (and failing in CI).
   assert.deepEqual(meanwhile, [`created: ${join(user.env.HOME, '.config', 'legion', 'workspace-trust.key')}`]);
+  const verdict = verdictOnPlaces(before, places, run, {});
+  assert.equal(verdict.fail, true, 'a leak fails the run, on a workstation too');
+  assert.match(verdict.lines.join('\n'), new RegExp(`the run wrote into the user's own folders[^\n]*\n  created: ${user.registry}`));
 });
 
 test('the stamps: reading changes nothing; a rewrite, a new mode, a removal and git\'s config removed are each seen', async (t) => {
@@ -99,4 +102,20 @@ test('the places watched follow the user\'s XDG variables and Legion\'s cache va
   for (const p of ['/h/.config/legion', '/h/.cache/legion', '/h/.local/share/legion', '/h/.local/state/legion', '/h/.gitconfig', '/x/config/legion', '/x/config/git', '/x/cache/legion', '/c', '/g']) {
     assert.ok(places.includes(p), p);
   }
+});
+
+test('a change that does not name the run fails it only where nothing else runs (CI, or LEGION_TEST_STRICT_HOME=1); elsewhere it is reported', async (t) => {
+  const user = fakeUser(await testTempDir(t));
+  const run = makeTestHome(user.env);
+  t.after(run.cleanup);
+  const places = watchedPlaces(user.env);
+  const before = stampPlaces(places);
+  writeFileSync(join(user.env.HOME, '.cache', 'legion', 'compile-x-cli.bin'), 'code'); // a legion started beside the run, or the run
+  const line = `  created: ${join(user.env.HOME, '.cache', 'legion', 'compile-x-cli.bin')}`;
+  for (const [env, fail] of [[{}, false], [{ CI: 'true' }, true], [{ LEGION_TEST_STRICT_HOME: '1' }, true]] as const) {
+    const verdict = verdictOnPlaces(before, places, run, env);
+    assert.equal(verdict.fail, fail, JSON.stringify(env));
+    assert.ok(verdict.lines.includes(line), verdict.lines.join('\n'));
+  }
+  assert.deepEqual(verdictOnPlaces(stampPlaces(places), places, run, { CI: 'true' }), { fail: false, lines: [] });
 });
