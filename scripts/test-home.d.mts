@@ -15,4 +15,4 @@ export function makeTestHome(baseEnv?: NodeJS.ProcessEnv): TestHome;
 export function watchedPlaces(realEnv?: NodeJS.ProcessEnv): string[];
 export function stampPlaces(places: readonly string[]): Map<string, Stamp>;
 export function changesBetween(before: ReadonlyMap<string, Stamp>, after: ReadonlyMap<string, Stamp>, markers: readonly string[]): { leaked: string[]; meanwhile: string[] };
-export function verdictOnPlaces(before: ReadonlyMap<string, Stamp>, places: readonly string[], home: Pick<TestHome, 'root' | 'markers'>, env?: NodeJS.ProcessEnv): { fail: boolean; lines: string[] };
+export function verdictOnPlaces(before: ReadonlyMap<string, Stamp>, places: readonly string[], home: Pick<TestHome, 'markers'>, env?: NodeJS.ProcessEnv): { fail: boolean; lines: string[] };

@@ -3,7 +3,7 @@
 // test does (trusting a workspace, writing a compile cache, `git config --global`) reaches the
 // user who started it; and the check that it did not: the real Legion folders, stamped before
 // and after the run.
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,27 +18,36 @@ const USER_PLACES = [
 const GIT_IDENTITY = '[user]\n\tname = Legion tests\n\temail = tests@legion.invalid\n';
 
 /**
- * Make the run's home under a fresh folder of the real temp folder (a short name: unix socket
- * paths under it stay far below their 107 bytes) and return the environment that uses it. Only
- * HOME is set, the XDG variables are dropped: every folder derives from HOME, so a test that
- * gives a process a HOME of its own moves all of them with it. npm keeps the user's settings
+ * Make the run's folders and return the environment that uses them. The temp folder is a fresh
+ * folder of the real one (a short name: unix socket paths under it stay far below their 107
+ * bytes), open to other users as /tmp is (tests run a command as another user). HOME is a fresh
+ * folder outside /tmp (in /var/tmp where there is one), as a real home is: the shell sandbox
+ * gives its commands a private, empty /tmp, and a home there would vanish in it. Only HOME is
+ * set, the XDG variables are dropped: every folder derives from HOME, so a test that gives a
+ * process a HOME of its own moves all of them with it. npm keeps the user's settings
  * (`~/.npmrc`: which registry; read, never written) and caches in the run's home. `cleanup`
- * removes the whole folder.
+ * removes both folders.
  */
 export function makeTestHome(baseEnv = process.env) {
   const realHome = baseEnv.HOME || homedir();
   const root = mkdtempSync(join(tmpdir(), 'lt-'));
-  const home = join(root, 'home');
+  chmodSync(root, 0o755);
+  const home = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'lt-home-'));
   const env = { ...baseEnv };
   for (const name of USER_PLACES) delete env[name];
   const places = { HOME: home, TMPDIR: join(root, 'tmp'), TMUX_TMPDIR: join(root, 'tmux') };
-  for (const dir of Object.values(places)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(places.TMPDIR, { mode: 0o700 });
+  chmodSync(places.TMPDIR, 0o1777);
+  mkdirSync(places.TMUX_TMPDIR, { mode: 0o700 });
   writeFileSync(join(home, '.gitconfig'), GIT_IDENTITY, { mode: 0o600 });
   const npmrc = baseEnv.npm_config_userconfig || baseEnv.NPM_CONFIG_USERCONFIG || join(realHome, '.npmrc');
   delete env.NPM_CONFIG_USERCONFIG;
   Object.assign(env, places, { npm_config_userconfig: npmrc, LEGION_TEST_HOME_ROOT: root });
-  const markers = [...new Set([root, realpathSync(root)])];
-  return { root, home, realHome, env, markers, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }) };
+  const markers = [...new Set([root, realpathSync(root), home, realpathSync(home)])];
+  const cleanup = () => {
+    for (const dir of [root, home]) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  };
+  return { root, home, realHome, env, markers, cleanup };
 }
 
 /**
@@ -125,7 +134,7 @@ export function verdictOnPlaces(before, places, home, env = process.env) {
   const { leaked, meanwhile } = changesBetween(before, stampPlaces(places), home.markers);
   const strict = env.CI === 'true' || env.LEGION_TEST_STRICT_HOME === '1';
   const lines = [];
-  if (leaked.length > 0) lines.push(`✗ the run wrote into the user's own folders (it names its temporary folder ${home.root}):`, ...leaked.map((l) => `  ${l}`));
+  if (leaked.length > 0) lines.push(`✗ the run wrote into the user's own folders (it names a folder of the run's: ${home.markers.join(', ')}):`, ...leaked.map((l) => `  ${l}`));
   if (meanwhile.length > 0) {
     lines.push(`${strict ? '✗' : '!'} changed in the user's own folders during the run${strict ? '' : ' (by this run, or by a legion started beside it)'}:`, ...meanwhile.map((l) => `  ${l}`));
   }

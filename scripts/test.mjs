@@ -4,7 +4,7 @@
 //
 // The run has a home of its own (scripts/test-home.mjs, docs/development.md#a-home-of-its-own):
 // a temporary HOME, XDG folders, TMPDIR and tmux folder, removed afterwards. The user's Legion
-// folders and git config are stamped before and after: a change that names the run's folder
+// folders and git config are stamped before and after: a change that names the run's folders
 // fails the run; any other change there fails it in CI (nothing else runs there) and is
 // reported elsewhere (a `legion` started beside the run changes them too).
 import { readdirSync, statSync } from 'node:fs';
@@ -45,7 +45,7 @@ try {
   );
   status = result.status ?? 1;
 } finally {
-  if (process.env.LEGION_TEST_KEEP_HOME === '1') console.error(`test home kept: ${run.root}`);
+  if (process.env.LEGION_TEST_KEEP_HOME === '1') console.error(`test folders kept: ${run.root} ${run.home}`);
   else run.cleanup();
 }
 

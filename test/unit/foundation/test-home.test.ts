@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import { changesBetween, makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from '../../../scripts/test-home.mjs';
@@ -24,24 +24,30 @@ test('the runner gives this process a home of its own: HOME (the XDG folders fol
   const root = process.env.LEGION_TEST_HOME_ROOT;
   assert.ok(root, 'run the tests through scripts/test.mjs (npm test, or node scripts/test.mjs <fragment>): it gives them their own home');
   assert.ok(statSync(root).isDirectory());
-  for (const name of ['HOME', 'TMPDIR', 'TMUX_TMPDIR']) assert.ok(inside(root, process.env[name]), `${name}=${process.env[name]} is not in the run's home ${root}`);
+  const home = process.env.HOME!;
+  for (const name of ['TMPDIR', 'TMUX_TMPDIR']) assert.ok(inside(root, process.env[name]), `${name}=${process.env[name]} is not in the run's folder ${root}`);
+  assert.equal(homedir(), home);
+  assert.ok(inside(root, tmpdir()));
+  // A home outside /tmp, as a real one is (the sandbox gives its commands an empty /tmp), and its own.
+  if (existsSync('/var/tmp')) assert.ok(!inside('/tmp', home), home);
+  assert.equal(statSync(home).mode & 0o777, 0o700);
+  // The account's own home (the passwd entry, where a process without HOME goes) is elsewhere.
+  const account = userInfo().homedir;
+  assert.ok(!inside(account, home) && !inside(home, account) && !inside(root, account), `the account's home ${account} and the run's ${home} overlap`);
   // Unset, so that they derive from HOME, the run's or one a test gives a process.
   for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR', 'LEGION_CACHE_DIR', 'GIT_CONFIG_GLOBAL', 'LEGION_START_WORKSPACE', 'npm_config_cache']) {
     assert.equal(process.env[name], undefined, name);
   }
-  assert.ok(inside(root, homedir()) && inside(root, tmpdir()));
   // What Legion itself reads: the user's config folder (trust key and registry, config, rules).
-  assert.ok(inside(root, userConfigDir(process.env, homedir())));
-  // The account's own home (the passwd entry, where a process without HOME goes) is elsewhere.
-  assert.ok(!inside(root, userInfo().homedir), `the account's home ${userInfo().homedir} is inside the run's home`);
+  assert.ok(inside(home, userConfigDir(process.env, homedir())));
   // git: its global config is the run's, and commits have an identity.
-  const origin = spawnSync('git', ['config', '--global', '--show-origin', 'user.email'], { encoding: 'utf8' });
+  const origin = spawnSync('git', ['config', '--global', '--show-origin', 'user.name'], { encoding: 'utf8' });
   assert.equal(origin.status, 0, origin.stderr);
-  assert.ok(inside(root, origin.stdout.replace(/^file:/, '').split('\t')[0]), origin.stdout);
+  assert.equal(origin.stdout, `file:${join(home, '.gitconfig')}\tLegion tests\n`);
   assert.equal(spawnSync('git', ['var', 'GIT_COMMITTER_IDENT'], { encoding: 'utf8' }).status, 0);
   // npm: its cache is the run's.
   const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' });
-  if (cache.status === 0) assert.ok(inside(root, cache.stdout.trim()), cache.stdout);
+  if (cache.status === 0) assert.ok(inside(home, cache.stdout.trim()), cache.stdout);
 });
 
 /** A stand-in for the user who starts a run: a home with Legion's folders as a user has them. */
