@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrivateFolder, PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { shellEnvironment } from '../tools/shell-env';
 import { adminHealth } from './admin';
 import { ensureSigningKey } from './identity';
 import { requestText, unixSocketUrl } from './http-text';
@@ -83,15 +84,40 @@ export function engineConfig(options: { dataDir: string; signingKeyFile: string;
   ].join('\n');
 }
 
+/** Beyond the allow-list every program Legion starts gets: restate-server's own settings and Rust's log knobs. */
+const ENGINE_ENV_PASS: readonly string[] = ['RESTATE_*', 'RUST_LOG', 'RUST_BACKTRACE'];
+
+/**
+ * The environment restate-server runs with (docs/engine.md#running-it): the allow-list of
+ * src/tools/shell-env.ts plus its own `RESTATE_*` settings, so Legion's provider keys and tokens
+ * ($ANTHROPIC_API_KEY, $LEGION_TELEGRAM_TOKEN, $GITHUB_TOKEN…) never reach it; its temporary
+ * folders (an `invoker-<id>` folder per partition, left behind when it stops) in `tmpDir`, inside
+ * its private data folder, not in the shared /tmp.
+ */
+export function engineEnvironment(source: Readonly<Record<string, string | undefined>>, tmpDir: string): Record<string, string> {
+  return { ...shellEnvironment(source, ENGINE_ENV_PASS), TMPDIR: tmpDir };
+}
+
+/** The engine's temporary folder in `dataDir`, made private; the empty folders an earlier run left there removed. */
+function engineTmpDir(dataDir: string): string {
+  const dir = join(dataDir, 'tmp');
+  ensurePrivateFolder(dir);
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith('invoker-')) continue;
+    try { rmdirSync(join(dir, name)); } catch { /* not empty: kept */ }
+  }
+  return dir;
+}
+
 /**
  * Start a single-node restate-server (docs/engine.md#running-it): its data in `dataDir` (made
  * 0700: the folder that keeps its sockets from other users), its log appended to `logFile`,
  * listening on unix sockets only; `settings`: more lines of its TOML config (dotted keys, e.g.
  * `worker.invoker.concurrent-invocations-limit = 10`; benches try knobs with it). Detached (its
  * own process group) so it outlives the command that started it; resolves once the admin API
- * and the ingress answer.
+ * and the ingress answer. `env`: the environment it is started from (only engineEnvironment's part passes).
  */
-export async function startLocalEngine(options: { dataDir: string; logFile: string; timeoutMs?: number; settings?: readonly string[] }): Promise<LocalEngine> {
+export async function startLocalEngine(options: { dataDir: string; logFile: string; env: Readonly<Record<string, string | undefined>>; timeoutMs?: number; settings?: readonly string[] }): Promise<LocalEngine> {
   const binary = restateServerBinary();
   if (!binary.ok) throw new Error(binary.error);
   const sockets = engineSockets(options.dataDir);
@@ -107,7 +133,7 @@ export async function startLocalEngine(options: { dataDir: string; logFile: stri
   writeFileSync(configFile, engineConfig({ dataDir: options.dataDir, signingKeyFile, settings: options.settings ?? [] }), { mode: PRIVATE_FILE_MODE });
   const log = openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
   const child = spawn(binary.path, ['--config-file', configFile, '--no-logo', '--listen-mode', 'unix', '--log-disable-ansi-codes', 'true'], {
-    detached: true, stdio: ['ignore', log, log],
+    detached: true, stdio: ['ignore', log, log], env: engineEnvironment(options.env, engineTmpDir(options.dataDir)),
   });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -75,7 +75,7 @@ export async function floorFigures(dir: string, options: { rounds: number; setti
   let engine: LocalEngine | undefined;
   let worker: { child: ChildProcess; url: string } | undefined;
   try {
-    engine = await startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log'), settings: options.settings ?? [] });
+    engine = await startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log'), env: process.env, settings: options.settings ?? [] });
     worker = await startFloorWorker();
     const registered = await registerDeployment(engine.admin, worker.url);
     if (!registered.ok) throw new Error(registered.error);

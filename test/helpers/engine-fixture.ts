@@ -208,7 +208,7 @@ export async function withEngineRun(
 /** `settings`: more lines of the engine's config (startLocalEngine), for benches trying a knob. */
 export async function startEngine(dir: string, settings: readonly string[] = []): Promise<LocalEngine> {
   await mkdir(join(dir, 'engine-data'), { recursive: true });
-  return startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log'), settings });
+  return startLocalEngine({ dataDir: join(dir, 'engine-data'), logFile: join(dir, 'engine.log'), env: process.env, settings });
 }
 
 export interface WorkerProcess {

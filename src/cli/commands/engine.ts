@@ -78,7 +78,7 @@ async function up(context: CommandContext, trust: WorkspaceTrust): Promise<numbe
     const trusted = await trustFreshLegion(trustPlace(context.workspaceRoot, io.env, io.env.HOME || homedir()), layout.legionDir, { folders: ['logs'], files: [] });
     if (!trusted.ok) throw new LegionError(trusted.kind === 'stray' ? `not trusted: ${trusted.error}: review it, run legion trust, then legion engine up` : trusted.error);
   }
-  const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log') })
+  const engine = await startLocalEngine({ dataDir: join(engineDir(layout.legionDir), 'data'), logFile: join(logs, 'engine.log'), env: io.env })
     .catch((error: Error) => { throw new LegionError(error.message); });
   // The worker keeps its port across down/up when it can: turns in flight stay pinned to the URL they started on.
   const portFile = join(engineDir(layout.legionDir), 'worker-port');
