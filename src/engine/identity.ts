@@ -1,7 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import bs58 from 'bs58';
-import { PRIVATE_FILE_MODE } from '../storage/private-mode';
+import { PRIVATE_FILE_MODE, readPrivateFile } from '../storage/private-mode';
+
+/** An Ed25519 PKCS#8 PEM is ~120 bytes: anything much larger is not one. */
+const SIGNING_KEY_MAX_BYTES = 16 * 1024;
 
 /**
  * Restate's request identity (docs/engine.md#who-may-talk-to-what): the engine signs every
@@ -22,23 +25,22 @@ export function identityKeyOf(key: KeyObject): string {
 
 /**
  * The engine's signing key in `file` (PKCS#8 PEM, 0600), made there when there is none yet;
- * returns its public key. An existing file that is not an Ed25519 private key is an error
- * (never replaced silently: the workers configured with its public key would refuse the engine).
+ * returns its public key. It is read as a private file (src/storage/private-mode.ts: this user's,
+ * no link, no FIFO, readable by no one else): a key others could read would let them sign
+ * requests to the workers. An existing file that is refused, or is not an Ed25519 private key, is
+ * an error (never replaced silently: the workers configured with its public key would refuse the
+ * engine).
  */
 export function ensureSigningKey(file: string): string {
-  let pem: string | undefined;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  if (pem !== undefined) {
+  const read = readPrivateFile(file, { maxBytes: SIGNING_KEY_MAX_BYTES });
+  if (read.ok) {
     try {
-      return identityKeyOf(createPrivateKey(pem));
+      return identityKeyOf(createPrivateKey(read.text));
     } catch (error) {
       throw new Error(`${file} is not an Ed25519 private key (${(error as Error).message}): remove it to make a new one`);
     }
   }
+  if (!read.missing) throw new Error(`${read.message}: the engine's signing key must be a private file of yours: remove it to make a new one`);
   const { privateKey } = generateKeyPairSync('ed25519');
   // 'wx': never over a file another process made meanwhile (nor through a planted symlink).
   writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
