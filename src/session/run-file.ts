@@ -5,7 +5,8 @@ import type { RunRecord } from './types';
 import { ONE_SHOT } from '../storage/zod-validate';
 import { lazySchema } from '../storage/lazy-schema';
 
-const runFileSchema = lazySchema(() =>
+/** Exported for test/unit/session/run-file-plain.test.ts (with plainRunFile). */
+export const runFileSchema = lazySchema(() =>
   z.object({
     version: z.literal(1),
     id: z.string().min(1),
@@ -46,11 +47,34 @@ export async function readRunFile(file: string, runId: string): Promise<RunRecor
   if (typeof version === 'number' && version > 1) {
     throw new LegionError(`${file}: made by a newer Legion (run format ${version}; this build reads 1): upgrade Legion`);
   }
+  const run = plainRunFile(raw) ?? schemaRunFile(raw, file, hint);
+  if (run.id !== runId) throw new LegionError(`${file}: id "${run.id}" does not match its folder "${runId}"; ${hint}`);
+  return run;
+}
+
+/** The schema's verdict, for what the plain check does not accept: the record, or the fault named. */
+function schemaRunFile(raw: unknown, file: string, hint: string): RunRecord {
   const result = runFileSchema().safeParse(raw, ONE_SHOT);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new LegionError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; ${hint}`);
   }
-  if (result.data.id !== runId) throw new LegionError(`${file}: id "${result.data.id}" does not match its folder "${runId}"; ${hint}`);
   return runFileContent(result.data as RunRecord);
+}
+
+const filled = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * The run file as the schema returns it (through `runFileContent`), when a plain check shows the
+ * schema accepts it; else undefined, and the schema decides and names what is wrong. Every start
+ * that resumes a run reads its run file (and `latest()` every run's): the schema, built at its
+ * first use, cost more than the read (docs/performance.md#start-up). Accepts nothing the schema
+ * refuses and everything it accepts from JSON (test/unit/session/run-file-plain.test.ts).
+ */
+export function plainRunFile(raw: unknown): RunRecord | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (r.version !== 1 || !filled(r.id) || !filled(r.createdAt) || !filled(r.updatedAt)) return undefined;
+  if (r.title !== undefined && typeof r.title !== 'string') return undefined;
+  return runFileContent({ version: 1, id: r.id, createdAt: r.createdAt, updatedAt: r.updatedAt, ...(typeof r.title === 'string' ? { title: r.title } : {}) });
 }

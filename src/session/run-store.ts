@@ -62,6 +62,12 @@ async function countSessions(layout: Layout, runId: string): Promise<number> {
  */
 export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): FileRunStore {
   async function scan(): Promise<RunScan> {
+    const { runs, damaged } = await readRuns();
+    return { runs: await Promise.all(runs.map(async (run) => ({ ...run, sessionCount: await countSessions(layout, run.id) }))), damaged };
+  }
+
+  /** Every run folder's run file: readable runs newest first, and the damaged ones (`scan` without the session counts, which `latest` does not need). */
+  async function readRuns(): Promise<{ runs: RunRecord[]; damaged: DamagedRun[] }> {
     let names: string[];
     try {
       names = (await readdir(layout.runsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
@@ -69,13 +75,13 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { runs: [], damaged: [] };
       throw error;
     }
-    const runs: RunListing[] = [];
+    const runs: RunRecord[] = [];
     const damaged: DamagedRun[] = [];
     await Promise.all(
       names.filter(isSafeRunId).map(async (runId) => {
         try {
           const run = await readRunFile(layout.runFile(runId), runId);
-          if (run) runs.push({ ...run, sessionCount: await countSessions(layout, runId) });
+          if (run) runs.push(run);
         } catch (error) {
           damaged.push({ runId, error: messageOf(error) });
         }
@@ -137,7 +143,7 @@ export function createRunStore(layout: Layout, clock: Clock, ids: IdSource): Fil
       }
     },
     async latest() {
-      const { runs, damaged } = await scan();
+      const { runs, damaged } = await readRuns();
       const newest = runs[0] ?? null;
       // A damaged run newer than every readable one is what "resume the latest" means: refuse
       // to silently resume an older run instead.

@@ -52,9 +52,13 @@ test('latest and list: newest first by createdAt, then id; session counts; empty
     await writeFile(layout.sessionFile(r2.id, B), lines(userText('yo')));
     await mkdir(layout.runDir('half-created-no-run-json'), { recursive: true });
     assert.equal((await runs.latest())!.id, r3b.id);
+    // The run a start resumes, as its file holds it: latest() reads no session folder (it counts none).
+    await mkdir(layout.sessionsDir(r3b.id), { recursive: true });
+    await writeFile(layout.sessionFile(r3b.id, A), lines(userText('hi')));
+    assert.deepEqual(await runs.latest(), { version: 1, id: r3b.id, createdAt: r3b.createdAt, updatedAt: r3b.updatedAt });
     const listed = await runs.list();
     assert.deepEqual(listed.map((r) => r.id), [r3b.id, r3.id, r2.id, r1.id]);
-    assert.deepEqual(listed.map((r) => r.sessionCount), [0, 0, 2, 0]);
+    assert.deepEqual(listed.map((r) => r.sessionCount), [1, 0, 2, 0]);
   });
 });
 
