@@ -39,7 +39,7 @@ import { createCore, type CoreOptions } from '../runtime/core';
 import type { TurnDeps } from '../runtime/agent-loop';
 import type { ExecuteTool } from '../runtime/ports';
 import { createWorktrees } from '../worktrees/service';
-import { engineTurnRunner } from '../engine/hub-turn';
+import { engineTurns, type EngineTurns } from '../engine/hub-turn';
 import { createProjectionFollower } from '../engine/projection-follower';
 import { approvalsOnWorkers } from '../engine/hub-approvals';
 import { engineUrls, reachEngine } from './engine-settings';
@@ -259,12 +259,13 @@ export async function composeApp(context: CommandContext, options: ComposeOption
     // The engine's client (and the Restate SDK behind it) loads only when an engine is configured.
     const feedToken = engineAt ? (await import('../engine/feed-token')).workspaceFeedToken(layout.legionDir) : undefined;
     if (feedToken && !feedToken.ok) throw new LegionError(feedToken.error);
-    // A worker's status the bus shows already (the hub said it when it sent the turn) is not emitted twice (shown-status.ts).
-    const shown = engineAt ? (await import('../engine/shown-status')).trackShownStatus(bus) : undefined;
+    // A worker's statuses of the sessions the hub sent turns for go through the journal as the hub's do: each change once (hub-turn.ts).
+    let onEngine: EngineTurns | undefined;
     const hub = engineAt && feedToken?.ok ? (await import('../engine/hub')).startEngineHub({
-      ...engineAt, runId: run.id, onEvent: (event) => { if (!shown?.repeats(event)) bus.emit(event); }, feedToken: feedToken.token,
+      ...engineAt, runId: run.id, onEvent: (event) => { if (!onEngine?.fromFeed(event)) bus.emit(event); }, feedToken: feedToken.token,
       ...(decideHeadless ? { onRemoteRequest: decideHeadless } : {}), ...(options.log ? { log: options.log } : {}),
     }) : undefined;
+    if (hub) onEngine = engineTurns(hub, run.id, createProjectionFollower((sessionId) => layout.sessionFile(run.id, sessionId)));
     // AGENTS.md, hooks, agent files and skills (docs/conventions.md).
     // What the files say at start joins the start notices; later changes are notices on the bus.
     let started = false;
@@ -330,9 +331,9 @@ export async function composeApp(context: CommandContext, options: ComposeOption
       config, workspaceRoot, layout, run: loadedRun, resumed, runStore, bus, registry, tools, worktrees,
       executeTool: worker ? worker.wrapExecute(executeTool) : executeTool,
       ...(worker ? { wrapTurn: worker.wrapTurn, delegateElsewhere: worker.delegate, durableStep: worker.step, approvalsAcross: worker.across, restartHandling: 'none' as const, ledger: false, runTotals: worker.runTotals } : {}),
-      ...(hub && shown ? {
+      ...(hub && onEngine ? {
         restartHandling: 'none' as const,
-        turnRunner: engineTurnRunner(hub, run.id, createProjectionFollower((sessionId) => layout.sessionFile(run.id, sessionId)), shown),
+        turnRunner: onEngine.run,
         elsewhere: approvalsOnWorkers(hub, (message) => bus.emit({ type: 'notice', level: 'warn', message })),
       } : {}),
       resolveProvider: (agent) => {
