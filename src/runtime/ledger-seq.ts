@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * The `seq` of the last complete event in a ledger (0 when the file is missing or holds
@@ -6,6 +7,8 @@ import { open } from 'node:fs/promises';
  * one. A torn last line is skipped.
  */
 export async function lastLedgerSeq(path: string): Promise<number> {
+  // A new run has no ledger yet: no failing promised read before the first frame (absent.ts).
+  if (surelyAbsent(path)) return 0;
   let handle;
   try {
     handle = await open(path, 'r');
