@@ -187,3 +187,22 @@ test('a marker that is not a small regular file (a link to /dev/zero, a FIFO, a 
     assert.equal(!huge.trusted && huge.reason, 'mismatch');
   });
 });
+
+test('the check makes no promised file call (every start runs it before its first frame: docs/performance.md#start-up)', async () => {
+  await withTempDir(async (dir) => {
+    const place = await setup(dir);
+    assert.ok((await writeWorkspaceTrust(place)).ok);
+    // Each verdict's path: trusted, no marker, no `.legion/`.
+    const places = [place, await setup(dir, 'other'), { workspaceRoot: join(dir, 'home'), userDir: place.userDir }];
+    for (const p of places) {
+      // What is pending before it (a file handle of the set-up still closing) is not the check's.
+      const inPool = (): number => process.getActiveResourcesInfo().filter((r) => r.startsWith('FSReq')).length;
+      const before = inPool();
+      const pending = checkWorkspaceTrust(p);
+      const after = inPool();
+      const verdict = await pending;
+      assert.equal(after - before, 0, `promised file calls pending after the check began (${JSON.stringify(verdict)})`);
+    }
+    assert.deepEqual(await checkWorkspaceTrust(place), { trusted: true });
+  });
+});
