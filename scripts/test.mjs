@@ -1,19 +1,19 @@
 // Run every test file under test/ (unit, integration, tui, e2e) with node's test runner via tsx.
 // Node 20's --test does not expand globs, so the file list is built here.
-// Usage: node scripts/test.mjs [filter...]   (filters match file paths)
+// Usage: node scripts/test.mjs [filter|file...]   (filters match file paths; a file is run as given)
 //
 // The run has a home of its own (scripts/test-home.mjs, docs/development.md#a-home-of-its-own):
 // a temporary HOME, XDG folders, TMPDIR and tmux folder, removed afterwards. The user's Legion
 // folders and git config are stamped before and after: a change that names the run's folders
 // fails the run; any other change there fails it in CI (nothing else runs there) and is
-// reported elsewhere (a `legion` started beside the run changes them too).
+// reported elsewhere (a `legion` started beside the run changes them too). An interrupt
+// (Ctrl+C, SIGTERM, SIGHUP) reaches the tests, and the run's folders are removed (exit 128 + signal).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from './test-home.mjs';
+import { makeTestHome, stampPlaces, superviseRun, verdictOnPlaces, watchedPlaces } from './test-home.mjs';
 
 const suites = ['test/unit', 'test/integration', 'test/tui', 'test/e2e'];
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
 
 function walk(dir) {
   let out = [];
@@ -27,26 +27,29 @@ function walk(dir) {
   return out;
 }
 
-const files = suites.flatMap(walk).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-if (files.some((f) => f.startsWith('test/e2e'))) {
-  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  if (built.status !== 0) process.exit(built.status ?? 1);
-}
+const isFile = (path) => { try { return statSync(path).isFile(); } catch { return false; } };
+// An argument naming a file runs that file (one outside the suites too); any other filters.
+const named = args.filter(isFile).map((f) => join(f));
+const filters = args.filter((a) => !isFile(a));
+const files = [...new Set([
+  ...named,
+  ...(filters.length === 0 && named.length > 0 ? [] : suites.flatMap(walk).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))),
+])];
 
+// Everything, the e2e suites' build too, runs in the run's home: nothing reaches the user's folders.
 const places = watchedPlaces(process.env);
 const before = stampPlaces(places);
 const run = makeTestHome(process.env);
-let status;
+const supervisor = superviseRun(run);
+const env = { ...run.env, FORCE_COLOR: '0', LEGION_TEST: '1' };
+let status = 0;
 try {
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...run.env, FORCE_COLOR: '0', LEGION_TEST: '1' } },
-  );
-  status = result.status ?? 1;
+  if (files.some((f) => f.startsWith('test/e2e'))) status = await supervisor.run(process.execPath, ['scripts/build.mjs'], { env: run.env });
+  if (status === 0) {
+    status = await supervisor.run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { env });
+  }
 } finally {
-  if (process.env.LEGION_TEST_KEEP_HOME === '1') console.error(`test folders kept: ${run.root} ${run.home}`);
-  else run.cleanup();
+  supervisor.finish();
 }
 
 const verdict = verdictOnPlaces(before, places, run);

@@ -156,7 +156,10 @@ export interface PrivateFileRules {
   readonly openBits?: number;
   /** Larger files are refused unread. */
   readonly maxBytes?: number;
-  /** The owner it must have: this process's user (the default; none where the platform has no uids). */
+  /**
+   * The owner it must have, when not this process's user (the default; none where the platform
+   * has no uids). An absent or undefined value means the default, never no check.
+   */
   readonly uid?: number;
 }
 
@@ -182,7 +185,7 @@ export function readPrivateFile(path: string, rules: PrivateFileRules = {}): Pri
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return refuse('not-a-file', `${path} is not a regular file`);
-    const uid = 'uid' in rules ? rules.uid : process.getuid?.();
+    const uid = rules.uid ?? process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) return refuse('another-user', `${path} belongs to another user (uid ${stats.uid})`);
     const openBits = rules.openBits ?? SHARED_BITS;
     if ((stats.mode & openBits) !== 0) {

@@ -8,14 +8,13 @@
  * Smoke mode runs tiny sizes only to prove the harness works; it does not judge budgets
  * and writes its results to a temp file, not results.json.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCHMARKS, budgetFor, figurePrefix, unitOf, withinBudget } from './budgets';
 import type { BenchModule } from './harness';
-import { makeTestHome, stampPlaces, verdictOnPlaces, watchedPlaces } from '../../scripts/test-home.mjs';
+import { makeTestHome, stampPlaces, superviseRun, verdictOnPlaces, watchedPlaces } from '../../scripts/test-home.mjs';
 import { machine, readResults, type BenchResult, type FigureResult, type Results } from './results';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -71,26 +70,28 @@ function judge(name: string, raw: Record<string, number | null>, smoke: boolean)
   return out;
 }
 
-function runOne(name: string, smoke: boolean, env: NodeJS.ProcessEnv): BenchResult {
+type Run = (command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number }) => Promise<number>;
+
+async function runOne(name: string, smoke: boolean, env: NodeJS.ProcessEnv, run: Run): Promise<BenchResult> {
   const date = new Date().toISOString();
   if (!existsSync(join(HERE, `${name}.ts`))) {
     return { status: 'not-implemented', date, smoke, notes: ['not yet implemented'], figures: {} };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'legion-bench-'));
+  const dir = mkdtempSync(join(env.TMPDIR ?? tmpdir(), 'legion-bench-'));
   const resultFile = join(dir, 'result.json');
   const t0 = performance.now();
   try {
-    const child = spawnSync(
+    const status = await run(
       process.execPath,
       ['--import', 'tsx', '--expose-gc', join(HERE, 'run.ts'), '--child', name, '--result', resultFile, ...(smoke ? ['--smoke'] : [])],
-      { cwd: ROOT, stdio: 'inherit', timeout: smoke ? 60_000 : 20 * 60_000, env: { ...env, LEGION_BENCH: '1' } },
+      { cwd: ROOT, timeout: smoke ? 60_000 : 20 * 60_000, env: { ...env, LEGION_BENCH: '1' } },
     );
     const durationMs = Math.round(performance.now() - t0);
     let parsed: { figures?: Record<string, number | null>; notes?: string[]; error?: string } = {};
     try {
       parsed = JSON.parse(readFileSync(resultFile, 'utf8'));
     } catch {
-      parsed = { error: child.error ? String(child.error) : `the benchmark process exited (${child.status ?? child.signal}) without a result` };
+      parsed = { error: `the benchmark process exited (${status}) without a result` };
     }
     if (parsed.error) return { status: 'error', date, smoke, durationMs, error: parsed.error, notes: parsed.notes ?? [], figures: {} };
     return { status: 'ok', date, smoke, durationMs, notes: parsed.notes ?? [], figures: judge(name, parsed.figures ?? {}, smoke) };
@@ -140,14 +141,16 @@ async function mainRun(argv: readonly string[]): Promise<number> {
   // run starts from the same empty registry.
   const places = watchedPlaces(process.env);
   const before = stampPlaces(places);
+  // An interrupt reaches the benchmark, and the home is removed (LEGION_TEST_KEEP_HOME=1 keeps it).
   const home = makeTestHome(process.env);
+  const supervisor = superviseRun(home);
   try {
     for (const name of names) {
-      fresh[name] = runOne(name, args.smoke, home.env);
+      fresh[name] = await runOne(name, args.smoke, home.env, supervisor.run);
       report(name, fresh[name]);
     }
   } finally {
-    home.cleanup();
+    supervisor.finish();
   }
   const verdict = verdictOnPlaces(before, places, home);
   if (verdict.lines.length > 0) console.log(`\n${verdict.lines.join('\n')}`);

@@ -1,3 +1,4 @@
+import '../helpers/own-home';
 import { test } from 'node:test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+import '../helpers/own-home';
 import { test } from 'node:test';
 import { resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+import '../helpers/own-home';
 /**
  * AnsiText (components/text/AnsiText.tsx) draws a styled line without Ink measuring it on every
  * frame: its text node holds spaces and a transform puts the line in their place. Its frames

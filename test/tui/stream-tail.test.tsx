@@ -1,3 +1,4 @@
+import '../helpers/own-home';
 /**
  * The streamed tail is rendered incrementally (components/lanes/paragraph-tail.ts): completed
  * lines of the growing paragraph are kept and only its growing line is lexed and wrapped. These

@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import { testUserDir } from '../../helpers/trust';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CUT_BY_WORKER, journaledAsks, journaledExecute, journaledStream, type DurableJournal, type ToolFences } from '../../../src/engine/durable-steps';

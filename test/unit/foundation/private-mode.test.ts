@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, chown, mkdir, readdir, stat, symlink, writeFile, lstat } from 'node:fs/promises';
@@ -127,6 +128,8 @@ test('readPrivateFile: one check for every private file (trust key, registry, fe
       await writeFile(planted, 'x', { mode: 0o600 });
       await chown(planted, 65534, 65534);
       assert.equal(refusal(planted)?.refusal, 'another-user');
+      // An undefined owner is the default one, not no check (it read a planted file).
+      assert.equal(refusal(planted, { uid: undefined })?.refusal, 'another-user');
     }
     // Not a regular file: a link (to a private file: the link itself is refused, unfollowed), a folder, a FIFO (opened without waiting for a writer).
     await symlink(file, join(dir, 'link'));

@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseClientLine, parseServerLine, METHODS, MAX_CLIENT_LINE_BYTES } from '../../../src/serve/protocol';

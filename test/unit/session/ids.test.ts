@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkSessionName, isSafeRunId, makeRunId, parseSessionId, randomIds, sessionIdOf, DEFAULT_SESSION_NAME } from '../../../src/session/ids';

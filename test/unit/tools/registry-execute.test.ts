@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { secretPathMatcher } from '../../../src/tools/sandbox/secrets';
 import { DEFAULT_SECRET_PATTERNS } from '../../../src/tools/sandbox/secret-patterns';
 import { test } from 'node:test';

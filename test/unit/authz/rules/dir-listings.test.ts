@@ -1,3 +1,4 @@
+import '../../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COARSE_RECENT_MS, ENTRY_FOLDER, ENTRY_LINK, ENTRY_OTHER, FolderListings, RECENT_MS, type EntryKind, type FolderStats, type ListingSystem } from '../../../../src/authz/dir-listings';

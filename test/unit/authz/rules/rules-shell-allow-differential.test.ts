@@ -1,3 +1,4 @@
+import '../../../helpers/own-home';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePlain } from '../../../../src/authz/rules/shell-plain';

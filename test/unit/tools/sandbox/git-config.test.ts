@@ -1,3 +1,4 @@
+import '../../../helpers/own-home';
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+import '../../../helpers/own-home';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+import '../../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ABSENT_SYSCALLS, DENIED_SYSCALLS, seccompFilter } from '../../../../src/tools/sandbox/seccomp';
