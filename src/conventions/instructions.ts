@@ -53,10 +53,13 @@ export function createProjectInstructions(deps: InstructionsDeps): ProjectInstru
   let lastFiles: readonly InstructionsFile[] = [];
 
   const load = (file: string, origin: string, inWorkspace: boolean): InstructionsFile | null | undefined => {
-    let stat: Stats;
+    let stat: Stats | undefined;
     try {
-      stat = lstatSync(file);
+      stat = lstatSync(file, { throwIfNoEntry: false });
     } catch {
+      stat = undefined;
+    }
+    if (stat === undefined) {
       cache.delete(file);
       return undefined;
     }

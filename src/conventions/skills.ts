@@ -1,4 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { surelyAbsent } from '../storage/absent';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { openCheckedForRead } from '../tools/text-file';
 import { join, relative, sep, isAbsolute } from 'node:path';
@@ -102,8 +103,9 @@ function stamp(roots: readonly SkillRoot[], skills: readonly SkillEntry[]): stri
 
 function statKey(path: string): string {
   try {
-    const s = statSync(path);
-    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+    // A missing folder or file (the usual answer) throws nothing.
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s === undefined ? '-' : `${s.ino}:${s.mtimeMs}:${s.size}`;
   } catch {
     return '-';
   }
@@ -115,6 +117,7 @@ function discover(roots: readonly SkillRoot[]): Found {
   const realDirs = new Map<string, string>();
   for (const root of roots) {
     let names: string[];
+    if (surelyAbsent(root.dir)) continue;
     try {
       names = readdirSync(root.dir).sort();
     } catch {

@@ -89,6 +89,8 @@ export function openJsonlAppender(path: string): JsonlAppender {
  */
 export function dropTornTail(path: string): JsonlIssue | null {
   let fd: number;
+  // A new run's ledger: nothing to open, and no error thrown for it.
+  if (surelyAbsent(path)) return null;
   try {
     fd = openSync(path, 'r+');
   } catch (error) {

@@ -1,6 +1,7 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { PRIVATE_FILE_MODE } from './private-mode';
+import { surelyAbsent } from './absent';
 
 /**
  * The one lock-file discipline of `.legion/` (the run lock, the checkpoint repository's lock,
@@ -76,6 +77,7 @@ export function createLockFile(file: string, text: string): boolean {
 
 /** The lock's text, or undefined when there is none. */
 export function readLockFile(file: string): string | undefined {
+  if (surelyAbsent(file)) return undefined;
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { surelyAbsent } from './absent';
 import { dirname, join, relative, sep } from 'node:path';
 import { lockToken, pidIsAlive } from './lock-file';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-mode';
@@ -38,6 +39,8 @@ export function recordCall(registryFile: string, call: Omit<CallInFlight, 'pid'>
 export function callsInFlight(registryFile: string): CallRecord[] {
   const dir = callsDir(registryFile);
   let names: string[];
+  // Every start's trust check asks twice; the folder exists only once a sandboxed call ran.
+  if (surelyAbsent(dir)) return [];
   try {
     names = readdirSync(dir);
   } catch {
