@@ -1,3 +1,4 @@
+import '../../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
