@@ -132,7 +132,11 @@ const os = require('node:os');
 for (const name of ['homedir', 'hostname', 'userInfo', 'tmpdir', 'networkInterfaces', 'cpus', 'totalmem', 'freemem', 'loadavg', 'uptime']) wrap(os, name, `os.${name}`);
 wrap(require('node:tty'), 'isatty', 'tty.isatty');
 const fs = require('node:fs');
+const realpathNative = fs.realpathSync.native;
 for (const name of ['readFileSync', 'existsSync', 'statSync', 'lstatSync', 'readdirSync', 'openSync', 'accessSync', 'realpathSync']) wrap(fs, name, `fs.${name}`);
+// The wrapper of realpathSync has the original's `native` too (the workspace and trust checks call it).
+fs.realpathSync.native = realpathNative;
+wrap(fs.realpathSync, 'native', 'fs.realpathSync.native');
 for (const name of ['stdout', 'stderr', 'stdin', 'argv', 'execArgv', 'pid', 'ppid', 'title', 'env']) {
   if (name === 'env') continue;
   const descriptor = Object.getOwnPropertyDescriptor(process, name);

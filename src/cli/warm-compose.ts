@@ -56,6 +56,8 @@ export async function warmCompose(appDir: string, base: string = tmpdir(), onCom
     for (const newRun of [true, false]) {
       const app = await composeApp(context, { newRun });
       try {
+        // A first start's `.legion/` is the user's, trusted: warmed otherwise, the snapshot holds another path than a start's.
+        if (!app.trust.trusted) throw new Error(`snapshot warm-up: the throwaway workspace is not trusted (${app.trust.detail})`);
         if (newRun) await onComposed?.(app);
       } finally {
         await app.close('snapshot warm-up');
