@@ -2,7 +2,8 @@ import '../helpers/own-home';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { watchRenders } from '../helpers/render-count';
-import { renderApp } from '../helpers/tui-app';
+import { renderApp, tick } from '../helpers/tui-app';
+import { loadHighlighter } from '../../components/markdown/highlight';
 import { sessionIdOf, status, text, userMessage } from '../helpers/fake-core';
 import { StatusBar } from '../../components/StatusBar';
 import { Lane } from '../../components/lanes/Lane';
@@ -12,12 +13,23 @@ import { LaneGrid } from '../../components/lanes/LaneGrid';
 import { createFakeCore } from '../helpers/fake-core';
 
 const renders = watchRenders();
+
+/**
+ * The App renders once when code highlighting has loaded (after the first frame: a lazy import
+ * that takes longer on a loaded machine); counts start after that render, so that it never
+ * falls among the deltas counted.
+ */
+async function highlighterLoaded(): Promise<void> {
+  await loadHighlighter();
+  await tick();
+}
 const U = sessionIdOf('user', 'ur-agent');
 
 test('a streamed frame renders the streaming lane only: not the status bar, the hint line or the composer', async () => {
   const t = await renderApp({ columns: 120, rows: 30 });
   try {
     await t.emit(userMessage(U, 'write a long answer'), status(U, 'ur-agent', 'thinking'));
+    await highlighterLoaded();
     renders.reset();
     const words = 'the quick brown fox jumps over the lazy dog '.split(' ');
     for (let i = 0; i < 40; i++) await t.emit(text(U, 'ur-agent', `${words[i % words.length]} `));
@@ -49,6 +61,7 @@ test('while a delegate streams, the user lane\'s activity row names the busy del
     await t.emit({ type: 'session-open', sessionId: A, initiatorId: 'ur-agent', responderId: 'scribe', name: 'notes' }, status(A, 'scribe', 'thinking'));
     await t.emit({ type: 'session-open', sessionId: B, initiatorId: 'ur-agent', responderId: 'critic', name: 'review' }, status(B, 'critic', 'thinking'));
     assert.match(t.frame(), /↳ ur-agent → critic · review/, 'the last one active first');
+    await highlighterLoaded();
     renders.reset();
     await t.emit(text(A, 'scribe', 'a note'));
     assert.equal(renders.of(App), 0, 'a delta does not render the App');
