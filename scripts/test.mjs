@@ -5,8 +5,8 @@
 // The run has a home of its own (scripts/test-home.mjs, docs/development.md#a-home-of-its-own):
 // a temporary HOME, XDG folders, TMPDIR and tmux folder, removed afterwards. The user's Legion
 // folders and git config are stamped before and after: a change that names the run's folders
-// fails the run; any other change there fails it in CI (nothing else runs there) and is
-// reported elsewhere (a `legion` started beside the run changes them too). An interrupt
+// fails the run; any other change there is reported (a `legion` started beside the run changes
+// them too), and fails the run only with LEGION_TEST_STRICT_HOME=1. An interrupt
 // (Ctrl+C, SIGTERM, SIGHUP) reaches the tests, and the run's folders are removed (exit 128 + signal).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
