@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -165,13 +165,31 @@ export interface PrivateFileRules {
 
 /**
  * Read a file of Legion's that only its user may control (the workspace-trust key and registry,
- * the engine's feed token), checked on the open file itself, so that what is checked is what is
- * read: a regular file, not a link (opened without following one) nor a FIFO or device (opened
- * without waiting), owned by this user, with none of `openBits` set, at most `maxBytes`. No file
- * (or no folder): `missing`. Anything else is a refusal with one line naming the file; the
- * caller says what follows (docs/cli-conventions.md#private-files).
+ * the engine's feed token and signing key): `readRegularFile`, and owned by this user, with none
+ * of `openBits` set. No file (or no folder): `missing`. Anything else is a refusal with one line
+ * naming the file; the caller says what follows (docs/cli-conventions.md#private-files).
  */
 export function readPrivateFile(path: string, rules: PrivateFileRules = {}): PrivateFileRead {
+  return readRegularFile(path, rules.maxBytes, (stats) => {
+    const uid = rules.uid ?? process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) return { refusal: 'another-user', message: `${path} belongs to another user (uid ${stats.uid})` };
+    const openBits = rules.openBits ?? SHARED_BITS;
+    if ((stats.mode & openBits) !== 0) {
+      const what = (openBits & 0o044) !== 0 ? 'readable or writable' : 'writable';
+      return { refusal: 'open-to-others', message: `${path} is ${what} by others (mode ${(stats.mode & 0o777).toString(8)})` };
+    }
+    return undefined;
+  });
+}
+
+/**
+ * Read a regular file, checked on the open file itself, so that what is checked is what is read:
+ * not a link (opened without following one) nor a FIFO or device (opened without waiting), passing
+ * `check` (owner, mode), at most `maxBytes` (refused unread when larger; one byte more is read,
+ * so a file that grew after its check is refused as well). For files another process could have
+ * planted or swapped: Legion's private files above, a workspace's trust marker.
+ */
+export function readRegularFile(path: string, maxBytes: number | undefined, check: (stats: Stats) => { refusal: PrivateFileRefusal; message: string } | undefined = () => undefined): PrivateFileRead {
   const refuse = (refusal: PrivateFileRefusal, message: string): PrivateFileRead => ({ ok: false, missing: false, refusal, message });
   let fd: number;
   try {
@@ -185,15 +203,16 @@ export function readPrivateFile(path: string, rules: PrivateFileRules = {}): Pri
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return refuse('not-a-file', `${path} is not a regular file`);
-    const uid = rules.uid ?? process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) return refuse('another-user', `${path} belongs to another user (uid ${stats.uid})`);
-    const openBits = rules.openBits ?? SHARED_BITS;
-    if ((stats.mode & openBits) !== 0) {
-      const what = (openBits & 0o044) !== 0 ? 'readable or writable' : 'writable';
-      return refuse('open-to-others', `${path} is ${what} by others (mode ${(stats.mode & 0o777).toString(8)})`);
-    }
-    if (rules.maxBytes !== undefined && stats.size > rules.maxBytes) return refuse('too-large', `${path} is larger than ${rules.maxBytes} bytes`);
-    return { ok: true, text: readFileSync(fd, 'utf8') };
+    const refused = check(stats);
+    if (refused) return refuse(refused.refusal, refused.message);
+    if (maxBytes === undefined) return { ok: true, text: readFileSync(fd, 'utf8') };
+    const tooLarge = (): PrivateFileRead => refuse('too-large', `${path} is larger than ${maxBytes} bytes`);
+    if (stats.size > maxBytes) return tooLarge();
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    if (length > maxBytes) return tooLarge();
+    return { ok: true, text: buffer.toString('utf8', 0, length) };
   } catch (error) {
     return refuse('unreadable', `${path}: ${(error as Error).message}`);
   } finally {

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { lstat, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeTextAtomic } from './atomic';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile, userConfigDir } from './private-mode';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile, readRegularFile, userConfigDir } from './private-mode';
 import { linkedGrantingFiles } from './trust-links';
 import { callsInFlight, exposedTo, settleDeadCalls } from './sandbox-calls';
 import { legionIdentity, readTrustRegistry, registerTrusted, REGISTRY_FIX, registryStamp, sameIdentity, trustRegistryFile, unregister } from './trust-registry';
@@ -114,11 +114,13 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
   if (stats === undefined) return { trusted: false, reason: 'absent', detail: `${legionDir} does not exist` };
   if (stats.isSymbolicLink()) return { trusted: false, reason: 'mismatch', detail: SYMLINK_DETAIL(legionDir) };
   const file = trustMarkerFile(realRoot);
-  const read = readMarker(file);
+  // Only a small regular file is read, checked on the file opened: a committed marker that is a
+  // link to /dev/zero, a FIFO or a huge file would otherwise hang the start or fill memory.
+  const read = readRegularFile(file, MARKER_MAX_BYTES);
   if (!read.ok) {
-    if (read.code === 'ENOENT') return { trusted: false, reason: 'no-marker', detail: `${legionDir} was not made by Legion for you here and you have not trusted it` };
-    if (read.code === 'not-a-marker') return { trusted: false, reason: 'mismatch', detail: `${file} is not a marker Legion wrote (not a small regular file)` };
-    return { trusted: false, reason: 'unreadable', detail: `${file}: ${read.message}` };
+    if (read.missing) return { trusted: false, reason: 'no-marker', detail: `${legionDir} was not made by Legion for you here and you have not trusted it` };
+    if (read.refusal !== 'unreadable') return { trusted: false, reason: 'mismatch', detail: `${file} is not a marker Legion wrote (not a small regular file)` };
+    return { trusted: false, reason: 'unreadable', detail: read.message };
   }
   const marker = read.text;
   const key = await readKey(trustKeyFile(place.userDir));
@@ -129,39 +131,6 @@ export async function checkWorkspaceTrust(place: TrustPlace): Promise<WorkspaceT
     return { trusted: false, reason: 'mismatch', detail: `${file} was not written for this folder by you (moved, copied or cloned)` };
   }
   return registryVerdict(place.userDir, realRoot);
-}
-
-type MarkerRead = { ok: true; text: string } | { ok: false; code: 'ENOENT' | 'not-a-marker' | 'unreadable'; message: string };
-
-/**
- * The marker's text. Only a small regular file is read, and the checks are on the file opened (no
- * link followed, no wait on a FIFO): a committed marker that is a link to /dev/zero, a FIFO or a
- * huge file would otherwise hang the start or fill memory.
- */
-function readMarker(file: string): MarkerRead {
-  let fd: number;
-  try {
-    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, code: 'ENOENT', message: (error as Error).message };
-    if (code === 'ELOOP') return { ok: false, code: 'not-a-marker', message: 'a symbolic link' };
-    return { ok: false, code: 'unreadable', message: (error as Error).message };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MARKER_MAX_BYTES) return { ok: false, code: 'not-a-marker', message: 'not a small regular file' };
-    // One byte more than a marker may hold: a file that grew since its stat is refused as well.
-    const buffer = Buffer.alloc(MARKER_MAX_BYTES + 1);
-    let length = 0;
-    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
-    if (length > MARKER_MAX_BYTES) return { ok: false, code: 'not-a-marker', message: 'not a small regular file' };
-    return { ok: true, text: buffer.toString('utf8', 0, length) };
-  } catch (error) {
-    return { ok: false, code: 'unreadable', message: (error as Error).message };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The marker verified: is `.legion/` the folder registered as trusted, and not revoked since? */

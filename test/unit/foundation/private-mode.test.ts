@@ -5,7 +5,7 @@ import { chmod, chown, mkdir, readdir, stat, symlink, writeFile, lstat } from 'n
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { withTempDir } from '../../helpers/tmp';
-import { readPrivateFile, sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
+import { readPrivateFile, readRegularFile, sharedPaths, tightenOnStart, tightenTree, userConfigDir } from '../../../src/storage/private-mode';
 import { writeJsonAtomic, writeJsonAtomicSync } from '../../../src/storage/atomic';
 import { appendJsonl, openJsonlAppender } from '../../../src/storage/jsonl';
 
@@ -139,5 +139,28 @@ test('readPrivateFile: one check for every private file (trust key, registry, fe
     if (spawnSync('mkfifo', ['-m', '600', join(dir, 'fifo')]).status === 0) assert.equal(refusal(join(dir, 'fifo'))?.refusal, 'not-a-file');
     assert.deepEqual(refusal(file, { maxBytes: 4 }), { refusal: 'too-large', message: `${file} is larger than 4 bytes` });
     assert.equal(refusal(file, { maxBytes: 11 }), null);
+  });
+});
+
+test('readRegularFile (the trust marker; under readPrivateFile): no owner or mode rule of its own, but only a regular file, unfollowed, unwaited, never more than its bound — also when the file holds more than its stat said', async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, 'marker');
+    await writeFile(file, 'v1:abc', { mode: 0o644 });
+    assert.deepEqual(readRegularFile(file, 256), { ok: true, text: 'v1:abc' });
+    const refusal = (path: string, max: number): string | null => {
+      const read = readRegularFile(path, max);
+      return read.ok || read.missing ? null : read.refusal;
+    };
+    assert.equal(refusal(file, 3), 'too-large');
+    await symlink('/dev/zero', join(dir, 'zero'));
+    assert.equal(refusal(join(dir, 'zero'), 256), 'not-a-file');
+    if (spawnSync('mkfifo', ['-m', '600', join(dir, 'fifo')]).status === 0) assert.equal(refusal(join(dir, 'fifo'), 256), 'not-a-file');
+    // A file whose stat says less than it holds (as one that grew after the check): /proc's say 0 bytes.
+    const status = '/proc/self/status';
+    if ((await stat(status).catch(() => null))?.size === 0) {
+      assert.equal(refusal(status, 64), 'too-large');
+      const bounded = readPrivateFile(status, { openBits: 0o022, maxBytes: 64 });
+      assert.ok(!bounded.ok && !bounded.missing && bounded.refusal === 'too-large', JSON.stringify(bounded).slice(0, 200));
+    }
   });
 });
