@@ -1,4 +1,4 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
 /**
@@ -140,12 +140,18 @@ function workspaceOf(workTree: string): string {
 
 /** `path` with its symbolic links followed; for a path that does not exist, its longest existing parent's real path joined with the rest. */
 export function realOrExistingParent(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : resolve(realOrExistingParent(parent), basename(path));
+  // A missing path is common here (npm puts `node_modules/.bin` of every ancestor folder on
+  // PATH): answered by `existsSync`, which throws no error, before every start's first frame
+  // (docs/performance.md#start-up).
+  if (existsSync(path)) {
+    try {
+      return realpathSync(path);
+    } catch {
+      // gone meanwhile, or a link that leads nowhere: as a missing path
+    }
   }
+  const parent = dirname(path);
+  return parent === path ? path : resolve(realOrExistingParent(parent), basename(path));
 }
 
 function isInside(path: string, root: string): boolean {

@@ -26,7 +26,8 @@ test('a start of a legion init workspace throws no error for a missing file befo
   // The blob the launcher starts (the build's; dist/ may hold an older one).
   const blob = /--snapshot-blob '([^']+)'/.exec(readFileSync(join(REPO_ROOT, 'dist', 'legion'), 'utf8'))?.[1];
   const ws = await makeTempDir('legion-missing-throws-');
-  const env = cleanAppEnv();
+  // PATH as `npm test` gives it: `node_modules/.bin` of every ancestor folder, most of them missing.
+  const env = { ...cleanAppEnv(), PATH: `/nonexistent-legion-test/node_modules/.bin:/nonexistent-legion-test/.bin:${process.env.PATH ?? ''}` };
   const out = join(ws.dir, 'throws.txt');
   const init = spawnSync(process.execPath, [bundlePath, 'init'], { cwd: ws.dir, env, encoding: 'utf8' });
   assert.equal(init.status, 0, init.stderr);
