@@ -1,5 +1,6 @@
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+import { surelyAbsent } from '../storage/absent';
 
 /**
  * The PATH of a program Legion runs itself, outside any sandbox — git for checkpoints, worktrees
@@ -141,9 +142,9 @@ function workspaceOf(workTree: string): string {
 /** `path` with its symbolic links followed; for a path that does not exist, its longest existing parent's real path joined with the rest. */
 export function realOrExistingParent(path: string): string {
   // A missing path is common here (npm puts `node_modules/.bin` of every ancestor folder on
-  // PATH): answered by `existsSync`, which throws no error, before every start's first frame
+  // PATH): answered by `surelyAbsent`, which throws no error, before every start's first frame
   // (docs/performance.md#start-up).
-  if (existsSync(path)) {
+  if (!surelyAbsent(path)) {
     try {
       return realpathSync(path);
     } catch {
