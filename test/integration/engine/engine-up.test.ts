@@ -130,3 +130,24 @@ test('a local engine an older Legion started (loopback TCP, no request identity)
     }
   });
 });
+
+test('a signing key planted as a link to a key others can read: legion engine up refuses it in one line and starts nothing', { skip, timeout: 120_000 }, async () => {
+  await withTempDir(async (dir) => {
+    await initWorkspace({ appDir: APP_DIR, workspaceRoot: dir, userDir: testUserDir(dir) });
+    await writeFile(join(dir, '.legion', 'config.yaml'), 'engine: { kind: restate }\n');
+    // The attacker's key, readable by everyone, and the engine's key file a link to it.
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { mkdirSync, symlinkSync, writeFileSync, chmodSync } = await import('node:fs');
+    const planted = join(dir, 'attacker.pem');
+    writeFileSync(planted, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    chmodSync(planted, 0o644);
+    mkdirSync(join(dir, '.legion', 'engine', 'data'), { recursive: true, mode: 0o700 });
+    symlinkSync(planted, join(dir, '.legion', 'engine', 'data', 'request-identity.pem'));
+    const up = await legion(dir, ['engine', 'up']);
+    const started = readLocalEngine(join(dir, '.legion'));
+    if (started) for (const pid of [started.serverPid, started.workerPid]) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    assert.notEqual(up.code, 0, up.stdout);
+    assert.match(up.stderr, /request-identity\.pem is not a regular file \(a symbolic link\).*remove it to make a new one/);
+    assert.equal(started, null, 'an engine started with the planted key');
+  });
+});
